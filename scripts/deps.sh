@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Install, from the machine's own apt sources, whatever the build, the demo
+# and the tests need and is not installed yet. Both `make demo` and
+# `make check` call this; nothing else installs packages.
+set -eu
+
+BUILD_PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libjson-c-dev
+libcgroup-dev libelf-dev zlib1g-dev linux-libc-dev"
+RUNTIME_PKGS="runc crun busybox-static iproute2"
+TEST_PKGS="podman python3 python3-jsonschema libclang-rt-14-dev valgrind
+qemu-system-x86 cpio xz-utils zstd clang-format gcc-multilib man-db"
+
+case "${1:-build}" in
+build) want="$BUILD_PKGS" ;;
+demo) want="$BUILD_PKGS $RUNTIME_PKGS" ;;
+check) want="$BUILD_PKGS $RUNTIME_PKGS $TEST_PKGS" ;;
+*) echo "deps.sh: unknown set '$1' (build, demo, check)" >&2; exit 2 ;;
+esac
+
+missing=""
+for pkg in $want; do
+	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
+		missing="$missing $pkg"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: missing packages:$missing (run as root to install them)" >&2
+	exit 1
+fi
+echo "deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing >/dev/null
