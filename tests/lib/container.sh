@@ -1,0 +1,366 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Container fixtures for the integration tests: a busybox rootfs, OCI
+# bundles whose config.json calls the hook, runs under runc and crun, and
+# cleanup of exactly what a test created. Source tap.sh first, then call
+# ct_require and ct_init.
+#
+# Runtimes are named:
+#   runc       runc run ...
+#   crun       crun run ...                          (needs ct_hugetlb_setup)
+#   crun-nocg  crun --cgroup-manager=disabled run ...
+#
+# Where the container's cgroup v2 lands on these hybrid hosts (Debian 12,
+# cgroup2 at /sys/fs/cgroup/unified, no systemd, the caller in "0::/"),
+# found from the "0::" line of /proc/<init pid>/cgroup, with no
+# linux.cgroupsPath in config.json:
+#   runc 1.1.5        "0::/<id>": <cg2>/<id>, created before prestart,
+#                     removed by runc itself at delete. (v1 controllers go
+#                     to /<id>, except memory: below the caller's memory
+#                     cgroup.)
+#   crun 1.8.1        "0::/<id>" as well, once hugetlb is mounted on v1;
+#                     without that crun refuses to run ("cgroups in hybrid
+#                     mode not supported, drop all controllers from
+#                     cgroupv2").
+#   crun-nocg         the caller's cgroup, here "0::/", the root: the hook
+#                     has to create a cgroup of its own.
+
+CT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${BUILD:-$CT_TOP/build}
+HOOK=${HOOK:-$CT_TOP/build/oci-sockopt-hook}
+SOCKCHECK=${SOCKCHECK:-$BUILD/tests/sockcheck}
+CT_EXAMPLE_CONFIG=$CT_TOP/examples/config.json
+CT_TIMEOUT=${CT_TIMEOUT:-60}
+CT_DEFAULT_STATE_DIR=/run/oci-sockopt-hook
+# Container ids carry this prefix, so cleanup only touches our own.
+CT_PREFIX=sht$$
+CT_HOOK_PATH_ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+CT_TMP=
+CT_STATE_DIR=
+CT_ROOTFS=
+CT_CG2=
+CT_IDS=()
+CT_PIDS=()
+CT_CG_BEFORE=
+CT_MOUNTED_HUGETLB=0
+CT_MADE_HUGETLB_DIR=0
+
+# ct_require [runtime...]: skips the whole test file unless it can run.
+ct_require()
+{
+	local rt
+
+	tap_require_root
+	tap_require_cmd jq nsenter ss timeout
+	tap_require_bpf
+	[ -x /bin/busybox ] || tap_skip_all "/bin/busybox missing (busybox-static)"
+	[ -x "$HOOK" ] || tap_skip_all "hook not built: $HOOK (run make)"
+	[ -x "$SOCKCHECK" ] ||
+		tap_skip_all "$SOCKCHECK not built (run make test-progs)"
+	CT_CG2=$(ct_cgroup2_mount)
+	[ -n "$CT_CG2" ] || tap_skip_all "no cgroup2 mount"
+	for rt in "$@"; do
+		case $rt in
+		runc) tap_require_cmd runc ;;
+		crun | crun-nocg) tap_require_cmd crun ;;
+		*) tap_skip_all "unknown runtime $rt" ;;
+		esac
+	done
+}
+
+ct_cgroup2_mount()
+{
+	awk '{ for (i = 7; i < NF; i++) if ($i == "-") break;
+	       if ($(i + 1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo
+}
+
+# ct_init: temp dir, hook state dir, rootfs, cleanup on exit.
+ct_init()
+{
+	CT_TMP=$(mktemp -d /tmp/sockopt-hook-test.XXXXXX) || exit 1
+	trap ct_cleanup EXIT
+	trap 'exit 130' INT TERM
+	CT_STATE_DIR=$CT_TMP/state
+	mkdir -p "$CT_STATE_DIR" "$CT_TMP/bundles" "$CT_TMP/configs"
+	CT_ROOTFS=$CT_TMP/rootfs
+	ct_rootfs "$CT_ROOTFS" || {
+		echo "Bail out! cannot build rootfs in $CT_ROOTFS"
+		exit 1
+	}
+	CT_CG_BEFORE=$(ct_cgroup_dirs)
+}
+
+# ct_rootfs DIR: busybox with its applet links, plus sockcheck.
+ct_rootfs()
+{
+	local dir=$1 applet
+
+	mkdir -p "$dir"/{bin,proc,sys,dev,tmp,etc,run} || return 1
+	cp /bin/busybox "$dir/bin/busybox" || return 1
+	for applet in sh cat ls sleep echo ip grep true false ps id; do
+		ln -sf busybox "$dir/bin/$applet" || return 1
+	done
+	cp "$SOCKCHECK" "$dir/bin/sockcheck"
+}
+
+# ct_hugetlb_setup: crun 1.8 refuses a hybrid host while a controller is
+# still available on v2. Mount the v1 hugetlb hierarchy unless it already
+# is; ct_cleanup unmounts it only if we mounted it.
+ct_hugetlb_setup()
+{
+	local mnt=/sys/fs/cgroup/hugetlb
+
+	mountpoint -q "$mnt" && return 0
+	grep -qw hugetlb "$CT_CG2/cgroup.controllers" 2>/dev/null || return 0
+	if [ ! -d "$mnt" ]; then
+		mkdir "$mnt" || return 1
+		CT_MADE_HUGETLB_DIR=1
+	fi
+	mount -t cgroup -o hugetlb none "$mnt" || return 1
+	CT_MOUNTED_HUGETLB=1
+}
+
+# ct_config NAME [JQ-FILTER]: an operator config made from
+# examples/config.json; prints its path.
+ct_config()
+{
+	local out=$CT_TMP/configs/$1.json
+
+	jq "${2:-.}" "$CT_EXAMPLE_CONFIG" >"$out" || return 1
+	echo "$out"
+}
+
+# ct_bundle [-r RUNTIME] [-c CONFIG] [-s STAGE] [-P] [-a KEY=VALUE]... NAME -- ARGS...
+#   Writes a bundle for container NAME running ARGS and prints its path.
+#   -c  operator config passed with --config (default: examples/config.json;
+#       "-" passes none)
+#   -s  attach stage, prestart (default) or createRuntime
+#   -P  no poststop hook
+#   -a  an annotation; repeatable
+#   -r  runtime the bundle is for; for crun the hook's stderr goes to
+#       <bundle>/hook.err (crun discards it otherwise)
+ct_bundle()
+{
+	local cfg=$CT_EXAMPLE_CONFIG stage=prestart poststop=1 rt=runc
+	local ann='{}' name dir args hookargs stopargs
+
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-c) cfg=$2; shift 2 ;;
+		-s) stage=$2; shift 2 ;;
+		-P) poststop=0; shift ;;
+		-a) ann=$(jq -c --arg k "${2%%=*}" --arg v "${2#*=}" \
+			'. + {($k): $v}' <<<"$ann"); shift 2 ;;
+		-r) rt=$2; shift 2 ;;
+		*) break ;;
+		esac
+	done
+	name=$1
+	shift
+	[ "${1:-}" = -- ] && shift
+	dir=$CT_TMP/bundles/$name
+	mkdir -p "$dir" || return 1
+	case $rt in
+	crun*) ann=$(jq -c --arg f "$dir/hook.err" \
+		'. + {"run.oci.hooks.stderr": $f}' <<<"$ann") ;;
+	esac
+	args=$(jq -cn '$ARGS.positional' --args -- "$@")
+	if [ "$cfg" = - ]; then
+		hookargs=$(jq -cn '$ARGS.positional' --args -- "$HOOK" "$stage")
+		stopargs=$(jq -cn '$ARGS.positional' --args -- "$HOOK" poststop)
+	else
+		hookargs=$(jq -cn '$ARGS.positional' --args -- \
+			"$HOOK" --config "$cfg" "$stage")
+		stopargs=$(jq -cn '$ARGS.positional' --args -- \
+			"$HOOK" --config "$cfg" poststop)
+	fi
+	(cd "$dir" && runc spec) || return 1
+	jq --argjson args "$args" --argjson ann "$ann" --arg rootfs "$CT_ROOTFS" \
+		--arg hook "$HOOK" --arg stage "$stage" \
+		--argjson hookargs "$hookargs" --argjson stopargs "$stopargs" \
+		--argjson poststop "$poststop" \
+		--arg statedir "OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR" \
+		--arg path "$CT_HOOK_PATH_ENV" '
+		.process.terminal = false |
+		.process.args = $args |
+		.process.capabilities |= map_values(. + ["CAP_NET_ADMIN", "CAP_NET_RAW"]) |
+		.root = {"path": $rootfs, "readonly": true} |
+		.hostname = "sockcheck" |
+		.annotations = $ann |
+		.hooks = {($stage): [{"path": $hook, "args": $hookargs,
+				      "env": [$path, $statedir], "timeout": 30}]} |
+		if $poststop == 1 then
+			.hooks.poststop = [{"path": $hook, "args": $stopargs,
+					    "env": [$path, $statedir], "timeout": 30}]
+		else . end' "$dir/config.json" >"$dir/config.json.new" &&
+		mv "$dir/config.json.new" "$dir/config.json" || return 1
+	echo "$dir"
+}
+
+# ct_rt RUNTIME: sets CT_RT to the runtime's command line.
+ct_rt()
+{
+	case $1 in
+	runc) CT_RT=(runc) ;;
+	crun) CT_RT=(crun) ;;
+	crun-nocg) CT_RT=(crun --cgroup-manager=disabled) ;;
+	*) echo "ct_rt: unknown runtime $1" >&2; return 1 ;;
+	esac
+}
+
+ct_id()
+{
+	echo "$CT_PREFIX-$1"
+}
+
+# ct_run RUNTIME ID BUNDLE: runs the container in the foreground. Sets
+# CT_RC, CT_OUT (stdout file) and CT_ERR (stderr file).
+ct_run()
+{
+	local rt=$1 id=$2 bundle=$3
+
+	ct_rt "$rt" || return 1
+	CT_IDS+=("$rt $id")
+	CT_OUT=$CT_TMP/$id.out
+	CT_ERR=$CT_TMP/$id.err
+	timeout -k 5 "$CT_TIMEOUT" "${CT_RT[@]}" run --bundle "$bundle" "$id" \
+		</dev/null >"$CT_OUT" 2>"$CT_ERR"
+	CT_RC=$?
+}
+
+# ct_start RUNTIME ID BUNDLE [WAIT-REGEX]: starts the container detached,
+# then waits until its stdout matches WAIT-REGEX (if given). Sets CT_RC,
+# CT_OUT, CT_ERR and CT_PID (the host pid of its init, empty on failure).
+ct_start()
+{
+	local rt=$1 id=$2 bundle=$3 want=${4:-} i
+
+	ct_rt "$rt" || return 1
+	CT_IDS+=("$rt $id")
+	CT_OUT=$CT_TMP/$id.out
+	CT_ERR=$CT_TMP/$id.err
+	CT_PID=
+	timeout -k 5 "$CT_TIMEOUT" "${CT_RT[@]}" run -d --bundle "$bundle" "$id" \
+		</dev/null >"$CT_OUT" 2>"$CT_ERR"
+	CT_RC=$?
+	[ "$CT_RC" = 0 ] || return 1
+	CT_PID=$("${CT_RT[@]}" state "$id" 2>/dev/null | jq -r '.pid // empty')
+	[ -n "$want" ] || return 0
+	for i in $(seq 1 100); do
+		grep -Eq "$want" "$CT_OUT" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# ct_delete RUNTIME ID: force-deletes the container (runs poststop).
+ct_delete()
+{
+	local rt=$1 id=$2
+
+	ct_rt "$rt" || return 1
+	timeout -k 5 "$CT_TIMEOUT" "${CT_RT[@]}" delete -f "$id" >/dev/null 2>&1
+}
+
+# ct_cgroup_of PID: the absolute path of the process's cgroup v2 directory.
+ct_cgroup_of()
+{
+	local rel
+
+	rel=$(awk -F: '$1 == "0" { print $3 }' "/proc/$1/cgroup" 2>/dev/null)
+	[ -n "$rel" ] || return 1
+	[ "$rel" = / ] && rel=
+	echo "$CT_CG2$rel"
+}
+
+# ct_our_progs CGROUP-DIR [effective]: "attach_type name" of every sh_*
+# program attached to the cgroup, one per line.
+ct_our_progs()
+{
+	timeout 20 bpftool -j cgroup show "$@" 2>/dev/null |
+		jq -r '.[]? | select(.name | startswith("sh_")) |
+			"\(.attach_type) \(.name)"' | sort
+}
+
+ct_prog_count()
+{
+	timeout 20 bpftool prog list | grep -c '^[0-9]'
+}
+
+# ct_fwmark PID PORT: fwmark of the TCP listener on PORT in PID's netns,
+# as ss prints it ("0x7"), or "none".
+ct_fwmark()
+{
+	local line
+
+	line=$(nsenter -t "$1" -n ss -tlne "sport = :$2" | sed -n 2p)
+	[ -n "$line" ] || { echo "no-listener"; return 1; }
+	if [[ $line =~ fwmark:(0x[0-9a-f]+) ]]; then
+		echo "${BASH_REMATCH[1]}"
+	else
+		echo none
+	fi
+}
+
+ct_cgroup_dirs()
+{
+	(cd "$CT_CG2" && find . -type d | sort)
+}
+
+# ct_snapshot: what a container must not leave behind.
+ct_snapshot()
+{
+	echo "bpf programs: $(ct_prog_count)"
+	echo "state dir $CT_STATE_DIR:"
+	(cd "$CT_STATE_DIR" && find . | sort)
+	echo "state dir $CT_DEFAULT_STATE_DIR:"
+	[ -d "$CT_DEFAULT_STATE_DIR" ] && (cd "$CT_DEFAULT_STATE_DIR" && find . | sort)
+	echo "cgroups under $CT_CG2:"
+	ct_cgroup_dirs
+}
+
+# ct_same_as BEFORE: waits up to 5 s for ct_snapshot to equal BEFORE
+# (the kernel frees a removed cgroup's programs asynchronously). Prints
+# the difference and fails otherwise.
+ct_same_as()
+{
+	local now i
+
+	for i in $(seq 1 50); do
+		now=$(ct_snapshot)
+		[ "$now" = "$1" ] && return 0
+		sleep 0.1
+	done
+	diff <(echo "$1") <(echo "$now") | sed -n '2,$p'
+	return 1
+}
+
+# ct_cleanup: deletes our containers, kills the pids we started, removes
+# cgroups left with our container ids in their path, unmounts what we
+# mounted, and removes the temp dir.
+ct_cleanup()
+{
+	local entry pid dir
+
+	for entry in "${CT_IDS[@]}"; do
+		ct_delete ${entry% *} "${entry#* }"
+	done
+	for pid in "${CT_PIDS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	if [ -n "$CT_CG2" ] && [ -n "$CT_CG_BEFORE" ]; then
+		comm -13 <(echo "$CT_CG_BEFORE") <(ct_cgroup_dirs) | sort -r |
+			while read -r dir; do
+				case $dir in
+				*"$CT_PREFIX"*) rmdir "$CT_CG2/$dir" 2>/dev/null ;;
+				esac
+			done
+	fi
+	if [ "$CT_MOUNTED_HUGETLB" = 1 ]; then
+		umount /sys/fs/cgroup/hugetlb
+		[ "$CT_MADE_HUGETLB_DIR" = 1 ] && rmdir /sys/fs/cgroup/hugetlb
+	fi
+	[ -n "$CT_TMP" ] && rm -rf "$CT_TMP"
+}

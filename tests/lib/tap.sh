@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Tiny TAP producer for bash test scripts. Source it, then:
+#
+#   tap_require_root; tap_require_bpf; tap_require_cmd runc
+#   tap_plan 3                      (optional; tap_done prints it otherwise)
+#   tap_ok "$rc" "description"      (rc 0 is a pass)
+#   tap_check "description" cmd...  (pass when cmd exits 0)
+#   tap_is "$got" "$want" "description"
+#   tap_like "$text" "regex" "description"
+#   tap_skip "description" "reason"
+#   tap_diag "text..."              (comment lines on stdout)
+#   tap_done                        (exits 0 if all passed, 1 otherwise)
+#
+# tap_skip_all "reason" prints "1..0 # SKIP reason" and exits 77.
+
+TAP_COUNT=0
+TAP_FAILED=0
+TAP_PLANNED=
+
+tap_plan()
+{
+	TAP_PLANNED=$1
+	echo "1..$1"
+}
+
+# Each argument is one or more lines of comment.
+tap_diag()
+{
+	local arg line
+
+	for arg in "$@"; do
+		while IFS= read -r line; do
+			echo "# $line"
+		done <<<"$arg"
+	done
+}
+
+# tap_ok RC DESCRIPTION: RC 0 passes.
+tap_ok()
+{
+	TAP_COUNT=$((TAP_COUNT + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $TAP_COUNT - $2"
+		return 0
+	fi
+	TAP_FAILED=$((TAP_FAILED + 1))
+	echo "not ok $TAP_COUNT - $2"
+	return 1
+}
+
+tap_check()
+{
+	local desc=$1
+
+	shift
+	"$@"
+	tap_ok $? "$desc"
+}
+
+tap_is()
+{
+	if [ "$1" = "$2" ]; then
+		tap_ok 0 "$3"
+		return 0
+	fi
+	tap_ok 1 "$3"
+	tap_diag "got:  '$1'" "want: '$2'"
+	return 1
+}
+
+tap_like()
+{
+	if [[ $1 =~ $2 ]]; then
+		tap_ok 0 "$3"
+		return 0
+	fi
+	tap_ok 1 "$3"
+	tap_diag "text does not match /$2/:"
+	tap_diag "$1"
+	return 1
+}
+
+tap_skip()
+{
+	TAP_COUNT=$((TAP_COUNT + 1))
+	echo "ok $TAP_COUNT - $1 # SKIP $2"
+}
+
+tap_skip_all()
+{
+	echo "1..0 # SKIP $*"
+	exit 77
+}
+
+tap_require_root()
+{
+	[ "$(id -u)" = 0 ] || tap_skip_all "needs root"
+}
+
+tap_require_cmd()
+{
+	local cmd
+
+	for cmd in "$@"; do
+		command -v "$cmd" >/dev/null 2>&1 || tap_skip_all "$cmd not installed"
+	done
+}
+
+tap_require_bpf()
+{
+	tap_require_cmd bpftool
+	timeout 20 bpftool prog list >/dev/null 2>&1 ||
+		tap_skip_all "BPF unavailable ('bpftool prog list' fails)"
+}
+
+tap_done()
+{
+	if [ -z "$TAP_PLANNED" ]; then
+		echo "1..$TAP_COUNT"
+	elif [ "$TAP_PLANNED" != "$TAP_COUNT" ]; then
+		tap_diag "planned $TAP_PLANNED tests but ran $TAP_COUNT"
+		exit 1
+	fi
+	if [ "$TAP_FAILED" -gt 0 ]; then
+		tap_diag "failed $TAP_FAILED of $TAP_COUNT"
+		exit 1
+	fi
+	exit 0
+}

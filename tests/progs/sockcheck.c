@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sockcheck: probes socket behaviour from inside a container.
+ *
+ * Every check prints one line "key=value" on stdout and the program exits 0
+ * whether the kernel allowed the operation or not; a failed call prints the
+ * errno name (for example "setsockopt=EPERM"). Only usage errors and
+ * failures of the probe itself (no socket at all) exit non-zero.
+ *
+ *   sockcheck set-mark N          setsockopt(SO_MARK, N)
+ *   sockcheck get-mark            getsockopt(SO_MARK) on a new TCP socket
+ *   sockcheck rcvbuf N            set SO_RCVBUF to N, print the read-back
+ *   sockcheck cc NAME             set TCP_CONGESTION, print the read-back
+ *   sockcheck keepalive           set SO_KEEPALIVE=1, print the read-back
+ *   sockcheck socket FAM TYPE     socket(FAM, TYPE, 0); FAM inet|inet6,
+ *                                 TYPE stream|dgram|raw
+ *   sockcheck listen PORT [SECS]  TCP listener on 127.0.0.1:PORT, prints
+ *                                 "listen=ok" and sleeps SECS (default 60)
+ *   sockcheck all                 every restricted-policy check at once
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define NAME_MAX_LEN 32
+
+struct errname {
+	int err;
+	const char *name;
+};
+
+static const struct errname errnames[] = {
+	{ EPERM, "EPERM" },
+	{ EACCES, "EACCES" },
+	{ EINVAL, "EINVAL" },
+	{ EFAULT, "EFAULT" },
+	{ ENOENT, "ENOENT" },
+	{ ENOPROTOOPT, "ENOPROTOOPT" },
+	{ EOPNOTSUPP, "EOPNOTSUPP" },
+	{ EAFNOSUPPORT, "EAFNOSUPPORT" },
+	{ EPROTONOSUPPORT, "EPROTONOSUPPORT" },
+	{ ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT" },
+	{ EADDRINUSE, "EADDRINUSE" },
+	{ EADDRNOTAVAIL, "EADDRNOTAVAIL" },
+	{ ENOBUFS, "ENOBUFS" },
+	{ ENOMEM, "ENOMEM" },
+	{ EMFILE, "EMFILE" },
+	{ EBADF, "EBADF" },
+};
+
+static const char *errname(int err)
+{
+	static char buf[NAME_MAX_LEN];
+	size_t i;
+
+	for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
+		if (errnames[i].err == err)
+			return errnames[i].name;
+	snprintf(buf, sizeof(buf), "E%d", err);
+	return buf;
+}
+
+static int parse_int(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || *s == '\0' || *end != '\0' || v < -2147483648L ||
+	    v > 2147483647L)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+static int tcp_socket(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		printf("socket=%s\n", errname(errno));
+	return fd;
+}
+
+/* Sets an int option; prints "KEY=ok" or "KEY=ERR". Returns 0 or -errno. */
+static int set_int(int fd, int level, int opt, int val, const char *key)
+{
+	if (setsockopt(fd, level, opt, &val, sizeof(val)) < 0) {
+		int err = errno;
+
+		printf("%s=%s\n", key, errname(err));
+		return -err;
+	}
+	return 0;
+}
+
+/* Prints "KEY=VALUE" or "KEY=ERR" for an int option. */
+static void print_int(int fd, int level, int opt, const char *key)
+{
+	socklen_t len;
+	int val = 0;
+
+	len = sizeof(val);
+	if (getsockopt(fd, level, opt, &val, &len) < 0)
+		printf("%s=%s\n", key, errname(errno));
+	else
+		printf("%s=%d\n", key, val);
+}
+
+static int check_set_mark(int mark)
+{
+	int fd = tcp_socket();
+
+	if (fd < 0)
+		return 1;
+	if (set_int(fd, SOL_SOCKET, SO_MARK, mark, "setsockopt") == 0)
+		printf("setsockopt=ok\n");
+	close(fd);
+	return 0;
+}
+
+static int check_get_mark(void)
+{
+	int fd = tcp_socket();
+
+	if (fd < 0)
+		return 1;
+	print_int(fd, SOL_SOCKET, SO_MARK, "mark");
+	close(fd);
+	return 0;
+}
+
+static int check_rcvbuf(int size)
+{
+	int fd = tcp_socket();
+
+	if (fd < 0)
+		return 1;
+	if (set_int(fd, SOL_SOCKET, SO_RCVBUF, size, "rcvbuf") == 0)
+		print_int(fd, SOL_SOCKET, SO_RCVBUF, "rcvbuf");
+	close(fd);
+	return 0;
+}
+
+static int check_keepalive(void)
+{
+	int fd = tcp_socket();
+
+	if (fd < 0)
+		return 1;
+	if (set_int(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "keepalive") == 0)
+		print_int(fd, SOL_SOCKET, SO_KEEPALIVE, "keepalive");
+	close(fd);
+	return 0;
+}
+
+static int check_cc(const char *name)
+{
+	char buf[NAME_MAX_LEN];
+	socklen_t len;
+	int fd = tcp_socket();
+
+	if (fd < 0)
+		return 1;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, strlen(name)) < 0) {
+		printf("cc=%s\n", errname(errno));
+		close(fd);
+		return 0;
+	}
+	memset(buf, 0, sizeof(buf));
+	len = sizeof(buf) - 1;
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, buf, &len) < 0)
+		printf("cc=%s\n", errname(errno));
+	else
+		printf("cc=%s\n", buf);
+	close(fd);
+	return 0;
+}
+
+static int parse_family(const char *s, int *out)
+{
+	if (!strcmp(s, "inet"))
+		*out = AF_INET;
+	else if (!strcmp(s, "inet6"))
+		*out = AF_INET6;
+	else if (!strcmp(s, "unix"))
+		*out = AF_UNIX;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_type(const char *s, int *out)
+{
+	if (!strcmp(s, "stream"))
+		*out = SOCK_STREAM;
+	else if (!strcmp(s, "dgram"))
+		*out = SOCK_DGRAM;
+	else if (!strcmp(s, "raw"))
+		*out = SOCK_RAW;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Prints "socket_FAM_TYPE=ok" or "socket_FAM_TYPE=ERR". */
+static void check_socket(const char *fam, const char *type, int family,
+			 int socktype)
+{
+	/* Raw sockets need a protocol; ICMP exists for both families. */
+	int proto = 0;
+	int fd;
+
+	if (socktype == SOCK_RAW)
+		proto = family == AF_INET6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+	fd = socket(family, socktype | SOCK_CLOEXEC, proto);
+	if (fd < 0) {
+		printf("socket_%s_%s=%s\n", fam, type, errname(errno));
+		return;
+	}
+	printf("socket_%s_%s=ok\n", fam, type);
+	close(fd);
+}
+
+static int check_listen(int port, int secs)
+{
+	struct sockaddr_in sa;
+	int fd = tcp_socket();
+	int one = 1;
+
+	if (fd < 0)
+		return 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((unsigned short)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		printf("listen=%s\n", errname(errno));
+		close(fd);
+		return 0;
+	}
+	if (listen(fd, 1) < 0) {
+		printf("listen=%s\n", errname(errno));
+		close(fd);
+		return 0;
+	}
+	printf("listen=ok\n");
+	fflush(stdout);
+	sleep((unsigned int)secs);
+	close(fd);
+	return 0;
+}
+
+static int check_all(void)
+{
+	int ret = 0;
+
+	ret |= check_set_mark(5);
+	ret |= check_get_mark();
+	ret |= check_rcvbuf(4194304);
+	ret |= check_cc("cubic");
+	ret |= check_keepalive();
+	check_socket("inet", "stream", AF_INET, SOCK_STREAM);
+	check_socket("inet", "dgram", AF_INET, SOCK_DGRAM);
+	check_socket("inet", "raw", AF_INET, SOCK_RAW);
+	check_socket("inet6", "stream", AF_INET6, SOCK_STREAM);
+	check_socket("inet6", "dgram", AF_INET6, SOCK_DGRAM);
+	printf("done=ok\n");
+	return ret;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: sockcheck set-mark N | get-mark | rcvbuf N | cc NAME |\n"
+		"       keepalive | socket FAMILY TYPE | listen PORT [SECS] | all\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+	int family, socktype;
+	int n, secs = 60;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		return usage();
+	cmd = argv[1];
+	if (!strcmp(cmd, "set-mark") && argc == 3 && !parse_int(argv[2], &n))
+		return check_set_mark(n);
+	if (!strcmp(cmd, "get-mark") && argc == 2)
+		return check_get_mark();
+	if (!strcmp(cmd, "rcvbuf") && argc == 3 && !parse_int(argv[2], &n))
+		return check_rcvbuf(n);
+	if (!strcmp(cmd, "cc") && argc == 3)
+		return check_cc(argv[2]);
+	if (!strcmp(cmd, "keepalive") && argc == 2)
+		return check_keepalive();
+	if (!strcmp(cmd, "socket") && argc == 4 &&
+	    !parse_family(argv[2], &family) && !parse_type(argv[3], &socktype)) {
+		check_socket(argv[2], argv[3], family, socktype);
+		return 0;
+	}
+	if (!strcmp(cmd, "listen") && (argc == 3 || argc == 4) &&
+	    !parse_int(argv[2], &n) && n > 0 && n < 65536 &&
+	    (argc == 3 || (!parse_int(argv[3], &secs) && secs >= 0)))
+		return check_listen(n, secs);
+	if (!strcmp(cmd, "all") && argc == 2)
+		return check_all();
+	return usage();
+}
