@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0-only
+BUILD ?= build
+PREFIX ?= /usr/local
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+LIBS_PC := libbpf json-c libcgroup
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(LIBS_PC))
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf -Ihook $(PKG_CFLAGS)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-I/usr/include/$(shell uname -m)-linux-gnu -Ibpf
+
+BPF_NAMES := sock_create setsockopt getsockopt
+BPF_OBJS := $(BPF_NAMES:%=$(BUILD)/bpf/%.bpf.o)
+SKELS := $(BPF_NAMES:%=$(BUILD)/%.skel.h)
+
+HOOK_SRCS := $(wildcard hook/*.c)
+LIB_SRCS := $(filter-out hook/main.c,$(HOOK_SRCS))
+HOOK_OBJS := $(HOOK_SRCS:hook/%.c=$(BUILD)/obj/%.o)
+LIB_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/obj/%.o)
+HDRS := $(wildcard hook/*.h bpf/*.h)
+
+BIN := $(BUILD)/oci-sockopt-hook
+
+.PHONY: all deps demo check unit bench fuzz format format-check clean install uninstall
+all: $(BIN)
+
+deps:
+	./scripts/deps.sh build
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(subst .skel.h,,$(notdir $@))_bpf > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/obj/%.o: hook/%.c $(HDRS) $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BIN): $(HOOK_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PKG_LIBS)
+
+include tests/unit/unit.mk
+-include tests/tests.mk
+
+demo:
+	./scripts/deps.sh demo
+	$(MAKE) all test-progs
+	./scripts/demo.sh
+
+check:
+	./scripts/deps.sh check
+	$(MAKE) all test-progs unit unit-san
+	./tests/run.sh
+
+format:
+	clang-format -i hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
+
+format-check:
+	clang-format --dry-run -Werror hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
+
+clean:
+	rm -rf $(BUILD)

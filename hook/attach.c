@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Attaching with the legacy BPF_PROG_ATTACH and BPF_F_ALLOW_MULTI: the
+ * attachment lives exactly as long as the cgroup, so when the runtime
+ * removes the cgroup the programs and maps go with it, even if our
+ * poststop never runs. ALLOW_MULTI lets other tools' programs and programs
+ * in nested cgroups coexist, and keeps nested cgroups covered.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "cleanup.h"
+#include "getsockopt.skel.h"
+#include "load.h"
+#include "log.h"
+#include "setsockopt.skel.h"
+#include "sock_create.skel.h"
+
+static const enum bpf_attach_type our_types[] = {
+	BPF_CGROUP_INET_SOCK_CREATE,
+	BPF_CGROUP_SETSOCKOPT,
+	BPF_CGROUP_GETSOCKOPT,
+};
+
+const char *attach_type_name(enum bpf_attach_type type)
+{
+	switch (type) {
+	case BPF_CGROUP_INET_SOCK_CREATE:
+		return "sock_create";
+	case BPF_CGROUP_SETSOCKOPT:
+		return "setsockopt";
+	case BPF_CGROUP_GETSOCKOPT:
+		return "getsockopt";
+	default:
+		return "unknown";
+	}
+}
+
+static int libbpf_to_log(enum libbpf_print_level level, const char *fmt,
+			 va_list ap)
+{
+	char buf[4096], *line, *save = NULL;
+
+	(void)level;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		log_debug("%s", line);
+	return 0;
+}
+
+void attach_quiet_libbpf(void)
+{
+	libbpf_set_print(libbpf_to_log);
+}
+
+static bool unsupported(int err)
+{
+	/* Verifier refusals; 524 is the kernel's ENOTSUPP. */
+	return err == -EINVAL || err == -EACCES || err == -EOPNOTSUPP ||
+	       err == -524;
+}
+
+int probe_bypass_support(void)
+{
+	struct sh_effective none = { 0 };
+	struct sh_loaded l = { 0 };
+	int r = load_sock_create(&none, true, &l);
+
+	loaded_free(&l);
+	if (!r)
+		return 1;
+	return unsupported(r) ? 0 : r;
+}
+
+static int load_sock(const struct sh_effective *eff, enum on_unsupported on,
+		     struct sh_loaded *l)
+{
+	int r;
+
+	if (eff->bypass) {
+		r = load_sock_create(eff, true, l);
+		if (!r || !unsupported(r))
+			return r;
+		if (on == ON_UNSUPPORTED_FAIL) {
+			log_error("bypass-prot-mem is requested (from %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is \"fail\"",
+				  eff->bypass_source == SRC_ANNOTATION ?
+					  eff->bypass_key :
+					  policy_source_name(eff->bypass_source));
+			return -EOPNOTSUPP;
+		}
+		log_warn("bypass-prot-mem is requested but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); starting without it (on_unsupported is \"warn\")");
+		struct sh_effective rest = *eff;
+
+		rest.bypass = false;
+		if (!policy_needs_sock_create(&rest))
+			return 0;
+		return load_sock_create(&rest, false, l);
+	}
+	return load_sock_create(eff, false, l);
+}
+
+static int load_all(const struct sh_effective *eff, enum on_unsupported on,
+		    struct sh_loaded *l)
+{
+	int r = 0;
+
+	if (policy_needs_sock_create(eff)) {
+		r = load_sock(eff, on, l);
+		if (r == -EOPNOTSUPP)
+			return r;
+		if (r)
+			log_error("cannot load the sock_create program: %s",
+				  strerror(-r));
+	}
+	if (!r && policy_needs_setsockopt(eff)) {
+		r = load_setsockopt(eff, l);
+		if (r)
+			log_error("cannot load the setsockopt program: %s",
+				  strerror(-r));
+	}
+	if (!r && policy_needs_getsockopt(eff)) {
+		r = load_getsockopt(eff, l);
+		if (r)
+			log_error("cannot load the getsockopt program: %s",
+				  strerror(-r));
+	}
+	return r;
+}
+
+static int prog_info(int fd, struct sh_prog *prog)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	int r = bpf_obj_get_info_by_fd(fd, &info, &len);
+
+	if (r)
+		return -errno;
+	prog->id = info.id;
+	snprintf(prog->name, sizeof(prog->name), "%s", info.name);
+	return 0;
+}
+
+static int attach_one(int cg_fd, struct bpf_program *prog,
+		      enum bpf_attach_type type, struct sh_progs *out)
+{
+	struct sh_prog *p = &out->prog[out->nr];
+	int fd = bpf_program__fd(prog);
+	int r;
+
+	r = prog_info(fd, p);
+	if (r)
+		return r;
+	if (bpf_prog_attach(fd, cg_fd, type, BPF_F_ALLOW_MULTI)) {
+		r = -errno;
+		log_error("cannot attach the %s program: %s",
+			  attach_type_name(type), strerror(errno));
+		return r;
+	}
+	p->type = type;
+	out->nr++;
+	return 0;
+}
+
+static struct bpf_program *sock_prog(const struct sh_loaded *l)
+{
+	return l->bypass ? l->sock->progs.sh_sock_bypass :
+			   l->sock->progs.sh_sock_create;
+}
+
+static int attach_loaded(int cg_fd, const struct sh_loaded *l,
+			 struct sh_progs *out)
+{
+	int r = 0;
+
+	if (l->sock)
+		r = attach_one(cg_fd, sock_prog(l),
+			       BPF_CGROUP_INET_SOCK_CREATE, out);
+	if (!r && l->set)
+		r = attach_one(cg_fd, l->set->progs.sh_setsockopt,
+			       BPF_CGROUP_SETSOCKOPT, out);
+	if (!r && l->get)
+		r = attach_one(cg_fd, l->get->progs.sh_getsockopt,
+			       BPF_CGROUP_GETSOCKOPT, out);
+	if (r) {
+		detach_progs(cg_fd, out);
+		out->nr = 0;
+	}
+	return r;
+}
+
+int attach_prepare(const struct sh_effective *eff,
+		   enum on_unsupported on_unsupported, struct sh_loaded *l)
+{
+	int r = load_all(eff, on_unsupported, l);
+
+	if (r)
+		loaded_free(l);
+	return r;
+}
+
+int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out)
+{
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = attach_loaded(cg_fd, l, out);
+	if (!r)
+		out->bypass_active = l->bypass;
+	return r;
+}
+
+/* Checks the id still names our program: ids are not reused soon, but
+ * detaching a stranger's program would be a security bug. */
+static int detach_one(int cg_fd, const struct sh_prog *p)
+{
+	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(p->id);
+	struct sh_prog now;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (prog_info(fd, &now) || strcmp(now.name, p->name))
+		return 0;
+	if (bpf_prog_detach2(fd, cg_fd, p->type) && errno != ENOENT) {
+		log_warn("cannot detach program %u (%s): %s", p->id,
+			 attach_type_name(p->type), strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int detach_progs(int cg_fd, const struct sh_progs *progs)
+{
+	int r = 0;
+
+	for (int i = progs->nr - 1; i >= 0; i--) {
+		int e = detach_one(cg_fd, &progs->prog[i]);
+
+		r = r ? r : e;
+	}
+	return r;
+}
+
+static void collect_ours(enum bpf_attach_type type, const __u32 *ids,
+			 __u32 n, struct sh_progs *found)
+{
+	for (__u32 i = 0; i < n && found->nr < SH_MAX_PROGS; i++) {
+		_cleanup_close_ int fd = bpf_prog_get_fd_by_id(ids[i]);
+		struct sh_prog p = { .type = type };
+
+		if (fd < 0 || prog_info(fd, &p) || strncmp(p.name, "sh_", 3))
+			continue;
+		found->prog[found->nr++] = p;
+	}
+}
+
+/* Programs of ours attached directly to this cgroup (not inherited). */
+int attached_ours(int cg_fd, struct sh_progs *found)
+{
+	memset(found, 0, sizeof(*found));
+	for (size_t t = 0; t < ARRAY_SIZE(our_types); t++) {
+		__u32 ids[64], n = ARRAY_SIZE(ids), flags = 0;
+
+		if (bpf_prog_query(cg_fd, our_types[t], 0, &flags, ids, &n))
+			return -errno;
+		collect_ours(our_types[t], ids, n, found);
+	}
+	return 0;
+}

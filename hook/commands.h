@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_COMMANDS_H
+#define SH_COMMANDS_H
+
+#include <stdbool.h>
+
+struct cmd_args {
+	const char *config; /* --config, or NULL */
+	bool json;
+	int argc; /* operands after the command */
+	char **argv;
+};
+
+int cmd_prestart(const struct cmd_args *args);
+int cmd_poststop(const struct cmd_args *args);
+int cmd_probe(const struct cmd_args *args);
+int cmd_gc(const struct cmd_args *args);
+int cmd_validate(const struct cmd_args *args);
+
+#endif /* SH_COMMANDS_H */

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The runtime-facing commands: state on stdin, one line on error. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "cleanup.h"
+#include "commands.h"
+#include "config.h"
+#include "log.h"
+#include "oci.h"
+#include "stage.h"
+
+static void apply_log_settings(const struct sh_config *cfg)
+{
+	int r;
+
+	log_set_level(cfg->log_level);
+	if (!cfg->log_file)
+		return;
+	r = log_set_file(cfg->log_file);
+	if (r)
+		log_warn("cannot open log file %s: %s", cfg->log_file,
+			 strerror(-r));
+}
+
+int cmd_prestart(const struct cmd_args *args)
+{
+	struct sh_config cfg;
+	struct oci_state st;
+	int r;
+
+	log_open(1);
+	attach_quiet_libbpf();
+	r = config_load(config_path(args->config), &cfg);
+	if (r)
+		return r;
+	apply_log_settings(&cfg);
+	r = oci_read_state(STDIN_FILENO, &st);
+	if (!r)
+		r = stage_attach(&cfg, &st);
+	oci_state_free(&st);
+	config_free(&cfg);
+	return r;
+}
+
+/* A poststop failure is only logged by runtimes: never fail, just say. */
+int cmd_poststop(const struct cmd_args *args)
+{
+	struct sh_config cfg;
+	struct oci_state st;
+
+	log_open(1);
+	attach_quiet_libbpf();
+	if (config_load(config_path(args->config), &cfg) == 0) {
+		apply_log_settings(&cfg);
+		config_free(&cfg);
+	}
+	if (oci_read_state(STDIN_FILENO, &st) == 0)
+		stage_poststop(&st);
+	else
+		stage_gc();
+	oci_state_free(&st);
+	return 0;
+}
+
+int cmd_gc(const struct cmd_args *args)
+{
+	int n;
+
+	attach_quiet_libbpf();
+	n = stage_gc();
+	if (args->json)
+		printf("{\"released\": %d}\n", n);
+	else
+		printf("released %d stale container record(s)\n", n);
+	return 0;
+}
+
+int cmd_validate(const struct cmd_args *args)
+{
+	const char *path = args->argc > 0 ? args->argv[0] :
+					    config_path(args->config);
+	struct sh_config cfg;
+	int r = config_load(path, &cfg);
+
+	if (args->json)
+		printf("{\"config\": \"%s\", \"valid\": %s}\n", path,
+		       r ? "false" : "true");
+	else if (!r)
+		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
+	if (!r)
+		config_free(&cfg);
+	return r;
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One reporter for the whole binary. Errors and warnings go to stderr as a
+ * single line, because runc puts the hook's stderr in its own error; every
+ * message also goes to syslog/journald and to an optional file, because
+ * crun and podman may throw stderr away.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static int max_priority = LOG_INFO;
+static int syslog_on;
+static int log_fd = -1;
+static char context[160];
+
+void log_open(int use_syslog)
+{
+	syslog_on = use_syslog;
+	if (syslog_on)
+		openlog(SH_IDENT, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+void log_set_level(int priority)
+{
+	max_priority = priority;
+}
+
+int log_level_from_name(const char *name)
+{
+	static const struct {
+		const char *name;
+		int priority;
+	} levels[] = {
+		{ "error", LOG_ERR },
+		{ "warning", LOG_WARNING },
+		{ "info", LOG_INFO },
+		{ "debug", LOG_DEBUG },
+	};
+
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (!strcmp(levels[i].name, name))
+			return levels[i].priority;
+	return -EINVAL;
+}
+
+int log_set_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+
+	if (fd < 0)
+		return -errno;
+	if (log_fd >= 0)
+		close(log_fd);
+	log_fd = fd;
+	return 0;
+}
+
+void log_set_context(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(context, sizeof(context), fmt, ap);
+	va_end(ap);
+}
+
+static const char *priority_name(int priority)
+{
+	switch (priority) {
+	case LOG_ERR:
+		return "error";
+	case LOG_WARNING:
+		return "warning";
+	case LOG_INFO:
+		return "info";
+	default:
+		return "debug";
+	}
+}
+
+static void write_log_file(int priority, const char *line)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ",
+		 gmtime_r(&now, &tm));
+	dprintf(log_fd, "%s %s[%d] %s: %s\n", stamp, SH_IDENT, getpid(),
+		priority_name(priority), line);
+}
+
+void log_msg(int priority, const char *fmt, ...)
+{
+	char msg[1024], line[1200];
+	va_list ap;
+
+	if (priority > max_priority)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* Keep it one line, whatever the input carried. */
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	snprintf(line, sizeof(line), "%s%s%s", context, *context ? ": " : "",
+		 msg);
+	if (priority <= LOG_WARNING)
+		fprintf(stderr, "%s: %s%s\n", SH_IDENT,
+			priority == LOG_WARNING ? "warning: " : "", line);
+	if (syslog_on)
+		syslog(priority, "%s", line);
+	if (log_fd >= 0)
+		write_log_file(priority, line);
+}
+
+void log_close(void)
+{
+	if (syslog_on)
+		closelog();
+	if (log_fd >= 0)
+		close(log_fd);
+	log_fd = -1;
+}

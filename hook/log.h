@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_LOG_H
+#define SH_LOG_H
+
+#include <syslog.h>
+
+#define SH_IDENT "oci-sockopt-hook"
+
+void log_open(int use_syslog);
+void log_set_level(int priority);
+int log_level_from_name(const char *name);
+int log_set_file(const char *path);
+void log_set_context(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+void log_msg(int priority, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void log_close(void);
+
+#define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+#endif /* SH_LOG_H */

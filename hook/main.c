@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * oci-sockopt-hook: per-container socket policy through cgroup BPF.
+ * A command table as in bpftool; errors are reported once, below, where
+ * their context is known, and main only turns them into an exit status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attach.h"
+#include "commands.h"
+#include "log.h"
+
+#ifndef SH_VERSION
+#define SH_VERSION "0.1.0"
+#endif
+
+struct command {
+	const char *name;
+	int (*run)(const struct cmd_args *args);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "prestart", cmd_prestart, "attach the policy (OCI state on stdin)" },
+	{ "createRuntime", cmd_prestart, "same as prestart" },
+	{ "poststop", cmd_poststop, "release what prestart did (never fails)" },
+	{ "probe", cmd_probe, "what this kernel and host support" },
+	{ "validate", cmd_validate, "check an operator config [CONFIG]" },
+	{ "gc", cmd_gc, "release state left by containers that are gone" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s [--config PATH] [--json] COMMAND [ARGS]\n\n"
+		"Commands:\n",
+		SH_IDENT);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-14s %s\n", commands[i].name,
+			commands[i].help);
+	fprintf(out,
+		"\nOperator config: --config, $OCI_SOCKOPT_HOOK_CONFIG, or "
+		"/etc/oci-sockopt-hook/config.json\n");
+}
+
+static int parse_options(int argc, char **argv, struct cmd_args *args)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+c:jhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			args->config = optarg;
+			break;
+		case 'j':
+			args->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case 'V':
+			printf("%s %s\n", SH_IDENT, SH_VERSION);
+			return 1;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Options may also follow the command: `probe --json`. */
+static int parse_trailing(int argc, char **argv, struct cmd_args *args)
+{
+	args->argc = 0;
+	args->argv = argv;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			args->json = true;
+		} else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			args->config = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			log_error("unknown option %s", argv[i]);
+			return -EINVAL;
+		} else {
+			args->argv[args->argc++] = argv[i];
+		}
+	}
+	return 0;
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_args args = { 0 };
+	const struct command *cmd;
+	int r = parse_options(argc, argv, &args);
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (optind >= argc) {
+		log_error("no command given (try --help)");
+		return 2;
+	}
+	cmd = find_command(argv[optind]);
+	if (!cmd) {
+		log_error("unknown command \"%.64s\" (try --help)",
+			  argv[optind]);
+		return 2;
+	}
+	if (parse_trailing(argc - optind - 1, argv + optind + 1, &args))
+		return 2;
+	attach_quiet_libbpf();
+	r = cmd->run(&args);
+	log_close();
+	return r ? 1 : 0;
+}

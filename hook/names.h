@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_NAMES_H
+#define SH_NAMES_H
+
+enum opt_kind {
+	OPT_INT,
+	OPT_STRING,
+	OPT_OTHER, /* struct or read-only: deny only */
+	OPT_UNKNOWN, /* given as a number: the operator knows best */
+};
+
+struct sh_option_name {
+	const char *name;
+	int level;
+	int optname;
+	enum opt_kind kind;
+};
+
+int names_level(const char *name, int *level);
+const char *names_level_name(int level);
+int names_option(int level, const char *name,
+		 const struct sh_option_name **opt);
+const struct sh_option_name *names_option_by_value(int level, int optname);
+int names_family(const char *name, int *value);
+int names_type(const char *name, int *value);
+int names_protocol(const char *name, int *value);
+const char *names_family_name(int value);
+const char *names_type_name(int value);
+const char *names_protocol_name(int value);
+/* Nearest known option or level name, for "did you mean" hints. */
+const char *names_suggest(const char *name);
+const char *names_closest(const char *name, const char *const *cands);
+int parse_int_str(const char *s, long long min, long long max, long long *out);
+
+#endif /* SH_NAMES_H */

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The effective policy: operator defaults, then the named policy, then the
+ * workload's annotations, each only as far as the operator allows it.
+ * Container-scoped keys (KEY.<container-name>) override pod-level ones.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "policy.h"
+
+const char *policy_source_name(enum sh_source src)
+{
+	switch (src) {
+	case SRC_DEFAULTS:
+		return "defaults";
+	case SRC_POLICY:
+		return "policy";
+	case SRC_ANNOTATION:
+		return "annotation";
+	default:
+		return "none";
+	}
+}
+
+int parse_bool_annotation(const char *key, const char *value, bool *out)
+{
+	if (!strcmp(value, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(value, "false")) {
+		*out = false;
+		return 0;
+	}
+	log_error("annotation %s=\"%.64s\" is invalid: expected \"true\" or \"false\"",
+		  key, value);
+	return -EINVAL;
+}
+
+/* containerd and CRI-O name the container differently. */
+static const char *container_name(const struct oci_state *st)
+{
+	const char *name = oci_annotation(st, "io.kubernetes.cri.container-name");
+
+	return name ? name : oci_annotation(st, "io.kubernetes.container.name");
+}
+
+static bool is_sandbox(const struct oci_state *st)
+{
+	const char *type = oci_annotation(st, "io.kubernetes.cri.container-type");
+	const char *crio = oci_annotation(st, "io.kubernetes.cri-o.ContainerType");
+
+	return (type && !strcmp(type, "sandbox")) ||
+	       (crio && !strcmp(crio, "sandbox"));
+}
+
+/* Returns the value and sets *key_used to the key it came from. */
+static const char *scoped_annotation(const struct oci_state *st,
+				     const char *base, char *key_buf,
+				     size_t len, const char **key_used)
+{
+	const char *name = container_name(st), *v;
+
+	if (name) {
+		snprintf(key_buf, len, "%s.%s", base, name);
+		v = oci_annotation(st, key_buf);
+		if (v) {
+			*key_used = key_buf;
+			return v;
+		}
+	}
+	*key_used = base;
+	return oci_annotation(st, base);
+}
+
+static int choose_policy(const struct sh_config *cfg, const char *key,
+			 const char *name, struct sh_effective *eff)
+{
+	if (!config_policy_allowed(cfg, name)) {
+		log_error("annotation %s=\"%.64s\" refused: \"%.64s\" is not in annotations.allow_policies of %s",
+			  key, name, name, cfg->path);
+		return -EPERM;
+	}
+	eff->policy = config_policy(cfg, name);
+	if (!eff->policy) {
+		log_error("annotation %s=\"%.64s\" refused: no such policy in %s",
+			  key, name, cfg->path);
+		return -ENOENT;
+	}
+	eff->policy_source = SRC_ANNOTATION;
+	snprintf(eff->policy_key, sizeof(eff->policy_key), "%s", key);
+	return 0;
+}
+
+static int apply_bypass_annotation(const struct sh_config *cfg,
+				   const char *key, const char *value,
+				   struct sh_effective *eff)
+{
+	bool bypass;
+	int r = parse_bool_annotation(key, value, &bypass);
+
+	if (r)
+		return r;
+	if (!cfg->allow_bypass) {
+		log_error("annotation %s=\"%s\" refused: annotations.allow_bypass_prot_mem is false in %s",
+			  key, value, cfg->path);
+		return -EPERM;
+	}
+	eff->bypass = bypass;
+	eff->bypass_source = SRC_ANNOTATION;
+	snprintf(eff->bypass_key, sizeof(eff->bypass_key), "%s", key);
+	return 0;
+}
+
+static void apply_defaults(const struct sh_config *cfg,
+			   struct sh_effective *eff)
+{
+	eff->bypass = cfg->default_bypass;
+	eff->bypass_source = SRC_DEFAULTS;
+	if (cfg->default_policy) {
+		eff->policy = config_policy(cfg, cfg->default_policy);
+		eff->policy_source = SRC_DEFAULTS;
+	}
+}
+
+int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
+		   struct sh_effective *eff)
+{
+	char policy_buf[320], bypass_buf[320];
+	const char *key, *value;
+	int r;
+
+	memset(eff, 0, sizeof(*eff));
+	if (is_sandbox(st)) {
+		eff->sandbox = true;
+		return 0;
+	}
+	apply_defaults(cfg, eff);
+	value = scoped_annotation(st, SH_ANNOTATION_POLICY, policy_buf,
+				  sizeof(policy_buf), &key);
+	if (value) {
+		r = choose_policy(cfg, key, value, eff);
+		if (r)
+			return r;
+	}
+	if (eff->policy && eff->policy->has_bypass) {
+		eff->bypass = eff->policy->bypass;
+		eff->bypass_source = SRC_POLICY;
+	}
+	value = scoped_annotation(st, SH_ANNOTATION_BYPASS, bypass_buf,
+				  sizeof(bypass_buf), &key);
+	if (value) {
+		r = apply_bypass_annotation(cfg, key, value, eff);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+bool policy_needs_sock_create(const struct sh_effective *eff)
+{
+	const struct sh_policy *p = eff->policy;
+
+	return eff->bypass ||
+	       (p && (p->nr_deny || p->has_mark || p->has_priority));
+}
+
+bool policy_needs_setsockopt(const struct sh_effective *eff)
+{
+	return eff->policy && (eff->policy->nr_set || eff->policy->default_deny);
+}
+
+bool policy_needs_getsockopt(const struct sh_effective *eff)
+{
+	return eff->policy && eff->policy->nr_get;
+}
+
+bool policy_is_empty(const struct sh_effective *eff)
+{
+	return !policy_needs_sock_create(eff) &&
+	       !policy_needs_setsockopt(eff) && !policy_needs_getsockopt(eff);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The hook stages. prestart/createRuntime: resolve the policy, load and
+ * verify the programs, find or make the cgroup, attach, record; any error
+ * undoes everything. poststop: undo what the record says; never fails.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+
+#include "attach.h"
+#include "cleanup.h"
+#include "load.h"
+#include "log.h"
+#include "policy.h"
+#include "stage.h"
+#include "state.h"
+
+static void fill_record(struct sh_record *rec, const struct oci_state *st,
+			const struct sh_effective *eff)
+{
+	memset(rec, 0, sizeof(*rec));
+	snprintf(rec->id, sizeof(rec->id), "%s", st->id);
+	rec->pid = st->pid;
+	pid_start_time(st->pid, &rec->pid_start);
+	snprintf(rec->policy, sizeof(rec->policy), "%s",
+		 eff->policy ? eff->policy->name : "");
+	snprintf(rec->policy_source, sizeof(rec->policy_source), "%s",
+		 eff->policy_source == SRC_ANNOTATION ? eff->policy_key :
+				policy_source_name(eff->policy_source));
+	rec->bypass = eff->bypass;
+	snprintf(rec->bypass_source, sizeof(rec->bypass_source), "%s",
+		 eff->bypass_source == SRC_ANNOTATION ? eff->bypass_key :
+				policy_source_name(eff->bypass_source));
+}
+
+/* A second prestart for the same container must not attach twice. */
+static bool already_attached(const struct oci_state *st)
+{
+	struct sh_record rec;
+	struct sh_progs now;
+	_cleanup_close_ int fd = -1;
+
+	if (state_read(st->id, &rec) || rec.pid != st->pid)
+		return false;
+	fd = open(rec.cg.abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || attached_ours(fd, &now))
+		return false;
+	for (int i = 0; i < rec.progs.nr; i++) {
+		bool found = false;
+
+		for (int j = 0; j < now.nr; j++)
+			found |= now.prog[j].id == rec.progs.prog[i].id;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+static int attach_to_cgroup(const struct sh_config *cfg,
+			    const struct oci_state *st,
+			    const struct sh_effective *eff,
+			    const struct sh_loaded *l)
+{
+	struct cg_root root;
+	struct sh_record rec;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	fill_record(&rec, st, eff);
+	r = cg_find_root(&root);
+	if (!r)
+		r = cg_resolve(&root, st->pid, st->id, &rec.cg);
+	if (r)
+		return r;
+	fd = cg_open(rec.cg.abs);
+	r = fd < 0 ? fd : attach_commit(fd, l, &rec.progs);
+	if (!r) {
+		r = state_write(&rec);
+		if (r)
+			detach_progs(fd, &rec.progs);
+	}
+	if (r) {
+		cg_undo(&root, &rec.cg, st->pid);
+		return r;
+	}
+	log_info("attached %d program(s) to cgroup %s (policy \"%s\", bypass-prot-mem %s)",
+		 rec.progs.nr, rec.cg.rel, rec.policy,
+		 rec.progs.bypass_active ? "on" : "off");
+	return 0;
+}
+
+int stage_attach(const struct sh_config *cfg, struct oci_state *st)
+{
+	struct sh_effective eff;
+	struct sh_loaded loaded = { 0 };
+	int r;
+
+	r = oci_load_bundle(st);
+	if (!r)
+		r = policy_resolve(cfg, st, &eff);
+	if (r)
+		return r;
+	if (eff.sandbox || policy_is_empty(&eff)) {
+		log_debug("no socket policy applies: nothing to attach");
+		return 0;
+	}
+	if (st->pid <= 0) {
+		log_error("OCI state on stdin lacks the container's \"pid\"");
+		return -EINVAL;
+	}
+	stage_gc();
+	if (already_attached(st)) {
+		log_info("policy already attached: nothing to do");
+		return 0;
+	}
+	r = attach_prepare(&eff, cfg->on_unsupported, &loaded);
+	if (!r)
+		r = attach_to_cgroup(cfg, st, &eff, &loaded);
+	loaded_free(&loaded);
+	return r;
+}
+
+/* Undo one record: detach, remove the cgroup we made, drop the record. */
+static int release_record(const struct sh_record *rec)
+{
+	struct cg_root root;
+	uint64_t id;
+	_cleanup_close_ int fd = -1;
+
+	if (cg_id(rec->cg.abs, &id) == 0 && id == rec->cg.id) {
+		fd = open(rec->cg.abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0)
+			detach_progs(fd, &rec->progs);
+		if (rec->cg.created && cg_find_root(&root) == 0)
+			cg_remove(&root, rec->cg.rel);
+	}
+	return state_remove(rec->id);
+}
+
+int stage_poststop(const struct oci_state *st)
+{
+	struct sh_record rec;
+	int r = state_read(st->id, &rec);
+
+	if (r == 0) {
+		r = release_record(&rec);
+		if (r)
+			log_warn("cannot remove state of %s: %s", st->id,
+				 strerror(-r));
+		else
+			log_info("released cgroup %s", rec.cg.rel);
+	} else if (r != -ENOENT) {
+		log_warn("cannot read state of %s: %s", st->id, strerror(-r));
+	}
+	stage_gc();
+	return 0;
+}
+
+static bool init_alive(const struct sh_record *rec)
+{
+	uint64_t start;
+
+	if (rec->pid <= 0 || kill(rec->pid, 0) < 0)
+		return false;
+	return pid_start_time(rec->pid, &start) == 0 &&
+	       start == rec->pid_start;
+}
+
+/* Gone: the cgroup vanished (or is a new one), or it is empty and the
+ * container's init is dead. */
+static bool record_stale(const struct sh_record *rec)
+{
+	uint64_t id;
+	bool populated = true;
+
+	if (cg_id(rec->cg.abs, &id) || id != rec->cg.id)
+		return true;
+	if (cg_populated(rec->cg.abs, &populated))
+		return false;
+	return !populated && !init_alive(rec);
+}
+
+static int gc_visit(const struct sh_record *rec, void *data)
+{
+	int *count = data;
+
+	if (!record_stale(rec))
+		return 0;
+	if (release_record(rec) == 0) {
+		log_info("gc: released state of container %s (cgroup %s)",
+			 rec->id, rec->cg.rel);
+		(*count)++;
+	}
+	return 0;
+}
+
+int stage_gc(void)
+{
+	int count = 0;
+
+	state_foreach(gc_visit, &count);
+	return count;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_STAGE_H
+#define SH_STAGE_H
+
+#include "config.h"
+#include "oci.h"
+
+int stage_attach(const struct sh_config *cfg, struct oci_state *st);
+int stage_poststop(const struct oci_state *st);
+/* Removes what containers that are gone left behind; returns the count. */
+int stage_gc(void);
+
+#endif /* SH_STAGE_H */

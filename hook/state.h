@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_STATE_H
+#define SH_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "attach.h"
+#include "cgroup.h"
+
+#define SH_STATE_DIR "/run/oci-sockopt-hook"
+
+/* What the hook did to one container: enough to undo it and to show it. */
+struct sh_record {
+	char id[260];
+	pid_t pid;
+	uint64_t pid_start;
+	struct cg_target cg;
+	char policy[80];
+	char policy_source[32];
+	bool bypass;
+	char bypass_source[32];
+	struct sh_progs progs;
+};
+
+const char *state_dir(void);
+int state_write(const struct sh_record *rec);
+int state_read(const char *id, struct sh_record *rec);
+int state_remove(const char *id);
+int pid_start_time(pid_t pid, uint64_t *start);
+typedef int (*state_visit_fn)(const struct sh_record *rec, void *data);
+int state_foreach(state_visit_fn fn, void *data);
+
+#endif /* SH_STATE_H */

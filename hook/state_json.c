@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The on-disk form of a container record. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "state_json.h"
+
+static void add_str(struct json_object *obj, const char *key, const char *v)
+{
+	json_object_object_add(obj, key, json_object_new_string(v));
+}
+
+static void add_int(struct json_object *obj, const char *key, int64_t v)
+{
+	json_object_object_add(obj, key, json_object_new_int64(v));
+}
+
+static void add_bool(struct json_object *obj, const char *key, bool v)
+{
+	json_object_object_add(obj, key, json_object_new_boolean(v));
+}
+
+static struct json_object *progs_to_json(const struct sh_progs *progs)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (int i = 0; arr && i < progs->nr; i++) {
+		struct json_object *p = json_object_new_object();
+
+		add_int(p, "id", progs->prog[i].id);
+		add_str(p, "attach", attach_type_name(progs->prog[i].type));
+		add_str(p, "name", progs->prog[i].name);
+		json_object_array_add(arr, p);
+	}
+	return arr;
+}
+
+struct json_object *record_to_json(const struct sh_record *rec)
+{
+	struct json_object *obj = json_object_new_object();
+
+	if (!obj)
+		return NULL;
+	add_str(obj, "id", rec->id);
+	add_int(obj, "pid", rec->pid);
+	add_int(obj, "pid_start", (int64_t)rec->pid_start);
+	add_str(obj, "cgroup", rec->cg.rel);
+	add_str(obj, "cgroup_path", rec->cg.abs);
+	add_int(obj, "cgroup_id", (int64_t)rec->cg.id);
+	add_bool(obj, "cgroup_created", rec->cg.created);
+	add_str(obj, "parent_cgroup", rec->cg.parent_rel);
+	add_str(obj, "policy", rec->policy);
+	add_str(obj, "policy_source", rec->policy_source);
+	add_bool(obj, "bypass_prot_mem", rec->bypass);
+	add_bool(obj, "bypass_active", rec->progs.bypass_active);
+	add_str(obj, "bypass_source", rec->bypass_source);
+	json_object_object_add(obj, "programs", progs_to_json(&rec->progs));
+	return obj;
+}
+
+enum bpf_attach_type attach_type_from_name(const char *name)
+{
+	if (!strcmp(name, "sock_create"))
+		return BPF_CGROUP_INET_SOCK_CREATE;
+	if (!strcmp(name, "setsockopt"))
+		return BPF_CGROUP_SETSOCKOPT;
+	if (!strcmp(name, "getsockopt"))
+		return BPF_CGROUP_GETSOCKOPT;
+	return __MAX_BPF_ATTACH_TYPE;
+}
+
+static void get_str(struct json_object *obj, const char *key, char *buf,
+		    size_t len)
+{
+	struct json_object *v;
+
+	buf[0] = '\0';
+	if (json_object_object_get_ex(obj, key, &v) &&
+	    json_object_is_type(v, json_type_string))
+		snprintf(buf, len, "%s", json_object_get_string(v));
+}
+
+static int64_t get_int(struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(obj, key, &v))
+		return 0;
+	return json_object_get_int64(v);
+}
+
+static bool get_bool(struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(obj, key, &v) &&
+	       json_object_get_boolean(v);
+}
+
+static int progs_from_json(struct json_object *arr, struct sh_progs *progs)
+{
+	size_t n;
+	char type[32];
+
+	if (!json_object_is_type(arr, json_type_array))
+		return -EBADMSG;
+	n = json_object_array_length(arr);
+	if (n > SH_MAX_PROGS)
+		return -EBADMSG;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *p = json_object_array_get_idx(arr, i);
+		struct sh_prog *prog = &progs->prog[i];
+
+		prog->id = (__u32)get_int(p, "id");
+		get_str(p, "name", prog->name, sizeof(prog->name));
+		get_str(p, "attach", type, sizeof(type));
+		prog->type = attach_type_from_name(type);
+		if (prog->type == __MAX_BPF_ATTACH_TYPE)
+			return -EBADMSG;
+	}
+	progs->nr = (int)n;
+	return 0;
+}
+
+int record_from_json(struct json_object *obj, struct sh_record *rec)
+{
+	struct json_object *arr;
+
+	memset(rec, 0, sizeof(*rec));
+	get_str(obj, "id", rec->id, sizeof(rec->id));
+	rec->pid = (pid_t)get_int(obj, "pid");
+	rec->pid_start = (uint64_t)get_int(obj, "pid_start");
+	get_str(obj, "cgroup", rec->cg.rel, sizeof(rec->cg.rel));
+	get_str(obj, "cgroup_path", rec->cg.abs, sizeof(rec->cg.abs));
+	rec->cg.id = (uint64_t)get_int(obj, "cgroup_id");
+	rec->cg.created = get_bool(obj, "cgroup_created");
+	get_str(obj, "parent_cgroup", rec->cg.parent_rel,
+		sizeof(rec->cg.parent_rel));
+	get_str(obj, "policy", rec->policy, sizeof(rec->policy));
+	get_str(obj, "policy_source", rec->policy_source,
+		sizeof(rec->policy_source));
+	rec->bypass = get_bool(obj, "bypass_prot_mem");
+	rec->progs.bypass_active = get_bool(obj, "bypass_active");
+	get_str(obj, "bypass_source", rec->bypass_source,
+		sizeof(rec->bypass_source));
+	if (!rec->id[0] || rec->cg.abs[0] != '/' ||
+	    !json_object_object_get_ex(obj, "programs", &arr))
+		return -EBADMSG;
+	return progs_from_json(arr, &rec->progs);
+}
