@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 #
 # Container fixtures for the integration tests: a busybox rootfs, OCI
 # bundles whose config.json calls the hook, runs under runc and crun, and
@@ -90,6 +90,22 @@ ct_init()
 		exit 1
 	}
 	CT_CG_BEFORE=$(ct_cgroup_dirs)
+}
+
+# ct_setup RUNTIME...: ct_require and ct_init, then whatever the runtimes
+# need from the host.
+ct_setup()
+{
+	ct_require "$@"
+	ct_init
+	case " $* " in
+	*" crun"*)
+		ct_hugetlb_setup || {
+			echo "Bail out! cannot mount the v1 hugetlb hierarchy"
+			exit 1
+		}
+		;;
+	esac
 }
 
 # ct_rootfs DIR: busybox with its applet links, plus sockcheck.
@@ -309,31 +325,45 @@ ct_cgroup_dirs()
 	(cd "$CT_CG2" && find . -type d | sort)
 }
 
-# ct_snapshot: what a container must not leave behind.
+# ct_snapshot [PART...]: what a container must not leave behind. PARTs:
+# progs, state, cgroups (default: all three).
 ct_snapshot()
 {
-	echo "bpf programs: $(ct_prog_count)"
-	echo "state dir $CT_STATE_DIR:"
-	(cd "$CT_STATE_DIR" && find . | sort)
-	echo "state dir $CT_DEFAULT_STATE_DIR:"
-	[ -d "$CT_DEFAULT_STATE_DIR" ] && (cd "$CT_DEFAULT_STATE_DIR" && find . | sort)
-	echo "cgroups under $CT_CG2:"
-	ct_cgroup_dirs
+	local part parts=("$@")
+
+	[ $# -gt 0 ] || parts=(progs state cgroups)
+	for part in "${parts[@]}"; do
+		case $part in
+		progs) echo "bpf programs: $(ct_prog_count)" ;;
+		state)
+			echo "state dir $CT_STATE_DIR:"
+			(cd "$CT_STATE_DIR" && find . | sort)
+			echo "state dir $CT_DEFAULT_STATE_DIR:"
+			[ -d "$CT_DEFAULT_STATE_DIR" ] &&
+				(cd "$CT_DEFAULT_STATE_DIR" && find . | sort)
+			;;
+		cgroups)
+			echo "cgroups under $CT_CG2:"
+			ct_cgroup_dirs
+			;;
+		esac
+	done
 }
 
-# ct_same_as BEFORE: waits up to 5 s for ct_snapshot to equal BEFORE
-# (the kernel frees a removed cgroup's programs asynchronously). Prints
-# the difference and fails otherwise.
+# ct_same_as BEFORE [PART...]: waits up to 5 s for ct_snapshot PART... to
+# equal BEFORE (the kernel frees a removed cgroup's programs
+# asynchronously). Prints the difference and fails otherwise.
 ct_same_as()
 {
-	local now i
+	local before=$1 now
 
-	for i in $(seq 1 50); do
-		now=$(ct_snapshot)
-		[ "$now" = "$1" ] && return 0
+	shift
+	for _ in $(seq 1 50); do
+		now=$(ct_snapshot "$@")
+		[ "$now" = "$before" ] && return 0
 		sleep 0.1
 	done
-	diff <(echo "$1") <(echo "$now") | sed -n '2,$p'
+	diff <(echo "$before") <(echo "$now") | sed -n '2,$p'
 	return 1
 }
 
@@ -345,7 +375,7 @@ ct_cleanup()
 	local entry pid dir
 
 	for entry in "${CT_IDS[@]}"; do
-		ct_delete ${entry% *} "${entry#* }"
+		ct_delete "${entry% *}" "${entry#* }"
 	done
 	for pid in "${CT_PIDS[@]}"; do
 		kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null

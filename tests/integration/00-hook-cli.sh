@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The hook called directly, without a runtime: each kind of bad input gives
+# exactly one line on stderr ("oci-sockopt-hook: ..."), a non-zero exit and
+# nothing attached. A valid call on the same process is the control.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/container.sh"
+
+ct_require
+ct_init
+BASE=$(ct_snapshot)
+
+# A process of our own in a cgroup of our own stands in for a container.
+CG=$CT_CG2/$(ct_id cli)
+mkdir "$CG" || { echo "Bail out! cannot create $CG"; exit 1; }
+sleep 600 &
+PID=$!
+CT_PIDS+=("$PID")
+echo "$PID" >"$CG/cgroup.procs" || { echo "Bail out! cannot move $PID into $CG"; exit 1; }
+
+GOOD=$(ct_bundle -a sockopt-hook.io/policy=restricted good -- true)
+
+# state BUNDLE [ANNOTATIONS-JSON]: runc-style OCI state for our process.
+state()
+{
+	local a=${2:-'{"sockopt-hook.io/policy": "restricted"}'}
+
+	jq -cn --arg id "$(ct_id cli)" --argjson pid "$PID" --arg b "$1" \
+		--argjson a "$a" \
+		'{ociVersion: "1.0.2", id: $id, status: "creating", pid: $pid,
+		  bundle: $b, annotations: $a}'
+}
+
+# bad NAME STDIN [HOOK-ARGS...]: runs the prestart hook and checks that it
+# refuses with one line and leaves nothing behind.
+bad()
+{
+	local name=$1 input=$2 before rc err lines diff
+
+	shift 2
+	before=$(ct_snapshot)
+	err=$(printf '%s' "$input" |
+		OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR timeout 30 "$HOOK" "$@" 2>&1 >/dev/null)
+	rc=$?
+	[ "$rc" != 0 ]
+	tap_ok $? "$name: non-zero exit (got $rc)"
+	lines=$(printf '%s\n' "$err" | grep -c .)
+	[ "$lines" = 1 ] && [[ $err == "oci-sockopt-hook: "* ]]
+	tap_ok $? "$name: exactly one line on stderr, starting 'oci-sockopt-hook: '" ||
+		tap_diag "stderr ($lines lines):" "$err"
+	[ "$lines" = 1 ] && tap_diag "stderr: $err"
+	tap_is "$(ct_our_progs "$CG" effective)" "" "$name: nothing attached to the cgroup"
+	diff=$(ct_same_as "$before")
+	tap_ok $? "$name: BPF program count, hook state and cgroups unchanged" ||
+		tap_diag "$diff"
+}
+
+CFG=(--config "$CT_EXAMPLE_CONFIG")
+
+bad "malformed stdin" "this is not json" "${CFG[@]}" prestart
+bad "truncated state JSON" '{"ociVersion": "1.0.2", "id": ' "${CFG[@]}" prestart
+bad "empty stdin" "" "${CFG[@]}" prestart
+bad "missing bundle" "$(state "$CT_TMP/no-such-bundle")" "${CFG[@]}" prestart
+
+B=$CT_TMP/bundles/malformed
+mkdir -p "$B"
+echo '{"ociVersion": "1.0.2", "annotations": {' >"$B/config.json"
+bad "malformed bundle config.json" "$(state "$B")" "${CFG[@]}" prestart
+
+B=$(ct_bundle -a sockopt-hook.io/bypass-prot-mem=maybe maybe -- true)
+bad 'bad annotation value (bypass-prot-mem: "maybe")' \
+	"$(state "$B" '{"sockopt-hook.io/bypass-prot-mem":"maybe"}')" "${CFG[@]}" prestart
+
+echo '{"defaults": {"bypass_prot_mem": false, "policy": ""}, "policies": {' \
+	>"$CT_TMP/configs/malformed.json"
+bad "malformed operator config" "$(state "$GOOD")" \
+	--config "$CT_TMP/configs/malformed.json" prestart
+
+CFGX=$(ct_config bad-action '.policies.restricted.setsockopt[0].action = "explode"')
+bad "operator config with an unknown action" "$(state "$GOOD")" --config "$CFGX" prestart
+
+CFGX=$(ct_config bad-option '.policies.restricted.setsockopt[0].option = "SO_NO_SUCH_OPTION"')
+bad "operator config with an unknown option name" "$(state "$GOOD")" --config "$CFGX" prestart
+
+bad "missing operator config" "$(state "$GOOD")" --config "$CT_TMP/configs/none.json" prestart
+bad "unknown stage" "$(state "$GOOD")" "${CFG[@]}" prestop
+
+# The control: the same process and bundle with valid input attach.
+err=$(state "$GOOD" | OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR \
+	timeout 30 "$HOOK" "${CFG[@]}" prestart 2>&1 >/dev/null)
+tap_ok $? "control: valid input is accepted" || tap_diag "stderr:" "$err"
+tap_is "$(ct_our_progs "$CG")" "cgroup_getsockopt sh_getsockopt
+cgroup_inet_sock_create sh_sock_create
+cgroup_setsockopt sh_setsockopt" "control: restricted programs attached to the process's cgroup"
+
+# Tear down like runc: the process dies, the cgroup goes, then poststop.
+kill -KILL "$PID" && wait "$PID" 2>/dev/null
+CT_PIDS=()
+rmdir "$CG"
+err=$(jq -cn --arg id "$(ct_id cli)" --arg b "$GOOD" \
+	'{ociVersion: "1.0.2", id: $id, status: "stopped", bundle: $b,
+	  annotations: {"sockopt-hook.io/policy": "restricted"}}' |
+	OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR timeout 30 "$HOOK" "${CFG[@]}" poststop 2>&1)
+tap_ok $? "control: poststop after the cgroup is gone succeeds" || tap_diag "stderr:" "$err"
+diff=$(ct_same_as "$BASE")
+tap_ok $? "control: after teardown, BPF programs, hook state and cgroups are as before" ||
+	tap_diag "$diff"
+
+tap_done

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Issue 2 under runc: a container annotated with policy "restricted" (attached
+# at prestart, then at createRuntime), one without annotations and one with
+# policy "setonly"; after each `runc delete` nothing is left behind.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/container.sh"
+. "$here/../lib/policy_suite.sh"
+
+policy_suite runc prestart createRuntime

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Issue 2 under crun with its cgroup manager (v1 hugetlb mounted, so crun
+# accepts this hybrid host): the same checks as 10-runc-policy.sh.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/container.sh"
+. "$here/../lib/policy_suite.sh"
+
+policy_suite crun prestart createRuntime

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Runs every test suite: the unit test binaries build/tests/unit-* and the
+# scripts tests/integration/*.sh. Exit 77 from a suite means skipped.
+# TESTS="pattern..." runs only the suites whose file name contains one of
+# the patterns (shell globs, e.g. TESTS=crun or TESTS='unit 2?-'); BUILD
+# names the build directory.
+# Each suite's output goes to $BUILD/tests/logs/<suite>.log and is shown
+# when the suite fails (VERBOSE=1 shows it always).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+BUILD=${BUILD:-build}
+logs=$BUILD/tests/logs
+mkdir -p "$logs" || exit 1
+
+# selected NAME: NAME matches $TESTS, or TESTS is empty.
+selected()
+{
+	local pat
+
+	[ -z "${TESTS:-}" ] && return 0
+	for pat in $TESTS; do
+		# shellcheck disable=SC2053
+		[[ $1 == *$pat* ]] && return 0
+	done
+	return 1
+}
+
+suites=()
+for f in "$BUILD"/tests/unit-* tests/integration/*.sh; do
+	if [ ! -f "$f" ] || [ ! -x "$f" ]; then
+		continue
+	fi
+	case $f in *.log | *.o | *.d) continue ;; esac
+	selected "$(basename "$f")" && suites+=("$f")
+done
+
+passed=0 failed=0 skipped=0
+for f in "${suites[@]}"; do
+	name=$(basename "$f")
+	log=$logs/$name.log
+	start=$SECONDS
+	"./$f" >"$log" 2>&1 </dev/null
+	rc=$?
+	secs=$((SECONDS - start))
+	case $rc in
+	0)
+		passed=$((passed + 1))
+		printf 'PASS %s (%ss)\n' "$name" "$secs"
+		;;
+	77)
+		skipped=$((skipped + 1))
+		printf 'SKIP %s: %s\n' "$name" \
+			"$(sed -n 's/^1\.\.0 # SKIP //p' "$log" | head -n 1)"
+		;;
+	*)
+		failed=$((failed + 1))
+		printf 'FAIL %s (exit %s, %ss; log %s)\n' "$name" "$rc" "$secs" "$log"
+		;;
+	esac
+	if [ "${VERBOSE:-0}" = 1 ] || { [ "$rc" != 0 ] && [ "$rc" != 77 ]; }; then
+		sed 's/^/    /' "$log"
+	fi
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
