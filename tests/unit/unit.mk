@@ -1,2 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-only
-.PHONY: unit unit-san
+# C unit tests, built twice: plain, and with ASan+UBSan.
+UNIT_NAMES := config oci_policy
+UNIT_CFLAGS = $(CFLAGS) -Itests/unit -DEXAMPLES=\"$(CURDIR)/examples\"
+UNIT_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-%)
+UNIT_SAN_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-san-%)
+SAN_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o)
+
+$(BUILD)/san/%.o: hook/%.c $(HDRS) $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(BUILD)/tests/unit-%: tests/unit/test_%.c $(LIB_OBJS) tests/unit/*.h
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
+
+$(BUILD)/tests/unit-san-%: tests/unit/test_%.c $(SAN_OBJS) tests/unit/*.h
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $< $(SAN_OBJS) -o $@ $(PKG_LIBS)
+
+unit: $(UNIT_BINS)
+unit-san: $(UNIT_SAN_BINS)

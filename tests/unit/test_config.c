@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Operator config parser: the contract shape and every refusal. */
+#include <errno.h>
+#include <string.h>
+
+#include "config.h"
+#include "helpers.h"
+#include "names.h"
+#include "tap.h"
+
+static int parse(const char *text, struct sh_config *cfg)
+{
+	return config_parse("test.json", text, strlen(text), cfg);
+}
+
+/* Parses text, expects failure, and checks the one error line. */
+static void refuses(const char *text, const char *want, const char *what)
+{
+	struct sh_config cfg;
+	const char *err;
+	int r;
+
+	capture_start();
+	r = parse(text, &cfg);
+	err = capture_end();
+	ok(r < 0 && strstr(err, want) && count_lines(err) == 1,
+	   "refuses %s (%s)", what, want);
+	if (r == 0)
+		config_free(&cfg);
+	else if (!strstr(err, want))
+		printf("#   got: %s", err);
+}
+
+static void test_example(void)
+{
+	struct sh_config cfg;
+	const struct sh_policy *p;
+	int r = config_load(EXAMPLES "/config.json", &cfg);
+
+	ok(r == 0, "examples/config.json parses");
+	if (r)
+		return;
+	p = config_policy(&cfg, "restricted");
+	ok(p && p->nr_deny == 2 && p->deny[0].family == 10 &&
+		   p->deny[0].type == SH_ANY && p->deny[1].type == 3,
+	   "socket deny rules");
+	ok(p && p->has_mark && p->mark == 7 && p->priority == 2,
+	   "mark and priority");
+	ok(p && p->nr_set == 3 && p->set_rules[1].rule.action == SH_ACTION_CLAMP &&
+		   p->set_rules[1].rule.max == 65536 &&
+		   p->set_rules[1].key.optname == 8,
+	   "SO_RCVBUF clamp");
+	ok(p && p->set_rules[2].rule.action == SH_ACTION_FORCE_BYTES &&
+		   p->set_rules[2].rule.value_len == 4 &&
+		   !memcmp(p->set_rules[2].rule.value, "reno", 4),
+	   "TCP_CONGESTION forced to reno");
+	ok(p && p->nr_get == 1 && p->get_rules[0].rule.action == SH_ACTION_DENY,
+	   "getsockopt deny");
+	p = config_policy(&cfg, "bulk");
+	ok(p && p->has_bypass && p->bypass && !p->nr_set, "bulk: bypass only");
+	ok(cfg.allow_bypass && cfg.nr_allowed == 3 &&
+		   cfg.on_unsupported == ON_UNSUPPORTED_FAIL,
+	   "annotation allow-lists and on_unsupported");
+	config_free(&cfg);
+}
+
+static void test_numbers_and_defaults(void)
+{
+	struct sh_config cfg;
+	int r = parse("{\"policies\":{\"p\":{\"default\":\"deny\",\"setsockopt\":"
+		      "[{\"level\":1,\"option\":36,\"action\":\"allow\"},"
+		      "{\"level\":\"SOL_TCP\",\"option\":\"TCP_MAXSEG\",\"action\":\"force\",\"value\":1200}]}}}",
+		      &cfg);
+
+	ok(r == 0, "numeric level/option and allow-list mode parse");
+	if (r)
+		return;
+	ok(cfg.policies[0].default_deny, "default deny recorded");
+	ok(cfg.policies[0].set_rules[0].key.level == 1 &&
+		   cfg.policies[0].set_rules[0].key.optname == 36,
+	   "numeric option kept");
+	ok(cfg.policies[0].set_rules[1].rule.action == SH_ACTION_FORCE_INT &&
+		   *(int *)cfg.policies[0].set_rules[1].rule.value == 1200,
+	   "int force value");
+	ok(cfg.on_unsupported == ON_UNSUPPORTED_FAIL && !cfg.default_policy,
+	   "defaults when keys are absent");
+	config_free(&cfg);
+}
+
+static void test_refusals(void)
+{
+	refuses("{", "invalid JSON", "truncated JSON");
+	refuses("[]", "$: must be a JSON object", "non-object root");
+	refuses("{\"defaults\":{\"polcy\":\"\"}}", "defaults.polcy: unknown key (did you mean \"policy\"?)",
+		"misspelt key with hint");
+	refuses("{\"on_unsupported\":\"ignore\"}", "on_unsupported: unknown value",
+		"bad on_unsupported");
+	refuses("{\"defaults\":{\"bypass_prot_mem\":\"yes\"}}",
+		"defaults.bypass_prot_mem: must be true or false", "string bool");
+	refuses("{\"defaults\":{\"policy\":\"x\"}}", "defaults.policy: names unknown policy",
+		"unknown default policy");
+	refuses("{\"annotations\":{\"allow_policies\":[\"x\"]}}",
+		"annotations.allow_policies[0]: names unknown policy", "unknown allowed policy");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MRAK\",\"action\":\"deny\"}]}}}",
+		"policies.p.setsockopt[0].option: unknown option \"SO_MRAK\" (did you mean \"SO_MARK\"?)",
+		"misspelt option with hint");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"SO_MARK\",\"action\":\"deny\"}]}}}",
+		"\"SO_MARK\" is not an option of level SOL_TCP", "option of another level");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"block\"}]}}}",
+		"setsockopt[0].action: unknown action", "unknown action");
+	refuses("{\"policies\":{\"p\":{\"getsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"clamp\",\"max\":1}]}}}",
+		"expected deny or force", "clamp on getsockopt");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\",\"max\":4294967296}]}}}",
+		"setsockopt[0].max: out of range", "clamp out of int range");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\",\"min\":9,\"max\":1}]}}}",
+		"min (9) is greater than max (1)", "inverted clamp");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\"}]}}}",
+		"clamp needs \"min\", \"max\" or both", "clamp without bounds");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"clamp\",\"max\":1}]}}}",
+		"clamp needs an int option", "clamp on a string option");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"force\",\"value\":\"seven\"}]}}}",
+		"a string value on SO_MARK, which takes an int", "string force on int option");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"force\",\"value\":3}]}}}",
+		"an int value on TCP_CONGESTION", "int force on string option");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"force\",\"value\":\"0123456789abcdefg\"}]}}}",
+		"string must be 1 to 15 bytes", "over-long string force");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"deny\",\"max\":3}]}}}",
+		"setsockopt[0].max: unknown key", "stray key for action");
+	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"deny\"},"
+		"{\"level\":\"SOL_SOCKET\",\"option\":36,\"action\":\"allow\"}]}}}",
+		"setsockopt[1]: duplicate rule", "duplicate rule");
+	refuses("{\"policies\":{\"p\":{\"socket\":{\"deny\":[{\"family\":\"AF_UNIX\"}]}}}}",
+		"sock_create only sees AF_INET and AF_INET6", "AF_UNIX deny");
+	refuses("{\"policies\":{\"p\":{\"socket\":{\"deny\":[{}]}}}}",
+		"socket.deny[0]: needs at least one", "empty deny rule");
+	refuses("{\"policies\":{\"p\":{\"socket\":{\"mark\":-1}}}}",
+		"policies.p.socket.mark: out of range", "negative mark");
+	refuses("{\"policies\":{\"a/b\":{}}}", "may only use letters", "bad policy name");
+	refuses("{\"policies\":{\"p\":{\"default\":\"maybe\"}}}", "policies.p.default: unknown value",
+		"bad default");
+}
+
+static void test_names(void)
+{
+	const struct sh_option_name *opt;
+	int v;
+
+	ok(names_level("SOL_TCP", &v) == 0 && v == 6, "SOL_TCP is 6");
+	ok(names_level("IPPROTO_IPV6", &v) == 0 && v == 41, "IPPROTO_IPV6 alias");
+	ok(names_option(1, "SO_RCVBUF", &opt) == 0 && opt->optname == 8,
+	   "SO_RCVBUF is 8");
+	ok(names_option(6, "13", &opt) == 0 && opt->kind == OPT_STRING,
+	   "numeric option finds its name and kind");
+	ok(names_option(6, "9999", &opt) == 0 && opt->kind == OPT_UNKNOWN,
+	   "unknown numeric option accepted");
+	ok(names_option(1, "SO_NOPE", &opt) == -ENOENT, "unknown name");
+	is_str(names_suggest("TCP_CONGESTOIN"), "TCP_CONGESTION", "suggestion");
+	ok(names_suggest("completely-different") == NULL, "no wild suggestion");
+}
+
+int main(void)
+{
+	test_example();
+	test_numbers_and_defaults();
+	test_refusals();
+	test_names();
+	return tap_done();
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* OCI state parsing, bundle annotations, and the effective-policy merge. */
+#include <errno.h>
+#include <string.h>
+
+#include "config.h"
+#include "helpers.h"
+#include "oci.h"
+#include "policy.h"
+#include "tap.h"
+
+static int state(const char *text, struct oci_state *st)
+{
+	return oci_parse_state(text, strlen(text), st);
+}
+
+static void state_refused(const char *text, const char *want)
+{
+	struct oci_state st;
+	const char *err;
+	int r;
+
+	capture_start();
+	r = state(text, &st);
+	err = capture_end();
+	ok(r < 0 && strstr(err, want) && count_lines(err) == 1,
+	   "state refused: %s", want);
+	if (!strstr(err, want))
+		printf("#   got: %s", err);
+	oci_state_free(&st);
+}
+
+static void test_state(void)
+{
+	struct oci_state st;
+	int r;
+
+	r = state("{\"ociVersion\":\"1.0.2\",\"id\":\"abc\",\"status\":\"creating\","
+		  "\"pid\":42,\"bundle\":\"/b\",\"annotations\":{\"k\":\"v\"}}",
+		  &st);
+	ok(r == 0 && st.pid == 42 && !strcmp(st.id, "abc") &&
+		   !strcmp(st.bundle, "/b"),
+	   "runc state");
+	is_str(oci_annotation(&st, "k"), "v", "state annotation");
+	oci_state_free(&st);
+	r = state("{\"ociVersion\":\"1.0.0\",\"id\":\"c1\",\"status\":\"created\","
+		  "\"pid\":7,\"bundle\":\"/b\",\"root\":\"/run/crun\",\"x-future\":[1]}",
+		  &st);
+	ok(r == 0 && st.pid == 7, "crun state with extra fields");
+	oci_state_free(&st);
+	r = state("{\"id\":\"p\",\"status\":\"stopped\"}", &st);
+	ok(r == 0 && st.pid == 0 && !st.bundle, "podman poststop: no pid");
+	oci_state_free(&st);
+	state_refused("", "invalid JSON");
+	state_refused("{\"id\":\"x\"", "unexpected end of input");
+	state_refused("{\"id\":\"x\"} trailing", "invalid JSON");
+	state_refused("\"id\"", "must be a JSON object");
+	state_refused("{\"pid\":1}", "lacks \"id\"");
+	state_refused("{\"id\":5}", "\"id\" must be a string");
+	state_refused("{\"id\":\"../etc\"}", "invalid container id");
+	state_refused("{\"id\":\"a/b\"}", "invalid container id");
+	state_refused("{\"id\":\"..\"}", "invalid container id");
+	state_refused("{\"id\":\"a\",\"pid\":-3}", "out of range");
+	state_refused("{\"id\":\"a\",\"pid\":\"12\"}", "\"pid\" must be an integer");
+	state_refused("{\"id\":\"a\",\"bundle\":\"rel/dir\"}", "not an absolute path");
+	state_refused("{\"id\":\"a\",\"annotations\":{\"k\":1}}", "must be a string");
+}
+
+static void test_bundle(void)
+{
+	struct oci_state st;
+	const char *cfg = "{\"ociVersion\":\"1.0.2\",\"annotations\":{"
+			  "\"sockopt-hook.io/policy\":\"restricted\",\"k\":\"cfg\"}}";
+	int r = state("{\"id\":\"a\",\"pid\":1,\"bundle\":\"/b\",\"annotations\":{\"k\":\"state\"}}",
+		      &st);
+
+	r = r ?: oci_parse_bundle_config("config.json", cfg, strlen(cfg), &st);
+	ok(r == 0, "bundle config parses");
+	is_str(oci_annotation(&st, SH_ANNOTATION_POLICY), "restricted",
+	       "annotation from config.json");
+	is_str(oci_annotation(&st, "k"), "state", "state annotations win");
+	oci_state_free(&st);
+}
+
+struct merge_case {
+	const char *annotations; /* JSON object body */
+	int want_r;
+	const char *want_policy; /* NULL: none */
+	int want_bypass;
+	const char *want_err;
+	const char *what;
+};
+
+static const char *merge_config =
+	"{\"defaults\":{\"bypass_prot_mem\":false,\"policy\":\"base\"},"
+	"\"annotations\":{\"allow_bypass_prot_mem\":true,\"allow_policies\":[\"restricted\",\"bulk\",\"nobulk\"]},"
+	"\"policies\":{\"base\":{\"socket\":{\"mark\":1}},\"restricted\":{\"socket\":{\"mark\":7}},"
+	"\"bulk\":{\"bypass_prot_mem\":true},\"nobulk\":{\"bypass_prot_mem\":false},\"hidden\":{}}}";
+
+static const struct merge_case merge_cases[] = {
+	{ "{}", 0, "base", 0, NULL, "defaults only" },
+	{ "{\"sockopt-hook.io/policy\":\"restricted\"}", 0, "restricted", 0, NULL, "allowed policy annotation" },
+	{ "{\"sockopt-hook.io/policy\":\"bulk\"}", 0, "bulk", 1, NULL, "policy sets bypass" },
+	{ "{\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/bypass-prot-mem\":\"false\"}", 0, "bulk", 0, NULL, "annotation bypass overrides policy" },
+	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"true\"}", 0, "base", 1, NULL, "bypass annotation" },
+	{ "{\"sockopt-hook.io/policy\":\"hidden\"}", -EPERM, NULL, 0, "annotation sockopt-hook.io/policy=\"hidden\" refused: \"hidden\" is not in annotations.allow_policies", "policy not allowed" },
+	{ "{\"sockopt-hook.io/policy\":\"nope\"}", -EPERM, NULL, 0, "not in annotations.allow_policies", "unknown policy" },
+	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"maybe\"}", -EINVAL, NULL, 0, "annotation sockopt-hook.io/bypass-prot-mem=\"maybe\" is invalid", "bad bool" },
+	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"TRUE\"}", -EINVAL, NULL, 0, "expected \"true\" or \"false\"", "bools are lower case" },
+	/* containerd-style pod with two containers, per-container keys */
+	{ "{\"io.kubernetes.cri.container-name\":\"web\",\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/policy.web\":\"restricted\"}", 0, "restricted", 0, NULL, "containerd: container key wins" },
+	{ "{\"io.kubernetes.cri.container-name\":\"db\",\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/policy.web\":\"restricted\"}", 0, "bulk", 1, NULL, "containerd: other container gets pod key" },
+	{ "{\"io.kubernetes.container.name\":\"web\",\"sockopt-hook.io/bypass-prot-mem\":\"true\",\"sockopt-hook.io/bypass-prot-mem.web\":\"false\"}", 0, "base", 0, NULL, "CRI-O: container bypass key wins" },
+	{ "{\"io.kubernetes.container.name\":\"web\",\"sockopt-hook.io/policy.web\":\"hidden\"}", -EPERM, NULL, 0, "annotation sockopt-hook.io/policy.web=\"hidden\" refused", "per-container refusal names the key" },
+	{ "{\"io.kubernetes.cri.container-type\":\"sandbox\",\"sockopt-hook.io/policy\":\"restricted\"}", 0, NULL, 0, NULL, "containerd sandbox skipped" },
+	{ "{\"io.kubernetes.cri-o.ContainerType\":\"sandbox\",\"sockopt-hook.io/policy\":\"nope\"}", 0, NULL, 0, NULL, "CRI-O sandbox skipped" },
+};
+
+static void run_merge_case(const struct sh_config *cfg,
+			   const struct merge_case *c)
+{
+	char text[1024];
+	struct oci_state st;
+	struct sh_effective eff;
+	const char *err;
+	int r;
+
+	snprintf(text, sizeof(text), "{\"id\":\"m\",\"pid\":1,\"annotations\":%s}",
+		 c->annotations);
+	r = state(text, &st);
+	capture_start();
+	r = r ?: policy_resolve(cfg, &st, &eff);
+	err = capture_end();
+	if (c->want_r)
+		ok(r == c->want_r && strstr(err, c->want_err) &&
+			   count_lines(err) == 1,
+		   "%s", c->what);
+	else if (!c->want_policy)
+		ok(r == 0 && (eff.sandbox || !eff.policy), "%s", c->what);
+	else
+		ok(r == 0 && eff.policy &&
+			   !strcmp(eff.policy->name, c->want_policy) &&
+			   eff.bypass == c->want_bypass,
+		   "%s", c->what);
+	if (c->want_r && !strstr(err, c->want_err))
+		printf("#   got: %s", err);
+	oci_state_free(&st);
+}
+
+static void test_merge(void)
+{
+	struct sh_config cfg;
+	int r = config_parse("merge.json", merge_config, strlen(merge_config), &cfg);
+
+	ok(r == 0, "merge config parses");
+	if (r)
+		return;
+	for (size_t i = 0; i < sizeof(merge_cases) / sizeof(merge_cases[0]); i++)
+		run_merge_case(&cfg, &merge_cases[i]);
+	config_free(&cfg);
+}
+
+static void test_refused_bypass(void)
+{
+	const char *text = "{\"annotations\":{\"allow_bypass_prot_mem\":false}}";
+	struct sh_config cfg;
+	struct oci_state st;
+	struct sh_effective eff;
+	const char *err;
+	int r = config_parse("nobypass.json", text, strlen(text), &cfg);
+
+	r = r ?: state("{\"id\":\"m\",\"annotations\":{\"sockopt-hook.io/bypass-prot-mem\":\"true\"}}", &st);
+	capture_start();
+	r = r ?: policy_resolve(&cfg, &st, &eff);
+	err = capture_end();
+	ok(r == -EPERM && strstr(err, "annotations.allow_bypass_prot_mem is false"),
+	   "bypass annotation refused when not allowed");
+	oci_state_free(&st);
+	config_free(&cfg);
+}
+
+static void test_needs(void)
+{
+	struct sh_policy set_only = { .name = "s", .nr_set = 1 };
+	struct sh_effective eff = { .policy = &set_only };
+
+	ok(policy_needs_setsockopt(&eff) && !policy_needs_getsockopt(&eff) &&
+		   !policy_needs_sock_create(&eff),
+	   "setsockopt-only policy needs only the setsockopt program");
+	eff.bypass = true;
+	ok(policy_needs_sock_create(&eff), "bypass needs sock_create");
+	eff = (struct sh_effective){ 0 };
+	ok(policy_is_empty(&eff), "no policy: nothing to attach");
+}
+
+int main(void)
+{
+	test_state();
+	test_bundle();
+	test_merge();
+	test_refused_bypass();
+	test_needs();
+	return tap_done();
+}
