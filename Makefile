@@ -31,6 +31,17 @@ HDRS := $(wildcard hook/*.h bpf/*.h)
 
 BIN := $(BUILD)/oci-sockopt-hook
 
+# Quiet build, as in libbpf-bootstrap: `make V=1` shows the commands.
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.SECONDARY:
+.DELETE_ON_ERROR:
 .PHONY: all deps demo check unit bench fuzz format format-check clean install uninstall
 all: $(BIN)
 
@@ -39,18 +50,22 @@ deps:
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
-	$(BPFTOOL) gen skeleton $< name $(subst .skel.h,,$(notdir $@))_bpf > $@.tmp
-	mv $@.tmp $@
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .skel.h,,$(notdir $@))_bpf > $@.tmp
+	$(Q)mv $@.tmp $@
 
 $(BUILD)/obj/%.o: hook/%.c $(HDRS) $(SKELS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BIN): $(HOOK_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PKG_LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PKG_LIBS)
 
 include tests/unit/unit.mk
 -include tests/tests.mk

@@ -87,13 +87,15 @@ static int load_sock(const struct sh_effective *eff, enum on_unsupported on,
 		if (!r || !unsupported(r))
 			return r;
 		if (on == ON_UNSUPPORTED_FAIL) {
-			log_error("bypass-prot-mem is requested (from %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is \"fail\"",
-				  eff->bypass_source == SRC_ANNOTATION ?
-					  eff->bypass_key :
-					  policy_source_name(eff->bypass_source));
+			log_error(
+				"bypass-prot-mem is requested (from %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is \"fail\"",
+				eff->bypass_source == SRC_ANNOTATION ?
+					eff->bypass_key :
+					policy_source_name(eff->bypass_source));
 			return -EOPNOTSUPP;
 		}
-		log_warn("bypass-prot-mem is requested but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); starting without it (on_unsupported is \"warn\")");
+		log_warn(
+			"bypass-prot-mem is requested but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); starting without it (on_unsupported is \"warn\")");
 		struct sh_effective rest = *eff;
 
 		rest.bypass = false;
@@ -178,8 +180,8 @@ static int attach_loaded(int cg_fd, const struct sh_loaded *l,
 	int r = 0;
 
 	if (l->sock)
-		r = attach_one(cg_fd, sock_prog(l),
-			       BPF_CGROUP_INET_SOCK_CREATE, out);
+		r = attach_one(cg_fd, sock_prog(l), BPF_CGROUP_INET_SOCK_CREATE,
+			       out);
 	if (!r && l->set)
 		r = attach_one(cg_fd, l->set->progs.sh_setsockopt,
 			       BPF_CGROUP_SETSOCKOPT, out);
@@ -245,8 +247,8 @@ int detach_progs(int cg_fd, const struct sh_progs *progs)
 	return r;
 }
 
-static void collect_ours(enum bpf_attach_type type, const __u32 *ids,
-			 __u32 n, struct sh_progs *found)
+static void collect_ours(enum bpf_attach_type type, const __u32 *ids, __u32 n,
+			 struct sh_progs *found)
 {
 	for (__u32 i = 0; i < n && found->nr < SH_MAX_PROGS; i++) {
 		_cleanup_close_ int fd = bpf_prog_get_fd_by_id(ids[i]);

@@ -66,7 +66,8 @@ int cg_find_root(struct cg_root *root)
 		}
 	}
 	if (!found) {
-		log_error("no cgroup2 hierarchy is mounted (cgroup BPF needs cgroup v2)");
+		log_error(
+			"no cgroup2 hierarchy is mounted (cgroup BPF needs cgroup v2)");
 		return -ENOENT;
 	}
 	return 0;

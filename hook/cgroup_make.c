@@ -113,8 +113,9 @@ int cg_make_child(const struct cg_root *root, pid_t pid, const char *id,
 	const char *parent = target->parent_rel;
 	int r;
 
-	if (snprintf(rel, sizeof(rel), "%s/%s%s", strcmp(parent, "/") ? parent : "",
-		     SH_CGROUP_PREFIX, id) >= (int)sizeof(rel))
+	if (snprintf(rel, sizeof(rel), "%s/%s%s",
+		     strcmp(parent, "/") ? parent : "", SH_CGROUP_PREFIX,
+		     id) >= (int)sizeof(rel))
 		return -ENAMETOOLONG;
 	r = make_dir(root, rel);
 	if (r && r != -EEXIST) {

@@ -46,11 +46,11 @@ static inline void json_putp(struct json_object **obj)
 }
 
 /* Hand ownership to the caller so the cleanup handler does nothing. */
-#define TAKE_PTR(p)                        \
-	({                                 \
-		typeof(p) _taken = (p);    \
-		(p) = NULL;                \
-		_taken;                    \
+#define TAKE_PTR(p)                     \
+	({                              \
+		typeof(p) _taken = (p); \
+		(p) = NULL;             \
+		_taken;                 \
 	})
 
 static inline int take_fd(int *fd)

@@ -124,9 +124,9 @@ static int parse_on_unsupported(struct cfg_ctx *ctx, struct json_object *root,
 		cfg->on_unsupported = ON_UNSUPPORTED_WARN;
 		return 0;
 	}
-	return cfg_error(ctx, "on_unsupported",
-			 "unknown value \"%.64s\" (expected \"fail\" or \"warn\")",
-			 v);
+	return cfg_error(
+		ctx, "on_unsupported",
+		"unknown value \"%.64s\" (expected \"fail\" or \"warn\")", v);
 }
 
 static int parse_logging(struct cfg_ctx *ctx, struct json_object *root,
@@ -173,10 +173,11 @@ static int check_references(struct cfg_ctx *ctx, struct sh_config *cfg)
 static int parse_root(struct cfg_ctx *ctx, struct json_object *root,
 		      struct sh_config *cfg)
 {
-	static const char *const keys[] = { "defaults",	      "annotations",
-					    "on_unsupported", "policies",
-					    "log_level",      "log_file",
-					    NULL };
+	static const char *const keys[] = {
+		"defaults", "annotations", "on_unsupported",
+		"policies", "log_level",   "log_file",
+		NULL
+	};
 	struct json_object *sub;
 	int r;
 

@@ -66,8 +66,7 @@ int cfg_check_object(struct cfg_ctx *ctx, struct json_object *obj,
 
 	if (!json_object_is_type(obj, json_type_object))
 		return cfg_error(ctx, path ? path : "$", "must be an object");
-	json_object_object_foreach(obj, key, val)
-	{
+	json_object_object_foreach(obj, key, val) {
 		size_t i;
 		const char *hint;
 
@@ -98,9 +97,9 @@ int cfg_get_typed(struct cfg_ctx *ctx, struct json_object *obj,
 	if (!json_object_is_type(val, type)) {
 		join_path(where, sizeof(where), path, key);
 		return cfg_error(ctx, where, "must be %s",
-				 type == json_type_array ? "an array" :
-				 type == json_type_object ? "an object" :
-				 type == json_type_string ? "a string" :
+				 type == json_type_array   ? "an array" :
+				 type == json_type_object  ? "an object" :
+				 type == json_type_string  ? "a string" :
 				 type == json_type_boolean ? "true or false" :
 							     "an integer");
 	}
@@ -108,8 +107,8 @@ int cfg_get_typed(struct cfg_ctx *ctx, struct json_object *obj,
 	return 0;
 }
 
-int cfg_get_bool(struct cfg_ctx *ctx, struct json_object *obj,
-		 const char *path, const char *key, bool *out)
+int cfg_get_bool(struct cfg_ctx *ctx, struct json_object *obj, const char *path,
+		 const char *key, bool *out)
 {
 	struct json_object *val;
 	int r = cfg_get_typed(ctx, obj, path, key, json_type_boolean, &val);
@@ -130,9 +129,9 @@ int cfg_get_string(struct cfg_ctx *ctx, struct json_object *obj,
 	return r;
 }
 
-int cfg_get_int(struct cfg_ctx *ctx, struct json_object *obj,
-		const char *path, const char *key, long long min,
-		long long max, long long *out, bool *present)
+int cfg_get_int(struct cfg_ctx *ctx, struct json_object *obj, const char *path,
+		const char *key, long long min, long long max, long long *out,
+		bool *present)
 {
 	struct json_object *val;
 	char where[256];

@@ -21,13 +21,13 @@ int cfg_check_object(struct cfg_ctx *ctx, struct json_object *obj,
 int cfg_get_typed(struct cfg_ctx *ctx, struct json_object *obj,
 		  const char *path, const char *key, json_type type,
 		  struct json_object **out);
-int cfg_get_bool(struct cfg_ctx *ctx, struct json_object *obj,
-		 const char *path, const char *key, bool *out);
+int cfg_get_bool(struct cfg_ctx *ctx, struct json_object *obj, const char *path,
+		 const char *key, bool *out);
 int cfg_get_string(struct cfg_ctx *ctx, struct json_object *obj,
 		   const char *path, const char *key, const char **out);
-int cfg_get_int(struct cfg_ctx *ctx, struct json_object *obj,
-		const char *path, const char *key, long long min,
-		long long max, long long *out, bool *present);
+int cfg_get_int(struct cfg_ctx *ctx, struct json_object *obj, const char *path,
+		const char *key, long long min, long long max, long long *out,
+		bool *present);
 int parse_opt_lists(struct cfg_ctx *ctx, struct json_object *obj,
 		    const char *policy, struct sh_policy *pol);
 int parse_policies(struct cfg_ctx *ctx, struct json_object *obj,

@@ -30,10 +30,11 @@ static int parse_sock_field(struct cfg_ctx *ctx, struct json_object *rule,
 	snprintf(where, sizeof(where), "%s.%s", path, key);
 	hint = names_suggest(name);
 	if (lookup == names_family)
-		return cfg_error(ctx, where,
-				 "unsupported family \"%.64s\": sock_create only sees AF_INET and AF_INET6%s%s%s",
-				 name, hint ? " (did you mean \"" : "",
-				 hint ? hint : "", hint ? "\"?)" : "");
+		return cfg_error(
+			ctx, where,
+			"unsupported family \"%.64s\": sock_create only sees AF_INET and AF_INET6%s%s%s",
+			name, hint ? " (did you mean \"" : "", hint ? hint : "",
+			hint ? "\"?)" : "");
 	return cfg_error(ctx, where, "unknown name \"%.64s\"%s%s%s", name,
 			 hint ? " (did you mean \"" : "", hint ? hint : "",
 			 hint ? "\"?)" : "");
@@ -57,8 +58,9 @@ static int parse_deny_rule(struct cfg_ctx *ctx, struct json_object *rule,
 				     names_protocol, &out->protocol);
 	if (!r && out->family == SH_ANY && out->type == SH_ANY &&
 	    out->protocol == SH_ANY)
-		return cfg_error(ctx, path,
-				 "needs at least one of family, type, protocol");
+		return cfg_error(
+			ctx, path,
+			"needs at least one of family, type, protocol");
 	return r;
 }
 
@@ -124,9 +126,9 @@ static int parse_default(struct cfg_ctx *ctx, struct json_object *obj,
 		return 0;
 	}
 	snprintf(where, sizeof(where), "%s.default", path);
-	return cfg_error(ctx, where,
-			 "unknown value \"%.64s\" (expected \"allow\" or \"deny\")",
-			 v);
+	return cfg_error(
+		ctx, where,
+		"unknown value \"%.64s\" (expected \"allow\" or \"deny\")", v);
 }
 
 static int parse_policy(struct cfg_ctx *ctx, const char *name,
@@ -170,9 +172,10 @@ static int check_policy_name(struct cfg_ctx *ctx, const char *name)
 		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
 		    *p == '.')
 			continue;
-		return cfg_error(ctx, "policies",
-				 "policy name \"%.64s\" may only use letters, digits, '-', '_' and '.'",
-				 name);
+		return cfg_error(
+			ctx, "policies",
+			"policy name \"%.64s\" may only use letters, digits, '-', '_' and '.'",
+			name);
 	}
 	return 0;
 }
@@ -188,8 +191,7 @@ int parse_policies(struct cfg_ctx *ctx, struct json_object *obj,
 	cfg->policies = calloc(n ? n : 1, sizeof(*cfg->policies));
 	if (!cfg->policies)
 		return -ENOMEM;
-	json_object_object_foreach(obj, name, val)
-	{
+	json_object_object_foreach(obj, name, val) {
 		cfg->nr_policies = i + 1;
 		if (check_policy_name(ctx, name) ||
 		    parse_policy(ctx, name, val, &cfg->policies[i++]))

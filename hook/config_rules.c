@@ -63,8 +63,7 @@ static int parse_target(struct rule_ctx *rc, struct json_object *rule,
 
 	if (get_name_or_number(rc, rule, "level", level_name,
 			       sizeof(level_name)) ||
-	    get_name_or_number(rc, rule, "option", opt_name,
-			       sizeof(opt_name)))
+	    get_name_or_number(rc, rule, "option", opt_name, sizeof(opt_name)))
 		return -EINVAL;
 	if (names_level(level_name, &level))
 		return hinted(rc, "level", "level", level_name);
@@ -103,10 +102,9 @@ static int parse_action(struct rule_ctx *rc, struct json_object *rule,
 		*action = i == 3 ? SH_ACTION_FORCE_INT : i;
 		return 0;
 	}
-	return cfg_error(rc->cfg, where,
-			 "unknown action \"%.64s\" (expected %s)", name,
-			 rc->is_get ? "deny or force" :
-				      "allow, deny, clamp or force");
+	return cfg_error(
+		rc->cfg, where, "unknown action \"%.64s\" (expected %s)", name,
+		rc->is_get ? "deny or force" : "allow, deny, clamp or force");
 }
 
 static bool is_int_option(const struct sh_option_name *opt)
@@ -124,10 +122,10 @@ static int parse_clamp(struct rule_ctx *rc, struct json_object *rule,
 		return cfg_error(rc->cfg, rc->path,
 				 "clamp needs an int option, and %s is not one",
 				 rc->opt->name);
-	if (cfg_get_int(rc->cfg, rule, rc->path, "min", INT_MIN, INT_MAX,
-			&min, &has_min) ||
-	    cfg_get_int(rc->cfg, rule, rc->path, "max", INT_MIN, INT_MAX,
-			&max, &has_max))
+	if (cfg_get_int(rc->cfg, rule, rc->path, "min", INT_MIN, INT_MAX, &min,
+			&has_min) ||
+	    cfg_get_int(rc->cfg, rule, rc->path, "max", INT_MIN, INT_MAX, &max,
+			&has_max))
 		return -EINVAL;
 	if (!has_min && !has_max)
 		return cfg_error(rc->cfg, rc->path,
@@ -154,8 +152,7 @@ static int force_string(struct rule_ctx *rc, struct json_object *val,
 				 "a string value on %s, which takes an int",
 				 rc->opt->name);
 	if (len == 0 || len >= SH_OPT_VALUE_MAX)
-		return cfg_error(rc->cfg, where,
-				 "string must be 1 to %d bytes",
+		return cfg_error(rc->cfg, where, "string must be 1 to %d bytes",
 				 SH_OPT_VALUE_MAX - 1);
 	out->action = SH_ACTION_FORCE_BYTES;
 	out->value_len = len;
@@ -233,16 +230,17 @@ static int check_duplicate(struct rule_ctx *rc,
 		if (rules[i].key.level != rules[n].key.level ||
 		    rules[i].key.optname != rules[n].key.optname)
 			continue;
-		return cfg_error(rc->cfg, rc->path,
-				 "duplicate rule for this option (first at index %zu)",
-				 i);
+		return cfg_error(
+			rc->cfg, rc->path,
+			"duplicate rule for this option (first at index %zu)",
+			i);
 	}
 	return 0;
 }
 
 static int parse_list(struct cfg_ctx *ctx, struct json_object *arr,
-		      const char *path, bool is_get,
-		      struct sh_rule_entry **out, size_t *nr)
+		      const char *path, bool is_get, struct sh_rule_entry **out,
+		      size_t *nr)
 {
 	size_t n = json_object_array_length(arr);
 	char where[PATH_LEN];

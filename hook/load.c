@@ -54,11 +54,9 @@ static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
 		      size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int r = bpf_map__update_elem(map, &rules[i].key,
-					     sizeof(rules[i].key),
-					     &rules[i].rule,
-					     sizeof(rules[i].rule),
-					     BPF_NOEXIST);
+		int r = bpf_map__update_elem(
+			map, &rules[i].key, sizeof(rules[i].key),
+			&rules[i].rule, sizeof(rules[i].rule), BPF_NOEXIST);
 		if (r)
 			return r;
 	}

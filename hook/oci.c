@@ -86,8 +86,7 @@ static int merge_annotations(struct oci_state *st, struct json_object *obj,
 		log_error("%s: \"annotations\" must be an object", what);
 		return -EINVAL;
 	}
-	json_object_object_foreach(obj, key, val)
-	{
+	json_object_object_foreach(obj, key, val) {
 		if (!json_object_is_type(val, json_type_string)) {
 			log_error("%s: annotation \"%.128s\" must be a string",
 				  what, key);
@@ -102,13 +101,15 @@ static int merge_annotations(struct oci_state *st, struct json_object *obj,
 static int check_state(struct oci_state *st)
 {
 	if (!oci_valid_id(st->id)) {
-		log_error("OCI state on stdin: invalid container id \"%.64s\" (letters, digits, '-', '_', '.', '+'; at most %d)",
-			  st->id, SH_MAX_ID_LEN);
+		log_error(
+			"OCI state on stdin: invalid container id \"%.64s\" (letters, digits, '-', '_', '.', '+'; at most %d)",
+			st->id, SH_MAX_ID_LEN);
 		return -EINVAL;
 	}
 	if (st->bundle && st->bundle[0] != '/') {
-		log_error("OCI state on stdin: bundle \"%.128s\" is not an absolute path",
-			  st->bundle);
+		log_error(
+			"OCI state on stdin: bundle \"%.128s\" is not an absolute path",
+			st->bundle);
 		return -EINVAL;
 	}
 	log_set_context("container %s", st->id);
@@ -144,8 +145,8 @@ int oci_parse_state(const char *text, size_t len, struct oci_state *st)
 		r = state_pid(st->state_root, &st->pid);
 	if (!r)
 		r = check_state(st);
-	if (!r && json_object_object_get_ex(st->state_root, "annotations",
-					    &ann))
+	if (!r &&
+	    json_object_object_get_ex(st->state_root, "annotations", &ann))
 		r = merge_annotations(st, ann, "OCI state on stdin");
 	return r;
 }
@@ -172,7 +173,8 @@ int oci_read_state(int fd, struct oci_state *st)
 		return -errno;
 	}
 	if (used == 0) {
-		log_error("no OCI state on stdin (is this run as an OCI hook?)");
+		log_error(
+			"no OCI state on stdin (is this run as an OCI hook?)");
 		return -EINVAL;
 	}
 	return oci_parse_state(buf, used, st);
@@ -215,8 +217,9 @@ static int open_bundle_config(const char *bundle, int *fd)
 		return -errno;
 	}
 	if (strcmp(real, bundle)) {
-		log_error("bundle %s is not a canonical path (it resolves to %s)",
-			  bundle, real);
+		log_error(
+			"bundle %s is not a canonical path (it resolves to %s)",
+			bundle, real);
 		return -EINVAL;
 	}
 	dir = open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);

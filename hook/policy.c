@@ -35,23 +35,27 @@ int parse_bool_annotation(const char *key, const char *value, bool *out)
 		*out = false;
 		return 0;
 	}
-	log_error("annotation %s=\"%.64s\" is invalid: expected \"true\" or \"false\"",
-		  key, value);
+	log_error(
+		"annotation %s=\"%.64s\" is invalid: expected \"true\" or \"false\"",
+		key, value);
 	return -EINVAL;
 }
 
 /* containerd and CRI-O name the container differently. */
 static const char *container_name(const struct oci_state *st)
 {
-	const char *name = oci_annotation(st, "io.kubernetes.cri.container-name");
+	const char *name =
+		oci_annotation(st, "io.kubernetes.cri.container-name");
 
 	return name ? name : oci_annotation(st, "io.kubernetes.container.name");
 }
 
 static bool is_sandbox(const struct oci_state *st)
 {
-	const char *type = oci_annotation(st, "io.kubernetes.cri.container-type");
-	const char *crio = oci_annotation(st, "io.kubernetes.cri-o.ContainerType");
+	const char *type =
+		oci_annotation(st, "io.kubernetes.cri.container-type");
+	const char *crio =
+		oci_annotation(st, "io.kubernetes.cri-o.ContainerType");
 
 	return (type && !strcmp(type, "sandbox")) ||
 	       (crio && !strcmp(crio, "sandbox"));
@@ -80,14 +84,16 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 			 const char *name, struct sh_effective *eff)
 {
 	if (!config_policy_allowed(cfg, name)) {
-		log_error("annotation %s=\"%.64s\" refused: \"%.64s\" is not in annotations.allow_policies of %s",
-			  key, name, name, cfg->path);
+		log_error(
+			"annotation %s=\"%.64s\" refused: \"%.64s\" is not in annotations.allow_policies of %s",
+			key, name, name, cfg->path);
 		return -EPERM;
 	}
 	eff->policy = config_policy(cfg, name);
 	if (!eff->policy) {
-		log_error("annotation %s=\"%.64s\" refused: no such policy in %s",
-			  key, name, cfg->path);
+		log_error(
+			"annotation %s=\"%.64s\" refused: no such policy in %s",
+			key, name, cfg->path);
 		return -ENOENT;
 	}
 	eff->policy_source = SRC_ANNOTATION;
@@ -95,9 +101,8 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 	return 0;
 }
 
-static int apply_bypass_annotation(const struct sh_config *cfg,
-				   const char *key, const char *value,
-				   struct sh_effective *eff)
+static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
+				   const char *value, struct sh_effective *eff)
 {
 	bool bypass;
 	int r = parse_bool_annotation(key, value, &bypass);
@@ -105,8 +110,9 @@ static int apply_bypass_annotation(const struct sh_config *cfg,
 	if (r)
 		return r;
 	if (!cfg->allow_bypass) {
-		log_error("annotation %s=\"%s\" refused: annotations.allow_bypass_prot_mem is false in %s",
-			  key, value, cfg->path);
+		log_error(
+			"annotation %s=\"%s\" refused: annotations.allow_bypass_prot_mem is false in %s",
+			key, value, cfg->path);
 		return -EPERM;
 	}
 	eff->bypass = bypass;
@@ -170,7 +176,8 @@ bool policy_needs_sock_create(const struct sh_effective *eff)
 
 bool policy_needs_setsockopt(const struct sh_effective *eff)
 {
-	return eff->policy && (eff->policy->nr_set || eff->policy->default_deny);
+	return eff->policy &&
+	       (eff->policy->nr_set || eff->policy->default_deny);
 }
 
 bool policy_needs_getsockopt(const struct sh_effective *eff)

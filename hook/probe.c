@@ -59,13 +59,12 @@ static void run_probes(struct probe_result *p)
 	p->cgroup2 = cg_find_root(&p->root) == 0;
 	p->prog_sock = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_CGROUP_SOCK,
 						  NULL) == 1;
-	p->prog_sockopt =
-		libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_CGROUP_SOCKOPT,
-					   NULL) == 1;
+	p->prog_sockopt = libbpf_probe_bpf_prog_type(
+				  BPF_PROG_TYPE_CGROUP_SOCKOPT, NULL) == 1;
 	p->bpf_syscall = p->prog_sock || errno != ENOSYS;
 	p->bypass = p->prog_sock ? probe_bypass_support() : 0;
-	p->sysctl_bypass = access("/proc/sys/net/core/bypass_prot_mem",
-				  F_OK) == 0;
+	p->sysctl_bypass = access("/proc/sys/net/core/bypass_prot_mem", F_OK) ==
+			   0;
 	p->unpriv_bpf =
 		read_int_file("/proc/sys/kernel/unprivileged_bpf_disabled");
 	p->state_writable = state_dir_writable();
@@ -88,20 +87,31 @@ static void print_json(const struct probe_result *p)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "cgroup2_mount",
-			       p->cgroup2 ? json_object_new_string(p->root.mount) :
-					    NULL);
-	json_object_object_add(o, "hybrid", json_object_new_boolean(p->root.hybrid));
-	json_object_object_add(o, "bpf_syscall", json_object_new_boolean(p->bpf_syscall));
-	json_object_object_add(o, "prog_type_cgroup_sock", json_object_new_boolean(p->prog_sock));
-	json_object_object_add(o, "prog_type_cgroup_sockopt", json_object_new_boolean(p->prog_sockopt));
-	json_object_object_add(o, "bypass_prot_mem", json_object_new_boolean(p->bypass == 1));
-	json_object_object_add(o, "sysctl_bypass_prot_mem", json_object_new_boolean(p->sysctl_bypass));
-	json_object_object_add(o, "unprivileged_bpf_disabled", json_object_new_int(p->unpriv_bpf));
-	json_object_object_add(o, "state_dir", json_object_new_string(state_dir()));
-	json_object_object_add(o, "state_dir_writable", json_object_new_boolean(p->state_writable));
-	json_object_object_add(o, "verdict", json_object_new_string(verdict(p)));
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_object_add(
+		o, "cgroup2_mount",
+		p->cgroup2 ? json_object_new_string(p->root.mount) : NULL);
+	json_object_object_add(o, "hybrid",
+			       json_object_new_boolean(p->root.hybrid));
+	json_object_object_add(o, "bpf_syscall",
+			       json_object_new_boolean(p->bpf_syscall));
+	json_object_object_add(o, "prog_type_cgroup_sock",
+			       json_object_new_boolean(p->prog_sock));
+	json_object_object_add(o, "prog_type_cgroup_sockopt",
+			       json_object_new_boolean(p->prog_sockopt));
+	json_object_object_add(o, "bypass_prot_mem",
+			       json_object_new_boolean(p->bypass == 1));
+	json_object_object_add(o, "sysctl_bypass_prot_mem",
+			       json_object_new_boolean(p->sysctl_bypass));
+	json_object_object_add(o, "unprivileged_bpf_disabled",
+			       json_object_new_int(p->unpriv_bpf));
+	json_object_object_add(o, "state_dir",
+			       json_object_new_string(state_dir()));
+	json_object_object_add(o, "state_dir_writable",
+			       json_object_new_boolean(p->state_writable));
+	json_object_object_add(o, "verdict",
+			       json_object_new_string(verdict(p)));
+	puts(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 static const char *yes(bool v)

@@ -27,12 +27,14 @@ static void fill_record(struct sh_record *rec, const struct oci_state *st,
 	snprintf(rec->policy, sizeof(rec->policy), "%s",
 		 eff->policy ? eff->policy->name : "");
 	snprintf(rec->policy_source, sizeof(rec->policy_source), "%s",
-		 eff->policy_source == SRC_ANNOTATION ? eff->policy_key :
-				policy_source_name(eff->policy_source));
+		 eff->policy_source == SRC_ANNOTATION ?
+			 eff->policy_key :
+			 policy_source_name(eff->policy_source));
 	rec->bypass = eff->bypass;
 	snprintf(rec->bypass_source, sizeof(rec->bypass_source), "%s",
-		 eff->bypass_source == SRC_ANNOTATION ? eff->bypass_key :
-				policy_source_name(eff->bypass_source));
+		 eff->bypass_source == SRC_ANNOTATION ?
+			 eff->bypass_key :
+			 policy_source_name(eff->bypass_source));
 }
 
 /* A second prestart for the same container must not attach twice. */
@@ -85,9 +87,10 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 		cg_undo(&root, &rec.cg, st->pid);
 		return r;
 	}
-	log_info("attached %d program(s) to cgroup %s (policy \"%s\", bypass-prot-mem %s)",
-		 rec.progs.nr, rec.cg.rel, rec.policy,
-		 rec.progs.bypass_active ? "on" : "off");
+	log_info(
+		"attached %d program(s) to cgroup %s (policy \"%s\", bypass-prot-mem %s)",
+		rec.progs.nr, rec.cg.rel, rec.policy,
+		rec.progs.bypass_active ? "on" : "off");
 	return 0;
 }
 
@@ -164,8 +167,7 @@ static bool init_alive(const struct sh_record *rec)
 
 	if (rec->pid <= 0 || kill(rec->pid, 0) < 0)
 		return false;
-	return pid_start_time(rec->pid, &start) == 0 &&
-	       start == rec->pid_start;
+	return pid_start_time(rec->pid, &start) == 0 && start == rec->pid_start;
 }
 
 /* Gone: the cgroup vanished (or is a new one), or it is empty and the

@@ -69,11 +69,13 @@ int state_write(const struct sh_record *rec)
 	obj = record_to_json(rec);
 	if (!obj)
 		return -ENOMEM;
-	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_object_to_json_string_ext(
+		obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", rec->id);
 	snprintf(name, sizeof(name), "%s.json", rec->id);
-	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-		    O_NOFOLLOW, 0600);
+	fd = openat(dir, tmp,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
 	r = fd < 0 ? -errno : write_all(fd, text, strlen(text));
 	if (!r && renameat(dir, tmp, dir, name) < 0)
 		r = -errno;

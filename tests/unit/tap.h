@@ -8,16 +8,16 @@
 
 static int tap_count, tap_failed;
 
-#define ok(cond, ...)                                                   \
-	do {                                                            \
-		int _ok = !!(cond);                                     \
-		tap_count++;                                            \
-		if (!_ok)                                               \
-			tap_failed++;                                   \
-		printf("%sok %d - ", _ok ? "" : "not ", tap_count);     \
-		printf(__VA_ARGS__);                                    \
-		printf("\n");                                           \
-		if (!_ok)                                               \
+#define ok(cond, ...)                                                        \
+	do {                                                                 \
+		int _ok = !!(cond);                                          \
+		tap_count++;                                                 \
+		if (!_ok)                                                    \
+			tap_failed++;                                        \
+		printf("%sok %d - ", _ok ? "" : "not ", tap_count);          \
+		printf(__VA_ARGS__);                                         \
+		printf("\n");                                                \
+		if (!_ok)                                                    \
 			printf("#   failed at %s:%d\n", __FILE__, __LINE__); \
 	} while (0)
 

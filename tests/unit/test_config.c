@@ -46,7 +46,8 @@ static void test_example(void)
 	   "socket deny rules");
 	ok(p && p->has_mark && p->mark == 7 && p->priority == 2,
 	   "mark and priority");
-	ok(p && p->nr_set == 3 && p->set_rules[1].rule.action == SH_ACTION_CLAMP &&
+	ok(p && p->nr_set == 3 &&
+		   p->set_rules[1].rule.action == SH_ACTION_CLAMP &&
 		   p->set_rules[1].rule.max == 65536 &&
 		   p->set_rules[1].key.optname == 8,
 	   "SO_RCVBUF clamp");
@@ -67,10 +68,11 @@ static void test_example(void)
 static void test_numbers_and_defaults(void)
 {
 	struct sh_config cfg;
-	int r = parse("{\"policies\":{\"p\":{\"default\":\"deny\",\"setsockopt\":"
-		      "[{\"level\":1,\"option\":36,\"action\":\"allow\"},"
-		      "{\"level\":\"SOL_TCP\",\"option\":\"TCP_MAXSEG\",\"action\":\"force\",\"value\":1200}]}}}",
-		      &cfg);
+	int r = parse(
+		"{\"policies\":{\"p\":{\"default\":\"deny\",\"setsockopt\":"
+		"[{\"level\":1,\"option\":36,\"action\":\"allow\"},"
+		"{\"level\":\"SOL_TCP\",\"option\":\"TCP_MAXSEG\",\"action\":\"force\",\"value\":1200}]}}}",
+		&cfg);
 
 	ok(r == 0, "numeric level/option and allow-list mode parse");
 	if (r)
@@ -91,21 +93,26 @@ static void test_refusals(void)
 {
 	refuses("{", "invalid JSON", "truncated JSON");
 	refuses("[]", "$: must be a JSON object", "non-object root");
-	refuses("{\"defaults\":{\"polcy\":\"\"}}", "defaults.polcy: unknown key (did you mean \"policy\"?)",
+	refuses("{\"defaults\":{\"polcy\":\"\"}}",
+		"defaults.polcy: unknown key (did you mean \"policy\"?)",
 		"misspelt key with hint");
-	refuses("{\"on_unsupported\":\"ignore\"}", "on_unsupported: unknown value",
-		"bad on_unsupported");
+	refuses("{\"on_unsupported\":\"ignore\"}",
+		"on_unsupported: unknown value", "bad on_unsupported");
 	refuses("{\"defaults\":{\"bypass_prot_mem\":\"yes\"}}",
-		"defaults.bypass_prot_mem: must be true or false", "string bool");
-	refuses("{\"defaults\":{\"policy\":\"x\"}}", "defaults.policy: names unknown policy",
+		"defaults.bypass_prot_mem: must be true or false",
+		"string bool");
+	refuses("{\"defaults\":{\"policy\":\"x\"}}",
+		"defaults.policy: names unknown policy",
 		"unknown default policy");
 	refuses("{\"annotations\":{\"allow_policies\":[\"x\"]}}",
-		"annotations.allow_policies[0]: names unknown policy", "unknown allowed policy");
+		"annotations.allow_policies[0]: names unknown policy",
+		"unknown allowed policy");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MRAK\",\"action\":\"deny\"}]}}}",
 		"policies.p.setsockopt[0].option: unknown option \"SO_MRAK\" (did you mean \"SO_MARK\"?)",
 		"misspelt option with hint");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"SO_MARK\",\"action\":\"deny\"}]}}}",
-		"\"SO_MARK\" is not an option of level SOL_TCP", "option of another level");
+		"\"SO_MARK\" is not an option of level SOL_TCP",
+		"option of another level");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"block\"}]}}}",
 		"setsockopt[0].action: unknown action", "unknown action");
 	refuses("{\"policies\":{\"p\":{\"getsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"clamp\",\"max\":1}]}}}",
@@ -119,7 +126,8 @@ static void test_refusals(void)
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"clamp\",\"max\":1}]}}}",
 		"clamp needs an int option", "clamp on a string option");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"force\",\"value\":\"seven\"}]}}}",
-		"a string value on SO_MARK, which takes an int", "string force on int option");
+		"a string value on SO_MARK, which takes an int",
+		"string force on int option");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"force\",\"value\":3}]}}}",
 		"an int value on TCP_CONGESTION", "int force on string option");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"force\",\"value\":\"0123456789abcdefg\"}]}}}",
@@ -135,9 +143,10 @@ static void test_refusals(void)
 		"socket.deny[0]: needs at least one", "empty deny rule");
 	refuses("{\"policies\":{\"p\":{\"socket\":{\"mark\":-1}}}}",
 		"policies.p.socket.mark: out of range", "negative mark");
-	refuses("{\"policies\":{\"a/b\":{}}}", "may only use letters", "bad policy name");
-	refuses("{\"policies\":{\"p\":{\"default\":\"maybe\"}}}", "policies.p.default: unknown value",
-		"bad default");
+	refuses("{\"policies\":{\"a/b\":{}}}", "may only use letters",
+		"bad policy name");
+	refuses("{\"policies\":{\"p\":{\"default\":\"maybe\"}}}",
+		"policies.p.default: unknown value", "bad default");
 }
 
 static void test_names(void)
@@ -146,7 +155,8 @@ static void test_names(void)
 	int v;
 
 	ok(names_level("SOL_TCP", &v) == 0 && v == 6, "SOL_TCP is 6");
-	ok(names_level("IPPROTO_IPV6", &v) == 0 && v == 41, "IPPROTO_IPV6 alias");
+	ok(names_level("IPPROTO_IPV6", &v) == 0 && v == 41,
+	   "IPPROTO_IPV6 alias");
 	ok(names_option(1, "SO_RCVBUF", &opt) == 0 && opt->optname == 8,
 	   "SO_RCVBUF is 8");
 	ok(names_option(6, "13", &opt) == 0 && opt->kind == OPT_STRING,

@@ -35,17 +35,19 @@ static void test_state(void)
 	struct oci_state st;
 	int r;
 
-	r = state("{\"ociVersion\":\"1.0.2\",\"id\":\"abc\",\"status\":\"creating\","
-		  "\"pid\":42,\"bundle\":\"/b\",\"annotations\":{\"k\":\"v\"}}",
-		  &st);
+	r = state(
+		"{\"ociVersion\":\"1.0.2\",\"id\":\"abc\",\"status\":\"creating\","
+		"\"pid\":42,\"bundle\":\"/b\",\"annotations\":{\"k\":\"v\"}}",
+		&st);
 	ok(r == 0 && st.pid == 42 && !strcmp(st.id, "abc") &&
 		   !strcmp(st.bundle, "/b"),
 	   "runc state");
 	is_str(oci_annotation(&st, "k"), "v", "state annotation");
 	oci_state_free(&st);
-	r = state("{\"ociVersion\":\"1.0.0\",\"id\":\"c1\",\"status\":\"created\","
-		  "\"pid\":7,\"bundle\":\"/b\",\"root\":\"/run/crun\",\"x-future\":[1]}",
-		  &st);
+	r = state(
+		"{\"ociVersion\":\"1.0.0\",\"id\":\"c1\",\"status\":\"created\","
+		"\"pid\":7,\"bundle\":\"/b\",\"root\":\"/run/crun\",\"x-future\":[1]}",
+		&st);
 	ok(r == 0 && st.pid == 7, "crun state with extra fields");
 	oci_state_free(&st);
 	r = state("{\"id\":\"p\",\"status\":\"stopped\"}", &st);
@@ -61,18 +63,23 @@ static void test_state(void)
 	state_refused("{\"id\":\"a/b\"}", "invalid container id");
 	state_refused("{\"id\":\"..\"}", "invalid container id");
 	state_refused("{\"id\":\"a\",\"pid\":-3}", "out of range");
-	state_refused("{\"id\":\"a\",\"pid\":\"12\"}", "\"pid\" must be an integer");
-	state_refused("{\"id\":\"a\",\"bundle\":\"rel/dir\"}", "not an absolute path");
-	state_refused("{\"id\":\"a\",\"annotations\":{\"k\":1}}", "must be a string");
+	state_refused("{\"id\":\"a\",\"pid\":\"12\"}",
+		      "\"pid\" must be an integer");
+	state_refused("{\"id\":\"a\",\"bundle\":\"rel/dir\"}",
+		      "not an absolute path");
+	state_refused("{\"id\":\"a\",\"annotations\":{\"k\":1}}",
+		      "must be a string");
 }
 
 static void test_bundle(void)
 {
 	struct oci_state st;
-	const char *cfg = "{\"ociVersion\":\"1.0.2\",\"annotations\":{"
-			  "\"sockopt-hook.io/policy\":\"restricted\",\"k\":\"cfg\"}}";
-	int r = state("{\"id\":\"a\",\"pid\":1,\"bundle\":\"/b\",\"annotations\":{\"k\":\"state\"}}",
-		      &st);
+	const char *cfg =
+		"{\"ociVersion\":\"1.0.2\",\"annotations\":{"
+		"\"sockopt-hook.io/policy\":\"restricted\",\"k\":\"cfg\"}}";
+	int r = state(
+		"{\"id\":\"a\",\"pid\":1,\"bundle\":\"/b\",\"annotations\":{\"k\":\"state\"}}",
+		&st);
 
 	r = r ?: oci_parse_bundle_config("config.json", cfg, strlen(cfg), &st);
 	ok(r == 0, "bundle config parses");
@@ -99,21 +106,39 @@ static const char *merge_config =
 
 static const struct merge_case merge_cases[] = {
 	{ "{}", 0, "base", 0, NULL, "defaults only" },
-	{ "{\"sockopt-hook.io/policy\":\"restricted\"}", 0, "restricted", 0, NULL, "allowed policy annotation" },
-	{ "{\"sockopt-hook.io/policy\":\"bulk\"}", 0, "bulk", 1, NULL, "policy sets bypass" },
-	{ "{\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/bypass-prot-mem\":\"false\"}", 0, "bulk", 0, NULL, "annotation bypass overrides policy" },
-	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"true\"}", 0, "base", 1, NULL, "bypass annotation" },
-	{ "{\"sockopt-hook.io/policy\":\"hidden\"}", -EPERM, NULL, 0, "annotation sockopt-hook.io/policy=\"hidden\" refused: \"hidden\" is not in annotations.allow_policies", "policy not allowed" },
-	{ "{\"sockopt-hook.io/policy\":\"nope\"}", -EPERM, NULL, 0, "not in annotations.allow_policies", "unknown policy" },
-	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"maybe\"}", -EINVAL, NULL, 0, "annotation sockopt-hook.io/bypass-prot-mem=\"maybe\" is invalid", "bad bool" },
-	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"TRUE\"}", -EINVAL, NULL, 0, "expected \"true\" or \"false\"", "bools are lower case" },
+	{ "{\"sockopt-hook.io/policy\":\"restricted\"}", 0, "restricted", 0,
+	  NULL, "allowed policy annotation" },
+	{ "{\"sockopt-hook.io/policy\":\"bulk\"}", 0, "bulk", 1, NULL,
+	  "policy sets bypass" },
+	{ "{\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/bypass-prot-mem\":\"false\"}",
+	  0, "bulk", 0, NULL, "annotation bypass overrides policy" },
+	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"true\"}", 0, "base", 1, NULL,
+	  "bypass annotation" },
+	{ "{\"sockopt-hook.io/policy\":\"hidden\"}", -EPERM, NULL, 0,
+	  "annotation sockopt-hook.io/policy=\"hidden\" refused: \"hidden\" is not in annotations.allow_policies",
+	  "policy not allowed" },
+	{ "{\"sockopt-hook.io/policy\":\"nope\"}", -EPERM, NULL, 0,
+	  "not in annotations.allow_policies", "unknown policy" },
+	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"maybe\"}", -EINVAL, NULL, 0,
+	  "annotation sockopt-hook.io/bypass-prot-mem=\"maybe\" is invalid",
+	  "bad bool" },
+	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"TRUE\"}", -EINVAL, NULL, 0,
+	  "expected \"true\" or \"false\"", "bools are lower case" },
 	/* containerd-style pod with two containers, per-container keys */
-	{ "{\"io.kubernetes.cri.container-name\":\"web\",\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/policy.web\":\"restricted\"}", 0, "restricted", 0, NULL, "containerd: container key wins" },
-	{ "{\"io.kubernetes.cri.container-name\":\"db\",\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/policy.web\":\"restricted\"}", 0, "bulk", 1, NULL, "containerd: other container gets pod key" },
-	{ "{\"io.kubernetes.container.name\":\"web\",\"sockopt-hook.io/bypass-prot-mem\":\"true\",\"sockopt-hook.io/bypass-prot-mem.web\":\"false\"}", 0, "base", 0, NULL, "CRI-O: container bypass key wins" },
-	{ "{\"io.kubernetes.container.name\":\"web\",\"sockopt-hook.io/policy.web\":\"hidden\"}", -EPERM, NULL, 0, "annotation sockopt-hook.io/policy.web=\"hidden\" refused", "per-container refusal names the key" },
-	{ "{\"io.kubernetes.cri.container-type\":\"sandbox\",\"sockopt-hook.io/policy\":\"restricted\"}", 0, NULL, 0, NULL, "containerd sandbox skipped" },
-	{ "{\"io.kubernetes.cri-o.ContainerType\":\"sandbox\",\"sockopt-hook.io/policy\":\"nope\"}", 0, NULL, 0, NULL, "CRI-O sandbox skipped" },
+	{ "{\"io.kubernetes.cri.container-name\":\"web\",\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/policy.web\":\"restricted\"}",
+	  0, "restricted", 0, NULL, "containerd: container key wins" },
+	{ "{\"io.kubernetes.cri.container-name\":\"db\",\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/policy.web\":\"restricted\"}",
+	  0, "bulk", 1, NULL, "containerd: other container gets pod key" },
+	{ "{\"io.kubernetes.container.name\":\"web\",\"sockopt-hook.io/bypass-prot-mem\":\"true\",\"sockopt-hook.io/bypass-prot-mem.web\":\"false\"}",
+	  0, "base", 0, NULL, "CRI-O: container bypass key wins" },
+	{ "{\"io.kubernetes.container.name\":\"web\",\"sockopt-hook.io/policy.web\":\"hidden\"}",
+	  -EPERM, NULL, 0,
+	  "annotation sockopt-hook.io/policy.web=\"hidden\" refused",
+	  "per-container refusal names the key" },
+	{ "{\"io.kubernetes.cri.container-type\":\"sandbox\",\"sockopt-hook.io/policy\":\"restricted\"}",
+	  0, NULL, 0, NULL, "containerd sandbox skipped" },
+	{ "{\"io.kubernetes.cri-o.ContainerType\":\"sandbox\",\"sockopt-hook.io/policy\":\"nope\"}",
+	  0, NULL, 0, NULL, "CRI-O sandbox skipped" },
 };
 
 static void run_merge_case(const struct sh_config *cfg,
@@ -125,8 +150,8 @@ static void run_merge_case(const struct sh_config *cfg,
 	const char *err;
 	int r;
 
-	snprintf(text, sizeof(text), "{\"id\":\"m\",\"pid\":1,\"annotations\":%s}",
-		 c->annotations);
+	snprintf(text, sizeof(text),
+		 "{\"id\":\"m\",\"pid\":1,\"annotations\":%s}", c->annotations);
 	r = state(text, &st);
 	capture_start();
 	r = r ?: policy_resolve(cfg, &st, &eff);
@@ -150,30 +175,36 @@ static void run_merge_case(const struct sh_config *cfg,
 static void test_merge(void)
 {
 	struct sh_config cfg;
-	int r = config_parse("merge.json", merge_config, strlen(merge_config), &cfg);
+	int r = config_parse("merge.json", merge_config, strlen(merge_config),
+			     &cfg);
 
 	ok(r == 0, "merge config parses");
 	if (r)
 		return;
-	for (size_t i = 0; i < sizeof(merge_cases) / sizeof(merge_cases[0]); i++)
+	for (size_t i = 0; i < sizeof(merge_cases) / sizeof(merge_cases[0]);
+	     i++)
 		run_merge_case(&cfg, &merge_cases[i]);
 	config_free(&cfg);
 }
 
 static void test_refused_bypass(void)
 {
-	const char *text = "{\"annotations\":{\"allow_bypass_prot_mem\":false}}";
+	const char *text =
+		"{\"annotations\":{\"allow_bypass_prot_mem\":false}}";
 	struct sh_config cfg;
 	struct oci_state st;
 	struct sh_effective eff;
 	const char *err;
 	int r = config_parse("nobypass.json", text, strlen(text), &cfg);
 
-	r = r ?: state("{\"id\":\"m\",\"annotations\":{\"sockopt-hook.io/bypass-prot-mem\":\"true\"}}", &st);
+	r = r	  ?:
+		    state("{\"id\":\"m\",\"annotations\":{\"sockopt-hook.io/bypass-prot-mem\":\"true\"}}",
+			  &st);
 	capture_start();
 	r = r ?: policy_resolve(&cfg, &st, &eff);
 	err = capture_end();
-	ok(r == -EPERM && strstr(err, "annotations.allow_bypass_prot_mem is false"),
+	ok(r == -EPERM &&
+		   strstr(err, "annotations.allow_bypass_prot_mem is false"),
 	   "bypass annotation refused when not allowed");
 	oci_state_free(&st);
 	config_free(&cfg);

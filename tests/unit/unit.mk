@@ -8,15 +8,18 @@ SAN_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o)
 
 $(BUILD)/san/%.o: hook/%.c $(HDRS) $(SKELS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
 $(BUILD)/tests/unit-%: tests/unit/test_%.c $(LIB_OBJS) tests/unit/*.h
 	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(UNIT_CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
 $(BUILD)/tests/unit-san-%: tests/unit/test_%.c $(SAN_OBJS) tests/unit/*.h
 	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $< $(SAN_OBJS) -o $@ $(PKG_LIBS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $< $(SAN_OBJS) -o $@ $(PKG_LIBS)
 
 unit: $(UNIT_BINS)
 unit-san: $(UNIT_SAN_BINS)
