@@ -28,9 +28,4 @@ for rt in runc crun; do
 		'allow_bypass_prot_mem'
 done
 
-# "false" asks for nothing, so it is no reason to refuse.
-b=$(ct_bundle -c "$NOBYPASS" -a sockopt-hook.io/bypass-prot-mem=false \
-	runc-bypass-false -- sockcheck all)
-started runc runc-bypass-false "$b"
-
 tap_done

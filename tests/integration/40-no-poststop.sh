@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Nothing may remain after a container is gone, even when poststop never
-# runs: a restricted container without a poststop hook, once deleted, leaves
-# the BPF programs and the cgroups as before; the hook's state from it is
-# gone at the latest after the hook's next run (a later container).
+# runs. A restricted container without a poststop hook is deleted; then
+# the BPF programs and cgroups must be as before. Where the hook made the
+# cgroup itself (crun --cgroup-manager=disabled) nobody removes it until
+# the hook runs again, so there that check is a TODO, and for every runtime
+# all must be as before once a later container has come and gone.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/container.sh"
@@ -11,8 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 ct_setup runc crun crun-nocg
 
 for rt in runc crun crun-nocg; do
+	before=$(ct_snapshot)
 	kernel=$(ct_snapshot progs cgroups)
-	state=$(ct_snapshot state)
 	b=$(ct_bundle -r "$rt" -P -a sockopt-hook.io/policy=restricted "$rt" -- \
 		/bin/sh -c 'sockcheck set-mark 5; sockcheck listen 4000 120')
 	ct_start "$rt" "$(ct_id "$rt")" "$b" '^listen='
@@ -20,14 +22,17 @@ for rt in runc crun crun-nocg; do
 		tap_diag "stderr:" "$(cat "$CT_ERR")"
 	tap_is "$(sed -n 's/^setsockopt=//p' "$CT_OUT")" EPERM "$rt: the policy applies"
 	ct_delete "$rt" "$(ct_id "$rt")"
+	todo=
+	[ "$rt" = crun-nocg ] &&
+		todo=" # TODO the hook-made cgroup stays until the hook's next run"
 	diff=$(ct_same_as "$kernel" progs cgroups)
-	tap_ok $? "$rt: after delete without poststop, BPF programs and cgroups are as before" ||
+	tap_ok $? "$rt: right after delete, BPF programs and cgroups are as before$todo" ||
 		tap_diag "$diff"
-	# The hook runs again for a later container, with poststop this time.
+
 	b=$(ct_bundle -r "$rt" "$rt-next" -- sockcheck all)
 	ct_run "$rt" "$(ct_id "$rt-next")" "$b"
-	diff=$(ct_same_as "$state" state)
-	tap_ok $? "$rt: the hook's state is as before once a later container has run" ||
+	diff=$(ct_same_as "$before")
+	tap_ok $? "$rt: once a later container has come and gone, BPF programs, hook state and cgroups are as before" ||
 		tap_diag "$diff"
 done
 

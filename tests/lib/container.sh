@@ -27,9 +27,10 @@
 #                     has to create a cgroup of its own.
 
 CT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BUILD=${BUILD:-$CT_TOP/build}
-HOOK=${HOOK:-$CT_TOP/build/oci-sockopt-hook}
-SOCKCHECK=${SOCKCHECK:-$BUILD/tests/sockcheck}
+CT_BUILD=${BUILD:-build}
+[[ $CT_BUILD == /* ]] || CT_BUILD=$CT_TOP/$CT_BUILD
+HOOK=${HOOK:-$CT_BUILD/oci-sockopt-hook}
+SOCKCHECK=${SOCKCHECK:-$CT_BUILD/tests/sockcheck}
 CT_EXAMPLE_CONFIG=$CT_TOP/examples/config.json
 CT_TIMEOUT=${CT_TIMEOUT:-60}
 CT_DEFAULT_STATE_DIR=/run/oci-sockopt-hook
@@ -76,9 +77,18 @@ ct_cgroup2_mount()
 	       if ($(i + 1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo
 }
 
-# ct_init: temp dir, hook state dir, rootfs, cleanup on exit.
+# ct_init: waits for other test scripts of ours (their snapshots of BPF
+# programs and cgroups would see each other's containers), then makes the
+# temp dir, the hook state dir and the rootfs, and sets cleanup on exit.
 ct_init()
 {
+	local lock=${CT_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
+
+	if ! exec {CT_LOCK_FD}>>"$lock" ||
+		! flock -w "$((CT_TIMEOUT * 10))" "$CT_LOCK_FD"; then
+		echo "Bail out! cannot take $lock (another test run holds it?)"
+		exit 1
+	fi
 	CT_TMP=$(mktemp -d /tmp/sockopt-hook-test.XXXXXX) || exit 1
 	trap ct_cleanup EXIT
 	trap 'exit 130' INT TERM

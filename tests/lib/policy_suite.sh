@@ -36,6 +36,7 @@ start_listener()
 	if ct_start "$rt" "$(ct_id "$name")" "$bundle" '^listen='; then
 		tap_ok 0 "$rt $name: container starts"
 		CG=$(ct_cgroup_of "$CT_PID")
+		tap_diag "container init $CT_PID is in cgroup $CG"
 		return 0
 	fi
 	tap_ok 1 "$rt $name: container starts"

@@ -37,7 +37,8 @@ tap_diag()
 	done
 }
 
-# tap_ok RC DESCRIPTION: RC 0 passes.
+# tap_ok RC DESCRIPTION: RC 0 passes. A DESCRIPTION ending in
+# "# TODO reason" marks a known failure, which does not fail the file.
 tap_ok()
 {
 	TAP_COUNT=$((TAP_COUNT + 1))
@@ -45,7 +46,7 @@ tap_ok()
 		echo "ok $TAP_COUNT - $2"
 		return 0
 	fi
-	TAP_FAILED=$((TAP_FAILED + 1))
+	[[ $2 == *"# TODO"* ]] || TAP_FAILED=$((TAP_FAILED + 1))
 	echo "not ok $TAP_COUNT - $2"
 	return 1
 }

@@ -168,7 +168,8 @@ static int check_cc(const char *name)
 
 	if (fd < 0)
 		return 1;
-	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, strlen(name)) < 0) {
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, strlen(name)) <
+	    0) {
 		printf("cc=%s\n", errname(errno));
 		close(fd);
 		return 0;
@@ -305,7 +306,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "keepalive") && argc == 2)
 		return check_keepalive();
 	if (!strcmp(cmd, "socket") && argc == 4 &&
-	    !parse_family(argv[2], &family) && !parse_type(argv[3], &socktype)) {
+	    !parse_family(argv[2], &family) &&
+	    !parse_type(argv[3], &socktype)) {
 		check_socket(argv[2], argv[3], family, socktype);
 		return 0;
 	}
