@@ -88,14 +88,14 @@ static int load_sock(const struct sh_effective *eff, enum on_unsupported on,
 			return r;
 		if (on == ON_UNSUPPORTED_FAIL) {
 			log_error(
-				"bypass-prot-mem is requested (from %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is \"fail\"",
+				"bypass-prot-mem is requested (from %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is 'fail'",
 				eff->bypass_source == SRC_ANNOTATION ?
 					eff->bypass_key :
 					policy_source_name(eff->bypass_source));
 			return -EOPNOTSUPP;
 		}
 		log_warn(
-			"bypass-prot-mem is requested but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); starting without it (on_unsupported is \"warn\")");
+			"bypass-prot-mem is requested but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); starting without it (on_unsupported is 'warn')");
 		struct sh_effective rest = *eff;
 
 		rest.bypass = false;

@@ -108,8 +108,8 @@ int cg_pid_path(pid_t pid, char *rel, size_t len)
 			continue;
 		line[n - 1] = line[n - 1] == '\n' ? '\0' : line[n - 1];
 		if (!rel_path_ok(line + 3) || strlen(line + 3) >= len) {
-			log_error("pid %d: refusing cgroup path \"%.128s\"",
-				  pid, line + 3);
+			log_error("pid %d: refusing cgroup path '%.128s'", pid,
+				  line + 3);
 			return -EINVAL;
 		}
 		snprintf(rel, len, "%s", line + 3);

@@ -124,9 +124,9 @@ static int parse_on_unsupported(struct cfg_ctx *ctx, struct json_object *root,
 		cfg->on_unsupported = ON_UNSUPPORTED_WARN;
 		return 0;
 	}
-	return cfg_error(
-		ctx, "on_unsupported",
-		"unknown value \"%.64s\" (expected \"fail\" or \"warn\")", v);
+	return cfg_error(ctx, "on_unsupported",
+			 "unknown value '%.64s' (expected 'fail' or 'warn')",
+			 v);
 }
 
 static int parse_logging(struct cfg_ctx *ctx, struct json_object *root,
@@ -141,7 +141,7 @@ static int parse_logging(struct cfg_ctx *ctx, struct json_object *root,
 		if (cfg->log_level < 0)
 			return cfg_error(
 				ctx, "log_level",
-				"unknown level \"%.64s\" (expected error, warning, info or debug)",
+				"unknown level '%.64s' (expected error, warning, info or debug)",
 				level);
 	}
 	if (!r)
@@ -157,14 +157,14 @@ static int check_references(struct cfg_ctx *ctx, struct sh_config *cfg)
 
 	if (cfg->default_policy && !config_policy(cfg, cfg->default_policy))
 		return cfg_error(ctx, "defaults.policy",
-				 "names unknown policy \"%.64s\"",
+				 "names unknown policy '%.64s'",
 				 cfg->default_policy);
 	for (size_t i = 0; i < cfg->nr_allowed; i++) {
 		if (config_policy(cfg, cfg->allowed_policies[i]))
 			continue;
 		snprintf(path, sizeof(path), "annotations.allow_policies[%zu]",
 			 i);
-		return cfg_error(ctx, path, "names unknown policy \"%.64s\"",
+		return cfg_error(ctx, path, "names unknown policy '%.64s'",
 				 cfg->allowed_policies[i]);
 	}
 	return 0;

@@ -30,6 +30,8 @@ int cfg_parse_json(const char *what, const char *text, size_t len,
 
 	if (!tok)
 		return -ENOMEM;
+	/* Operators' files must be real JSON, as any schema validator reads it. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	obj = json_tokener_parse_ex(tok, text, (int)len);
 	jerr = json_tokener_get_error(tok);
 	if (!obj || jerr != json_tokener_success ||
@@ -78,8 +80,8 @@ int cfg_check_object(struct cfg_ctx *ctx, struct json_object *obj,
 		join_path(where, sizeof(where), path, key);
 		hint = names_closest(key, keys);
 		return cfg_error(ctx, where, "unknown key%s%s%s",
-				 hint ? " (did you mean \"" : "",
-				 hint ? hint : "", hint ? "\"?)" : "");
+				 hint ? " (did you mean '" : "",
+				 hint ? hint : "", hint ? "'?)" : "");
 	}
 	return 0;
 }

@@ -32,12 +32,12 @@ static int parse_sock_field(struct cfg_ctx *ctx, struct json_object *rule,
 	if (lookup == names_family)
 		return cfg_error(
 			ctx, where,
-			"unsupported family \"%.64s\": sock_create only sees AF_INET and AF_INET6%s%s%s",
-			name, hint ? " (did you mean \"" : "", hint ? hint : "",
-			hint ? "\"?)" : "");
-	return cfg_error(ctx, where, "unknown name \"%.64s\"%s%s%s", name,
-			 hint ? " (did you mean \"" : "", hint ? hint : "",
-			 hint ? "\"?)" : "");
+			"unsupported family '%.64s': sock_create only sees AF_INET and AF_INET6%s%s%s",
+			name, hint ? " (did you mean '" : "", hint ? hint : "",
+			hint ? "'?)" : "");
+	return cfg_error(ctx, where, "unknown name '%.64s'%s%s%s", name,
+			 hint ? " (did you mean '" : "", hint ? hint : "",
+			 hint ? "'?)" : "");
 }
 
 static int parse_deny_rule(struct cfg_ctx *ctx, struct json_object *rule,
@@ -126,9 +126,9 @@ static int parse_default(struct cfg_ctx *ctx, struct json_object *obj,
 		return 0;
 	}
 	snprintf(where, sizeof(where), "%s.default", path);
-	return cfg_error(
-		ctx, where,
-		"unknown value \"%.64s\" (expected \"allow\" or \"deny\")", v);
+	return cfg_error(ctx, where,
+			 "unknown value '%.64s' (expected 'allow' or 'deny')",
+			 v);
 }
 
 static int parse_policy(struct cfg_ctx *ctx, const char *name,
@@ -174,7 +174,7 @@ static int check_policy_name(struct cfg_ctx *ctx, const char *name)
 			continue;
 		return cfg_error(
 			ctx, "policies",
-			"policy name \"%.64s\" may only use letters, digits, '-', '_' and '.'",
+			"policy name '%.64s' may only use letters, digits, '-', '_' and '.'",
 			name);
 	}
 	return 0;

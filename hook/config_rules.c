@@ -25,9 +25,9 @@ static int hinted(struct rule_ctx *rc, const char *key, const char *what,
 	char where[PATH_LEN];
 
 	snprintf(where, sizeof(where), "%s.%s", rc->path, key);
-	return cfg_error(rc->cfg, where, "unknown %s \"%.64s\"%s%s%s", what,
-			 name, hint ? " (did you mean \"" : "",
-			 hint ? hint : "", hint ? "\"?)" : "");
+	return cfg_error(rc->cfg, where, "unknown %s '%.64s'%s%s%s", what, name,
+			 hint ? " (did you mean '" : "", hint ? hint : "",
+			 hint ? "'?)" : "");
 }
 
 /* A level or option is a symbolic name or a non-negative integer. */
@@ -73,7 +73,7 @@ static int parse_target(struct rule_ctx *rc, struct json_object *rule,
 	snprintf(where, sizeof(where), "%s.option", rc->path);
 	if (r == -EXDEV)
 		return cfg_error(rc->cfg, where,
-				 "\"%.64s\" is not an option of level %.64s",
+				 "'%.64s' is not an option of level %.64s",
 				 opt_name, level_name);
 	out->option_name = rc->opt->name;
 	out->key.level = level;
@@ -103,7 +103,7 @@ static int parse_action(struct rule_ctx *rc, struct json_object *rule,
 		return 0;
 	}
 	return cfg_error(
-		rc->cfg, where, "unknown action \"%.64s\" (expected %s)", name,
+		rc->cfg, where, "unknown action '%.64s' (expected %s)", name,
 		rc->is_get ? "deny or force" : "allow, deny, clamp or force");
 }
 
@@ -129,7 +129,7 @@ static int parse_clamp(struct rule_ctx *rc, struct json_object *rule,
 		return -EINVAL;
 	if (!has_min && !has_max)
 		return cfg_error(rc->cfg, rc->path,
-				 "clamp needs \"min\", \"max\" or both");
+				 "clamp needs 'min', 'max' or both");
 	if (min > max)
 		return cfg_error(rc->cfg, rc->path,
 				 "min (%lld) is greater than max (%lld)", min,

@@ -120,8 +120,7 @@ int main(int argc, char **argv)
 	}
 	cmd = find_command(argv[optind]);
 	if (!cmd) {
-		log_error("unknown command \"%.64s\" (try --help)",
-			  argv[optind]);
+		log_error("unknown command '%.64s' (try --help)", argv[optind]);
 		return 2;
 	}
 	if (parse_trailing(argc - optind - 1, argv + optind + 1, &args))

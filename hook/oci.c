@@ -43,11 +43,11 @@ static int state_string(struct json_object *root, const char *key,
 	    json_object_is_type(val, json_type_null)) {
 		if (!required)
 			return 0;
-		log_error("OCI state on stdin lacks \"%s\"", key);
+		log_error("OCI state on stdin lacks '%s'", key);
 		return -EINVAL;
 	}
 	if (!json_object_is_type(val, json_type_string)) {
-		log_error("OCI state on stdin: \"%s\" must be a string", key);
+		log_error("OCI state on stdin: '%s' must be a string", key);
 		return -EINVAL;
 	}
 	*out = json_object_get_string(val);
@@ -63,7 +63,7 @@ static int state_pid(struct json_object *root, pid_t *pid)
 	if (!json_object_object_get_ex(root, "pid", &val))
 		return 0;
 	if (!json_object_is_type(val, json_type_int)) {
-		log_error("OCI state on stdin: \"pid\" must be an integer");
+		log_error("OCI state on stdin: 'pid' must be an integer");
 		return -EINVAL;
 	}
 	v = json_object_get_int64(val);
@@ -83,12 +83,12 @@ static int merge_annotations(struct oci_state *st, struct json_object *obj,
 	if (!obj)
 		return 0;
 	if (!json_object_is_type(obj, json_type_object)) {
-		log_error("%s: \"annotations\" must be an object", what);
+		log_error("%s: 'annotations' must be an object", what);
 		return -EINVAL;
 	}
 	json_object_object_foreach(obj, key, val) {
 		if (!json_object_is_type(val, json_type_string)) {
-			log_error("%s: annotation \"%.128s\" must be a string",
+			log_error("%s: annotation '%.128s' must be a string",
 				  what, key);
 			return -EINVAL;
 		}
@@ -102,13 +102,13 @@ static int check_state(struct oci_state *st)
 {
 	if (!oci_valid_id(st->id)) {
 		log_error(
-			"OCI state on stdin: invalid container id \"%.64s\" (letters, digits, '-', '_', '.', '+'; at most %d)",
+			"OCI state on stdin: invalid container id '%.64s' (letters, digits, '-', '_', '.', '+'; at most %d)",
 			st->id, SH_MAX_ID_LEN);
 		return -EINVAL;
 	}
 	if (st->bundle && st->bundle[0] != '/') {
 		log_error(
-			"OCI state on stdin: bundle \"%.128s\" is not an absolute path",
+			"OCI state on stdin: bundle '%.128s' is not an absolute path",
 			st->bundle);
 		return -EINVAL;
 	}
@@ -245,7 +245,7 @@ int oci_load_bundle(struct oci_state *st)
 	int r;
 
 	if (!st->bundle) {
-		log_error("OCI state on stdin lacks \"bundle\"");
+		log_error("OCI state on stdin lacks 'bundle'");
 		return -EINVAL;
 	}
 	r = open_bundle_config(st->bundle, &fd);

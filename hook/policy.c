@@ -36,7 +36,7 @@ int parse_bool_annotation(const char *key, const char *value, bool *out)
 		return 0;
 	}
 	log_error(
-		"annotation %s=\"%.64s\" is invalid: expected \"true\" or \"false\"",
+		"annotation %s='%.64s' is invalid: expected 'true' or 'false'",
 		key, value);
 	return -EINVAL;
 }
@@ -85,15 +85,14 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 {
 	if (!config_policy_allowed(cfg, name)) {
 		log_error(
-			"annotation %s=\"%.64s\" refused: \"%.64s\" is not in annotations.allow_policies of %s",
+			"annotation %s='%.64s' refused: '%.64s' is not in annotations.allow_policies of %s",
 			key, name, name, cfg->path);
 		return -EPERM;
 	}
 	eff->policy = config_policy(cfg, name);
 	if (!eff->policy) {
-		log_error(
-			"annotation %s=\"%.64s\" refused: no such policy in %s",
-			key, name, cfg->path);
+		log_error("annotation %s='%.64s' refused: no such policy in %s",
+			  key, name, cfg->path);
 		return -ENOENT;
 	}
 	eff->policy_source = SRC_ANNOTATION;
@@ -111,7 +110,7 @@ static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
 		return r;
 	if (!cfg->allow_bypass) {
 		log_error(
-			"annotation %s=\"%s\" refused: annotations.allow_bypass_prot_mem is false in %s",
+			"annotation %s='%s' refused: annotations.allow_bypass_prot_mem is false in %s",
 			key, value, cfg->path);
 		return -EPERM;
 	}

@@ -88,7 +88,7 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 		return r;
 	}
 	log_info(
-		"attached %d program(s) to cgroup %s (policy \"%s\", bypass-prot-mem %s)",
+		"attached %d program(s) to cgroup %s (policy '%s', bypass-prot-mem %s)",
 		rec.progs.nr, rec.cg.rel, rec.policy,
 		rec.progs.bypass_active ? "on" : "off");
 	return 0;
@@ -110,7 +110,7 @@ int stage_attach(const struct sh_config *cfg, struct oci_state *st)
 		return 0;
 	}
 	if (st->pid <= 0) {
-		log_error("OCI state on stdin lacks the container's \"pid\"");
+		log_error("OCI state on stdin lacks the container's 'pid'");
 		return -EINVAL;
 	}
 	stage_gc();

@@ -93,8 +93,10 @@ static void test_refusals(void)
 {
 	refuses("{", "invalid JSON", "truncated JSON");
 	refuses("[]", "$: must be a JSON object", "non-object root");
+	refuses("{\"defaults\":{},}", "invalid JSON",
+		"trailing comma (strict)");
 	refuses("{\"defaults\":{\"polcy\":\"\"}}",
-		"defaults.polcy: unknown key (did you mean \"policy\"?)",
+		"defaults.polcy: unknown key (did you mean 'policy'?)",
 		"misspelt key with hint");
 	refuses("{\"on_unsupported\":\"ignore\"}",
 		"on_unsupported: unknown value", "bad on_unsupported");
@@ -108,10 +110,10 @@ static void test_refusals(void)
 		"annotations.allow_policies[0]: names unknown policy",
 		"unknown allowed policy");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MRAK\",\"action\":\"deny\"}]}}}",
-		"policies.p.setsockopt[0].option: unknown option \"SO_MRAK\" (did you mean \"SO_MARK\"?)",
+		"policies.p.setsockopt[0].option: unknown option 'SO_MRAK' (did you mean 'SO_MARK'?)",
 		"misspelt option with hint");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"SO_MARK\",\"action\":\"deny\"}]}}}",
-		"\"SO_MARK\" is not an option of level SOL_TCP",
+		"'SO_MARK' is not an option of level SOL_TCP",
 		"option of another level");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"block\"}]}}}",
 		"setsockopt[0].action: unknown action", "unknown action");
@@ -122,7 +124,7 @@ static void test_refusals(void)
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\",\"min\":9,\"max\":1}]}}}",
 		"min (9) is greater than max (1)", "inverted clamp");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\"}]}}}",
-		"clamp needs \"min\", \"max\" or both", "clamp without bounds");
+		"clamp needs 'min', 'max' or both", "clamp without bounds");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"clamp\",\"max\":1}]}}}",
 		"clamp needs an int option", "clamp on a string option");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"force\",\"value\":\"seven\"}]}}}",

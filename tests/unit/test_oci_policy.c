@@ -57,14 +57,14 @@ static void test_state(void)
 	state_refused("{\"id\":\"x\"", "unexpected end of input");
 	state_refused("{\"id\":\"x\"} trailing", "invalid JSON");
 	state_refused("\"id\"", "must be a JSON object");
-	state_refused("{\"pid\":1}", "lacks \"id\"");
-	state_refused("{\"id\":5}", "\"id\" must be a string");
+	state_refused("{\"pid\":1}", "lacks 'id'");
+	state_refused("{\"id\":5}", "'id' must be a string");
 	state_refused("{\"id\":\"../etc\"}", "invalid container id");
 	state_refused("{\"id\":\"a/b\"}", "invalid container id");
 	state_refused("{\"id\":\"..\"}", "invalid container id");
 	state_refused("{\"id\":\"a\",\"pid\":-3}", "out of range");
 	state_refused("{\"id\":\"a\",\"pid\":\"12\"}",
-		      "\"pid\" must be an integer");
+		      "'pid' must be an integer");
 	state_refused("{\"id\":\"a\",\"bundle\":\"rel/dir\"}",
 		      "not an absolute path");
 	state_refused("{\"id\":\"a\",\"annotations\":{\"k\":1}}",
@@ -115,15 +115,15 @@ static const struct merge_case merge_cases[] = {
 	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"true\"}", 0, "base", 1, NULL,
 	  "bypass annotation" },
 	{ "{\"sockopt-hook.io/policy\":\"hidden\"}", -EPERM, NULL, 0,
-	  "annotation sockopt-hook.io/policy=\"hidden\" refused: \"hidden\" is not in annotations.allow_policies",
+	  "annotation sockopt-hook.io/policy='hidden' refused: 'hidden' is not in annotations.allow_policies",
 	  "policy not allowed" },
 	{ "{\"sockopt-hook.io/policy\":\"nope\"}", -EPERM, NULL, 0,
 	  "not in annotations.allow_policies", "unknown policy" },
 	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"maybe\"}", -EINVAL, NULL, 0,
-	  "annotation sockopt-hook.io/bypass-prot-mem=\"maybe\" is invalid",
+	  "annotation sockopt-hook.io/bypass-prot-mem='maybe' is invalid",
 	  "bad bool" },
 	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"TRUE\"}", -EINVAL, NULL, 0,
-	  "expected \"true\" or \"false\"", "bools are lower case" },
+	  "expected 'true' or 'false'", "bools are lower case" },
 	/* containerd-style pod with two containers, per-container keys */
 	{ "{\"io.kubernetes.cri.container-name\":\"web\",\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/policy.web\":\"restricted\"}",
 	  0, "restricted", 0, NULL, "containerd: container key wins" },
@@ -133,7 +133,7 @@ static const struct merge_case merge_cases[] = {
 	  0, "base", 0, NULL, "CRI-O: container bypass key wins" },
 	{ "{\"io.kubernetes.container.name\":\"web\",\"sockopt-hook.io/policy.web\":\"hidden\"}",
 	  -EPERM, NULL, 0,
-	  "annotation sockopt-hook.io/policy.web=\"hidden\" refused",
+	  "annotation sockopt-hook.io/policy.web='hidden' refused",
 	  "per-container refusal names the key" },
 	{ "{\"io.kubernetes.cri.container-type\":\"sandbox\",\"sockopt-hook.io/policy\":\"restricted\"}",
 	  0, NULL, 0, NULL, "containerd sandbox skipped" },
