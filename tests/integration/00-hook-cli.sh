@@ -3,8 +3,11 @@
 # The hook called directly, without a runtime: each kind of bad input gives
 # exactly one line on stderr ("oci-sockopt-hook: ..."), a non-zero exit and
 # nothing attached. A valid call on the same process is the control.
+# shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
 . "$here/../lib/container.sh"
 
 ct_require
@@ -85,6 +88,28 @@ bad "operator config with an unknown option name" "$(state "$GOOD")" --config "$
 
 bad "missing operator config" "$(state "$GOOD")" --config "$CT_TMP/configs/none.json" prestart
 bad "unknown stage" "$(state "$GOOD")" "${CFG[@]}" prestop
+
+# poststop never fails a container's teardown, whatever it is given.
+quiet_poststop()
+{
+	local name=$1 input=$2 rc diff before
+
+	shift 2
+	before=$(ct_snapshot)
+	printf '%s' "$input" | OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR \
+		timeout 30 "$HOOK" "$@" poststop >/dev/null 2>&1
+	rc=$?
+	tap_is "$rc" 0 "poststop, $name: exit 0"
+	diff=$(ct_same_as "$before")
+	tap_ok $? "poststop, $name: BPF programs, hook state and cgroups unchanged" ||
+		tap_diag "$diff"
+}
+
+quiet_poststop "malformed stdin" "this is not json" "${CFG[@]}"
+quiet_poststop "unknown container" \
+	'{"ociVersion": "1.0.2", "id": "no-such-container", "status": "stopped", "bundle": "/nonexistent"}' \
+	"${CFG[@]}"
+quiet_poststop "missing operator config" "$(state "$GOOD")" --config "$CT_TMP/configs/none.json"
 
 # The control: the same process and bundle with valid input attach.
 err=$(state "$GOOD" | OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR \

@@ -3,9 +3,13 @@
 # Issue 2 under runc: a container annotated with policy "restricted" (attached
 # at prestart, then at createRuntime), one without annotations and one with
 # policy "setonly"; after each `runc delete` nothing is left behind.
+# shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
 . "$here/../lib/container.sh"
+# shellcheck source=../lib/policy_suite.sh
 . "$here/../lib/policy_suite.sh"
 
 policy_suite runc prestart createRuntime

@@ -4,9 +4,13 @@
 # asking for the bypass does not start when on_unsupported is "fail", and
 # the runtime's error shows the hook's one-line reason; with "warn" it
 # starts. Skips when the kernel has the feature.
+# shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
 . "$here/../lib/container.sh"
+# shellcheck source=../lib/refuse.sh
 . "$here/../lib/refuse.sh"
 
 ct_setup runc crun

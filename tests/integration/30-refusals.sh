@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Annotations the operator config does not allow refuse the container with
 # one line that names the annotation (and the setting that refused it).
+# shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
 . "$here/../lib/container.sh"
+# shellcheck source=../lib/refuse.sh
 . "$here/../lib/refuse.sh"
 
 ct_setup runc crun

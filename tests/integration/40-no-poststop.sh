@@ -6,8 +6,11 @@
 # cgroup itself (crun --cgroup-manager=disabled) nobody removes it until
 # the hook runs again, so there that check is a TODO, and for every runtime
 # all must be as before once a later container has come and gone.
+# shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
 . "$here/../lib/container.sh"
 
 ct_setup runc crun crun-nocg

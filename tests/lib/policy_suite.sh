@@ -128,7 +128,8 @@ check_setonly()
 }
 
 # policy_suite RUNTIME [STAGE...]: the restricted checks run once per stage
-# (default prestart).
+# (default prestart). If the script defines extra_checks, it is called last
+# with RUNTIME and the host state from before.
 policy_suite()
 {
 	local rt=$1 before stage name
@@ -146,5 +147,8 @@ policy_suite()
 	delete_and_compare "$rt" plain "$before"
 	check_setonly "$rt"
 	delete_and_compare "$rt" setonly "$before"
+	if declare -F extra_checks >/dev/null; then
+		extra_checks "$rt" "$before"
+	fi
 	tap_done
 }
