@@ -14,6 +14,7 @@
 #include "load.h"
 #include "log.h"
 #include "policy.h"
+#include "reaper.h"
 #include "stage.h"
 #include "state.h"
 
@@ -83,6 +84,13 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 		if (r)
 			detach_progs(fd, &rec.progs);
 	}
+	if (!r && rec.cg.created) {
+		r = reaper_spawn(&rec);
+		if (r) {
+			detach_progs(fd, &rec.progs);
+			state_remove(rec.id);
+		}
+	}
 	if (r) {
 		cg_undo(&root, &rec.cg, st->pid);
 		return r;
@@ -105,6 +113,7 @@ int stage_attach(const struct sh_config *cfg, struct oci_state *st)
 		r = policy_resolve(cfg, st, &eff);
 	if (r)
 		return r;
+	stage_gc();
 	if (eff.sandbox || policy_is_empty(&eff)) {
 		log_debug("no socket policy applies: nothing to attach");
 		return 0;
@@ -113,7 +122,6 @@ int stage_attach(const struct sh_config *cfg, struct oci_state *st)
 		log_error("OCI state on stdin lacks the container's 'pid'");
 		return -EINVAL;
 	}
-	stage_gc();
 	if (already_attached(st)) {
 		log_info("policy already attached: nothing to do");
 		return 0;
@@ -126,7 +134,7 @@ int stage_attach(const struct sh_config *cfg, struct oci_state *st)
 }
 
 /* Undo one record: detach, remove the cgroup we made, drop the record. */
-static int release_record(const struct sh_record *rec)
+int stage_release(const struct sh_record *rec)
 {
 	struct cg_root root;
 	uint64_t id;
@@ -148,7 +156,7 @@ int stage_poststop(const struct oci_state *st)
 	int r = state_read(st->id, &rec);
 
 	if (r == 0) {
-		r = release_record(&rec);
+		r = stage_release(&rec);
 		if (r)
 			log_warn("cannot remove state of %s: %s", st->id,
 				 strerror(-r));
@@ -190,7 +198,7 @@ static int gc_visit(const struct sh_record *rec, void *data)
 
 	if (!record_stale(rec))
 		return 0;
-	if (release_record(rec) == 0) {
+	if (stage_release(rec) == 0) {
 		log_info("gc: released state of container %s (cgroup %s)",
 			 rec->id, rec->cg.rel);
 		(*count)++;

@@ -4,9 +4,12 @@
 
 #include "config.h"
 #include "oci.h"
+#include "state.h"
 
 int stage_attach(const struct sh_config *cfg, struct oci_state *st);
 int stage_poststop(const struct oci_state *st);
+/* Undo one record: detach, remove a cgroup we made, drop the record. */
+int stage_release(const struct sh_record *rec);
 /* Removes what containers that are gone left behind; returns the count. */
 int stage_gc(void);
 

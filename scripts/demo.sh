@@ -23,6 +23,9 @@ cleanup()
 trap cleanup EXIT
 
 [ "$(id -u)" = 0 ] || { echo "make demo needs root (runc, cgroups, BPF)" >&2; exit 1; }
+# The test suites compare host-wide snapshots: never run beside them.
+exec 9>/run/lock/oci-sockopt-hook-tests.lock
+flock 9
 
 # bundle NAME CONFIG ANNOTATIONS-JSON ARGS...
 bundle()
