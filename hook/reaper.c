@@ -35,7 +35,7 @@ static void wait_until_empty(const char *abs)
 			return;
 }
 
-static void detach_stdio(void)
+static void detach_stdio(int keep)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
@@ -44,15 +44,41 @@ static void detach_stdio(void)
 		dup2(null, fd);
 	if (null > 2)
 		close(null);
-	close_range(3, UINT_MAX, 0);
+	for (int fd = 3; fd < 1024; fd++)
+		if (fd != keep)
+			close(fd);
 }
 
-static void reaper_main(const struct sh_record *rec)
+/*
+ * Out of the runtime's cgroup, which may be shared or removed, into the
+ * cgroup2 root, which nobody removes. Tells the hook when done.
+ */
+static void settle(int ready_fd)
 {
-	detach_stdio();
+	struct cg_root root;
+	char path[PATH_MAX + 32];
+	int fd;
+
+	detach_stdio(ready_fd);
 	setsid();
-	if (chdir("/") < 0)
-		return;
+	if (chdir("/") < 0 || cg_find_root(&root))
+		goto out;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", root.mount);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "0", 1) < 0)
+			log_debug("reaper: stays in the runtime's cgroup");
+		close(fd);
+	}
+out:
+	if (write(ready_fd, "r", 1) < 0)
+		log_debug("reaper: the hook is gone");
+	close(ready_fd);
+}
+
+static void reaper_main(const struct sh_record *rec, int ready_fd)
+{
+	settle(ready_fd);
 	prctl(PR_SET_NAME, "sockopt-reaper", 0, 0, 0);
 	log_open(1);
 	wait_until_empty(rec->cg.abs);
@@ -63,21 +89,28 @@ static void reaper_main(const struct sh_record *rec)
 
 int reaper_spawn(const struct sh_record *rec)
 {
-	int status;
-	pid_t pid = fork();
+	int pipefd[2], status;
+	char byte;
+	pid_t pid;
 
-	if (pid < 0) {
-		log_error("cannot start the cgroup reaper: %s",
-			  strerror(errno));
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return -errno;
-	}
+	pid = fork();
 	if (pid == 0) {
+		close(pipefd[0]);
 		/* Double fork: the reaper must not be the runtime's child. */
 		if (fork() == 0)
-			reaper_main(rec);
+			reaper_main(rec, pipefd[1]);
 		_exit(0);
 	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
+	close(pipefd[1]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 ||
+	    read(pipefd[0], &byte, 1) != 1) {
+		log_error("cannot start the cgroup reaper: %s",
+			  pid < 0 ? strerror(errno) : "it died at birth");
+		close(pipefd[0]);
+		return -ECHILD;
+	}
+	close(pipefd[0]);
 	return 0;
 }
