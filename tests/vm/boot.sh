@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# boot.sh -k KERNEL -i INITRD -l LOG [-r RESULTS] [-t SECS] [-m MEM]
+#         [-s SMP] [-a APPEND]
+#
+# Boot KERNEL with INITRD under qemu-system-x86_64 (TCG, no disk, no NIC),
+# the serial console going to LOG. The guest's /init prints
+#   @@VM-BOOTED uptime=S@@
+#   @@VM-RESULTS-BEGIN@@ ... @@VM-RESULTS-END rc=N uptime=S@@
+# and the lines between the two results markers are written to RESULTS
+# (default LOG with .results instead of .log).
+#
+# Environment: VM_VERBOSE=1 shows the console while it runs; VM_BOOT_MAX
+# (seconds, default 30): a slower boot to /init is a failure.
+#
+# Exit: 0 the guest script passed; 1 it reported failures (rc != 0);
+# 3 the rig failed: qemu error, timeout, kernel panic, slow boot or a
+# missing marker. Each failure prints one clear line and the log's tail.
+set -euo pipefail
+
+prog=boot
+usage() {
+	echo "usage: $0 -k KERNEL -i INITRD -l LOG [-r RESULTS] [-t SECS] [-m MEM] [-s SMP] [-a APPEND]" >&2
+	exit 2
+}
+
+kernel="" initrd="" log="" results="" secs=240 mem=1G smp=2 append=""
+while getopts "k:i:l:r:t:m:s:a:" opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	i) initrd=$OPTARG ;;
+	l) log=$OPTARG ;;
+	r) results=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	s) smp=$OPTARG ;;
+	a) append=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+{ [ -n "$kernel" ] && [ -n "$initrd" ] && [ -n "$log" ]; } || usage
+[ -n "$results" ] || results="${log%.log}.results"
+[ "$results" != "$log" ] || results="$log.results"
+boot_max=${VM_BOOT_MAX:-30}
+
+fail() {
+	echo "$prog: FAIL: $*" >&2
+	if [ -s "$log" ]; then
+		echo "$prog: last console lines ($log):" >&2
+		tail -n 40 "$log" | sed 's/^/  | /' >&2
+	fi
+	exit 3
+}
+
+qemu=$(command -v qemu-system-x86_64 || true)
+[ -n "$qemu" ] || fail "qemu-system-x86_64 not found"
+[ -r "$kernel" ] || fail "kernel $kernel not readable"
+[ -r "$initrd" ] || fail "initramfs $initrd not readable"
+mkdir -p "$(dirname "$log")" "$(dirname "$results")"
+: >"$log"
+rm -f "$results"
+
+cmdline="console=ttyS0 panic=-1 quiet mitigations=off $append"
+tailpid=""
+if [ "${VM_VERBOSE:-0}" = 1 ]; then
+	tail -n +1 -f "$log" &
+	tailpid=$!
+fi
+
+start=$(date +%s.%N)
+set +e
+timeout --kill-after=10 "$secs" "$qemu" \
+	-nodefaults -no-user-config -nographic -monitor none \
+	-machine pc -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -m "$mem" -smp "$smp" -no-reboot \
+	-chardev "file,id=con,path=$log" -serial chardev:con \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	</dev/null >"$log.qemu" 2>&1
+qrc=$?
+set -e
+end=$(date +%s.%N)
+[ -z "$tailpid" ] || kill "$tailpid" 2>/dev/null || true
+wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+
+if grep -q 'Kernel panic' "$log"; then
+	grep -m1 -A3 'Kernel panic' "$log" | sed 's/^/  | /' >&2
+	fail "kernel panic (after ${wall}s)"
+fi
+case $qrc in
+0) ;;
+124 | 137) fail "timeout: the guest did not power off within ${secs}s" ;;
+*)
+	sed 's/^/  | /' "$log.qemu" >&2
+	fail "qemu exited with status $qrc"
+	;;
+esac
+
+booted=$(sed -n 's/.*@@VM-BOOTED uptime=\([0-9.]*\)@@.*/\1/p' "$log" | head -n1)
+[ -n "$booted" ] || fail "no boot marker: /init never ran"
+if awk -v b="$booted" -v m="$boot_max" 'BEGIN { exit !(b > m) }'; then
+	fail "slow boot: /init started after ${booted}s (limit ${boot_max}s)"
+fi
+grep -q '@@VM-RESULTS-BEGIN@@' "$log" || fail "no results begin marker"
+endline=$(grep -a -m1 '@@VM-RESULTS-END rc=' "$log" || true)
+[ -n "$endline" ] || fail "no results end marker: the guest script died or hung"
+grc=$(echo "$endline" | sed -n 's/.*rc=\([0-9]*\).*/\1/p')
+gup=$(echo "$endline" | sed -n 's/.*uptime=\([0-9.]*\).*/\1/p')
+
+sed -n '/@@VM-RESULTS-BEGIN@@/,/@@VM-RESULTS-END/{/@@VM-RESULTS-/d;p}' "$log" |
+	tr -d '\r' >"$results"
+echo "$prog: kernel up to /init in ${booted}s, guest script done at ${gup}s, ${wall}s wall" >&2
+[ "$grc" = 0 ] || { echo "$prog: guest script exit status $grc" >&2; exit 1; }
+exit 0

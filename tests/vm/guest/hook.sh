@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh disable=SC2016,SC2086
+#
+# Hook scenarios, sourced by run.sh after the sysctl checks (so the sysctl
+# is 0 here). They need /bin/oci-sockopt-hook in the image; run-vm-suite.sh
+# adds build/oci-sockopt-hook when it exists.
+#
+# Path chosen: no runtime in the guest. As runc does, we make the
+# container's cgroup, park its "init" in it (a shell blocked on a fifo) and
+# call the hook with a genuine OCI state on stdin and a bundle whose
+# config.json carries the annotations. Workloads then join that cgroup the
+# way `runc exec` does. Checks:
+#  - probe --json says the bypass is supported;
+#  - memacct in the container's cgroup before prestart: charged (> 32);
+#    after prestart: bypassed (<= 10), also on the accept()ed side;
+#  - at the same time a process outside that cgroup, in the same netns,
+#    is still charged (the host-network pod case);
+#  - pressure scenario: none inside the container, pressure outside;
+#  - poststop: records and programs gone, the cgroup is charged again.
+
+HOOK=/bin/oci-sockopt-hook
+HOOK_CFG=/guest/config.json
+CGROOT=/sys/fs/cgroup
+
+# ct_start ID: cgroup CGROOT/ID holding one process parked on a fifo
+ct_start() {
+	mkdir -p "$CGROOT/$1" "/tmp/$1"
+	rm -f "/tmp/$1/fifo"
+	mkfifo "/tmp/$1/fifo"
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec cat "$1" >/dev/null' \
+		"$CGROOT/$1" "/tmp/$1/fifo" &
+	CT_PID=$!
+	for _i in 1 2 3 4 5 6 7 8 9 10; do
+		grep -qx "0::/$1" "/proc/$CT_PID/cgroup" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "# ct_start $1: pid $CT_PID never joined the cgroup"
+	return 1
+}
+
+# ct_stop ID: let the parked process exit
+ct_stop() {
+	: >"/tmp/$1/fifo"
+	wait "$CT_PID" 2>/dev/null
+}
+
+# ct_bundle ID ANNOTATIONS: /tmp/ID/config.json with those annotations
+ct_bundle() {
+	cat >"/tmp/$1/config.json" <<EOF
+{"ociVersion":"1.0.2","process":{"args":["cat","fifo"],"cwd":"/"},
+ "root":{"path":"rootfs"},"hostname":"$1","annotations":{$2}}
+EOF
+}
+
+# hook STAGE ID STATUS: run the hook with this container's OCI state
+hook() {
+	printf '{"ociVersion":"1.0.2","id":"%s","status":"%s","pid":%d,"bundle":"/tmp/%s"}' \
+		"$2" "$3" "$CT_PID" "$2" |
+		"$HOOK" --config "$HOOK_CFG" "$1" >/tmp/hook.out 2>&1
+	_rc=$?
+	sed 's/^/#   hook: /' /tmp/hook.out
+	return $_rc
+}
+
+show_progs() {
+	if command -v bpftool >/dev/null; then
+		diag "bpftool cgroup show $1:"
+		bpftool cgroup show "$1" 2>&1 | sed 's/^/#   /'
+	fi
+}
+
+# hook_measure_case NAME MEMACCT-ARGS...: before/with/outside figures
+hook_measure_case() {
+	_n=$1
+	shift
+	MCG=$CGROOT/ct-before mrun "$@" -P 32
+	x_before=$M_EXACT
+	MCG=$CGROOT/ct-before mrun "$@"
+	s_before=$M_GROWTH
+	pages=$M_PAGES
+	MCG=$CGROOT/ct1 mrun "$@" -P 32
+	x_with=$M_EXACT
+	MCG=$CGROOT/ct1 mrun "$@"
+	s_with=$M_GROWTH
+	MCG=$CGROOT/outside mrun "$@" -P 32
+	x_out=$M_EXACT
+	MCG=$CGROOT/outside mrun "$@"
+	s_out=$M_GROWTH
+	figure "hook $_n: 32 pages exact no-hook=${x_before:-na}" \
+		"hook=${x_with:-na} outside=${x_out:-na};" \
+		"${pages:-?} pages sockstat no-hook=${s_before:-error}" \
+		"hook=${s_with:-error} outside=${s_out:-error}"
+	if [ -n "$x_before$x_with$x_out" ]; then
+		check_charged "hook $_n, 32 pages exact, no hook" "$x_before"
+		check_bypassed "hook $_n, 32 pages exact, in the hooked cgroup" "$x_with"
+		check_charged "hook $_n, 32 pages exact, outside, same netns" "$x_out"
+	else
+		skip "hook $_n, 32 pages: kcore not readable, no exact counter"
+	fi
+	check_charged "hook $_n, ${pages:-?} pages sockstat, no hook" "$s_before"
+	check_bypassed "hook $_n, ${pages:-?} pages sockstat, in the hooked cgroup" "$s_with"
+	check_charged "hook $_n, ${pages:-?} pages sockstat, outside, same netns" "$s_out"
+}
+
+# hook_pressure NAME CGROUP: the pressure scenario run in CGROUP
+hook_pressure() {
+	line=$(sh -c 'echo $$ >"$0/cgroup.procs" && exec memacct pressure "$@"' \
+		"$2" -n 200 -b 262144 -t 5 -m "1000 1000 1000" 2>&1)
+	echo "# $line"
+	p=$(kv pressures "$line")
+	figure "pressure $1: pressures=${p:-error} mem=$(kv mem "$line")" \
+		"queued=$(kv queued "$line") of $(kv sent "$line") sent"
+	P_COUNT=$p
+}
+
+hook_scenarios() {
+	if out=$("$HOOK" probe --json 2>&1); then
+		echo "$out" | sed 's/^/#   probe: /'
+		check "probe --json: bypass_prot_mem is true on $(uname -r)" \
+			sh -c 'echo "$0" | grep -q "\"bypass_prot_mem\": *true"' "$out"
+	else
+		echo "$out" | sed 's/^/#   probe: /'
+		not_ok "probe --json failed"
+	fi
+
+	mkdir -p "$CGROOT/ct-before" "$CGROOT/outside"
+	if ! ct_start ct1; then
+		not_ok "hook: cannot start the container process"
+		return
+	fi
+	ct_bundle ct1 '"sockopt-hook.io/bypass-prot-mem":"true"'
+	if ! hook prestart ct1 creating; then
+		not_ok "hook prestart with bypass-prot-mem=true"
+		ct_stop ct1
+		return
+	fi
+	ok "hook prestart with bypass-prot-mem=true (pid $CT_PID, cgroup /ct1)"
+	show_progs "$CGROOT/ct1"
+
+	for proto in tcp udp; do
+		for fam in 4 6; do
+			sides=""
+			[ $proto = tcp ] && sides="-a"
+			for side in "" $sides; do
+				hook_measure_case "$proto/v$fam${side:+/accepted}" \
+					-p $proto -f $fam $side
+			done
+		done
+	done
+
+	hook_pressure "in the hooked cgroup" "$CGROOT/ct1"
+	check "pressure in the hooked cgroup: TCPMemoryPressures ${P_COUNT:-error} = 0" \
+		test "${P_COUNT:-1}" -eq 0
+	hook_pressure "outside, same netns" "$CGROOT/outside"
+	check "pressure outside the hooked cgroup: TCPMemoryPressures ${P_COUNT:-error} > 0" \
+		test "${P_COUNT:-0}" -gt 0
+
+	ct_stop ct1
+	hook poststop ct1 stopped
+	check "poststop: no record left in /run/oci-sockopt-hook" \
+		sh -c '! ls /run/oci-sockopt-hook/ 2>/dev/null | grep -q ct1'
+	show_progs "$CGROOT/ct1"
+	MCG=$CGROOT/ct1 mrun -p tcp -f 4 -P 32
+	if [ -n "$M_EXACT" ]; then
+		check_charged "after poststop, the cgroup is charged again" "$M_EXACT"
+	else
+		MCG=$CGROOT/ct1 mrun -p tcp -f 4
+		check_charged "after poststop, the cgroup is charged again" "$M_GROWTH"
+	fi
+	rmdir "$CGROOT/ct1" "$CGROOT/ct-before" "$CGROOT/outside" 2>/dev/null
+}
+
+if [ -x "$HOOK" ]; then
+	hook_scenarios
+else
+	skip "hook scenarios: $HOOK not in the image (build it with make)"
+fi

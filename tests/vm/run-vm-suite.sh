@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run-vm-suite.sh [-B BUILD_DIR] [-t SECS]
+#
+# The VM suite of issue 3: fetch (or reuse) a Debian kernel >= 6.19, build
+# memacct and the initramfs, boot it under qemu (TCG) and report the guest's
+# TAP results and figures. Everything is cached under BUILD_DIR/vm
+# (default: build/ of this repository).
+#
+# The image holds busybox, tests/vm/guest/ as /guest, memacct, and, when
+# they exist, BUILD_DIR/oci-sockopt-hook with its shared libraries and
+# examples/config.json as /guest/config.json. VM_EXTRA="HOST[:GUEST] ..."
+# adds more files (see mkinitramfs.sh).
+#
+# Exit: 0 all passed; 1 a test or the rig failed; 77 qemu or a suitable
+# kernel cannot be had here (the reason is printed).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build="$top/build"
+secs=${VM_TIMEOUT:-240}
+while getopts "B:t:" opt; do
+	case $opt in
+	B) build=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	*) echo "usage: $0 [-B BUILD_DIR] [-t SECS]" >&2; exit 2 ;;
+	esac
+done
+mkdir -p "$build/vm"
+build=$(cd "$build" && pwd)
+vm="$build/vm"
+
+say() { echo "vm-suite: $*" >&2; }
+t0=$(date +%s)
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	say "SKIP: qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+	exit 77
+fi
+
+set +e
+kout=$("$here/fetch-kernel.sh" "$build")
+krc=$?
+set -e
+case $krc in
+0) ;;
+77) say "SKIP: no kernel >= 6.19 can be had (see above)"; exit 77 ;;
+*) say "FAIL: fetch-kernel.sh exited $krc"; exit 1 ;;
+esac
+kernel=$(echo "$kout" | tail -n1)
+say "$(echo "$kout" | head -n1)"
+
+# memacct: static, rebuilt when its source changes
+memacct="$vm/memacct"
+if [ ! -x "$memacct" ] || [ "$here/memacct.c" -nt "$memacct" ]; then
+	${CC:-gcc} -static -O2 -Wall -Wextra -o "$memacct.tmp" "$here/memacct.c"
+	mv "$memacct.tmp" "$memacct"
+fi
+
+extras=("$memacct:/bin/memacct")
+if [ -x "$build/oci-sockopt-hook" ]; then
+	extras+=("$build/oci-sockopt-hook:/bin/oci-sockopt-hook")
+	say "hook: $build/oci-sockopt-hook"
+else
+	say "hook: $build/oci-sockopt-hook not built, hook scenarios skip"
+fi
+# bpftool, when installed, shows the attached programs in the guest
+bpftool=$(command -v bpftool || true)
+[ -z "$bpftool" ] || extras+=("$bpftool:/bin/bpftool")
+[ ! -r "$top/examples/config.json" ] ||
+	extras+=("$top/examples/config.json:/guest/config.json")
+# shellcheck disable=SC2206
+[ -z "${VM_EXTRA:-}" ] || extras+=($VM_EXTRA)
+
+"$here/mkinitramfs.sh" -o "$vm/initramfs.cpio" -g "$here/guest" "${extras[@]}"
+
+log="$vm/console.log"
+results="$vm/results.tap"
+set +e
+"$here/boot.sh" -k "$kernel" -i "$vm/initramfs.cpio" -l "$log" -r "$results" -t "$secs"
+brc=$?
+set -e
+if [ $brc -ge 2 ]; then
+	say "FAIL: the VM rig failed (boot.sh exit $brc); console log: $log"
+	exit 1
+fi
+
+grep -v '^FIGURE ' "$results" || true
+if grep -q '^FIGURE ' "$results"; then
+	echo "# figures (memory_allocated growth in pages; pressure counts):"
+	sed -n 's/^FIGURE /#   /p' "$results"
+fi
+pass=$(grep -c '^ok ' "$results" || true)
+fail=$(grep -c '^not ok ' "$results" || true)
+plan=$(grep -c '^1\.\.[0-9]' "$results" || true)
+say "results: $results, console: $log, $(($(date +%s) - t0))s in all"
+if [ "$plan" = 0 ]; then
+	say "FAIL: the guest printed no TAP plan"
+	fail=$((fail + 1))
+fi
+echo "vm: $pass passed, $fail failed"
+[ "$fail" = 0 ] && [ $brc = 0 ]
