@@ -6,6 +6,7 @@
 
 struct cmd_args {
 	const char *config; /* --config, or NULL */
+	const char *bundle; /* explain --bundle */
 	bool json;
 	int argc; /* operands after the command */
 	char **argv;
@@ -16,5 +17,7 @@ int cmd_poststop(const struct cmd_args *args);
 int cmd_probe(const struct cmd_args *args);
 int cmd_gc(const struct cmd_args *args);
 int cmd_validate(const struct cmd_args *args);
+int cmd_status(const struct cmd_args *args);
+int cmd_explain(const struct cmd_args *args);
 
 #endif /* SH_COMMANDS_H */

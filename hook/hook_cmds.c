@@ -54,7 +54,9 @@ int cmd_poststop(const struct cmd_args *args)
 
 	log_open(1);
 	attach_quiet_libbpf();
-	if (config_load(config_path(args->config), &cfg) == 0) {
+	/* Only for log settings: teardown goes on without a config. */
+	if (access(config_path(args->config), R_OK) == 0 &&
+	    config_load(config_path(args->config), &cfg) == 0) {
 		apply_log_settings(&cfg);
 		config_free(&cfg);
 	}

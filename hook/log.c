@@ -20,6 +20,7 @@ static int max_priority = LOG_INFO;
 static int syslog_on;
 static int log_fd = -1;
 static char context[160];
+static char last_error[1200];
 
 void log_open(int use_syslog)
 {
@@ -114,6 +115,8 @@ void log_msg(int priority, const char *fmt, ...)
 			*p = ' ';
 	snprintf(line, sizeof(line), "%s%s%s", context, *context ? ": " : "",
 		 msg);
+	if (priority == LOG_ERR)
+		snprintf(last_error, sizeof(last_error), "%s", line);
 	if (priority <= LOG_WARNING)
 		fprintf(stderr, "%s: %s%s\n", SH_IDENT,
 			priority == LOG_WARNING ? "warning: " : "", line);
@@ -121,6 +124,11 @@ void log_msg(int priority, const char *fmt, ...)
 		syslog(priority, "%s", line);
 	if (log_fd >= 0)
 		write_log_file(priority, line);
+}
+
+const char *log_last_error(void)
+{
+	return last_error;
 }
 
 void log_close(void)

@@ -14,6 +14,8 @@ void log_set_context(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 void log_msg(int priority, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The last error line, for commands that report it in JSON too. */
+const char *log_last_error(void);
 void log_close(void);
 
 #define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)

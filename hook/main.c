@@ -28,6 +28,10 @@ static const struct command commands[] = {
 	{ "createRuntime", cmd_prestart, "same as prestart" },
 	{ "poststop", cmd_poststop, "release what prestart did (never fails)" },
 	{ "probe", cmd_probe, "what this kernel and host support" },
+	{ "status", cmd_status,
+	  "containers the hook manages, with counters [ID]" },
+	{ "explain", cmd_explain,
+	  "dry run: the effective policy (--bundle DIR, or state on stdin)" },
 	{ "validate", cmd_validate, "check an operator config [CONFIG]" },
 	{ "gc", cmd_gc, "release state left by containers that are gone" },
 };
@@ -88,6 +92,8 @@ static int parse_trailing(int argc, char **argv, struct cmd_args *args)
 			args->json = true;
 		} else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
 			args->config = argv[++i];
+		} else if (!strcmp(argv[i], "--bundle") && i + 1 < argc) {
+			args->bundle = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			log_error("unknown option %s", argv[i]);
 			return -EINVAL;

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reading the per-CPU counters back: each program object has its own
+ * "counters" map, found through the program's map ids, so status needs no
+ * pinning and no state beyond the program ids in the record.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cleanup.h"
+#include "counters.h"
+
+const char *const sh_counter_names[SH_CNT_MAX] = {
+	[SH_CNT_SOCK_CREATED] = "sockets_created",
+	[SH_CNT_SOCK_BYPASSED] = "sockets_bypassed",
+	[SH_CNT_SOCK_DENIED] = "socket_creations_denied",
+	[SH_CNT_SET_DENIED] = "setsockopt_denied",
+	[SH_CNT_SET_CLAMPED] = "setsockopt_clamped",
+	[SH_CNT_SET_FORCED] = "setsockopt_forced",
+	[SH_CNT_GET_DENIED] = "getsockopt_denied",
+	[SH_CNT_GET_FORCED] = "getsockopt_forced",
+};
+
+static int add_map(int map_fd, struct sh_counters *out)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	_cleanup_free_ uint64_t *vals = NULL;
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (__u32 key = 0; key < SH_CNT_MAX; key++) {
+		if (bpf_map_lookup_elem(map_fd, &key, vals))
+			return -errno;
+		for (int cpu = 0; cpu < ncpus; cpu++)
+			out->v[key] += vals[cpu];
+	}
+	return 0;
+}
+
+static bool is_counters_map(int map_fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(map_fd, &info, &len) == 0 &&
+	       !strcmp(info.name, "counters") &&
+	       info.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+	       info.max_entries == SH_CNT_MAX;
+}
+
+static int add_prog(__u32 prog_id, struct sh_counters *out)
+{
+	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog_id);
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info), map_ids[8];
+
+	if (fd < 0)
+		return -errno;
+	info.nr_map_ids = ARRAY_SIZE(map_ids);
+	info.map_ids = (__u64)(unsigned long)map_ids;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	for (__u32 i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(map_ids); i++) {
+		_cleanup_close_ int map_fd = bpf_map_get_fd_by_id(map_ids[i]);
+
+		if (map_fd >= 0 && is_counters_map(map_fd))
+			return add_map(map_fd, out);
+	}
+	return -ENOENT;
+}
+
+int counters_read(const struct sh_progs *progs, struct sh_counters *out)
+{
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < progs->nr; i++) {
+		int e = add_prog(progs->prog[i].id, out);
+
+		r = r ? r : e;
+	}
+	return r;
+}

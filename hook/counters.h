@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_COUNTERS_H
+#define SH_COUNTERS_H
+
+#include <stdint.h>
+
+#include "attach.h"
+#include "sockopt_hook.h"
+
+struct sh_counters {
+	uint64_t v[SH_CNT_MAX];
+};
+
+extern const char *const sh_counter_names[SH_CNT_MAX];
+
+/* Sums the per-CPU counters of every program in progs. */
+int counters_read(const struct sh_progs *progs, struct sh_counters *out);
+
+#endif /* SH_COUNTERS_H */

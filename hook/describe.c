@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Rendering an effective policy for `explain`, in JSON and as text. */
+#include <stdio.h>
+#include <string.h>
+
+#include "describe.h"
+#include "names.h"
+
+static struct json_object *str(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static void add_name_or_number(struct json_object *o, const char *key,
+			       const char *name, int value)
+{
+	json_object_object_add(o, key,
+			       name ? json_object_new_string(name) :
+				      json_object_new_int(value));
+}
+
+static void policy_source(const struct sh_effective *eff, char *buf, size_t len)
+{
+	if (eff->policy_source == SRC_ANNOTATION)
+		snprintf(buf, len, "annotation %s", eff->policy_key);
+	else
+		snprintf(buf, len, "defaults.policy");
+}
+
+static void bypass_source(const struct sh_effective *eff, char *buf, size_t len)
+{
+	if (eff->bypass_source == SRC_ANNOTATION)
+		snprintf(buf, len, "annotation %s", eff->bypass_key);
+	else if (eff->bypass_source == SRC_POLICY)
+		snprintf(buf, len, "policy %s", eff->policy->name);
+	else
+		snprintf(buf, len, "defaults.bypass_prot_mem");
+}
+
+static struct json_object *sock_rule_json(const struct sh_sock_rule *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (r->family != SH_ANY)
+		add_name_or_number(o, "family", names_family_name(r->family),
+				   r->family);
+	if (r->type != SH_ANY)
+		add_name_or_number(o, "type", names_type_name(r->type),
+				   r->type);
+	if (r->protocol != SH_ANY)
+		add_name_or_number(o, "protocol",
+				   names_protocol_name(r->protocol),
+				   r->protocol);
+	return o;
+}
+
+static struct json_object *socket_json(const struct sh_policy *p)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *deny = json_object_new_array();
+
+	for (__u32 i = 0; i < p->nr_deny; i++)
+		json_object_array_add(deny, sock_rule_json(&p->deny[i]));
+	json_object_object_add(o, "deny", deny);
+	if (p->has_mark)
+		json_object_object_add(o, "mark",
+				       json_object_new_int64(p->mark));
+	if (p->has_priority)
+		json_object_object_add(o, "priority",
+				       json_object_new_int64(p->priority));
+	return o;
+}
+
+static const char *action_name(__u32 action)
+{
+	static const char *const names[] = { "allow", "deny", "clamp", "force",
+					     "force" };
+
+	return action < 5 ? names[action] : "?";
+}
+
+static struct json_object *opt_rule_json(const struct sh_rule_entry *e)
+{
+	struct json_object *o = json_object_new_object();
+	const struct sh_opt_rule *r = &e->rule;
+	__s32 v;
+
+	add_name_or_number(o, "level", names_level_name(e->key.level),
+			   e->key.level);
+	add_name_or_number(o, "option", e->option_name, e->key.optname);
+	json_object_object_add(o, "action", str(action_name(r->action)));
+	if (r->action == SH_ACTION_CLAMP) {
+		json_object_object_add(o, "min", json_object_new_int(r->min));
+		json_object_object_add(o, "max", json_object_new_int(r->max));
+	} else if (r->action == SH_ACTION_FORCE_INT) {
+		memcpy(&v, r->value, sizeof(v));
+		json_object_object_add(o, "value", json_object_new_int(v));
+	} else if (r->action == SH_ACTION_FORCE_BYTES) {
+		json_object_object_add(
+			o, "value",
+			json_object_new_string_len((const char *)r->value,
+						   (int)r->value_len));
+	}
+	return o;
+}
+
+static struct json_object *rules_json(const struct sh_rule_entry *rules,
+				      size_t n)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, opt_rule_json(&rules[i]));
+	return arr;
+}
+
+static struct json_object *programs_json(const struct sh_effective *eff)
+{
+	struct json_object *arr = json_object_new_array();
+
+	if (policy_needs_sock_create(eff))
+		json_object_array_add(arr, str("sock_create"));
+	if (policy_needs_setsockopt(eff))
+		json_object_array_add(arr, str("setsockopt"));
+	if (policy_needs_getsockopt(eff))
+		json_object_array_add(arr, str("getsockopt"));
+	return arr;
+}
+
+static void add_policy_parts(struct json_object *o,
+			     const struct sh_effective *eff)
+{
+	const struct sh_policy *p = eff->policy;
+	char src[400];
+	struct json_object *pol = json_object_new_object();
+
+	policy_source(eff, src, sizeof(src));
+	json_object_object_add(pol, "name", str(p->name));
+	json_object_object_add(pol, "source", str(src));
+	json_object_object_add(o, "policy", pol);
+	if (p->nr_deny || p->has_mark || p->has_priority)
+		json_object_object_add(o, "socket", socket_json(p));
+	if (p->nr_set || p->default_deny) {
+		json_object_object_add(o, "setsockopt_default",
+				       str(p->default_deny ? "deny" : "allow"));
+		json_object_object_add(o, "setsockopt",
+				       rules_json(p->set_rules, p->nr_set));
+	}
+	if (p->nr_get)
+		json_object_object_add(o, "getsockopt",
+				       rules_json(p->get_rules, p->nr_get));
+}
+
+struct json_object *describe_effective(const struct sh_effective *eff)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *bypass = json_object_new_object();
+	char src[400];
+
+	json_object_object_add(o, "sandbox",
+			       json_object_new_boolean(eff->sandbox));
+	if (eff->policy)
+		add_policy_parts(o, eff);
+	bypass_source(eff, src, sizeof(src));
+	json_object_object_add(bypass, "value",
+			       json_object_new_boolean(eff->bypass));
+	json_object_object_add(bypass, "source", str(src));
+	json_object_object_add(o, "bypass_prot_mem", bypass);
+	json_object_object_add(o, "programs", programs_json(eff));
+	return o;
+}
+
+static void print_rules(const char *title, struct json_object *rules)
+{
+	size_t n = json_object_array_length(rules);
+
+	printf("%s\n", title);
+	for (size_t i = 0; i < n; i++)
+		printf("  %s\n",
+		       json_object_to_json_string_ext(
+			       json_object_array_get_idx(rules, i),
+			       JSON_C_TO_STRING_SPACED |
+				       JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+void describe_print_text(struct json_object *desc)
+{
+	struct json_object *v, *name, *src;
+
+	if (json_object_object_get_ex(desc, "policy", &v) &&
+	    json_object_object_get_ex(v, "name", &name) &&
+	    json_object_object_get_ex(v, "source", &src))
+		printf("policy: %s (from %s)\n", json_object_get_string(name),
+		       json_object_get_string(src));
+	else
+		printf("policy: none\n");
+	json_object_object_get_ex(desc, "bypass_prot_mem", &v);
+	json_object_object_get_ex(v, "value", &name);
+	json_object_object_get_ex(v, "source", &src);
+	printf("bypass-prot-mem: %s (from %s)\n", json_object_get_string(name),
+	       json_object_get_string(src));
+	if (json_object_object_get_ex(desc, "socket", &v))
+		printf("socket: %s\n",
+		       json_object_to_json_string_ext(
+			       v, JSON_C_TO_STRING_SPACED |
+					  JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (json_object_object_get_ex(desc, "setsockopt", &v))
+		print_rules("setsockopt rules:", v);
+	if (json_object_object_get_ex(desc, "getsockopt", &v))
+		print_rules("getsockopt rules:", v);
+	json_object_object_get_ex(desc, "programs", &v);
+	printf("programs that would attach: %s\n",
+	       json_object_array_length(v) ? json_object_to_json_string(v) :
+					     "none");
+}
