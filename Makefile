@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 BUILD ?= build
 PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+HOOKDIR = $(PREFIX)/libexec/oci/hooks.d
+HOOKSD = $(PREFIX)/share/containers/oci/hooks.d
+MANDIR = $(PREFIX)/share/man
+CONFDIR = $(SYSCONFDIR)/oci-sockopt-hook
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -42,7 +47,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: all deps demo check unit bench fuzz format format-check clean install uninstall
+.PHONY: FORCE all deps demo check unit bench fuzz format format-check clean install uninstall
 all: $(BIN)
 
 deps:
@@ -85,6 +90,41 @@ format:
 
 format-check:
 	clang-format --dry-run -Werror hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
+
+# The hooks.d file points at wherever PREFIX put the binary.
+$(BUILD)/oci-sockopt-hook.json: examples/hooks.d-oci-sockopt-hook.json FORCE
+	@mkdir -p $(@D)
+	sed -e 's|/usr/local/libexec/oci/hooks.d|$(HOOKDIR)|' \
+		-e 's|/etc/oci-sockopt-hook|$(CONFDIR)|' $< > $@
+
+install: $(BIN) $(BUILD)/oci-sockopt-hook.json
+	install -D -m 0755 $(BIN) $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook
+	install -D -m 0644 $(BUILD)/oci-sockopt-hook.json $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json
+	install -D -m 0644 man/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1
+	install -D -m 0644 man/oci-sockopt-hook.json.5 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
+	@# Never overwrite an operator's config.
+	@if [ -e $(DESTDIR)$(CONFDIR)/config.json ]; then \
+		echo "keeping existing $(DESTDIR)$(CONFDIR)/config.json"; \
+	else \
+		install -D -m 0644 examples/config.json $(DESTDIR)$(CONFDIR)/config.json; \
+	fi
+
+# Removes what install put there; the config only if it is still the
+# unmodified example. Empty directories go too.
+uninstall:
+	rm -f $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json \
+		$(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
+	@if cmp -s examples/config.json $(DESTDIR)$(CONFDIR)/config.json; then \
+		rm -f $(DESTDIR)$(CONFDIR)/config.json; \
+	elif [ -e $(DESTDIR)$(CONFDIR)/config.json ]; then \
+		echo "keeping modified $(DESTDIR)$(CONFDIR)/config.json"; \
+	fi
+	@prune() { d=$$1; while [ "$$d" != "$$2" ] && [ "$$d" != / ] && \
+		rmdir "$$d" 2>/dev/null; do d=$$(dirname "$$d"); done; }; \
+	top=$(if $(DESTDIR),$(DESTDIR),$(PREFIX)); \
+	for d in $(HOOKDIR) $(HOOKSD) $(MANDIR)/man1 $(MANDIR)/man5; do \
+		prune "$(DESTDIR)$$d" "$$top"; done; \
+	prune "$(DESTDIR)$(CONFDIR)" "$(if $(DESTDIR),$(DESTDIR),$(SYSCONFDIR))"
 
 clean:
 	rm -rf $(BUILD)

@@ -14,6 +14,7 @@ struct cmd_args {
 
 int cmd_prestart(const struct cmd_args *args);
 int cmd_poststop(const struct cmd_args *args);
+int cmd_hook(const struct cmd_args *args);
 int cmd_probe(const struct cmd_args *args);
 int cmd_gc(const struct cmd_args *args);
 int cmd_validate(const struct cmd_args *args);

@@ -26,46 +26,80 @@ static void apply_log_settings(const struct sh_config *cfg)
 			 strerror(-r));
 }
 
-int cmd_prestart(const struct cmd_args *args)
+static int attach_with_state(const struct cmd_args *args, struct oci_state *st)
 {
 	struct sh_config cfg;
-	struct oci_state st;
-	int r;
+	int r = config_load(config_path(args->config), &cfg);
 
-	log_open(1);
-	attach_quiet_libbpf();
-	r = config_load(config_path(args->config), &cfg);
 	if (r)
 		return r;
 	apply_log_settings(&cfg);
-	r = oci_read_state(STDIN_FILENO, &st);
-	if (!r)
-		r = stage_attach(&cfg, &st);
-	oci_state_free(&st);
+	r = stage_attach(&cfg, st);
 	config_free(&cfg);
 	return r;
 }
 
 /* A poststop failure is only logged by runtimes: never fail, just say. */
-int cmd_poststop(const struct cmd_args *args)
+static int poststop_with_state(const struct cmd_args *args,
+			       struct oci_state *st, int state_r)
 {
 	struct sh_config cfg;
-	struct oci_state st;
 
-	log_open(1);
-	attach_quiet_libbpf();
 	/* Only for log settings: teardown goes on without a config. */
 	if (access(config_path(args->config), R_OK) == 0 &&
 	    config_load(config_path(args->config), &cfg) == 0) {
 		apply_log_settings(&cfg);
 		config_free(&cfg);
 	}
-	if (oci_read_state(STDIN_FILENO, &st) == 0)
-		stage_poststop(&st);
+	if (state_r == 0)
+		stage_poststop(st);
 	else
 		stage_gc();
+	return 0;
+}
+
+int cmd_prestart(const struct cmd_args *args)
+{
+	struct oci_state st = { 0 };
+	int r;
+
+	log_open(1);
+	r = oci_read_state(STDIN_FILENO, &st);
+	if (!r)
+		r = attach_with_state(args, &st);
+	oci_state_free(&st);
+	return r;
+}
+
+int cmd_poststop(const struct cmd_args *args)
+{
+	struct oci_state st = { 0 };
+	int r;
+
+	log_open(1);
+	r = oci_read_state(STDIN_FILENO, &st);
+	poststop_with_state(args, &st, r);
 	oci_state_free(&st);
 	return 0;
+}
+
+/*
+ * hooks.d files give a hook the same arguments at every stage: tell the
+ * stages apart by the state the runtime sends.
+ */
+int cmd_hook(const struct cmd_args *args)
+{
+	struct oci_state st = { 0 };
+	int r;
+
+	log_open(1);
+	r = oci_read_state(STDIN_FILENO, &st);
+	if (r == 0 && st.status && !strcmp(st.status, "stopped"))
+		r = poststop_with_state(args, &st, 0);
+	else if (r == 0)
+		r = attach_with_state(args, &st);
+	oci_state_free(&st);
+	return r;
 }
 
 int cmd_gc(const struct cmd_args *args)

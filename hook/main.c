@@ -27,6 +27,8 @@ static const struct command commands[] = {
 	{ "prestart", cmd_prestart, "attach the policy (OCI state on stdin)" },
 	{ "createRuntime", cmd_prestart, "same as prestart" },
 	{ "poststop", cmd_poststop, "release what prestart did (never fails)" },
+	{ "hook", cmd_hook,
+	  "prestart or poststop, from the state's status (hooks.d files)" },
 	{ "probe", cmd_probe, "what this kernel and host support" },
 	{ "status", cmd_status,
 	  "containers the hook manages, with counters [ID]" },
