@@ -9,7 +9,8 @@
  *	memory_allocated (sockstat "mem", in pages) grew. TCP data is queued
  *	on the connect()ed sockets, or with -a on the accept()ed children,
  *	which never pass through socket(2) and so only have the bypass flag
- *	if they inherited it from their listener.
+ *	if they inherited it from their listener. SO_MARK and SO_PRIORITY of
+ *	one queuing socket are printed too.
  *
  *   memacct pressure [-f 4|6] [-n CONNS] [-b BYTES] [-t SECS] [-m TCP_MEM]
  *	Open CONNS TCP connections and send up to BYTES on each without
@@ -520,6 +521,18 @@ static long meminfo(int fd, int idx)
 	return mi[idx];
 }
 
+/* an int socket option as text, or "E<errno>" when it cannot be read */
+static void sockopt_str(int fd, int opt, char *buf, size_t len)
+{
+	socklen_t olen = sizeof(int);
+	int v;
+
+	if (getsockopt(fd, SOL_SOCKET, opt, &v, &olen))
+		snprintf(buf, len, "E%d", errno);
+	else
+		snprintf(buf, len, "%d", v);
+}
+
 static void close_conns(struct conn *c, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -578,7 +591,7 @@ static int do_measure(const struct opts *o)
 {
 	long before, after, total = o->pages * PAGE, rmem = 0, wmem = 0;
 	long per = total / o->pairs, xbefore, xafter;
-	char exact[128];
+	char exact[128], mark[16], prio[16];
 	struct kmem k;
 	struct conn *c;
 	int ret = 1, cpu;
@@ -611,13 +624,16 @@ static int do_measure(const struct opts *o)
 		rmem += meminfo(c[i].b, SK_MEMINFO_RMEM_ALLOC);
 		wmem += meminfo(c[i].a, SK_MEMINFO_WMEM_QUEUED);
 	}
-	printf("memacct measure proto=%s family=%d pairs=%d side=%s cpu=%d pcpu_rsv=%ld sent=%ld sent_pages=%ld rmem_alloc=%ld wmem_queued=%ld mem_before=%ld mem_after=%ld growth=%ld %s\n",
+	/* what sock_create gave (or the listener passed on to) the queuing side */
+	sockopt_str(c[0].b, SO_MARK, mark, sizeof(mark));
+	sockopt_str(c[0].b, SO_PRIORITY, prio, sizeof(prio));
+	printf("memacct measure proto=%s family=%d pairs=%d side=%s cpu=%d pcpu_rsv=%ld sent=%ld sent_pages=%ld rmem_alloc=%ld wmem_queued=%ld mark=%s priority=%s mem_before=%ld mem_after=%ld growth=%ld %s\n",
 	       o->tcp ? "tcp" : "udp", o->family == AF_INET6 ? 6 : 4, o->pairs,
 	       !o->tcp	   ? "udp" :
 	       o->accepted ? "accepted" :
 			     "connected",
-	       cpu, pcpu_rsv(), total, o->pages, rmem, wmem, before, after,
-	       after - before, exact);
+	       cpu, pcpu_rsv(), total, o->pages, rmem, wmem, mark, prio, before,
+	       after, after - before, exact);
 	fflush(stdout);
 	ret = 0;
 out_close:

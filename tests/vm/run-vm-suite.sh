@@ -9,8 +9,9 @@
 # (default: build/ of this repository).
 #
 # The image holds busybox, tests/vm/guest/ as /guest, memacct, and, when
-# they exist, BUILD_DIR/oci-sockopt-hook with its shared libraries and
-# examples/config.json as /guest/config.json. VM_EXTRA="HOST[:GUEST] ..."
+# they exist, BUILD_DIR/oci-sockopt-hook with its shared libraries,
+# BUILD_DIR/tests/sockcheck, bpftool, and examples/config.json plus a
+# "bypass-marked" policy as /guest/config.json. VM_EXTRA="HOST[:GUEST] ..."
 # adds more files (see mkinitramfs.sh).
 #
 # Exit: 0 all passed; 1 a test or the rig failed; 77 qemu or a suitable
@@ -69,8 +70,23 @@ fi
 # bpftool, when installed, shows the attached programs in the guest
 bpftool=$(command -v bpftool || true)
 [ -z "$bpftool" ] || extras+=("$bpftool:/bin/bpftool")
-[ ! -r "$top/examples/config.json" ] ||
-	extras+=("$top/examples/config.json:/guest/config.json")
+# sockcheck (tests/progs) for the restricted policy, when built
+[ ! -x "$build/tests/sockcheck" ] ||
+	extras+=("$build/tests/sockcheck:/bin/sockcheck")
+# operator config: the example plus "bypass-marked" (bypass + mark/priority)
+gcfg="$vm/guest-config.json"
+if [ -r "$top/examples/config.json" ]; then
+	if command -v jq >/dev/null; then
+		jq '.policies["bypass-marked"] = {"bypass_prot_mem": true,
+			"socket": {"mark": 7, "priority": 2}} |
+		    .annotations.allow_policies += ["bypass-marked"]' \
+			"$top/examples/config.json" >"$gcfg"
+	else
+		say "jq missing: the guest gets examples/config.json as it is"
+		cp "$top/examples/config.json" "$gcfg"
+	fi
+	extras+=("$gcfg:/guest/config.json")
+fi
 # shellcheck disable=SC2206
 [ -z "${VM_EXTRA:-}" ] || extras+=($VM_EXTRA)
 
