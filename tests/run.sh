@@ -61,6 +61,8 @@ for f in "${suites[@]}"; do
 		printf 'FAIL %s (exit %s, %ss; log %s)\n' "$name" "$rc" "$secs" "$log"
 		;;
 	esac
+	# Measured figures a suite wants seen, pass or fail.
+	sed -n 's/^# report: /    /p' "$log"
 	if [ "${VERBOSE:-0}" = 1 ] || { [ "$rc" != 0 ] && [ "$rc" != 77 ]; }; then
 		sed 's/^/    /' "$log"
 	fi

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The memory-accounting opt-out, proven on a kernel that has it: boots a
+# Debian kernel >= 6.19 under QEMU (tests/vm/) and runs the hook there.
+# The guest's TAP is this suite's TAP; the figures are reported.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+tap_require_root
+
+exec 9>/run/lock/oci-sockopt-hook-tests.lock
+flock 9
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$top/tests/vm/run-vm-suite.sh" -B "$top/build" >"$out" 2>&1
+rc=$?
+cat "$out"
+sed -n '/^# figures/,/^vm-suite:/{/^#/s/^# */# report: /p}' "$out"
+grep '^boot:' "$out" | sed 's/^/# report: /'
+exit $rc
