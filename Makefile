@@ -13,7 +13,16 @@ PKG_CONFIG ?= pkg-config
 
 LIBS_PC := libbpf json-c libcgroup
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
+# The hook links libbpf, libelf, zlib, json-c and libcgroup statically
+# (STATIC=0 to link them dynamically): it saves the dynamic loader's work on
+# every container start, and the binary runs on nodes whatever their
+# library versions. Only libc stays shared.
+STATIC ?= 1
+ifeq ($(STATIC),1)
+PKG_LIBS = -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs $(LIBS_PC)) -Wl,-Bdynamic
+else
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(LIBS_PC))
+endif
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation -Wno-unused-parameter
 CFLAGS ?= -O2 -g
@@ -63,7 +72,13 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .skel.h,,$(notdir $@))_bpf > $@.tmp
 	$(Q)mv $@.tmp $@
 
-$(BUILD)/obj/%.o: hook/%.c $(HDRS) $(SKELS)
+# Seeds the policy hashes: a new build never shares an old build's copies.
+$(BUILD)/bpf_build_id.h: $(BPF_OBJS)
+	$(call msg,GEN,$@)
+	$(Q)printf '#define SH_BPF_BUILD_ID 0x%sULL\n' \
+		"$$(cat $^ | sha256sum | cut -c1-16)" > $@
+
+$(BUILD)/obj/%.o: hook/%.c $(HDRS) $(SKELS) $(BUILD)/bpf_build_id.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@

@@ -60,4 +60,8 @@ enum sh_counter {
 	SH_CNT_MAX,
 };
 
+struct sh_counter_values {
+	__u64 v[SH_CNT_MAX];
+};
+
 #endif /* SOCKOPT_HOOK_H */

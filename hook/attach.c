@@ -14,11 +14,9 @@
 
 #include "attach.h"
 #include "cleanup.h"
-#include "getsockopt.skel.h"
 #include "load.h"
 #include "log.h"
-#include "setsockopt.skel.h"
-#include "sock_create.skel.h"
+#include "share.h"
 
 static const enum bpf_attach_type our_types[] = {
 	BPF_CGROUP_INET_SOCK_CREATE,
@@ -68,51 +66,55 @@ static bool unsupported(int err)
 int probe_bypass_support(void)
 {
 	struct sh_effective none = { 0 };
-	struct sh_loaded l = { 0 };
-	int r = load_sock_create(&none, true, &l);
+	struct sh_loaded l;
+	int r;
 
+	loaded_init(&l);
+	r = obtain_sock_create(&none, true, &l);
 	loaded_free(&l);
 	if (!r)
 		return 1;
 	return unsupported(r) ? 0 : r;
 }
 
-static int load_sock(const struct sh_effective *eff, enum on_unsupported on,
-		     struct sh_loaded *l)
+static int refuse_bypass(const struct sh_effective *eff)
 {
-	int r;
-
-	if (eff->bypass) {
-		r = load_sock_create(eff, true, l);
-		if (!r || !unsupported(r))
-			return r;
-		if (on == ON_UNSUPPORTED_FAIL) {
-			log_error(
-				"bypass-prot-mem is requested (from %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is 'fail'",
-				eff->bypass_source == SRC_ANNOTATION ?
-					eff->bypass_key :
-					policy_source_name(eff->bypass_source));
-			return -EOPNOTSUPP;
-		}
-		log_warn(
-			"bypass-prot-mem is requested but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); starting without it (on_unsupported is 'warn')");
-		struct sh_effective rest = *eff;
-
-		rest.bypass = false;
-		if (!policy_needs_sock_create(&rest))
-			return 0;
-		return load_sock_create(&rest, false, l);
-	}
-	return load_sock_create(eff, false, l);
+	log_error(
+		"bypass-prot-mem is requested (from %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is 'fail'",
+		eff->bypass_source == SRC_ANNOTATION ?
+			eff->bypass_key :
+			policy_source_name(eff->bypass_source));
+	return -EOPNOTSUPP;
 }
 
-static int load_all(const struct sh_effective *eff, enum on_unsupported on,
-		    struct sh_loaded *l)
+static int obtain_sock(const struct sh_effective *eff, enum on_unsupported on,
+		       struct sh_loaded *l)
+{
+	struct sh_effective rest = *eff;
+	int r;
+
+	if (!eff->bypass)
+		return obtain_sock_create(eff, false, l);
+	r = obtain_sock_create(eff, true, l);
+	if (!r || !unsupported(r))
+		return r;
+	if (on == ON_UNSUPPORTED_FAIL)
+		return refuse_bypass(eff);
+	log_warn(
+		"bypass-prot-mem is requested but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); starting without it (on_unsupported is 'warn')");
+	rest.bypass = false;
+	if (!policy_needs_sock_create(&rest))
+		return 0;
+	return obtain_sock_create(&rest, false, l);
+}
+
+static int obtain_all(const struct sh_effective *eff, enum on_unsupported on,
+		      struct sh_loaded *l)
 {
 	int r = 0;
 
 	if (policy_needs_sock_create(eff)) {
-		r = load_sock(eff, on, l);
+		r = obtain_sock(eff, on, l);
 		if (r == -EOPNOTSUPP)
 			return r;
 		if (r)
@@ -120,13 +122,13 @@ static int load_all(const struct sh_effective *eff, enum on_unsupported on,
 				  strerror(-r));
 	}
 	if (!r && policy_needs_setsockopt(eff)) {
-		r = load_setsockopt(eff, l);
+		r = obtain_setsockopt(eff, l);
 		if (r)
 			log_error("cannot load the setsockopt program: %s",
 				  strerror(-r));
 	}
 	if (!r && policy_needs_getsockopt(eff)) {
-		r = load_getsockopt(eff, l);
+		r = obtain_getsockopt(eff, l);
 		if (r)
 			log_error("cannot load the getsockopt program: %s",
 				  strerror(-r));
@@ -147,73 +149,68 @@ static int prog_info(int fd, struct sh_prog *prog)
 	return 0;
 }
 
-static int attach_one(int cg_fd, struct bpf_program *prog,
-		      enum bpf_attach_type type, struct sh_progs *out)
+static int attach_one(int cg_fd, const struct sh_loaded *l,
+		      enum sh_prog_kind kind, struct sh_progs *out)
 {
 	struct sh_prog *p = &out->prog[out->nr];
-	int fd = bpf_program__fd(prog);
-	int r;
+	int r = prog_info(l->fd[kind], p);
 
-	r = prog_info(fd, p);
 	if (r)
 		return r;
-	if (bpf_prog_attach(fd, cg_fd, type, BPF_F_ALLOW_MULTI)) {
+	if (bpf_prog_attach(l->fd[kind], cg_fd, our_types[kind],
+			    BPF_F_ALLOW_MULTI)) {
 		r = -errno;
 		log_error("cannot attach the %s program: %s",
-			  attach_type_name(type), strerror(errno));
+			  attach_type_name(our_types[kind]), strerror(errno));
 		return r;
 	}
-	p->type = type;
+	p->type = our_types[kind];
+	p->hash = l->hash[kind];
 	out->nr++;
 	return 0;
-}
-
-static struct bpf_program *sock_prog(const struct sh_loaded *l)
-{
-	return l->bypass ? l->sock->progs.sh_sock_bypass :
-			   l->sock->progs.sh_sock_create;
-}
-
-static int attach_loaded(int cg_fd, const struct sh_loaded *l,
-			 struct sh_progs *out)
-{
-	int r = 0;
-
-	if (l->sock)
-		r = attach_one(cg_fd, sock_prog(l), BPF_CGROUP_INET_SOCK_CREATE,
-			       out);
-	if (!r && l->set)
-		r = attach_one(cg_fd, l->set->progs.sh_setsockopt,
-			       BPF_CGROUP_SETSOCKOPT, out);
-	if (!r && l->get)
-		r = attach_one(cg_fd, l->get->progs.sh_getsockopt,
-			       BPF_CGROUP_GETSOCKOPT, out);
-	if (r) {
-		detach_progs(cg_fd, out);
-		out->nr = 0;
-	}
-	return r;
 }
 
 int attach_prepare(const struct sh_effective *eff,
 		   enum on_unsupported on_unsupported, struct sh_loaded *l)
 {
-	int r = load_all(eff, on_unsupported, l);
+	int r;
 
+	loaded_init(l);
+	r = obtain_all(eff, on_unsupported, l);
 	if (r)
 		loaded_free(l);
 	return r;
 }
 
+/* Fresh copies become shareable once they are attached somewhere. */
+static void publish_fresh(const struct sh_loaded *l, const struct sh_progs *out)
+{
+	for (int i = 0, k = 0; k < SH_PROG_KINDS; k++) {
+		if (l->fd[k] < 0)
+			continue;
+		if (l->fresh[k])
+			share_publish(prog_kind_type(k), l->hash[k],
+				      out->prog[i].id);
+		i++;
+	}
+}
+
 int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out)
 {
-	int r;
+	int r = 0;
 
 	memset(out, 0, sizeof(*out));
-	r = attach_loaded(cg_fd, l, out);
-	if (!r)
-		out->bypass_active = l->bypass;
-	return r;
+	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
+		if (l->fd[k] >= 0)
+			r = attach_one(cg_fd, l, k, out);
+	if (r) {
+		detach_progs(cg_fd, out);
+		out->nr = 0;
+		return r;
+	}
+	out->bypass_active = l->fd[SH_PROG_SOCK] >= 0 && l->bypass;
+	publish_fresh(l, out);
+	return 0;
 }
 
 /* Checks the id still names our program: ids are not reused soon, but

@@ -14,6 +14,7 @@ struct sh_prog {
 	enum bpf_attach_type type;
 	__u32 id;
 	char name[16];
+	__u64 hash; /* the policy hash of the copy (see share.h) */
 };
 
 struct sh_progs {

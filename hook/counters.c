@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Reading the per-CPU counters back: each program object has its own
- * "counters" map, found through the program's map ids, so status needs no
- * pinning and no state beyond the program ids in the record.
+ * Reading the per-CPU counters back: each program has a "counters" cgroup
+ * storage map, found through the program's map ids, holding one entry per
+ * attachment; status needs nothing but the record's program ids.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,22 +25,25 @@ const char *const sh_counter_names[SH_CNT_MAX] = {
 	[SH_CNT_GET_FORCED] = "getsockopt_forced",
 };
 
-static int add_map(int map_fd, struct sh_counters *out)
+/* The container's own storage: key (cgroup id, attach type). */
+static int add_map(int map_fd, uint64_t cg_id, enum bpf_attach_type type,
+		   struct sh_counters *out)
 {
+	struct bpf_cgroup_storage_key key = { .cgroup_inode_id = cg_id,
+					      .attach_type = type };
 	int ncpus = libbpf_num_possible_cpus();
-	_cleanup_free_ uint64_t *vals = NULL;
+	_cleanup_free_ struct sh_counter_values *vals = NULL;
 
 	if (ncpus <= 0)
 		return ncpus ? ncpus : -EINVAL;
 	vals = calloc(ncpus, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	for (__u32 key = 0; key < SH_CNT_MAX; key++) {
-		if (bpf_map_lookup_elem(map_fd, &key, vals))
-			return -errno;
-		for (int cpu = 0; cpu < ncpus; cpu++)
-			out->v[key] += vals[cpu];
-	}
+	if (bpf_map_lookup_elem(map_fd, &key, vals))
+		return -errno;
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		for (int i = 0; i < SH_CNT_MAX; i++)
+			out->v[i] += vals[cpu].v[i];
 	return 0;
 }
 
@@ -51,13 +54,14 @@ static bool is_counters_map(int map_fd)
 
 	return bpf_obj_get_info_by_fd(map_fd, &info, &len) == 0 &&
 	       !strcmp(info.name, "counters") &&
-	       info.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
-	       info.max_entries == SH_CNT_MAX;
+	       info.type == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE &&
+	       info.value_size == sizeof(struct sh_counter_values);
 }
 
-static int add_prog(__u32 prog_id, struct sh_counters *out)
+static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
+		    struct sh_counters *out)
 {
-	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog_id);
+	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog->id);
 	struct bpf_prog_info info = { 0 };
 	__u32 len = sizeof(info), map_ids[8];
 
@@ -71,18 +75,19 @@ static int add_prog(__u32 prog_id, struct sh_counters *out)
 		_cleanup_close_ int map_fd = bpf_map_get_fd_by_id(map_ids[i]);
 
 		if (map_fd >= 0 && is_counters_map(map_fd))
-			return add_map(map_fd, out);
+			return add_map(map_fd, cg_id, prog->type, out);
 	}
 	return -ENOENT;
 }
 
-int counters_read(const struct sh_progs *progs, struct sh_counters *out)
+int counters_read(const struct sh_progs *progs, uint64_t cg_id,
+		  struct sh_counters *out)
 {
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < progs->nr; i++) {
-		int e = add_prog(progs->prog[i].id, out);
+		int e = add_prog(&progs->prog[i], cg_id, out);
 
 		r = r ? r : e;
 	}

@@ -13,7 +13,8 @@ struct sh_counters {
 
 extern const char *const sh_counter_names[SH_CNT_MAX];
 
-/* Sums the per-CPU counters of every program in progs. */
-int counters_read(const struct sh_progs *progs, struct sh_counters *out);
+/* Sums the per-CPU counters of every program in progs for one cgroup. */
+int counters_read(const struct sh_progs *progs, uint64_t cg_id,
+		  struct sh_counters *out);
 
 #endif /* SH_COUNTERS_H */

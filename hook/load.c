@@ -1,19 +1,72 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Each container gets its own copy of the programs it needs: the policy is
- * frozen into .rodata (sock_create) or a read-only-to-BPF hash map
- * (sockopt), so there is no shared state to corrupt or to race on, and the
- * kernel frees everything when the cgroup goes away.
+ * A container's programs: the policy is frozen into .rodata (sock_create)
+ * or into a frozen, read-only-to-BPF hash map (sockopt). Containers with
+ * the same policy share one copy, found through share.c and verified by
+ * the policy hash in .rodata; otherwise a copy is loaded here. Nothing is
+ * pinned: the kernel frees a copy when its last cgroup goes.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpf_build_id.h"
 #include "getsockopt.skel.h"
 #include "load.h"
 #include "log.h"
 #include "setsockopt.skel.h"
+#include "share.h"
 #include "sock_create.skel.h"
+
+#define SHARE_CHECK(skel, prog)                                              \
+	{                                                                    \
+		.prog_name = prog,                                           \
+		.rodata_size = sizeof(struct skel##__rodata),                \
+		.hash_offset = offsetof(struct skel##__rodata, policy_hash), \
+	}
+
+static const char *const kind_types[] = { "sock_create", "setsockopt",
+					  "getsockopt" };
+
+const char *prog_kind_type(enum sh_prog_kind kind)
+{
+	return kind_types[kind];
+}
+
+void loaded_init(struct sh_loaded *l)
+{
+	memset(l, 0, sizeof(*l));
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		l->fd[k] = -1;
+}
+
+static uint64_t rules_hash(uint64_t h, const struct sh_rule_entry *rules,
+			   size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h = share_hash(h, &rules[i].key, sizeof(rules[i].key));
+		h = share_hash(h, &rules[i].rule, sizeof(rules[i].rule));
+	}
+	return h;
+}
+
+static uint64_t sock_hash(const struct sh_policy *p, bool bypass)
+{
+	struct sh_policy none = { 0 };
+	uint64_t h = share_hash(SH_BPF_BUILD_ID, "sock", 4);
+
+	p = p ? p : &none;
+	h = share_hash(h, &bypass, sizeof(bypass));
+	h = share_hash(h, &p->nr_deny, sizeof(p->nr_deny));
+	h = share_hash(h, p->deny, sizeof(p->deny[0]) * p->nr_deny);
+	h = share_hash(h, &p->has_mark, sizeof(p->has_mark));
+	h = share_hash(h, &p->mark, sizeof(p->mark));
+	h = share_hash(h, &p->has_priority, sizeof(p->has_priority));
+	return share_hash(h, &p->priority, sizeof(p->priority));
+}
 
 static void fill_sock_rodata(struct sock_create_bpf *skel,
 			     const struct sh_policy *p)
@@ -29,8 +82,8 @@ static void fill_sock_rodata(struct sock_create_bpf *skel,
 	skel->rodata->priority = p->priority;
 }
 
-int load_sock_create(const struct sh_effective *eff, bool bypass,
-		     struct sh_loaded *l)
+static int load_sock_create(const struct sh_effective *eff, bool bypass,
+			    struct sh_loaded *l)
 {
 	struct sock_create_bpf *skel = sock_create_bpf__open();
 	int r;
@@ -38,6 +91,7 @@ int load_sock_create(const struct sh_effective *eff, bool bypass,
 	if (!skel)
 		return -errno;
 	fill_sock_rodata(skel, eff->policy);
+	skel->rodata->policy_hash = l->hash[SH_PROG_SOCK];
 	bpf_program__set_autoload(skel->progs.sh_sock_create, !bypass);
 	bpf_program__set_autoload(skel->progs.sh_sock_bypass, bypass);
 	r = sock_create_bpf__load(skel);
@@ -46,10 +100,31 @@ int load_sock_create(const struct sh_effective *eff, bool bypass,
 		return r;
 	}
 	l->sock = skel;
-	l->bypass = bypass;
+	l->fd[SH_PROG_SOCK] =
+		bpf_program__fd(bypass ? skel->progs.sh_sock_bypass :
+					 skel->progs.sh_sock_create);
+	l->fresh[SH_PROG_SOCK] = true;
 	return 0;
 }
 
+int obtain_sock_create(const struct sh_effective *eff, bool bypass,
+		       struct sh_loaded *l)
+{
+	const struct share_check chk = SHARE_CHECK(
+		sock_create_bpf, bypass ? "sh_sock_bypass" : "sh_sock_create");
+	int fd;
+
+	l->bypass = bypass;
+	l->hash[SH_PROG_SOCK] = sock_hash(eff->policy, bypass);
+	fd = share_find("sock_create", l->hash[SH_PROG_SOCK], &chk);
+	if (fd >= 0) {
+		l->fd[SH_PROG_SOCK] = fd;
+		return 0;
+	}
+	return load_sock_create(eff, bypass, l);
+}
+
+/* Filled once, then frozen: a copy shared by containers must not change. */
 static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
 		      size_t n)
 {
@@ -60,18 +135,18 @@ static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
 		if (r)
 			return r;
 	}
-	return 0;
+	return bpf_map_freeze(bpf_map__fd(map)) ? -errno : 0;
 }
 
-int load_setsockopt(const struct sh_effective *eff, struct sh_loaded *l)
+static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 {
-	const struct sh_policy *p = eff->policy;
 	struct setsockopt_bpf *skel = setsockopt_bpf__open();
 	int r;
 
 	if (!skel)
 		return -errno;
 	skel->rodata->default_deny = p->default_deny;
+	skel->rodata->policy_hash = l->hash[SH_PROG_SET];
 	r = bpf_map__set_max_entries(skel->maps.rules,
 				     p->nr_set ? p->nr_set : 1);
 	if (!r)
@@ -83,17 +158,37 @@ int load_setsockopt(const struct sh_effective *eff, struct sh_loaded *l)
 		return r;
 	}
 	l->set = skel;
+	l->fd[SH_PROG_SET] = bpf_program__fd(skel->progs.sh_setsockopt);
+	l->fresh[SH_PROG_SET] = true;
 	return 0;
 }
 
-int load_getsockopt(const struct sh_effective *eff, struct sh_loaded *l)
+int obtain_setsockopt(const struct sh_effective *eff, struct sh_loaded *l)
 {
+	const struct share_check chk =
+		SHARE_CHECK(setsockopt_bpf, "sh_setsockopt");
 	const struct sh_policy *p = eff->policy;
+	uint64_t h = share_hash(SH_BPF_BUILD_ID, "set", 3);
+	int fd;
+
+	h = share_hash(h, &p->default_deny, sizeof(p->default_deny));
+	l->hash[SH_PROG_SET] = rules_hash(h, p->set_rules, p->nr_set);
+	fd = share_find("setsockopt", l->hash[SH_PROG_SET], &chk);
+	if (fd >= 0) {
+		l->fd[SH_PROG_SET] = fd;
+		return 0;
+	}
+	return load_setsockopt(p, l);
+}
+
+static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
+{
 	struct getsockopt_bpf *skel = getsockopt_bpf__open();
 	int r;
 
 	if (!skel)
 		return -errno;
+	skel->rodata->policy_hash = l->hash[SH_PROG_GET];
 	r = bpf_map__set_max_entries(skel->maps.rules, p->nr_get);
 	if (!r)
 		r = getsockopt_bpf__load(skel);
@@ -104,13 +199,36 @@ int load_getsockopt(const struct sh_effective *eff, struct sh_loaded *l)
 		return r;
 	}
 	l->get = skel;
+	l->fd[SH_PROG_GET] = bpf_program__fd(skel->progs.sh_getsockopt);
+	l->fresh[SH_PROG_GET] = true;
 	return 0;
+}
+
+int obtain_getsockopt(const struct sh_effective *eff, struct sh_loaded *l)
+{
+	const struct share_check chk =
+		SHARE_CHECK(getsockopt_bpf, "sh_getsockopt");
+	const struct sh_policy *p = eff->policy;
+	uint64_t h = share_hash(SH_BPF_BUILD_ID, "get", 3);
+	int fd;
+
+	l->hash[SH_PROG_GET] = rules_hash(h, p->get_rules, p->nr_get);
+	fd = share_find("getsockopt", l->hash[SH_PROG_GET], &chk);
+	if (fd >= 0) {
+		l->fd[SH_PROG_GET] = fd;
+		return 0;
+	}
+	return load_getsockopt(p, l);
 }
 
 void loaded_free(struct sh_loaded *l)
 {
+	/* Shared copies came as plain fds; fresh ones belong to skeletons. */
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (l->fd[k] >= 0 && !l->fresh[k])
+			close(l->fd[k]);
 	sock_create_bpf__destroy(l->sock);
 	setsockopt_bpf__destroy(l->set);
 	getsockopt_bpf__destroy(l->get);
-	memset(l, 0, sizeof(*l));
+	loaded_init(l);
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attach.h"
@@ -15,6 +16,7 @@
 #include "log.h"
 #include "policy.h"
 #include "reaper.h"
+#include "share.h"
 #include "stage.h"
 #include "state.h"
 
@@ -113,7 +115,8 @@ int stage_attach(const struct sh_config *cfg, struct oci_state *st)
 		r = policy_resolve(cfg, st, &eff);
 	if (r)
 		return r;
-	stage_gc();
+	/* No gc here: it reads every record, and prestart must stay O(1).
+	 * poststop, `gc` and the reaper collect what containers left. */
 	if (eff.sandbox || policy_is_empty(&eff)) {
 		log_debug("no socket policy applies: nothing to attach");
 		return 0;
@@ -192,24 +195,71 @@ static bool record_stale(const struct sh_record *rec)
 	return !populated && !init_alive(rec);
 }
 
+struct gc_pass {
+	int released;
+	size_t nr_live;
+	struct {
+		enum bpf_attach_type type;
+		uint64_t hash;
+	} live[256];
+	bool overflow; /* too many to track: sweep nothing */
+};
+
+static void note_live(struct gc_pass *gc, const struct sh_record *rec)
+{
+	for (int i = 0; i < rec->progs.nr; i++) {
+		if (gc->nr_live == ARRAY_SIZE(gc->live)) {
+			gc->overflow = true;
+			return;
+		}
+		gc->live[gc->nr_live].type = rec->progs.prog[i].type;
+		gc->live[gc->nr_live++].hash = rec->progs.prog[i].hash;
+	}
+}
+
 static int gc_visit(const struct sh_record *rec, void *data)
 {
-	int *count = data;
+	struct gc_pass *gc = data;
 
-	if (!record_stale(rec))
+	if (!record_stale(rec)) {
+		note_live(gc, rec);
 		return 0;
+	}
 	if (stage_release(rec) == 0) {
 		log_info("gc: released state of container %s (cgroup %s)",
 			 rec->id, rec->cg.rel);
-		(*count)++;
+		gc->released++;
 	}
 	return 0;
 }
 
+static int index_in_use(const char *type, uint64_t hash, void *data)
+{
+	struct gc_pass *gc = data;
+
+	if (gc->overflow)
+		return 1;
+	for (size_t i = 0; i < gc->nr_live; i++)
+		if (gc->live[i].hash == hash &&
+		    !strcmp(attach_type_name(gc->live[i].type), type))
+			return 1;
+	return 0;
+}
+
+/*
+ * Mark and sweep: release records of containers that are gone, then drop
+ * the index of shared copies that no live container uses any more.
+ */
 int stage_gc(void)
 {
-	int count = 0;
+	struct gc_pass *gc = calloc(1, sizeof(*gc));
+	int released;
 
-	state_foreach(gc_visit, &count);
-	return count;
+	if (!gc)
+		return -ENOMEM;
+	state_foreach(gc_visit, gc);
+	share_sweep(index_in_use, gc);
+	released = gc->released;
+	free(gc);
+	return released;
 }

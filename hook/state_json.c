@@ -2,6 +2,7 @@
 /* The on-disk form of a container record. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "state_json.h"
@@ -27,10 +28,14 @@ static struct json_object *progs_to_json(const struct sh_progs *progs)
 
 	for (int i = 0; arr && i < progs->nr; i++) {
 		struct json_object *p = json_object_new_object();
+		char hash[20];
 
 		add_int(p, "id", progs->prog[i].id);
 		add_str(p, "attach", attach_type_name(progs->prog[i].type));
+		snprintf(hash, sizeof(hash), "%016llx",
+			 (unsigned long long)progs->prog[i].hash);
 		add_str(p, "name", progs->prog[i].name);
+		add_str(p, "hash", hash);
 		json_object_array_add(arr, p);
 	}
 	return arr;
@@ -101,7 +106,7 @@ static bool get_bool(struct json_object *obj, const char *key)
 static int progs_from_json(struct json_object *arr, struct sh_progs *progs)
 {
 	size_t n;
-	char type[32];
+	char type[32], hash[20];
 
 	if (!json_object_is_type(arr, json_type_array))
 		return -EBADMSG;
@@ -115,6 +120,8 @@ static int progs_from_json(struct json_object *arr, struct sh_progs *progs)
 		prog->id = (__u32)get_int(p, "id");
 		get_str(p, "name", prog->name, sizeof(prog->name));
 		get_str(p, "attach", type, sizeof(type));
+		get_str(p, "hash", hash, sizeof(hash));
+		prog->hash = strtoull(hash, NULL, 16);
 		prog->type = attach_type_from_name(type);
 		if (prog->type == __MAX_BPF_ATTACH_TYPE)
 			return -EBADMSG;

@@ -73,7 +73,7 @@ static int show_record(const struct sh_record *rec, void *data)
 	if (ctx->only_id && strcmp(ctx->only_id, rec->id))
 		return 0;
 	if (live)
-		counters_read(&rec->progs, &c);
+		counters_read(&rec->progs, rec->cg.id, &c);
 	ctx->shown++;
 	if (!ctx->json) {
 		print_text(rec, live, &c);

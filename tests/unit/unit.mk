@@ -6,7 +6,7 @@ UNIT_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-%)
 UNIT_SAN_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-san-%)
 SAN_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o)
 
-$(BUILD)/san/%.o: hook/%.c $(HDRS) $(SKELS)
+$(BUILD)/san/%.o: hook/%.c $(HDRS) $(SKELS) $(BUILD)/bpf_build_id.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@

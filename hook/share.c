@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The index of shared program copies: one small file per (attach type,
+ * policy hash) in the state directory, holding a program id.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "cleanup.h"
+#include "config.h"
+#include "names.h"
+#include "share.h"
+#include "state.h"
+
+#define SHARE_PREFIX "shared-"
+#define SHARE_SUFFIX ".id"
+
+/* FNV-1a: tiny, and good enough to tell policies apart (the hash is
+ * verified against the program, never trusted for security). */
+uint64_t share_hash(uint64_t seed, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = seed ? seed : 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static void index_name(char *buf, size_t len, const char *type, uint64_t hash)
+{
+	snprintf(buf, len, SHARE_PREFIX "%s-%016" PRIx64 SHARE_SUFFIX, type,
+		 hash);
+}
+
+static int read_index(const char *type, uint64_t hash, uint32_t *id)
+{
+	_cleanup_free_ char *text = NULL;
+	char name[96], path[PATH_MAX];
+	long long v;
+	size_t len;
+	int r;
+
+	index_name(name, sizeof(name), type, hash);
+	snprintf(path, sizeof(path), "%s/%s", state_dir(), name);
+	r = read_file(path, 32, &text, &len);
+	if (r)
+		return r;
+	text[strcspn(text, "\n")] = '\0';
+	r = parse_int_str(text, 1, UINT32_MAX, &v);
+	if (r)
+		return r;
+	*id = (uint32_t)v;
+	return 0;
+}
+
+static int rodata_hash(int prog_fd, const struct share_check *chk,
+		       uint64_t *hash)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info), map_ids[8], zero = 0;
+	_cleanup_free_ char *value = malloc(chk->rodata_size);
+
+	info.nr_map_ids = ARRAY_SIZE(map_ids);
+	info.map_ids = (__u64)(unsigned long)map_ids;
+	if (!value || bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -EINVAL;
+	if (strcmp(info.name, chk->prog_name))
+		return -ESTALE;
+	for (__u32 i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(map_ids); i++) {
+		_cleanup_close_ int fd = bpf_map_get_fd_by_id(map_ids[i]);
+		struct bpf_map_info minfo = { 0 };
+		__u32 mlen = sizeof(minfo);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &minfo, &mlen) ||
+		    !strstr(minfo.name, ".rodata") ||
+		    /* The section may lack the struct's tail padding. */
+		    minfo.value_size > chk->rodata_size ||
+		    minfo.value_size < chk->hash_offset + sizeof(*hash) ||
+		    bpf_map_lookup_elem(fd, &zero, value))
+			continue;
+		memcpy(hash, value + chk->hash_offset, sizeof(*hash));
+		return 0;
+	}
+	return -ESTALE;
+}
+
+int share_find(const char *type, uint64_t hash, const struct share_check *chk)
+{
+	_cleanup_close_ int fd = -1;
+	uint64_t found = 0;
+	uint32_t id;
+	int r = read_index(type, hash, &id);
+
+	if (r)
+		return -ENOENT;
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return -ENOENT;
+	r = rodata_hash(fd, chk, &found);
+	if (r || found != hash)
+		return -ENOENT;
+	return take_fd(&fd);
+}
+
+int share_publish(const char *type, uint64_t hash, uint32_t prog_id)
+{
+	char name[96], tmp[PATH_MAX], path[PATH_MAX], text[32];
+	_cleanup_close_ int fd = -1;
+	int len = snprintf(text, sizeof(text), "%u\n", prog_id);
+
+	if (mkdir(state_dir(), 0700) < 0 && errno != EEXIST)
+		return -errno;
+	index_name(name, sizeof(name), type, hash);
+	snprintf(path, sizeof(path), "%s/%s", state_dir(), name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", state_dir(), name, getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	if (fd < 0 || write(fd, text, len) != len || rename(tmp, path) < 0) {
+		unlink(tmp);
+		return -errno;
+	}
+	return 0;
+}
+
+static int parse_index_name(const char *name, char *type, size_t len,
+			    uint64_t *hash)
+{
+	const char *dash, *end = strstr(name, SHARE_SUFFIX);
+
+	if (strncmp(name, SHARE_PREFIX, strlen(SHARE_PREFIX)) || !end ||
+	    end[strlen(SHARE_SUFFIX)])
+		return -EINVAL;
+	name += strlen(SHARE_PREFIX);
+	dash = strrchr(name, '-');
+	if (!dash || (size_t)(dash - name) >= len || end - dash != 17)
+		return -EINVAL;
+	snprintf(type, len, "%.*s", (int)(dash - name), name);
+	*hash = strtoull(dash + 1, NULL, 16);
+	return 0;
+}
+
+void share_sweep(share_in_use_fn in_use, void *data)
+{
+	_cleanup_closedir_ DIR *dir = opendir(state_dir());
+	struct dirent *de;
+	char type[32];
+	uint64_t hash;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		if (parse_index_name(de->d_name, type, sizeof(type), &hash) ||
+		    in_use(type, hash, data))
+			continue;
+		unlinkat(dirfd(dir), de->d_name, 0);
+	}
+}
