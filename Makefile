@@ -97,7 +97,7 @@ demo:
 
 check:
 	./scripts/deps.sh check
-	$(MAKE) all test-progs unit unit-san
+	$(MAKE) all test-progs unit unit-san hook-san
 	./tests/run.sh
 
 format:

@@ -23,3 +23,16 @@ $(BUILD)/tests/unit-san-%: tests/unit/test_%.c $(SAN_OBJS) tests/unit/*.h
 
 unit: $(UNIT_BINS)
 unit-san: $(UNIT_SAN_BINS)
+
+# The hook itself under ASan+UBSan, for the integration suites.
+$(BUILD)/san/main.o: hook/main.c $(HDRS) $(SKELS) $(BUILD)/bpf_build_id.h
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(BUILD)/san/oci-sockopt-hook: $(SAN_OBJS) $(BUILD)/san/main.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $(PKG_LIBS)
+
+hook-san: $(BUILD)/san/oci-sockopt-hook
+.PHONY: hook-san
