@@ -30,6 +30,8 @@ schema_for() # FILE: which schema describes it
 	case $(basename "$1") in
 	config*.json) echo "$top/schemas/config.schema.json" ;;
 	hooks.d-*.json | *hook.json) echo "$top/schemas/hooks.d.schema.json" ;;
+	*-hooks.json) echo "$top/schemas/oci-hooks.schema.json" ;;
+	*base-spec.json) echo "$top/schemas/oci-runtime-spec.schema.json" ;;
 	*) echo "" ;;
 	esac
 }
@@ -59,4 +61,10 @@ out=$(validate "$top/schemas/config.schema.json" "$bad" 2>&1)
 tap_ok $((!$?)) "schema rejects a clamp without bounds"
 "$HOOK" validate "$bad" >/dev/null 2>&1
 tap_ok $((!$?)) "hook rejects a clamp without bounds"
+echo '{"hooks":{"prestart":[{"path":"oci-sockopt-hook","args":["oci-sockopt-hook","prestart"]}]}}' >"$bad"
+validate "$top/schemas/oci-hooks.schema.json" "$bad" >/dev/null 2>&1
+tap_ok $((!$?)) "schema rejects a runtime hook with a relative path"
+jq 'del(.hooks)' "$top/examples/containerd/sockopt-hook-base-spec.json" >"$bad"
+validate "$top/schemas/oci-runtime-spec.schema.json" "$bad" >/dev/null 2>&1
+tap_ok $((!$?)) "schema rejects a base runtime spec without hooks"
 tap_done

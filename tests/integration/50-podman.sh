@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A real podman run through the installed hooks.d file: `make install`
+# into a temporary PREFIX and SYSCONFDIR, then examples/podman-run.sh with
+# --hooks-dir pointing there. With a sockopt-hook.io/ annotation the policy
+# is in force inside the container; without one the hook does not run at
+# all (its debug log stays untouched). Then `make uninstall` empties the
+# tree. podman keeps its storage in the test's temp dir (--root,
+# --runroot, --tmpdir, --network-config-dir) and uses no network, so
+# nothing of the host's podman state is touched.
+# shellcheck source-path=SCRIPTDIR
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
+. "$here/../lib/container.sh"
+
+ct_require crun
+tap_require_cmd podman conmon make
+ct_init
+ct_hugetlb_setup || {
+	echo "Bail out! cannot mount the v1 hugetlb hierarchy"
+	exit 1
+}
+
+PM=$CT_TMP/podman
+PREFIX=$PM/usr
+SYSCONF=$PM/etc
+HOOKS_DIR=$PREFIX/share/containers/oci/hooks.d
+LOG=$PM/hook.log
+CGPARENT=$CT_PREFIX-podman
+CIDS=()
+mkdir -p "$PM/cni" || exit 1
+PODMAN=(podman --root "$PM/root" --runroot "$PM/runroot" --tmpdir "$PM/tmp"
+	--network-config-dir "$PM/cni" --storage-driver vfs
+	--cgroup-manager=cgroupfs --events-backend=none --runtime crun)
+
+# The sandbox caps RLIMIT_NOFILE; podman asks for more unless told.
+limit()
+{
+	local hard=$1 cap=4096
+
+	[ "$hard" = unlimited ] || [ "$hard" -gt "$cap" ] && hard=$cap
+	echo "$hard"
+}
+NOFILE=$(limit "$(ulimit -Hn)")
+NPROC=$(limit "$(ulimit -Hu)")
+
+# podman's containers (by the ids it wrote), their cgroups on every
+# hierarchy, then ct_cleanup.
+# shellcheck disable=SC2317 # run by the EXIT trap
+pm_cleanup()
+{
+	local cid dir
+
+	for cid in "${CIDS[@]}"; do
+		timeout 30 "${PODMAN[@]}" rm -f "$cid" >/dev/null 2>&1
+	done
+	for dir in /sys/fs/cgroup/*/"$CGPARENT"; do
+		[ -d "$dir" ] || continue
+		for _ in $(seq 1 50); do
+			find "$dir" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+			rmdir "$dir" 2>/dev/null && break
+			sleep 0.1
+		done
+	done
+	ct_cleanup
+}
+trap pm_cleanup EXIT
+
+BASE=$(ct_snapshot progs state)
+
+make_out=$(make -C "$CT_TOP" BUILD="$CT_BUILD" -o "$CT_BUILD/oci-sockopt-hook" \
+	install PREFIX="$PREFIX" SYSCONFDIR="$SYSCONF" 2>&1)
+tap_ok $? "make install PREFIX=\$tmp/usr SYSCONFDIR=\$tmp/etc" || tap_diag "$make_out"
+hooksd=$HOOKS_DIR/oci-sockopt-hook.json
+tap_is "$(jq -r .hook.path "$hooksd" 2>&1)" "$PREFIX/libexec/oci/hooks.d/oci-sockopt-hook" \
+	"the installed hooks.d file runs the installed binary"
+[ -x "$PREFIX/libexec/oci/hooks.d/oci-sockopt-hook" ]
+tap_ok $? "the binary is installed and executable"
+jq --arg log "$LOG" '. + {log_file: $log, log_level: "debug"}' \
+	"$CT_EXAMPLE_CONFIG" >"$SYSCONF/oci-sockopt-hook/config.json.new" &&
+	mv "$SYSCONF/oci-sockopt-hook/config.json.new" "$SYSCONF/oci-sockopt-hook/config.json"
+tap_ok $? "operator config with log_file and log_level debug"
+: >"$LOG"
+
+# run NAME POLICY [PODMAN-RUN-ARGS...] -- ARGS...: examples/podman-run.sh
+# with SOCKOPT_POLICY=POLICY. Sets OUT, RC, CID and NEWLOG (what the hook
+# logged during the run).
+run()
+{
+	local name=$1 policy=$2 lines pre=() cidfile
+
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		pre+=("$1")
+		shift
+	done
+	shift
+	cidfile=$PM/$name.cid
+	lines=$(wc -l <"$LOG")
+	OUT=$(SOCKOPT_POLICY=$policy HOOKS_DIR=$HOOKS_DIR PODMAN="${PODMAN[*]}" \
+		timeout -k 5 "$CT_TIMEOUT" "$CT_TOP/examples/podman-run.sh" \
+		--cidfile "$cidfile" --cgroup-parent "/$CGPARENT" --net=none \
+		--cap-add NET_ADMIN --ulimit "nofile=$NOFILE:$NOFILE" \
+		--ulimit "nproc=$NPROC:$NPROC" "${pre[@]}" \
+		--rootfs "$CT_ROOTFS" "$@" 2>"$PM/$name.err")
+	RC=$?
+	CID=$(cat "$cidfile" 2>/dev/null)
+	[ -n "$CID" ] && CIDS+=("$CID")
+	NEWLOG=$(sed -n "$((lines + 1)),\$p" "$LOG" | grep -v ': libbpf: ')
+}
+
+diag_run()
+{
+	tap_diag "exit $RC; stdout:" "$OUT" "podman stderr:" "$(cat "$PM/$1.err")" \
+		"hook log (without libbpf lines):" "$NEWLOG"
+}
+
+run restricted restricted -- /bin/sockcheck set-mark 5
+tap_is "$OUT" "setsockopt=EPERM" \
+	"podman, --annotation sockopt-hook.io/policy=restricted: SO_MARK gives EPERM" ||
+	diag_run restricted
+[[ -n $CID && $NEWLOG == *"container $CID: attached 3 program(s)"*"policy 'restricted'"* ]]
+tap_ok $? "the hook logged the attach for container ${CID:0:12}" || diag_run restricted
+[[ $NEWLOG == *"container $CID: released"* ]]
+tap_ok $? "podman ran the poststop stage: the hook released the container" ||
+	diag_run restricted
+
+run none "" -- /bin/sockcheck set-mark 5
+tap_is "$OUT" "setsockopt=ok" "podman, no annotation: SO_MARK works" || diag_run none
+tap_is "$NEWLOG" "" "podman, no annotation: the hook did not run (no log line at all)"
+
+run other "" --annotation example.com/policy=restricted -- /bin/sockcheck set-mark 5
+tap_is "$OUT:$NEWLOG" "setsockopt=ok:" \
+	"podman, an unrelated annotation: the hook does not run" || diag_run other
+
+# Each key alone must trigger the hooks.d file (all of when.annotations
+# must match, so one regex covers both keys).
+run perctr "" --annotation sockopt-hook.io/policy.web=restricted \
+	--annotation io.kubernetes.container.name=web -- /bin/sockcheck set-mark 5
+tap_is "$OUT" "setsockopt=EPERM" \
+	"podman, only a per-container key (policy.web, container web): SO_MARK gives EPERM" ||
+	diag_run perctr
+
+run bypassoff "" --annotation sockopt-hook.io/bypass-prot-mem=false -- \
+	/bin/sockcheck set-mark 5
+[ "$OUT" = "setsockopt=ok" ] && [[ $NEWLOG == *"container $CID: "* ]]
+tap_ok $? "podman, only bypass-prot-mem=false: the hook runs, finds nothing to attach" ||
+	diag_run bypassoff
+
+run refused nope -- /bin/sockcheck set-mark 5
+[ "$RC" != 0 ] && [ -z "$OUT" ]
+tap_ok $? "podman, policy 'nope': the container does not start (exit $RC)" ||
+	diag_run refused
+tap_like "$NEWLOG" "error: container $CID: annotation sockopt-hook\.io/policy='nope' refused: .*allow_policies" \
+	"podman, policy 'nope': the log file holds the reason" || diag_run refused
+tap_diag "podman said: $(cat "$PM/refused.err")"
+
+left=$(timeout 30 "${PODMAN[@]}" ps -a -q 2>&1)
+tap_is "$left" "" "podman --rm left no container in its store"
+diff=$(ct_same_as "$BASE" progs state)
+tap_ok $? "BPF programs and hook state are as before" || tap_diag "$diff"
+
+make_out=$(make -C "$CT_TOP" BUILD="$CT_BUILD" uninstall PREFIX="$PREFIX" \
+	SYSCONFDIR="$SYSCONF" 2>&1)
+tap_ok $? "make uninstall" || tap_diag "$make_out"
+tap_is "$(cd "$PM" && find usr etc -type f | sort)" "etc/oci-sockopt-hook/config.json" \
+	"uninstall keeps only the operator config, which the test modified"
+[[ $make_out == *"keeping modified"* ]]
+tap_ok $? "uninstall says it keeps the modified config" || tap_diag "$make_out"
+rm -f "$SYSCONF/oci-sockopt-hook/config.json"
+rmdir "$SYSCONF/oci-sockopt-hook"
+tap_is "$(find "$PREFIX" "$SYSCONF" -mindepth 1)" "" \
+	"after uninstall (and removing the config) the PREFIX and SYSCONFDIR trees are empty"
+
+tap_done

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# `make install DESTDIR=...` puts exactly the binary, the hooks.d file, the
+# example operator config and both man pages in place (paths without
+# DESTDIR inside the hooks.d file), never overwrites an operator's config,
+# and `make uninstall DESTDIR=...` leaves the tree empty. `man -l` renders
+# both pages without warnings.
+# shellcheck source-path=SCRIPTDIR
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+BUILD=${BUILD:-build}
+[[ $BUILD == /* ]] || BUILD=$top/$BUILD
+BIN=$BUILD/oci-sockopt-hook
+tap_require_cmd make jq man cmp
+[ -x "$BIN" ] || tap_skip_all "hook not built: $BIN (run make)"
+
+# make install rewrites $BUILD/oci-sockopt-hook.json: one test run at a time.
+lock=${CT_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
+if exec {LOCK_FD}>>"$lock" 2>/dev/null; then
+	flock -w 600 "$LOCK_FD" || {
+		echo "Bail out! cannot take $lock"
+		exit 1
+	}
+fi
+T=$(mktemp -d /tmp/sockopt-hook-install.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+D=$T/dest
+
+# mk TARGET [VAR=VALUE...]: make in the source tree, never rebuilding the
+# binary (it is what the other suites test). Sets OUT.
+mk()
+{
+	OUT=$(make -C "$top" BUILD="$BUILD" -o "$BIN" "$@" 2>&1)
+}
+
+mk install DESTDIR="$D"
+tap_ok $? "make install DESTDIR=\$tmp" || tap_diag "$OUT"
+want="0644 etc/oci-sockopt-hook/config.json
+0644 usr/local/share/containers/oci/hooks.d/oci-sockopt-hook.json
+0644 usr/local/share/man/man1/oci-sockopt-hook.1
+0644 usr/local/share/man/man5/oci-sockopt-hook.json.5
+0755 usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
+tap_is "$(cd "$D" && find . -type f -printf '%m %P\n' | sed 's/^644/0644/; s/^755/0755/' | sort -k2)" \
+	"$(sort -k2 <<<"$want")" "exactly the five files, with modes 0755/0644"
+cmp -s "$BIN" "$D/usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
+tap_ok $? "the installed binary is the built one"
+cmp -s "$top/examples/config.json" "$D/etc/oci-sockopt-hook/config.json"
+tap_ok $? "the installed config is examples/config.json"
+
+H=$D/usr/local/share/containers/oci/hooks.d/oci-sockopt-hook.json
+tap_is "$(jq -c '[.version, .hook.path, .hook.args, .hook.env, .stages]' "$H" 2>&1)" \
+	'["1.0.0","/usr/local/libexec/oci/hooks.d/oci-sockopt-hook",["oci-sockopt-hook","hook"],["OCI_SOCKOPT_HOOK_CONFIG=/etc/oci-sockopt-hook/config.json"],["prestart","poststop"]]' \
+	"hooks.d file: schema 1.0.0, the installed path (no DESTDIR in it), the config, prestart+poststop"
+tap_is "$(jq -r '.when.annotations | to_entries[] | select((.key | test("^\\^.*\\$$")) and (.value | test("^\\^.*\\$$")) | not) | .key' "$H")" "" \
+	"hooks.d file: every when.annotations regex is anchored (^...\$)"
+
+out=$("$D/usr/local/libexec/oci/hooks.d/oci-sockopt-hook" validate "$D/etc/oci-sockopt-hook/config.json" 2>&1)
+tap_ok $? "the installed binary validates the installed config" || tap_diag "$out"
+
+for page in usr/local/share/man/man1/oci-sockopt-hook.1 usr/local/share/man/man5/oci-sockopt-hook.json.5; do
+	name=$(basename "$page")
+	text=$(MANWIDTH=80 man -l "$D/$page" 2>"$T/man.err")
+	rc=$?
+	[ "$rc" = 0 ] && [[ $text == *$'\nNAME\n'* ]] && [[ $text == *"SEE ALSO"* ]]
+	tap_ok $? "man -l renders $name (NAME and SEE ALSO sections)" ||
+		tap_diag "exit $rc" "$(head -20 <<<"$text")" "$(cat "$T/man.err")"
+	warn=$(MANWIDTH=80 man --warnings -l "$D/$page" 2>&1 >/dev/null)
+	tap_is "$warn" "" "man --warnings -l $name: no groff warnings"
+done
+
+echo '{"log_level": "debug"}' >"$D/etc/oci-sockopt-hook/config.json"
+mk install DESTDIR="$D" &&
+	[ "$(cat "$D/etc/oci-sockopt-hook/config.json")" = '{"log_level": "debug"}' ]
+tap_ok $? "a second install keeps the operator's modified config" || tap_diag "$OUT"
+mk uninstall DESTDIR="$D" &&
+	[ "$(cd "$D" && find . -type f -printf '%P\n')" = etc/oci-sockopt-hook/config.json ]
+tap_ok $? "uninstall removes everything but the modified config" ||
+	tap_diag "$OUT" "$(cd "$D" && find .)"
+rm -rf "$D"
+
+mk install DESTDIR="$D"
+tap_ok $? "make install DESTDIR=\$tmp (fresh)" || tap_diag "$OUT"
+mk uninstall DESTDIR="$D"
+tap_ok $? "make uninstall DESTDIR=\$tmp" || tap_diag "$OUT"
+tap_is "$(find "$D" -type f)" "" "after uninstall no file is left"
+tap_is "$(find "$D" -mindepth 1)" "" "after uninstall no directory is left either"
+mk uninstall DESTDIR="$D"
+tap_ok $? "uninstall again, on an empty tree, succeeds" || tap_diag "$OUT"
+
+tap_done

@@ -1,0 +1,259 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Static checks of the examples that a JSON Schema cannot express.
+
+    examples_check.py TOP HOOKS_DIR
+
+TOP is the source tree, HOOKS_DIR where `make install` put the hooks.d
+file (without DESTDIR). Prints TAP lines without a plan ("ok - ..." /
+"not ok - ... # reason"); the calling shell script numbers them.
+"""
+import glob
+import json
+import os
+import re
+import sys
+import tomllib
+
+import yaml
+
+TOP = sys.argv[1]
+HOOKS_DIR = sys.argv[2]
+EX = os.path.join(TOP, "examples")
+KEYS = ["sockopt-hook.io/policy", "sockopt-hook.io/bypass-prot-mem",
+        "sockopt-hook.io/policy.web", "sockopt-hook.io/bypass-prot-mem.web"]
+# Keys the hooks.d file must not react to.
+NOT_KEYS = ["example.com/policy", "sockopt-hook.io/policyx",
+            "xsockopt-hook.io/policy", "sockopt-hook.io/policy/web",
+            "io.kubernetes.container.name"]
+# Keys containerd must not pass on for us.
+UNRELATED = ["example.com/policy", "xsockopt-hook.io/policy",
+             "io.kubernetes.container.name"]
+
+
+def check(ok, desc, why=""):
+    print("%s - %s%s" % ("ok" if ok else "not ok", desc,
+                         "" if ok or not why else "\n# " + str(why)))
+
+
+def load_yaml(path):
+    with open(path) as f:
+        return list(yaml.safe_load_all(f))
+
+
+def load_toml(path):
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def hooks_d_matches(when, annotations):
+    """containers/common pkg/hooks When.Match, for the annotations part:
+    every (key regex, value regex) pair must match some annotation."""
+    if when.get("always"):
+        return True
+    for kpat, vpat in when.get("annotations", {}).items():
+        if not any(re.search(kpat, k) and re.search(vpat, v)
+                   for k, v in annotations.items()):
+            return False
+    return True
+
+
+def go_glob(pattern, key):
+    """Go filepath.Match: '*' does not match '/'."""
+    rx = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c)
+                 for c in pattern)
+    return re.fullmatch(rx, key) is not None
+
+
+def yaml_examples():
+    files = sorted(glob.glob(os.path.join(EX, "**", "*.yaml"), recursive=True))
+    check(len(files) >= 4, "at least 4 YAML examples (%d)" % len(files))
+    docs = {}
+    for path in files:
+        name = os.path.relpath(path, EX)
+        try:
+            items = load_yaml(path)
+        except yaml.YAMLError as e:
+            check(False, "%s parses as YAML" % name, e)
+            continue
+        check(True, "%s parses as YAML (%d documents)" % (name, len(items)))
+        bad = [i for i, d in enumerate(items)
+               if not isinstance(d, dict) or not d.get("apiVersion")
+               or not d.get("kind") or not d.get("metadata", {}).get("name")]
+        check(not bad, "%s: every document has apiVersion, kind and "
+              "metadata.name" % name, "documents %s" % bad)
+        docs[name] = items
+    return docs
+
+
+def kubernetes(docs):
+    rc = docs["kubernetes/runtimeclass.yaml"][0]
+    check(rc["kind"] == "RuntimeClass" and rc["apiVersion"] == "node.k8s.io/v1",
+          "runtimeclass.yaml is a node.k8s.io/v1 RuntimeClass")
+    ctrd = load_toml(os.path.join(EX, "containerd", "config.toml"))
+    runtimes = ctrd["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+    check(rc["handler"] in runtimes,
+          "the RuntimeClass handler '%s' is a runtime of the containerd "
+          "example" % rc["handler"], sorted(runtimes))
+    for name in ("kubernetes/pod-restricted.yaml",
+                 "kubernetes/pod-per-container.yaml"):
+        pod = docs[name][0]
+        ann = pod["metadata"].get("annotations", {})
+        check(pod["kind"] == "Pod" and
+              pod["spec"].get("runtimeClassName") == rc["metadata"]["name"],
+              "%s: a Pod of RuntimeClass %s" % (name, rc["metadata"]["name"]))
+        check(all(isinstance(v, str) for v in ann.values()),
+              "%s: annotation values are strings" % name, ann)
+        names = {c["name"] for c in pod["spec"]["containers"]}
+        scoped = {k.split(".", 2)[2] for k in ann
+                  if re.fullmatch(r"sockopt-hook\.io/[a-z-]+\.[A-Za-z0-9_.-]+", k)}
+        check(scoped <= names, "%s: per-container keys name containers of "
+              "the pod" % name, scoped - names)
+    two = docs["kubernetes/pod-per-container.yaml"][0]
+    check(len(two["spec"]["containers"]) == 2 and
+          any(k.startswith("sockopt-hook.io/policy.") for k in
+              two["metadata"]["annotations"]),
+          "pod-per-container.yaml: two containers and a per-container key")
+
+
+def daemonset(docs):
+    items = docs["kubernetes/daemonset.yaml"]
+    kinds = {d["kind"]: d for d in items}
+    check(set(kinds) == {"ConfigMap", "DaemonSet"},
+          "daemonset.yaml holds a ConfigMap and a DaemonSet", sorted(kinds))
+    cm, ds = kinds["ConfigMap"], kinds["DaemonSet"]
+    with open(os.path.join(EX, "config.json")) as f:
+        want = json.load(f)
+    try:
+        got = json.loads(cm["data"]["config.json"])
+    except (KeyError, ValueError) as e:
+        got = e
+    check(got == want, "the ConfigMap's config.json is examples/config.json")
+    check(ds["apiVersion"] == "apps/v1" and
+          cm["metadata"]["namespace"] == ds["metadata"]["namespace"],
+          "apps/v1 DaemonSet in the ConfigMap's namespace")
+    spec = ds["spec"]["template"]["spec"]
+    check(ds["spec"]["selector"]["matchLabels"].items() <=
+          ds["spec"]["template"]["metadata"]["labels"].items(),
+          "the selector matches the pod template's labels")
+    vols = {v["name"]: v for v in spec["volumes"]}
+    host = sorted(v["hostPath"]["path"] for v in vols.values() if "hostPath" in v)
+    check(host == ["/etc/oci-sockopt-hook", "/usr/local/libexec/oci/hooks.d",
+                   "/usr/local/share/containers/oci/hooks.d"],
+          "hostPath volumes: exactly the three install directories", host)
+    cms = [v["configMap"]["name"] for v in vols.values() if "configMap" in v]
+    check(cms == [cm["metadata"]["name"]],
+          "the config volume is the ConfigMap", cms)
+    init = spec.get("initContainers", [])
+    check(len(init) == 1 and init[0]["command"][0] == "/bin/sh",
+          "one init container, a shell script")
+    mounts = {m["name"] for m in init[0]["volumeMounts"]}
+    check(mounts == set(vols), "the init container mounts every volume",
+          sorted(set(vols) ^ mounts))
+    check(all(c.get("image") for c in spec["containers"] + init),
+          "every container names an image")
+
+
+def runtime_configs():
+    crio_path = os.path.join(EX, "crio", "99-sockopt-hook.conf")
+    try:
+        crio = load_toml(crio_path)
+        check(True, "crio/99-sockopt-hook.conf parses as TOML")
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        check(False, "crio/99-sockopt-hook.conf parses as TOML", e)
+        crio = {}
+    dirs = crio.get("crio", {}).get("runtime", {}).get("hooks_dir", [])
+    check(HOOKS_DIR in dirs, "CRI-O hooks_dir lists %s, where make install "
+          "puts the hooks.d file" % HOOKS_DIR, dirs)
+    check("/usr/share/containers/oci/hooks.d" in dirs,
+          "CRI-O hooks_dir keeps CRI-O's default directory", dirs)
+
+    path = os.path.join(EX, "containerd", "config.toml")
+    try:
+        cfg = load_toml(path)
+        check(True, "containerd/config.toml parses as TOML")
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        check(False, "containerd/config.toml parses as TOML", e)
+        return
+    check(cfg.get("version") == 2, "containerd config version 2")
+    rt = cfg["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["sockopt"]
+    check(rt.get("runtime_type") == "io.containerd.runc.v2",
+          "the handler runs runc (io.containerd.runc.v2)")
+    base = rt.get("base_runtime_spec", "")
+    check(os.path.isabs(base) and os.path.exists(
+        os.path.join(EX, "containerd", os.path.basename(base))),
+        "base_runtime_spec names the example base spec (%s)" % base)
+    globs = rt.get("pod_annotations", [])
+    check(all(any(go_glob(g, k) for g in globs) for k in KEYS),
+          "pod_annotations lets every hook key through, pod-level and "
+          "per-container", globs)
+    check(not any(go_glob(g, k) for g in globs for k in UNRELATED),
+          "pod_annotations lets no unrelated key through", globs)
+    with open(os.path.join(EX, "containerd", os.path.basename(base))) as f:
+        spec = json.load(f)
+    paths = {h["path"] for hl in spec.get("hooks", {}).values() for h in hl}
+    stages = sorted(spec.get("hooks", {}))
+    check(paths == {"/usr/local/libexec/oci/hooks.d/oci-sockopt-hook"} and
+          stages == ["poststop", "prestart"],
+          "the base spec runs the installed hook at prestart and poststop",
+          (paths, stages))
+
+
+def hooks_d():
+    with open(os.path.join(EX, "hooks.d-oci-sockopt-hook.json")) as f:
+        when = json.load(f)["when"]
+    for key in KEYS:
+        check(hooks_d_matches(when, {key: "x", "io.container.manager": "libpod"}),
+              "hooks.d file: the annotation %s alone runs the hook" % key)
+    for key in NOT_KEYS:
+        check(not hooks_d_matches(when, {key: "restricted"}),
+              "hooks.d file: the annotation %s alone does not" % key)
+    check(not hooks_d_matches(when, {}),
+          "hooks.d file: no annotation, no hook")
+    with open(os.path.join(EX, "hooks.d-oci-sockopt-hook-always.json")) as f:
+        check(hooks_d_matches(json.load(f)["when"], {}),
+              "hooks.d -always file: runs for every container")
+
+
+def runc_snippet():
+    with open(os.path.join(EX, "runc-crun-hooks.json")) as f:
+        snip = json.load(f)
+    args = {s: [h["args"][1:] for h in snip["hooks"][s]] for s in snip["hooks"]}
+    check(args == {"prestart": [["prestart"]], "poststop": [["poststop"]]},
+          "runc/crun snippet: prestart runs 'prestart', poststop 'poststop'",
+          args)
+
+
+def podman_script():
+    path = os.path.join(EX, "podman-run.sh")
+    with open(path) as f:
+        text = f.read()
+    check(os.access(path, os.X_OK), "podman-run.sh is executable")
+    check("--hooks-dir" in text and "--annotation" in text,
+          "podman-run.sh uses --hooks-dir and --annotation")
+
+
+def spdx():
+    bad = []
+    for path in sorted(glob.glob(os.path.join(EX, "**", "*"), recursive=True)):
+        if os.path.isdir(path) or path.endswith(".json"):
+            continue
+        with open(path) as f:
+            if "SPDX-License-Identifier:" not in f.read(400):
+                bad.append(os.path.relpath(path, EX))
+    check(not bad, "every non-JSON example has an SPDX header", bad)
+
+
+def main():
+    docs = yaml_examples()
+    kubernetes(docs)
+    daemonset(docs)
+    runtime_configs()
+    hooks_d()
+    runc_snippet()
+    podman_script()
+    spdx()
+
+
+if __name__ == "__main__":
+    main()
