@@ -138,6 +138,20 @@ static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
 	return bpf_map_freeze(bpf_map__fd(map)) ? -errno : 0;
 }
 
+/* The part both sockopt objects share: size, load, fill and freeze. */
+static int load_rules_object(struct bpf_object_skeleton *s,
+			     struct bpf_map *rules,
+			     const struct sh_rule_entry *entries, size_t n)
+{
+	int r = bpf_map__set_max_entries(rules, n ? n : 1);
+
+	if (!r)
+		r = bpf_object__load_skeleton(s);
+	if (!r)
+		r = fill_rules(rules, entries, n);
+	return r;
+}
+
 static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 {
 	struct setsockopt_bpf *skel = setsockopt_bpf__open();
@@ -147,12 +161,8 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 		return -errno;
 	skel->rodata->default_deny = p->default_deny;
 	skel->rodata->policy_hash = l->hash[SH_PROG_SET];
-	r = bpf_map__set_max_entries(skel->maps.rules,
-				     p->nr_set ? p->nr_set : 1);
-	if (!r)
-		r = setsockopt_bpf__load(skel);
-	if (!r)
-		r = fill_rules(skel->maps.rules, p->set_rules, p->nr_set);
+	r = load_rules_object(skel->skeleton, skel->maps.rules, p->set_rules,
+			      p->nr_set);
 	if (r) {
 		setsockopt_bpf__destroy(skel);
 		return r;
@@ -163,24 +173,6 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	return 0;
 }
 
-int obtain_setsockopt(const struct sh_effective *eff, struct sh_loaded *l)
-{
-	const struct share_check chk =
-		SHARE_CHECK(setsockopt_bpf, "sh_setsockopt");
-	const struct sh_policy *p = eff->policy;
-	uint64_t h = share_hash(SH_BPF_BUILD_ID, "set", 3);
-	int fd;
-
-	h = share_hash(h, &p->default_deny, sizeof(p->default_deny));
-	l->hash[SH_PROG_SET] = rules_hash(h, p->set_rules, p->nr_set);
-	fd = share_find("setsockopt", l->hash[SH_PROG_SET], &chk);
-	if (fd >= 0) {
-		l->fd[SH_PROG_SET] = fd;
-		return 0;
-	}
-	return load_setsockopt(p, l);
-}
-
 static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 {
 	struct getsockopt_bpf *skel = getsockopt_bpf__open();
@@ -189,11 +181,8 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	if (!skel)
 		return -errno;
 	skel->rodata->policy_hash = l->hash[SH_PROG_GET];
-	r = bpf_map__set_max_entries(skel->maps.rules, p->nr_get);
-	if (!r)
-		r = getsockopt_bpf__load(skel);
-	if (!r)
-		r = fill_rules(skel->maps.rules, p->get_rules, p->nr_get);
+	r = load_rules_object(skel->skeleton, skel->maps.rules, p->get_rules,
+			      p->nr_get);
 	if (r) {
 		getsockopt_bpf__destroy(skel);
 		return r;
@@ -204,21 +193,44 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	return 0;
 }
 
+/* A live copy with the same policy if there is one, else a fresh load. */
+static int obtain(enum sh_prog_kind kind, uint64_t hash,
+		  const struct share_check *chk, const struct sh_policy *p,
+		  struct sh_loaded *l)
+{
+	int fd;
+
+	l->hash[kind] = hash;
+	fd = share_find(kind_types[kind], hash, chk);
+	if (fd >= 0) {
+		l->fd[kind] = fd;
+		return 0;
+	}
+	return kind == SH_PROG_SET ? load_setsockopt(p, l) :
+				     load_getsockopt(p, l);
+}
+
+int obtain_setsockopt(const struct sh_effective *eff, struct sh_loaded *l)
+{
+	const struct share_check chk =
+		SHARE_CHECK(setsockopt_bpf, "sh_setsockopt");
+	const struct sh_policy *p = eff->policy;
+	uint64_t h = share_hash(SH_BPF_BUILD_ID, "set", 3);
+
+	h = share_hash(h, &p->default_deny, sizeof(p->default_deny));
+	h = rules_hash(h, p->set_rules, p->nr_set);
+	return obtain(SH_PROG_SET, h, &chk, p, l);
+}
+
 int obtain_getsockopt(const struct sh_effective *eff, struct sh_loaded *l)
 {
 	const struct share_check chk =
 		SHARE_CHECK(getsockopt_bpf, "sh_getsockopt");
 	const struct sh_policy *p = eff->policy;
 	uint64_t h = share_hash(SH_BPF_BUILD_ID, "get", 3);
-	int fd;
 
-	l->hash[SH_PROG_GET] = rules_hash(h, p->get_rules, p->nr_get);
-	fd = share_find("getsockopt", l->hash[SH_PROG_GET], &chk);
-	if (fd >= 0) {
-		l->fd[SH_PROG_GET] = fd;
-		return 0;
-	}
-	return load_getsockopt(p, l);
+	h = rules_hash(h, p->get_rules, p->nr_get);
+	return obtain(SH_PROG_GET, h, &chk, p, l);
 }
 
 void loaded_free(struct sh_loaded *l)
