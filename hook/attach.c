@@ -43,7 +43,10 @@ static int libbpf_to_log(enum libbpf_print_level level, const char *fmt,
 {
 	char buf[4096], *line, *save = NULL;
 
-	(void)level;
+	/* libbpf's debug level is ~130 lines per load: keep its warnings
+	 * (verifier logs among them) and information only. */
+	if (level == LIBBPF_DEBUG)
+		return 0;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
@@ -79,11 +82,12 @@ int probe_bypass_support(void)
 
 static int refuse_bypass(const struct sh_effective *eff)
 {
+	char src[400];
+
+	policy_source_text(eff, true, src, sizeof(src));
 	log_error(
-		"bypass-prot-mem is requested (from %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is 'fail'",
-		eff->bypass_source == SRC_ANNOTATION ?
-			eff->bypass_key :
-			policy_source_name(eff->bypass_source));
+		"bypass-prot-mem is requested (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is 'fail'",
+		src);
 	return -EOPNOTSUPP;
 }
 

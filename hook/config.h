@@ -59,5 +59,7 @@ const struct sh_policy *config_policy(const struct sh_config *cfg,
 				      const char *name);
 bool config_policy_allowed(const struct sh_config *cfg, const char *name);
 int read_file(const char *path, size_t max, char **out, size_t *len);
+/* The JSON path of the last config error, for `validate --json`. */
+const char *config_last_error_path(void);
 
 #endif /* SH_CONFIG_H */

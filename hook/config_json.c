@@ -9,10 +9,19 @@
 #include "log.h"
 #include "names.h"
 
+static char last_error_path[256];
+
+const char *config_last_error_path(void)
+{
+	return last_error_path;
+}
+
 int cfg_error(struct cfg_ctx *ctx, const char *path, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
+
+	snprintf(last_error_path, sizeof(last_error_path), "%s", path);
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);

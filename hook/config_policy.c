@@ -28,7 +28,8 @@ static int parse_sock_field(struct cfg_ctx *ctx, struct json_object *rule,
 		return 0;
 	}
 	snprintf(where, sizeof(where), "%s.%s", path, key);
-	hint = names_suggest(name);
+	/* A real family other than AF_INET/AF_INET6 needs no spelling hint. */
+	hint = strncmp(name, "AF_", 3) ? names_suggest(name) : NULL;
 	if (lookup == names_family)
 		return cfg_error(
 			ctx, where,

@@ -19,24 +19,6 @@ static void add_name_or_number(struct json_object *o, const char *key,
 				      json_object_new_int(value));
 }
 
-static void policy_source(const struct sh_effective *eff, char *buf, size_t len)
-{
-	if (eff->policy_source == SRC_ANNOTATION)
-		snprintf(buf, len, "annotation %s", eff->policy_key);
-	else
-		snprintf(buf, len, "defaults.policy");
-}
-
-static void bypass_source(const struct sh_effective *eff, char *buf, size_t len)
-{
-	if (eff->bypass_source == SRC_ANNOTATION)
-		snprintf(buf, len, "annotation %s", eff->bypass_key);
-	else if (eff->bypass_source == SRC_POLICY)
-		snprintf(buf, len, "policy %s", eff->policy->name);
-	else
-		snprintf(buf, len, "defaults.bypass_prot_mem");
-}
-
 static struct json_object *sock_rule_json(const struct sh_sock_rule *r)
 {
 	struct json_object *o = json_object_new_object();
@@ -134,7 +116,7 @@ static void add_policy_parts(struct json_object *o,
 	char src[400];
 	struct json_object *pol = json_object_new_object();
 
-	policy_source(eff, src, sizeof(src));
+	policy_source_text(eff, false, src, sizeof(src));
 	json_object_object_add(pol, "name", str(p->name));
 	json_object_object_add(pol, "source", str(src));
 	json_object_object_add(o, "policy", pol);
@@ -161,7 +143,7 @@ struct json_object *describe_effective(const struct sh_effective *eff)
 			       json_object_new_boolean(eff->sandbox));
 	if (eff->policy)
 		add_policy_parts(o, eff);
-	bypass_source(eff, src, sizeof(src));
+	policy_source_text(eff, true, src, sizeof(src));
 	json_object_object_add(bypass, "value",
 			       json_object_new_boolean(eff->bypass));
 	json_object_object_add(bypass, "source", str(src));

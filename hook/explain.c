@@ -50,13 +50,42 @@ static int read_input(const struct cmd_args *args, struct oci_state *st)
 	return r;
 }
 
+/*
+ * prestart finds out by loading the bypass variant; a dry run must not
+ * load anything, so it asks the per-netns sysctl that the same kernel
+ * series added.
+ */
+static int check_kernel(const struct sh_config *cfg,
+			const struct sh_effective *eff)
+{
+	char src[400];
+
+	if (!eff->bypass ||
+	    access("/proc/sys/net/core/bypass_prot_mem", F_OK) == 0)
+		return 0;
+	policy_source_text(eff, true, src, sizeof(src));
+	if (cfg->on_unsupported == ON_UNSUPPORTED_WARN) {
+		log_warn(
+			"bypass-prot-mem is requested (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19): the container would start without it",
+			src);
+		return 0;
+	}
+	log_error(
+		"bypass-prot-mem is requested (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19): prestart would refuse the container (on_unsupported is 'fail')",
+		src);
+	return -EOPNOTSUPP;
+}
+
+/* A policy refusal has no effective policy to show; a kernel one has. */
 static void print_result(const struct cmd_args *args, const char *cfg_path,
 			 const struct oci_state *st,
-			 const struct sh_effective *eff, int refused)
+			 const struct sh_effective *eff, int policy_r,
+			 int kernel_r)
 {
 	_cleanup_json_ struct json_object *o = NULL;
+	bool refused = policy_r || kernel_r;
 
-	o = refused ? json_object_new_object() : describe_effective(eff);
+	o = policy_r ? json_object_new_object() : describe_effective(eff);
 	json_object_object_add(o, "container", json_object_new_string(st->id));
 	json_object_object_add(o, "config", json_object_new_string(cfg_path));
 	json_object_object_add(
@@ -69,12 +98,12 @@ static void print_result(const struct cmd_args *args, const char *cfg_path,
 		return;
 	}
 	printf("container: %s\nconfig: %s\n", st->id, cfg_path);
+	if (!policy_r && eff->sandbox)
+		printf("pod sandbox container: never policed\n");
+	else if (!policy_r)
+		describe_print_text(o);
 	if (refused)
 		printf("refused: %s\n", log_last_error());
-	else if (eff->sandbox)
-		printf("pod sandbox container: never policed\n");
-	else
-		describe_print_text(o);
 }
 
 int cmd_explain(const struct cmd_args *args)
@@ -83,16 +112,18 @@ int cmd_explain(const struct cmd_args *args)
 	struct sh_config cfg;
 	struct oci_state st = { 0 };
 	struct sh_effective eff;
-	int r = config_load(path, &cfg);
+	int r = config_load(path, &cfg), kernel_r = 0;
 
 	if (r)
 		return r;
 	r = read_input(args, &st);
 	if (!r) {
 		r = policy_resolve(&cfg, &st, &eff);
-		print_result(args, path, &st, &eff, r);
+		if (!r && !eff.sandbox)
+			kernel_r = check_kernel(&cfg, &eff);
+		print_result(args, path, &st, &eff, r, kernel_r);
 	}
 	oci_state_free(&st);
 	config_free(&cfg);
-	return r;
+	return r ? r : kernel_r;
 }

@@ -115,6 +115,22 @@ int cmd_gc(const struct cmd_args *args)
 	return 0;
 }
 
+static void print_validate_json(const char *path, int r)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	const char *where = config_last_error_path();
+
+	json_object_object_add(o, "config", json_object_new_string(path));
+	json_object_object_add(o, "valid", json_object_new_boolean(!r));
+	json_object_object_add(
+		o, "path", r && *where ? json_object_new_string(where) : NULL);
+	json_object_object_add(o, "error",
+			       r ? json_object_new_string(log_last_error()) :
+				   NULL);
+	puts(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
 int cmd_validate(const struct cmd_args *args)
 {
 	const char *path = args->argc > 0 ? args->argv[0] :
@@ -123,8 +139,7 @@ int cmd_validate(const struct cmd_args *args)
 	int r = config_load(path, &cfg);
 
 	if (args->json)
-		printf("{\"config\": \"%s\", \"valid\": %s}\n", path,
-		       r ? "false" : "true");
+		print_validate_json(path, r);
 	else if (!r)
 		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
 	if (!r)

@@ -25,6 +25,21 @@ const char *policy_source_name(enum sh_source src)
 	}
 }
 
+void policy_source_text(const struct sh_effective *eff, bool bypass, char *buf,
+			size_t len)
+{
+	enum sh_source src = bypass ? eff->bypass_source : eff->policy_source;
+
+	if (src == SRC_ANNOTATION)
+		snprintf(buf, len, "annotation %s",
+			 bypass ? eff->bypass_key : eff->policy_key);
+	else if (src == SRC_POLICY)
+		snprintf(buf, len, "policy %s", eff->policy->name);
+	else
+		snprintf(buf, len, "defaults.%s",
+			 bypass ? "bypass_prot_mem" : "policy");
+}
+
 int parse_bool_annotation(const char *key, const char *value, bool *out)
 {
 	if (!strcmp(value, "true")) {

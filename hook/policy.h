@@ -31,6 +31,10 @@ bool policy_needs_setsockopt(const struct sh_effective *eff);
 bool policy_needs_getsockopt(const struct sh_effective *eff);
 bool policy_is_empty(const struct sh_effective *eff);
 const char *policy_source_name(enum sh_source src);
+/* Where the policy (or, with bypass, the bypass setting) came from:
+ * "annotation KEY", "policy NAME", "defaults.policy", ... */
+void policy_source_text(const struct sh_effective *eff, bool bypass, char *buf,
+			size_t len);
 int parse_bool_annotation(const char *key, const char *value, bool *out);
 
 #endif /* SH_POLICY_H */

@@ -29,15 +29,11 @@ static void fill_record(struct sh_record *rec, const struct oci_state *st,
 	pid_start_time(st->pid, &rec->pid_start);
 	snprintf(rec->policy, sizeof(rec->policy), "%s",
 		 eff->policy ? eff->policy->name : "");
-	snprintf(rec->policy_source, sizeof(rec->policy_source), "%s",
-		 eff->policy_source == SRC_ANNOTATION ?
-			 eff->policy_key :
-			 policy_source_name(eff->policy_source));
+	policy_source_text(eff, false, rec->policy_source,
+			   sizeof(rec->policy_source));
 	rec->bypass = eff->bypass;
-	snprintf(rec->bypass_source, sizeof(rec->bypass_source), "%s",
-		 eff->bypass_source == SRC_ANNOTATION ?
-			 eff->bypass_key :
-			 policy_source_name(eff->bypass_source));
+	policy_source_text(eff, true, rec->bypass_source,
+			   sizeof(rec->bypass_source));
 }
 
 /* A second prestart for the same container must not attach twice. */

@@ -18,9 +18,9 @@ struct sh_record {
 	uint64_t pid_start;
 	struct cg_target cg;
 	char policy[80];
-	char policy_source[32];
+	char policy_source[400];
 	bool bypass;
-	char bypass_source[32];
+	char bypass_source[400];
 	struct sh_progs progs;
 };
 

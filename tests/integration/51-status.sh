@@ -67,7 +67,7 @@ tap_is "$(jq -c '.counters' <<<"$rec")" "$WANT" \
 	"counters match the calls made: 10 created, 2 creations denied, 3 set denied, 2 clamped, 1 forced, 2 get denied" ||
 	tap_diag "$rec"
 tap_is "$(jq -r '"\(.policy) \(.policy_source)"' <<<"$rec")" \
-	"restricted sockopt-hook.io/policy" "the record names the policy and its source (the annotation)"
+	"restricted annotation sockopt-hook.io/policy" "the record names the policy and its source (the annotation)"
 tap_is "$(jq -r '.cgroup_path' <<<"$rec")" "$(ct_cgroup_of "$CT_PID")" \
 	"the record's cgroup is the container's cgroup"
 tap_is "$(jq -r '[.programs[].attach] | sort | join(" ")' <<<"$rec")" \
@@ -82,7 +82,7 @@ tap_ok $? "status ID (text) exits 0"
 tap_like "$text" "^$ID
   cgroup: +/[^
 ]*
-  policy: +restricted \(from sockopt-hook.io/policy\)" \
+  policy: +restricted \(from annotation sockopt-hook.io/policy\)" \
 	"status ID: the id, its cgroup and its policy"
 tap_like "$text" "counters: +sockets_created=10 socket_creations_denied=2 setsockopt_denied=3 setsockopt_clamped=2 setsockopt_forced=1 getsockopt_denied=2$" \
 	"status ID: the non-zero counters"
