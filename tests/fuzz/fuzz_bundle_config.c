@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target: the bundle's config.json, from which the hook takes
+ * the annotations, merged under those of a fixed, valid OCI state.
+ */
+#include "fuzz_common.h"
+
+static const char state_text[] = FUZZ_STATE;
+static const char state_ann_text[] =
+	"{\"id\":\"fuzz-ann\",\"pid\":2,\"bundle\":\"/b\",\"annotations\":"
+	"{\"sockopt-hook.io/bypass-prot-mem\":\"false\",\"k\":\"v\"}}";
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fuzz_quiet();
+	fuzz_fixed_config();
+	return 0;
+}
+
+static void one(const char *state, size_t state_len, const uint8_t *data,
+		size_t size)
+{
+	struct oci_state st;
+
+	if (oci_parse_state(state, state_len, &st))
+		abort(); /* the fixed state must always parse */
+	if (oci_parse_bundle_config("/fuzz/bundle/config.json",
+				    (const char *)data, size, &st) == 0)
+		fuzz_resolve(fuzz_fixed_config(), &st);
+	oci_state_free(&st);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* oci_load_bundle() refuses more than this before parsing. */
+	if (size > SH_MAX_BUNDLE_CONFIG)
+		return 0;
+	one(state_text, sizeof(state_text) - 1, data, size);
+	one(state_ann_text, sizeof(state_ann_text) - 1, data, size);
+	return 0;
+}

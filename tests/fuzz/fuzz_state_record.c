@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target: a container record under the state directory, read
+ * back by poststop, gc and status (json_tokener_parse() of the file, then
+ * record_from_json()), and written again with record_to_json().
+ */
+#include "fuzz_common.h"
+#include "state_json.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fuzz_quiet();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct json_object *obj, *again;
+	struct sh_record *rec;
+	char *text;
+
+	/* state_read() reads at most 1 MiB, NUL-terminated. */
+	if (size > (1 << 20))
+		return 0;
+	text = malloc(size + 1);
+	rec = malloc(sizeof(*rec));
+	if (!text || !rec)
+		abort();
+	memcpy(text, data, size);
+	text[size] = '\0';
+	obj = json_tokener_parse(text);
+	if (obj && record_from_json(obj, rec) == 0) {
+		again = record_to_json(rec);
+		if (again) {
+			json_object_to_json_string_ext(again,
+						       JSON_C_TO_STRING_PLAIN);
+			json_object_put(again);
+		}
+	}
+	json_object_put(obj);
+	free(rec);
+	free(text);
+	return 0;
+}
