@@ -50,15 +50,25 @@ cleanup()
 	for pid in "${PIDS[@]}"; do
 		kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	done
-	# Cgroups of ours, deepest first.
-	find "$CG2" -mindepth 1 -maxdepth 3 -depth -type d -name "*$PREFIX*" 2>/dev/null |
-		while read -r dir; do
-			find "$dir" -depth -type d -exec rmdir {} \; 2>/dev/null
-		done
+	# Cgroups of ours, with whatever a case left running in them.
+	for dir in "$CG2/$PREFIX"-*; do
+		[ -d "$dir" ] && remove_cgroup "$dir"
+	done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# remove_cgroup DIR: kills every process in the subtree, then removes it.
+remove_cgroup()
+{
+	echo 1 >"$1/cgroup.kill" 2>/dev/null
+	for _ in $(seq 1 50); do
+		grep -q '^populated 0' "$1/cgroup.events" 2>/dev/null && break
+		sleep 0.1
+	done
+	find "$1" -depth -type d -exec rmdir {} \; 2>/dev/null
+}
 
 sh_prog_count()
 {
@@ -229,7 +239,8 @@ teardown_case()
 		[ "$p" = "$1" ] || keep+=("$p")
 	done
 	PIDS=("${keep[@]}")
-	[ -d "$CG" ] && find "$CG" -depth -type d -exec rmdir {} \; 2>/dev/null
+	# A case's setup may have left processes there (280's zombie parent).
+	[ -d "$CG" ] && remove_cgroup "$CG"
 	rm -rf "$W"
 }
 
