@@ -89,6 +89,8 @@ $(BIN): $(HOOK_OBJS)
 
 include tests/unit/unit.mk
 -include tests/tests.mk
+-include tests/fuzz/fuzz.mk
+-include bench/bench.mk
 
 demo:
 	./scripts/deps.sh demo
@@ -99,6 +101,12 @@ check:
 	./scripts/deps.sh check
 	$(MAKE) all test-progs unit unit-san hook-san
 	./tests/run.sh
+	$(MAKE) fuzz-smoke bench-smoke
+
+bench:
+	./scripts/deps.sh check
+	$(MAKE) all test-progs
+	$(MAKE) bench-run
 
 format:
 	clang-format -i hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]

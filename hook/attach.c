@@ -187,7 +187,7 @@ int attach_prepare(const struct sh_effective *eff,
 }
 
 /* Fresh copies become shareable once they are attached somewhere. */
-static void publish_fresh(const struct sh_loaded *l, const struct sh_progs *out)
+void attach_publish(const struct sh_loaded *l, const struct sh_progs *out)
 {
 	for (int i = 0, k = 0; k < SH_PROG_KINDS; k++) {
 		if (l->fd[k] < 0)
@@ -213,7 +213,6 @@ int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out)
 		return r;
 	}
 	out->bypass_active = l->fd[SH_PROG_SOCK] >= 0 && l->bypass;
-	publish_fresh(l, out);
 	return 0;
 }
 

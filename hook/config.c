@@ -27,15 +27,21 @@ const char *config_path(const char *cli_path)
 	return SH_DEFAULT_CONFIG;
 }
 
+/* Regular files only: a FIFO or a device must not make the hook wait. */
 int read_file(const char *path, size_t max, char **out, size_t *len)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	_cleanup_free_ char *buf = NULL;
 	size_t used = 0;
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
 	buf = malloc(max + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -224,8 +230,8 @@ int config_load(const char *path, struct sh_config *cfg)
 	int r = read_file(path, SH_MAX_FILE_SIZE, &text, &len);
 
 	if (r) {
-		log_error("cannot read operator config %s: %s", path,
-			  strerror(-r));
+		log_error("cannot read operator config %.128s: %s", path,
+			  r == -EINVAL ? "not a regular file" : strerror(-r));
 		return r;
 	}
 	return config_parse(path, text, len, cfg);

@@ -30,6 +30,32 @@ int cfg_error(struct cfg_ctx *ctx, const char *path, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/*
+ * json-c keeps strings with NUL but hands out C strings, so "a\u0000/.."
+ * would silently become "a". Refuse NUL outright: raw, or as an escape
+ * (an odd run of backslashes before 'u0000').
+ */
+static int check_no_nul(const char *what, const char *text, size_t len)
+{
+	size_t slashes = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (!text[i]) {
+			log_error("%.128s contains a NUL byte", what);
+			return -EINVAL;
+		}
+		if (text[i] == 'u' && slashes % 2 && len - i > 4 &&
+		    !memcmp(text + i + 1, "0000", 4)) {
+			log_error(
+				"%.128s contains a NUL character (\\u0000) in a string",
+				what);
+			return -EINVAL;
+		}
+		slashes = text[i] == '\\' ? slashes + 1 : 0;
+	}
+	return 0;
+}
+
 int cfg_parse_json(const char *what, const char *text, size_t len,
 		   struct json_object **out)
 {
@@ -39,6 +65,10 @@ int cfg_parse_json(const char *what, const char *text, size_t len,
 
 	if (!tok)
 		return -ENOMEM;
+	if (check_no_nul(what, text, len)) {
+		json_tokener_free(tok);
+		return -EINVAL;
+	}
 	/* Operators' files must be real JSON, as any schema validator reads it. */
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	obj = json_tokener_parse_ex(tok, text, (int)len);

@@ -41,6 +41,8 @@ static int get_name_or_number(struct rule_ctx *rc, struct json_object *rule,
 	if (!json_object_object_get_ex(rule, key, &val))
 		return cfg_error(rc->cfg, where, "is required");
 	if (json_object_is_type(val, json_type_string)) {
+		if ((size_t)json_object_get_string_len(val) >= len)
+			return cfg_error(rc->cfg, where, "is too long");
 		snprintf(buf, len, "%s", json_object_get_string(val));
 		return 0;
 	}

@@ -21,9 +21,10 @@ static void apply_log_settings(const struct sh_config *cfg)
 	if (!cfg->log_file)
 		return;
 	r = log_set_file(cfg->log_file);
+	/* Notice, not warning: stderr carries one line, the error if any. */
 	if (r)
-		log_warn("cannot open log file %s: %s", cfg->log_file,
-			 strerror(-r));
+		log_msg(LOG_NOTICE, "cannot open log file %.128s: %s",
+			cfg->log_file, strerror(-r));
 }
 
 static int attach_with_state(const struct cmd_args *args, struct oci_state *st)

@@ -80,6 +80,8 @@ static const char *priority_name(int priority)
 		return "error";
 	case LOG_WARNING:
 		return "warning";
+	case LOG_NOTICE:
+		return "notice";
 	case LOG_INFO:
 		return "info";
 	default:

@@ -213,23 +213,24 @@ static int open_bundle_config(const char *bundle, int *fd)
 	_cleanup_close_ int dir = -1;
 
 	if (!real) {
-		log_error("bundle %s: %s", bundle, strerror(errno));
+		log_error("bundle %.128s: %s", bundle, strerror(errno));
 		return -errno;
 	}
 	if (strcmp(real, bundle)) {
 		log_error(
-			"bundle %s is not a canonical path (it resolves to %s)",
+			"bundle %.128s is not a canonical path (it resolves to %.128s)",
 			bundle, real);
 		return -EINVAL;
 	}
 	dir = open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dir < 0) {
-		log_error("bundle %s: %s", bundle, strerror(errno));
+		log_error("bundle %.128s: %s", bundle, strerror(errno));
 		return -errno;
 	}
-	*fd = openat(dir, "config.json", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	*fd = openat(dir, "config.json",
+		     O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (*fd < 0) {
-		log_error("cannot open %s/config.json: %s", bundle,
+		log_error("cannot open %.128s/config.json: %s", bundle,
 			  strerror(errno));
 		return -errno;
 	}
@@ -254,11 +255,11 @@ int oci_load_bundle(struct oci_state *st)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	r = read_file(path, SH_MAX_BUNDLE_CONFIG, &text, &len);
 	if (r) {
-		log_error("cannot read %s/config.json: %s", st->bundle,
-			  strerror(-r));
+		log_error("cannot read %.128s/config.json: %s", st->bundle,
+			  r == -EINVAL ? "not a regular file" : strerror(-r));
 		return r;
 	}
-	if (asprintf(&what, "%s/config.json", st->bundle) < 0)
+	if (asprintf(&what, "%.128s/config.json", st->bundle) < 0)
 		return -ENOMEM;
 	return oci_parse_bundle_config(what, text, len, st);
 }

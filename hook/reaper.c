@@ -85,6 +85,8 @@ static void reaper_main(const struct sh_record *rec, int ready_fd)
 	if (stage_release(rec) == 0)
 		log_info("reaper: released cgroup %s of container %s",
 			 rec->cg.rel, rec->id);
+	/* Drops the index of copies nobody uses any more. */
+	stage_gc();
 }
 
 int reaper_spawn(const struct sh_record *rec)

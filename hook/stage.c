@@ -82,6 +82,8 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 		if (r)
 			detach_progs(fd, &rec.progs);
 	}
+	if (!r)
+		attach_publish(l, &rec.progs);
 	if (!r && rec.cg.created) {
 		r = reaper_spawn(&rec);
 		if (r) {
