@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sockbench exec: wall time of fork + exec + wait of each command, the
+ * commands interleaved within every round. Commands are separated by "::";
+ * ":::" also starts a new group, and the groups' order rotates from round
+ * to round (A B C, B C A, C A B, ...) so that no variant always runs first;
+ * commands within a group keep their order (set up, measure, tear down).
+ * One line per round on stdout: each command's nanoseconds, in the order
+ * given, separated by spaces.
+ * Every command gets STDIN (opened afresh each time) on fd 0, or FILE when
+ * its first word is "<FILE"; /dev/null on fd 1; ERRLOG (appended) or
+ * /dev/null on fd 2. A command that exits non-zero
+ * stops the run with an error that names it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "sockbench.h"
+
+#define SB_MAX_CMDS 16
+
+static int redirect(int fd, const char *path, int flags)
+{
+	int src = open(path, flags | O_CLOEXEC, 0644);
+
+	if (src < 0 || dup2(src, fd) < 0)
+		return -1;
+	close(src);
+	return 0;
+}
+
+static void child(char **cmd, const char *in, const char *errlog)
+{
+	if (redirect(0, in, O_RDONLY) || redirect(1, "/dev/null", O_WRONLY) ||
+	    redirect(2, errlog, O_WRONLY | O_APPEND | O_CREAT))
+		_exit(126);
+	execvp(cmd[0], cmd);
+	_exit(127);
+}
+
+/* Runs one command; *ns gets its wall time. */
+static int run_one(char **cmd, const char *in, const char *errlog, uint64_t *ns)
+{
+	uint64_t t0 = sb_now_ns();
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		sb_err("fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (pid == 0)
+		child(cmd, in, errlog);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	*ns = sb_now_ns() - t0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	sb_err("'%s%s%s' failed (%s %d; see %s)", cmd[0], cmd[1] ? " " : "",
+	       cmd[1] ? cmd[1] : "",
+	       WIFEXITED(status) ? "exit status" : "signal",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+	       errlog);
+	return -EIO;
+}
+
+/* The commands, and the group each belongs to. */
+struct sb_cmds {
+	char **cmd[SB_MAX_CMDS];
+	int group[SB_MAX_CMDS];
+	int n;
+	int groups;
+};
+
+/* Splits argv at "::" (next command) and ":::" (next group). */
+static int split_cmds(int argc, char **argv, struct sb_cmds *c)
+{
+	c->n = 0;
+	c->groups = 1;
+	for (int i = 0; i < argc; i++) {
+		if (c->n == SB_MAX_CMDS)
+			return -E2BIG;
+		c->group[c->n] = c->groups - 1;
+		c->cmd[c->n++] = &argv[i];
+		while (i < argc && strcmp(argv[i], "::") &&
+		       strcmp(argv[i], ":::"))
+			i++;
+		if (i < argc && !strcmp(argv[i], ":::"))
+			c->groups++;
+		if (i < argc)
+			argv[i] = NULL;
+		if (c->cmd[c->n - 1][0] == NULL)
+			return -EINVAL;
+	}
+	return c->n ? 0 : -EINVAL;
+}
+
+static int run_cmd(char **cmd, const char *in, const char *errlog, uint64_t *ns)
+{
+	if (cmd[0][0] == '<' && cmd[1])
+		return run_one(cmd + 1, cmd[0] + 1, errlog, ns);
+	return run_one(cmd, in, errlog, ns);
+}
+
+/* One round: the groups in turn, starting with group FIRST. */
+static int run_round(const struct sb_cmds *c, int first, const char *in,
+		     const char *errlog, uint64_t *ns)
+{
+	for (int g = 0; g < c->groups; g++) {
+		for (int i = 0; i < c->n; i++) {
+			if (c->group[i] != (first + g) % c->groups)
+				continue;
+			if (run_cmd(c->cmd[i], in, errlog, &ns[i]))
+				return -EIO;
+		}
+	}
+	return 0;
+}
+
+int sb_exec(int argc, char **argv)
+{
+	const char *in = "/dev/null", *errlog = "/dev/null";
+	uint64_t ns[SB_MAX_CMDS];
+	struct sb_cmds cmds;
+	long rounds = 10;
+	int c;
+
+	optind = 0;
+	while ((c = getopt(argc, argv, "+r:i:e:")) != -1) {
+		switch (c) {
+		case 'r':
+			if (sb_parse_long(optarg, 1, 1000000, &rounds))
+				return -EINVAL;
+			break;
+		case 'i':
+			in = optarg;
+			break;
+		case 'e':
+			errlog = optarg;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (split_cmds(argc - optind, argv + optind, &cmds)) {
+		sb_err("usage: exec [-r ROUNDS] [-i STDIN] [-e ERRLOG] -- [<FILE] CMD... [:: ...] [::: ...]");
+		return -EINVAL;
+	}
+	for (long r = 0; r < rounds; r++) {
+		if (run_round(&cmds, (int)(r % cmds.groups), in, errlog, ns))
+			return -EIO;
+		for (int i = 0; i < cmds.n; i++)
+			printf("%s%llu", i ? " " : "",
+			       (unsigned long long)ns[i]);
+		putchar('\n');
+		fflush(stdout);
+	}
+	return 0;
+}
