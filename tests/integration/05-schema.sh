@@ -32,6 +32,7 @@ schema_for() # FILE: which schema describes it
 	hooks.d-*.json | *hook.json) echo "$top/schemas/hooks.d.schema.json" ;;
 	*-hooks.json) echo "$top/schemas/oci-hooks.schema.json" ;;
 	*base-spec.json) echo "$top/schemas/oci-runtime-spec.schema.json" ;;
+	seccomp-*.json) echo "$top/schemas/seccomp.schema.json" ;;
 	*) echo "" ;;
 	esac
 }

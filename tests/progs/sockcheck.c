@@ -68,12 +68,12 @@ static const char *errname(int err)
 static int parse_int(const char *s, int *out)
 {
 	char *end;
-	long v;
+	long long v;
 
 	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || *s == '\0' || *end != '\0' || v < -2147483648L ||
-	    v > 2147483647L)
+	v = strtoll(s, &end, 0);
+	if (errno || *s == '\0' || *end != '\0' || v < -2147483648LL ||
+	    v > 2147483647LL)
 		return -EINVAL;
 	*out = (int)v;
 	return 0;
