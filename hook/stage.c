@@ -172,11 +172,7 @@ int stage_poststop(const struct oci_state *st)
 
 static bool init_alive(const struct sh_record *rec)
 {
-	uint64_t start;
-
-	if (rec->pid <= 0 || kill(rec->pid, 0) < 0)
-		return false;
-	return pid_start_time(rec->pid, &start) == 0 && start == rec->pid_start;
+	return pid_running(rec->pid, rec->pid_start);
 }
 
 /* Gone: the cgroup vanished (or is a new one), or it is empty and the

@@ -37,8 +37,9 @@ static int open_state_dir(bool create)
 		return -errno;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 && (create || errno != ENOENT))
-		log_error("cannot open state directory %s: %s", dir,
+	/* Readers report in their own context; a writer must succeed. */
+	if (fd < 0 && create)
+		log_error("cannot open state directory %.128s: %s", dir,
 			  strerror(errno));
 	return fd < 0 ? -errno : fd;
 }
@@ -185,4 +186,21 @@ int pid_start_time(pid_t pid, uint64_t *start)
 		return -EBADMSG;
 	*start = strtoull(p + 1, NULL, 10);
 	return 0;
+}
+
+/* Running, not a zombie, and the same process that was recorded. */
+bool pid_running(pid_t pid, uint64_t start)
+{
+	_cleanup_free_ char *text = NULL;
+	char path[64], *p;
+	uint64_t now;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (pid <= 0 || read_file(path, 4096, &text, &len))
+		return false;
+	p = strrchr(text, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return false;
+	return pid_start_time(pid, &now) == 0 && now == start;
 }

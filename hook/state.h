@@ -29,6 +29,7 @@ int state_write(const struct sh_record *rec);
 int state_read(const char *id, struct sh_record *rec);
 int state_remove(const char *id);
 int pid_start_time(pid_t pid, uint64_t *start);
+bool pid_running(pid_t pid, uint64_t start);
 typedef int (*state_visit_fn)(const struct sh_record *rec, void *data);
 int state_foreach(state_visit_fn fn, void *data);
 

@@ -80,7 +80,7 @@ for rt in crun crun-nocg; do
 		"annotation sockopt-hook\.io/policy='restricted' refused: 'restricted' is not in annotations\.allow_policies of $CFG\$"
 	if [ "$BYPASS" = false ]; then
 		refused_logged "$rt" "$rt-nobypass" bulk \
-			"bypass-prot-mem is requested \(from policy( bulk)?\) but this kernel lacks SK_BPF_BYPASS_PROT_MEM.*on_unsupported is 'fail'"
+			"bypass-prot-mem is requested \(by policy bulk\) but this kernel lacks SK_BPF_BYPASS_PROT_MEM.*on_unsupported is 'fail'"
 	else
 		tap_skip "$rt: a bypass the kernel cannot do is logged" "this kernel has SK_BPF_BYPASS_PROT_MEM"
 	fi
