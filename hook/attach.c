@@ -260,6 +260,40 @@ static void collect_ours(enum bpf_attach_type type, const __u32 *ids, __u32 n,
 	}
 }
 
+static bool map_matches(__u32 map_id, map_match_fn match, const void *data,
+			int *fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	*fd = bpf_map_get_fd_by_id(map_id);
+	if (*fd < 0)
+		return false;
+	if (bpf_obj_get_info_by_fd(*fd, &info, &len) == 0 && match(&info, data))
+		return true;
+	close(*fd);
+	return false;
+}
+
+int prog_find_map(int prog_fd, char name[16], map_match_fn match,
+		  const void *data)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info), map_ids[8];
+	int fd;
+
+	info.nr_map_ids = ARRAY_SIZE(map_ids);
+	info.map_ids = (__u64)(unsigned long)map_ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	if (name)
+		memcpy(name, info.name, sizeof(info.name));
+	for (__u32 i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(map_ids); i++)
+		if (map_matches(map_ids[i], match, data, &fd))
+			return fd;
+	return -ENOENT;
+}
+
 /* Programs of ours attached directly to this cgroup (not inherited). */
 int attached_ours(int cg_fd, struct sh_progs *found)
 {

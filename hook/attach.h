@@ -35,6 +35,14 @@ int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out);
 void attach_publish(const struct sh_loaded *l, const struct sh_progs *out);
 int detach_progs(int cg_fd, const struct sh_progs *progs);
 int attached_ours(int cg_fd, struct sh_progs *found);
+
+typedef bool (*map_match_fn)(const struct bpf_map_info *info, const void *data);
+/*
+ * The fd of the first of a program's maps that match() accepts, or a
+ * negative errno. Stores the program's name when name is not NULL.
+ */
+int prog_find_map(int prog_fd, char name[16], map_match_fn match,
+		  const void *data);
 const char *attach_type_name(enum bpf_attach_type type);
 int probe_bypass_support(void);
 void attach_quiet_libbpf(void);

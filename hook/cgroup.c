@@ -16,7 +16,6 @@
 #include "cgroup.h"
 #include "cgroup_make.h"
 #include "cleanup.h"
-#include "config.h"
 #include "log.h"
 
 static int parse_mountinfo_line(char *line, char **mnt, char **root,
@@ -198,25 +197,6 @@ static int fill_target(const struct cg_root *root, struct cg_target *t)
 	return r;
 }
 
-/* The kernel silently skips exiting tasks when they are moved. */
-static int check_alive(pid_t pid)
-{
-	_cleanup_free_ char *text = NULL;
-	char path[64], *p;
-	size_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, 4096, &text, &len))
-		return 0; /* cg_pid_path reports a missing pid */
-	p = strrchr(text, ')');
-	if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X')) {
-		log_error("container init pid %d is exiting (state %c)", pid,
-			  p[2]);
-		return -ESRCH;
-	}
-	return 0;
-}
-
 int cg_resolve(const struct cg_root *root, pid_t pid, const char *id,
 	       struct cg_target *target)
 {
@@ -224,9 +204,7 @@ int cg_resolve(const struct cg_root *root, pid_t pid, const char *id,
 	int r;
 
 	memset(target, 0, sizeof(*target));
-	r = check_alive(pid);
-	if (!r)
-		r = cg_pid_path(pid, target->rel, sizeof(target->rel));
+	r = cg_pid_path(pid, target->rel, sizeof(target->rel));
 	if (!r)
 		r = fill_target(root, target);
 	if (!r && strcmp(target->rel, "/"))

@@ -27,22 +27,12 @@ const char *config_path(const char *cli_path)
 	return SH_DEFAULT_CONFIG;
 }
 
-/* Regular files only: a FIFO or a device must not make the hook wait. */
-int read_file(const char *path, size_t max, char **out, size_t *len)
+int read_fd(int fd, size_t max, char **out, size_t *len)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *buf = malloc(max + 1);
 	size_t used = 0;
-	struct stat st;
 	ssize_t n;
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	buf = malloc(max + 1);
 	if (!buf)
 		return -ENOMEM;
 	while ((n = read(fd, buf + used, max + 1 - used)) > 0) {
@@ -56,6 +46,21 @@ int read_file(const char *path, size_t max, char **out, size_t *len)
 	*out = TAKE_PTR(buf);
 	*len = used;
 	return 0;
+}
+
+/* Regular files only: a FIFO or a device must not make the hook wait. */
+int read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	return read_fd(fd, max, out, len);
 }
 
 static int parse_defaults(struct cfg_ctx *ctx, struct json_object *obj,

@@ -58,6 +58,8 @@ void config_free(struct sh_config *cfg);
 const struct sh_policy *config_policy(const struct sh_config *cfg,
 				      const char *name);
 bool config_policy_allowed(const struct sh_config *cfg, const char *name);
+/* All of fd, at most max bytes (-EFBIG beyond), NUL-terminated. */
+int read_fd(int fd, size_t max, char **out, size_t *len);
 int read_file(const char *path, size_t max, char **out, size_t *len);
 /* The JSON path of the last config error, for `validate --json`. */
 const char *config_last_error_path(void);

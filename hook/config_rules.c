@@ -265,26 +265,30 @@ static int parse_list(struct cfg_ctx *ctx, struct json_object *arr,
 	return 0;
 }
 
-int parse_opt_lists(struct cfg_ctx *ctx, struct json_object *obj,
-		    const char *policy, struct sh_policy *pol)
+static int parse_named_list(struct cfg_ctx *ctx, struct json_object *obj,
+			    const char *policy, const char *key, bool is_get,
+			    struct sh_rule_entry **out, size_t *nr)
 {
 	struct json_object *arr;
 	char path[PATH_LEN];
 	int r;
 
 	snprintf(path, sizeof(path), "policies.%.64s", policy);
-	r = cfg_get_typed(ctx, obj, path, "setsockopt", json_type_array, &arr);
-	snprintf(path, sizeof(path), "policies.%.64s.setsockopt", policy);
-	if (!r && arr)
-		r = parse_list(ctx, arr, path, false, &pol->set_rules,
-			       &pol->nr_set);
-	if (r)
+	r = cfg_get_typed(ctx, obj, path, key, json_type_array, &arr);
+	if (r || !arr)
 		return r;
-	snprintf(path, sizeof(path), "policies.%.64s", policy);
-	r = cfg_get_typed(ctx, obj, path, "getsockopt", json_type_array, &arr);
-	snprintf(path, sizeof(path), "policies.%.64s.getsockopt", policy);
-	if (!r && arr)
-		r = parse_list(ctx, arr, path, true, &pol->get_rules,
-			       &pol->nr_get);
+	snprintf(path, sizeof(path), "policies.%.64s.%s", policy, key);
+	return parse_list(ctx, arr, path, is_get, out, nr);
+}
+
+int parse_opt_lists(struct cfg_ctx *ctx, struct json_object *obj,
+		    const char *policy, struct sh_policy *pol)
+{
+	int r = parse_named_list(ctx, obj, policy, "setsockopt", false,
+				 &pol->set_rules, &pol->nr_set);
+
+	if (!r)
+		r = parse_named_list(ctx, obj, policy, "getsockopt", true,
+				     &pol->get_rules, &pol->nr_get);
 	return r;
 }

@@ -47,37 +47,26 @@ static int add_map(int map_fd, uint64_t cg_id, enum bpf_attach_type type,
 	return 0;
 }
 
-static bool is_counters_map(int map_fd)
+static bool is_counters_map(const struct bpf_map_info *info, const void *data)
 {
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(map_fd, &info, &len) == 0 &&
-	       !strcmp(info.name, "counters") &&
-	       info.type == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE &&
-	       info.value_size == sizeof(struct sh_counter_values);
+	(void)data;
+	return !strcmp(info->name, "counters") &&
+	       info->type == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE &&
+	       info->value_size == sizeof(struct sh_counter_values);
 }
 
 static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
 		    struct sh_counters *out)
 {
 	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog->id);
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info), map_ids[8];
+	_cleanup_close_ int map_fd = -1;
 
 	if (fd < 0)
 		return -errno;
-	info.nr_map_ids = ARRAY_SIZE(map_ids);
-	info.map_ids = (__u64)(unsigned long)map_ids;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return -errno;
-	for (__u32 i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(map_ids); i++) {
-		_cleanup_close_ int map_fd = bpf_map_get_fd_by_id(map_ids[i]);
-
-		if (map_fd >= 0 && is_counters_map(map_fd))
-			return add_map(map_fd, cg_id, prog->type, out);
-	}
-	return -ENOENT;
+	map_fd = prog_find_map(fd, NULL, is_counters_map, NULL);
+	if (map_fd < 0)
+		return map_fd;
+	return add_map(map_fd, cg_id, prog->type, out);
 }
 
 int counters_read(const struct sh_progs *progs, uint64_t cg_id,

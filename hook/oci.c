@@ -153,24 +153,18 @@ int oci_parse_state(const char *text, size_t len, struct oci_state *st)
 
 int oci_read_state(int fd, struct oci_state *st)
 {
-	_cleanup_free_ char *buf = malloc(SH_MAX_STATE_SIZE + 1);
-	size_t used = 0;
-	ssize_t n;
+	_cleanup_free_ char *buf = NULL;
+	size_t used;
+	int r = read_fd(fd, SH_MAX_STATE_SIZE, &buf, &used);
 
-	if (!buf)
-		return -ENOMEM;
-	while ((n = read(fd, buf + used, SH_MAX_STATE_SIZE + 1 - used)) > 0) {
-		used += n;
-		if (used > SH_MAX_STATE_SIZE) {
-			log_error("OCI state on stdin is larger than %d bytes",
-				  SH_MAX_STATE_SIZE);
-			return -EFBIG;
-		}
+	if (r == -EFBIG) {
+		log_error("OCI state on stdin is larger than %d bytes",
+			  SH_MAX_STATE_SIZE);
+		return r;
 	}
-	if (n < 0) {
-		log_error("cannot read OCI state from stdin: %s",
-			  strerror(errno));
-		return -errno;
+	if (r) {
+		log_error("cannot read OCI state from stdin: %s", strerror(-r));
+		return r;
 	}
 	if (used == 0) {
 		log_error(

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "attach.h"
 #include "cleanup.h"
 #include "config.h"
 #include "names.h"
@@ -64,35 +65,32 @@ static int read_index(const char *type, uint64_t hash, uint32_t *id)
 	return 0;
 }
 
+static bool is_rodata(const struct bpf_map_info *info, const void *data)
+{
+	const struct share_check *chk = data;
+
+	/* The section may lack the struct's tail padding. */
+	return strstr(info->name, ".rodata") &&
+	       info->value_size <= chk->rodata_size &&
+	       info->value_size >= chk->hash_offset + sizeof(uint64_t);
+}
+
 static int rodata_hash(int prog_fd, const struct share_check *chk,
 		       uint64_t *hash)
 {
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info), map_ids[8], zero = 0;
 	_cleanup_free_ char *value = malloc(chk->rodata_size);
+	_cleanup_close_ int fd = -1;
+	char name[16];
+	__u32 zero = 0;
 
-	info.nr_map_ids = ARRAY_SIZE(map_ids);
-	info.map_ids = (__u64)(unsigned long)map_ids;
-	if (!value || bpf_obj_get_info_by_fd(prog_fd, &info, &len))
-		return -EINVAL;
-	if (strcmp(info.name, chk->prog_name))
+	if (!value)
+		return -ENOMEM;
+	fd = prog_find_map(prog_fd, name, is_rodata, chk);
+	if (fd < 0 || strcmp(name, chk->prog_name) ||
+	    bpf_map_lookup_elem(fd, &zero, value))
 		return -ESTALE;
-	for (__u32 i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(map_ids); i++) {
-		_cleanup_close_ int fd = bpf_map_get_fd_by_id(map_ids[i]);
-		struct bpf_map_info minfo = { 0 };
-		__u32 mlen = sizeof(minfo);
-
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &minfo, &mlen) ||
-		    !strstr(minfo.name, ".rodata") ||
-		    /* The section may lack the struct's tail padding. */
-		    minfo.value_size > chk->rodata_size ||
-		    minfo.value_size < chk->hash_offset + sizeof(*hash) ||
-		    bpf_map_lookup_elem(fd, &zero, value))
-			continue;
-		memcpy(hash, value + chk->hash_offset, sizeof(*hash));
-		return 0;
-	}
-	return -ESTALE;
+	memcpy(hash, value + chk->hash_offset, sizeof(*hash));
+	return 0;
 }
 
 int share_find(const char *type, uint64_t hash, const struct share_check *chk)

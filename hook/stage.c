@@ -20,13 +20,22 @@
 #include "stage.h"
 #include "state.h"
 
-static void fill_record(struct sh_record *rec, const struct oci_state *st,
-			const struct sh_effective *eff)
+/* Also refuses an init that is exiting: moving it would silently fail. */
+static int fill_record(struct sh_record *rec, const struct oci_state *st,
+		       const struct sh_effective *eff)
 {
+	char state = 'R';
+
 	memset(rec, 0, sizeof(*rec));
 	snprintf(rec->id, sizeof(rec->id), "%s", st->id);
 	rec->pid = st->pid;
-	pid_start_time(st->pid, &rec->pid_start);
+	/* A missing pid is reported where its cgroup is looked up. */
+	pid_stat(st->pid, &state, &rec->pid_start);
+	if (pid_exiting(state)) {
+		log_error("container init pid %d is exiting (state %c)",
+			  st->pid, state);
+		return -ESRCH;
+	}
 	snprintf(rec->policy, sizeof(rec->policy), "%s",
 		 eff->policy ? eff->policy->name : "");
 	policy_source_text(eff, false, rec->policy_source,
@@ -34,6 +43,7 @@ static void fill_record(struct sh_record *rec, const struct oci_state *st,
 	rec->bypass = eff->bypass;
 	policy_source_text(eff, true, rec->bypass_source,
 			   sizeof(rec->bypass_source));
+	return 0;
 }
 
 /* A second prestart for the same container must not attach twice. */
@@ -69,8 +79,9 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	_cleanup_close_ int fd = -1;
 	int r;
 
-	fill_record(&rec, st, eff);
-	r = cg_find_root(&root);
+	r = fill_record(&rec, st, eff);
+	if (!r)
+		r = cg_find_root(&root);
 	if (!r)
 		r = cg_resolve(&root, st->pid, st->id, &rec.cg);
 	if (r)

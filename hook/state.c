@@ -165,7 +165,7 @@ int state_foreach(state_visit_fn fn, void *data)
 	return r;
 }
 
-int pid_start_time(pid_t pid, uint64_t *start)
+int pid_stat(pid_t pid, char *state, uint64_t *start)
 {
 	_cleanup_free_ char *text = NULL;
 	char path[64], *p;
@@ -178,8 +178,9 @@ int pid_start_time(pid_t pid, uint64_t *start)
 		return r;
 	/* The comm field may hold spaces and ')': skip to the last ')'. */
 	p = strrchr(text, ')');
-	if (!p)
+	if (!p || p[1] != ' ' || !p[2])
 		return -EBADMSG;
+	*state = p[2];
 	for (int field = 2; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
 	if (!p)
@@ -188,19 +189,17 @@ int pid_start_time(pid_t pid, uint64_t *start)
 	return 0;
 }
 
+bool pid_exiting(char state)
+{
+	return state == 'Z' || state == 'X';
+}
+
 /* Running, not a zombie, and the same process that was recorded. */
 bool pid_running(pid_t pid, uint64_t start)
 {
-	_cleanup_free_ char *text = NULL;
-	char path[64], *p;
 	uint64_t now;
-	size_t len;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (pid <= 0 || read_file(path, 4096, &text, &len))
-		return false;
-	p = strrchr(text, ')');
-	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
-		return false;
-	return pid_start_time(pid, &now) == 0 && now == start;
+	return pid > 0 && pid_stat(pid, &state, &now) == 0 &&
+	       !pid_exiting(state) && now == start;
 }

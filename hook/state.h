@@ -28,7 +28,10 @@ const char *state_dir(void);
 int state_write(const struct sh_record *rec);
 int state_read(const char *id, struct sh_record *rec);
 int state_remove(const char *id);
-int pid_start_time(pid_t pid, uint64_t *start);
+/* A process's state letter and start time, from one read of its stat. */
+int pid_stat(pid_t pid, char *state, uint64_t *start);
+/* The kernel silently skips such tasks when they are moved. */
+bool pid_exiting(char state);
 bool pid_running(pid_t pid, uint64_t start);
 typedef int (*state_visit_fn)(const struct sh_record *rec, void *data);
 int state_foreach(state_visit_fn fn, void *data);
