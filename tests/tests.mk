@@ -16,19 +16,19 @@ M32_OK := $(and $(wildcard /usr/lib32/libc.a),$(wildcard /usr/lib/gcc/*/*/32/crt
 TEST_PROGS := $(addprefix $(BUILD)/tests/,sockcheck escape faultshim.so \
 	$(if $(M32_OK),sockcheck32 escape32))
 
-$(BUILD)/tests/sockcheck: tests/progs/sockcheck.c
+$(BUILD)/tests/sockcheck: tests/progs/sockcheck.c tests/progs/probe_util.h
 	@mkdir -p $(dir $@)
 	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS) -o $@ $<
 
-$(BUILD)/tests/sockcheck32: tests/progs/sockcheck.c
+$(BUILD)/tests/sockcheck32: tests/progs/sockcheck.c tests/progs/probe_util.h
 	@mkdir -p $(dir $@)
 	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS32) -o $@ $<
 
-$(BUILD)/tests/escape: tests/progs/escape.c
+$(BUILD)/tests/escape: tests/progs/escape.c tests/progs/probe_util.h
 	@mkdir -p $(dir $@)
 	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS) -o $@ $<
 
-$(BUILD)/tests/escape32: tests/progs/escape.c
+$(BUILD)/tests/escape32: tests/progs/escape.c tests/progs/probe_util.h
 	@mkdir -p $(dir $@)
 	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS32) -o $@ $<
 

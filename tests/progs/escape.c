@@ -45,6 +45,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "probe_util.h"
+
 #define TIMEOUT_SECS 60
 
 /* From include/uapi/linux/io_uring.h of Linux 6.7+ (the build host's
@@ -109,40 +111,6 @@ struct esc_uring_params {
 };
 
 _Static_assert(sizeof(struct esc_uring_params) == 120, "io_uring_params");
-
-static const char *errname(int err)
-{
-	static char buf[16];
-	const char *name = strerrorname_np(err);
-
-	if (name)
-		return name;
-	snprintf(buf, sizeof(buf), "E%d", err);
-	return buf;
-}
-
-static int parse_int(const char *s, int *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 0);
-	if (errno || *s == '\0' || *end != '\0' || v < INT32_MIN ||
-	    v > INT32_MAX)
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
-}
-
-static int tcp_socket(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		printf("socket=%s\n", errname(errno));
-	return fd;
-}
 
 static void print_mark(int fd, const char *key)
 {

@@ -18,6 +18,7 @@
  *                                 "listen=ok" and sleeps SECS (default 60)
  *   sockcheck all                 every restricted-policy check at once
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -27,68 +28,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "probe_util.h"
+
 #define NAME_MAX_LEN 32
 
-struct errname {
-	int err;
-	const char *name;
-};
-
-static const struct errname errnames[] = {
-	{ EPERM, "EPERM" },
-	{ EACCES, "EACCES" },
-	{ EINVAL, "EINVAL" },
-	{ EFAULT, "EFAULT" },
-	{ ENOENT, "ENOENT" },
-	{ ENOPROTOOPT, "ENOPROTOOPT" },
-	{ EOPNOTSUPP, "EOPNOTSUPP" },
-	{ EAFNOSUPPORT, "EAFNOSUPPORT" },
-	{ EPROTONOSUPPORT, "EPROTONOSUPPORT" },
-	{ ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT" },
-	{ EADDRINUSE, "EADDRINUSE" },
-	{ EADDRNOTAVAIL, "EADDRNOTAVAIL" },
-	{ ENOBUFS, "ENOBUFS" },
-	{ ENOMEM, "ENOMEM" },
-	{ EMFILE, "EMFILE" },
-	{ EBADF, "EBADF" },
-};
-
-static const char *errname(int err)
-{
-	static char buf[NAME_MAX_LEN];
-	size_t i;
-
-	for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
-		if (errnames[i].err == err)
-			return errnames[i].name;
-	snprintf(buf, sizeof(buf), "E%d", err);
-	return buf;
-}
-
-static int parse_int(const char *s, int *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 0);
-	if (errno || *s == '\0' || *end != '\0' || v < -2147483648LL ||
-	    v > 2147483647LL)
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
-}
-
-static int tcp_socket(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		printf("socket=%s\n", errname(errno));
-	return fd;
-}
-
-/* Sets an int option; prints "KEY=ok" or "KEY=ERR". Returns 0 or -errno. */
 static int set_int(int fd, int level, int opt, int val, const char *key)
 {
 	if (setsockopt(fd, level, opt, &val, sizeof(val)) < 0) {
