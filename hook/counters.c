@@ -29,11 +29,14 @@ const char *const sh_counter_names[SH_CNT_MAX] = {
 static int add_map(int map_fd, uint64_t cg_id, enum bpf_attach_type type,
 		   struct sh_counters *out)
 {
-	struct bpf_cgroup_storage_key key = { .cgroup_inode_id = cg_id,
-					      .attach_type = type };
+	struct bpf_cgroup_storage_key key;
 	int ncpus = libbpf_num_possible_cpus();
 	_cleanup_free_ struct sh_counter_values *vals = NULL;
 
+	/* The key has tail padding, and all 16 bytes go to the kernel. */
+	memset(&key, 0, sizeof(key));
+	key.cgroup_inode_id = cg_id;
+	key.attach_type = type;
 	if (ncpus <= 0)
 		return ncpus ? ncpus : -EINVAL;
 	vals = calloc(ncpus, sizeof(*vals));
