@@ -16,6 +16,18 @@ M32_OK := $(and $(wildcard /usr/lib32/libc.a),$(wildcard /usr/lib/gcc/*/*/32/crt
 TEST_PROGS := $(addprefix $(BUILD)/tests/,sockcheck escape faultshim.so \
 	$(if $(M32_OK),sockcheck32 escape32))
 
+# One static program per attack (tests/attacks/*.c); they may use the
+# hook's names table, which is plain C with no library behind it.
+ATTACK_PROGS := $(patsubst tests/attacks/%.c,$(BUILD)/tests/attacks/%,\
+	$(wildcard tests/attacks/*.c))
+ATTACK_CFLAGS := $(TEST_PROG_CFLAGS) -D_GNU_SOURCE -Itests/progs -Itests/attacks -Ihook -Ibpf
+TEST_PROGS += $(ATTACK_PROGS)
+
+$(BUILD)/tests/attacks/%: tests/attacks/%.c tests/attacks/attack.h \
+		tests/progs/probe_util.h hook/names.c hook/names.h
+	@mkdir -p $(dir $@)
+	$(TEST_PROG_CC) $(ATTACK_CFLAGS) -o $@ $< hook/names.c
+
 $(BUILD)/tests/sockcheck: tests/progs/sockcheck.c tests/progs/probe_util.h
 	@mkdir -p $(dir $@)
 	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS) -o $@ $<

@@ -118,17 +118,22 @@ ct_setup()
 	esac
 }
 
-# ct_rootfs DIR: busybox with its applet links, plus sockcheck.
+# ct_rootfs DIR: busybox with its applet links, plus sockcheck and every
+# attack program (tests/attacks/), each as /bin/<name>.
 ct_rootfs()
 {
-	local dir=$1 applet
+	local dir=$1 applet prog
 
 	mkdir -p "$dir"/{bin,proc,sys,dev,tmp,etc,run} || return 1
 	cp /bin/busybox "$dir/bin/busybox" || return 1
 	for applet in sh cat ls sleep echo ip grep true false ps id; do
 		ln -sf busybox "$dir/bin/$applet" || return 1
 	done
-	cp "$SOCKCHECK" "$dir/bin/sockcheck"
+	cp "$SOCKCHECK" "$dir/bin/sockcheck" || return 1
+	for prog in "$CT_BUILD"/tests/attacks/*; do
+		[ -x "$prog" ] || continue
+		cp "$prog" "$dir/bin/" || return 1
+	done
 }
 
 # ct_hugetlb_setup: crun 1.8 refuses a hybrid host while a controller is

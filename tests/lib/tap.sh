@@ -11,6 +11,7 @@
 #   tap_like "$text" "regex" "description"
 #   tap_skip "description" "reason"
 #   tap_diag "text..."              (comment lines on stdout)
+#   tap_relay PREFIX RC <<<"$out"   (the TAP lines of an attack program)
 #   tap_done                        (exits 0 if all passed, 1 otherwise)
 #
 # tap_skip_all "reason" prints "1..0 # SKIP reason" and exits 77.
@@ -81,6 +82,34 @@ tap_like()
 	tap_diag "text does not match /$2/:"
 	tap_diag "$1"
 	return 1
+}
+
+# tap_relay PREFIX RC: re-emits the "ok"/"not ok" lines of a program's TAP
+# output (stdin) as our own, prefixed, and its "#" lines as comments. RC is
+# the program's exit status: a program that failed without a "not ok"
+# line, or printed no result at all, is one more failure.
+tap_relay()
+{
+	local prefix=$1 rc=$2 line results=0 failed=0
+
+	while IFS= read -r line; do
+		case $line in
+		"ok "*)
+			results=$((results + 1))
+			tap_ok 0 "$prefix: ${line#ok * - }"
+			;;
+		"not ok "*)
+			results=$((results + 1)) failed=$((failed + 1))
+			tap_ok 1 "$prefix: ${line#not ok * - }"
+			;;
+		"#"*) echo "$line" ;;
+		"1.."*) ;;
+		*) [ -n "$line" ] && echo "# $prefix: $line" ;;
+		esac
+	done
+	if [ "$results" = 0 ] || { [ "$rc" != 0 ] && [ "$failed" = 0 ]; }; then
+		tap_ok 1 "$prefix: ran to completion (exit $rc, $results result(s))"
+	fi
 }
 
 tap_skip()
