@@ -17,7 +17,6 @@
 #define SH_MAX_OPT_RULES 1024
 /* The kernel hands setsockopt programs at least 16 bytes (TCP_CA_NAME_MAX). */
 #define SH_OPT_VALUE_MAX 16
-#define SH_PAGE_SIZE 4096
 #define SH_ANY (-1)
 
 enum sh_action {
@@ -28,6 +27,38 @@ enum sh_action {
 	SH_ACTION_FORCE_BYTES = 4,
 };
 
+/*
+ * How the kernel handler turns the int it read into the state it keeps,
+ * read off that handler: a clamp compares what the kernel will store, not
+ * the raw bits (SO_RCVBUF(-1) is rmem_max, IP_TOS keeps the low byte).
+ */
+enum sh_domain {
+	SH_DOM_S32 = 0, /* the int as read */
+	SH_DOM_U32 = 1, /* kept unsigned: -1 is 4294967295 */
+	SH_DOM_BOOL = 2, /* any non-zero value is 1 */
+	SH_DOM_U8 = 3, /* only the low byte is kept */
+	SH_DOM_NEG_TO = 4, /* every negative value means `special` */
+	SH_DOM_M1_TO = 5, /* -1 means `special` */
+	SH_DOM_PACING =
+		6, /* u32 with ~0U for unlimited, or a u64 from 8 bytes */
+};
+
+/* What the kernel makes of an optlen below sizeof(int) on setsockopt. */
+enum sh_short_read {
+	SH_SHORT_REJECT = 0, /* -EINVAL: nothing to police */
+	SH_SHORT_BYTE = 1, /* IPv4: one unsigned byte; optlen 0 reads 0 */
+	SH_SHORT_ZERO = 2, /* IPv6: the value is 0 */
+};
+
+/* What getsockopt hands back, so a forced value looks like a real one. */
+enum sh_get_form {
+	SH_GET_INT = 0, /* min(optlen, 4) bytes of the int */
+	SH_GET_INT_BYTE = 1, /* IPv4: one byte when optlen < 4 and 0..255 */
+	SH_GET_U64 = 2, /* 8 bytes when optlen >= 8, else a capped u32 */
+	SH_GET_STR_PADDED = 3, /* min(optlen, 16) bytes, NUL-padded */
+	SH_GET_STR_NUL = 4, /* the string and its NUL (SO_BINDTODEVICE) */
+};
+
 struct sh_opt_key {
 	__s32 level;
 	__s32 optname;
@@ -35,10 +66,15 @@ struct sh_opt_key {
 
 struct sh_opt_rule {
 	__u32 action; /* enum sh_action */
-	__s32 min;
-	__s32 max;
+	__u8 domain; /* enum sh_domain */
+	__u8 short_read; /* enum sh_short_read */
+	__u8 get_form; /* enum sh_get_form */
+	__u8 pad;
+	__s32 special; /* for SH_DOM_NEG_TO and SH_DOM_M1_TO */
 	__u32 value_len;
-	__u8 value[SH_OPT_VALUE_MAX]; /* int in host order, or bytes */
+	__s64 min; /* clamp bounds, in the domain's terms */
+	__s64 max;
+	__u8 value[SH_OPT_VALUE_MAX]; /* force: s64 in host order, or bytes */
 };
 
 /* A field set to SH_ANY matches every value. */

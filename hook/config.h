@@ -20,6 +20,7 @@ struct sh_rule_entry {
 	const char *option_name; /* NULL when given as a number */
 	struct sh_opt_key key;
 	struct sh_opt_rule rule;
+	int alias_of; /* index of the rule this one carries over, or -1 */
 };
 
 struct sh_policy {

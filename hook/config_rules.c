@@ -2,12 +2,14 @@
 /* setsockopt/getsockopt rule lists: names, actions and value checks. */
 #include <errno.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config_parse.h"
 #include "names.h"
+#include "options.h"
 
 #define PATH_LEN 256
 
@@ -69,7 +71,10 @@ static int parse_target(struct rule_ctx *rc, struct json_object *rule,
 		return -EINVAL;
 	if (names_level(level_name, &level))
 		return hinted(rc, "level", "level", level_name);
-	r = names_option(level, opt_name, &rc->opt);
+	/* One handler for both: a rule at either level covers both. */
+	if (level == SOL_UDPLITE_LEVEL)
+		level = IPPROTO_UDP;
+	r = options_find(level, opt_name, &rc->opt);
 	if (r == -ENOENT)
 		return hinted(rc, "option", "option", opt_name);
 	snprintf(where, sizeof(where), "%s.option", rc->path);
@@ -114,30 +119,77 @@ static bool is_int_option(const struct sh_option_name *opt)
 	return opt->kind == OPT_INT || opt->kind == OPT_UNKNOWN;
 }
 
+static const char *domain_reason(enum sh_domain domain)
+{
+	switch (domain) {
+	case SH_DOM_U32:
+		return ": the kernel keeps it unsigned";
+	case SH_DOM_BOOL:
+		return ": it is a boolean";
+	case SH_DOM_U8:
+		return ": the kernel keeps one byte";
+	case SH_DOM_PACING:
+		return ": bytes per second";
+	default:
+		return "";
+	}
+}
+
+/* A bound or forced value must be one the kernel can hold. */
+static int get_in_domain(struct rule_ctx *rc, struct json_object *rule,
+			 const char *key, long long *out, bool *present)
+{
+	long long min, max;
+	char where[PATH_LEN];
+
+	options_domain_range(rc->opt->domain, &min, &max);
+	if (cfg_get_int(rc->cfg, rule, rc->path, key, INT64_MIN, INT64_MAX, out,
+			present))
+		return -EINVAL;
+	if (!*present || (*out >= min && *out <= max))
+		return 0;
+	snprintf(where, sizeof(where), "%s.%s", rc->path, key);
+	return cfg_error(rc->cfg, where,
+			 "%lld is out of range for %s (%lld..%lld%s)", *out,
+			 rc->opt->name ? rc->opt->name : "this option", min,
+			 max, domain_reason(rc->opt->domain));
+}
+
+static int check_settable(struct rule_ctx *rc, const char *action)
+{
+	if (rc->is_get || !rc->opt->read_only)
+		return 0;
+	return cfg_error(
+		rc->cfg, rc->path,
+		"%s cannot be set (the kernel has no setter), so a setsockopt %s does nothing; use deny",
+		rc->opt->name, action);
+}
+
 static int parse_clamp(struct rule_ctx *rc, struct json_object *rule,
 		       struct sh_opt_rule *out)
 {
 	bool has_min, has_max;
-	long long min = INT_MIN, max = INT_MAX;
+	long long min, max;
 
 	if (!is_int_option(rc->opt))
 		return cfg_error(rc->cfg, rc->path,
 				 "clamp needs an int option, and %s is not one",
 				 rc->opt->name);
-	if (cfg_get_int(rc->cfg, rule, rc->path, "min", INT_MIN, INT_MAX, &min,
-			&has_min) ||
-	    cfg_get_int(rc->cfg, rule, rc->path, "max", INT_MIN, INT_MAX, &max,
-			&has_max))
+	if (check_settable(rc, "clamp"))
+		return -EINVAL;
+	options_domain_range(rc->opt->domain, &out->min, &out->max);
+	if (get_in_domain(rc, rule, "min", &min, &has_min) ||
+	    get_in_domain(rc, rule, "max", &max, &has_max))
 		return -EINVAL;
 	if (!has_min && !has_max)
 		return cfg_error(rc->cfg, rc->path,
 				 "clamp needs 'min', 'max' or both");
-	if (min > max)
+	out->min = has_min ? min : out->min;
+	out->max = has_max ? max : out->max;
+	if (out->min > out->max)
 		return cfg_error(rc->cfg, rc->path,
-				 "min (%lld) is greater than max (%lld)", min,
-				 max);
-	out->min = (__s32)min;
-	out->max = (__s32)max;
+				 "min (%lld) is greater than max (%lld)",
+				 (long long)out->min, (long long)out->max);
 	return 0;
 }
 
@@ -167,13 +219,14 @@ static int parse_force(struct rule_ctx *rc, struct json_object *rule,
 {
 	struct json_object *val;
 	char where[PATH_LEN];
-	__s32 v32;
 	long long v;
 	bool present;
 
 	snprintf(where, sizeof(where), "%s.value", rc->path);
 	if (!json_object_object_get_ex(rule, "value", &val))
 		return cfg_error(rc->cfg, where, "is required for force");
+	if (check_settable(rc, "force"))
+		return -EINVAL;
 	if (json_object_is_type(val, json_type_string))
 		return force_string(rc, val, out);
 	if (!json_object_is_type(val, json_type_int))
@@ -185,13 +238,36 @@ static int parse_force(struct rule_ctx *rc, struct json_object *rule,
 				 rc->opt->name,
 				 rc->opt->kind == OPT_STRING ? "a string" :
 							       "a structure");
-	if (cfg_get_int(rc->cfg, rule, rc->path, "value", INT_MIN, INT_MAX, &v,
-			&present))
+	if (get_in_domain(rc, rule, "value", &v, &present))
 		return -EINVAL;
-	v32 = (__s32)v;
-	out->value_len = sizeof(v32);
-	memcpy(out->value, &v32, sizeof(v32));
+	out->value_len = sizeof(__s64);
+	memcpy(out->value, &(__s64){ v }, sizeof(__s64));
 	return 0;
+}
+
+/* How the programs must read and write this option: see options.c. */
+static void fill_semantics(const struct sh_option_name *opt,
+			   struct sh_opt_rule *rule)
+{
+	rule->domain = opt->domain;
+	rule->special = opt->special;
+	rule->short_read = options_short_read(opt);
+	rule->get_form = options_get_form(opt);
+}
+
+/*
+ * The kernel runs TCP_ZEROCOPY_RECEIVE through its own fast path, and the
+ * program passes it through untouched to keep that path fast: a rule
+ * there would be silently ignored.
+ */
+static int check_enforceable(struct rule_ctx *rc)
+{
+	if (!rc->is_get || rc->opt->level != IPPROTO_TCP ||
+	    rc->opt->optname != 35)
+		return 0;
+	return cfg_error(
+		rc->cfg, rc->path,
+		"getsockopt rules cannot cover TCP_ZEROCOPY_RECEIVE: the program passes it through untouched for the kernel's zerocopy fast path");
 }
 
 static int parse_rule(struct rule_ctx *rc, struct json_object *rule,
@@ -212,12 +288,16 @@ static int parse_rule(struct rule_ctx *rc, struct json_object *rule,
 	if (!r)
 		r = parse_target(rc, rule, out);
 	if (!r)
+		r = check_enforceable(rc);
+	if (!r)
 		r = parse_action(rc, rule, &out->rule.action);
 	if (!r)
 		r = cfg_check_object(rc->cfg, rule, rc->path,
 				     allowed[out->rule.action]);
 	if (r)
 		return r;
+	out->alias_of = -1;
+	fill_semantics(rc->opt, &out->rule);
 	if (out->rule.action == SH_ACTION_CLAMP)
 		return parse_clamp(rc, rule, &out->rule);
 	if (out->rule.action == SH_ACTION_FORCE_INT)
@@ -240,6 +320,50 @@ static int check_duplicate(struct rule_ctx *rc,
 	return 0;
 }
 
+static bool has_key(const struct sh_rule_entry *rules, size_t n,
+		    const struct sh_opt_key *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rules[i].key.level == key->level &&
+		    rules[i].key.optname == key->optname)
+			return true;
+	return false;
+}
+
+/*
+ * Every rule also covers the (level, option) pairs the kernel routes to
+ * the same state, unless the operator wrote a rule for that pair too.
+ */
+static size_t add_aliases(struct sh_rule_entry *rules, size_t n)
+{
+	size_t total = n;
+
+	for (size_t i = 0; i < n; i++) {
+		struct sh_option_alias alias[SH_MAX_ALIASES];
+		size_t nr = options_aliases(&rules[i].key, alias);
+
+		for (size_t a = 0; a < nr; a++) {
+			const struct sh_option_name *to;
+			struct sh_rule_entry *e = &rules[total];
+
+			if ((alias[a].deny_only &&
+			     rules[i].rule.action != SH_ACTION_DENY) ||
+			    has_key(rules, total, &alias[a].key))
+				continue;
+			*e = rules[i];
+			e->key = alias[a].key;
+			e->alias_of = (int)i;
+			to = options_by_value(e->key.level, e->key.optname);
+			if (to) {
+				e->option_name = to->name;
+				fill_semantics(to, &e->rule);
+			}
+			total++;
+		}
+	}
+	return total;
+}
+
 static int parse_list(struct cfg_ctx *ctx, struct json_object *arr,
 		      const char *path, bool is_get, struct sh_rule_entry **out,
 		      size_t *nr)
@@ -251,7 +375,7 @@ static int parse_list(struct cfg_ctx *ctx, struct json_object *arr,
 	if (n > SH_MAX_OPT_RULES)
 		return cfg_error(ctx, path, "too many rules (%zu, at most %d)",
 				 n, SH_MAX_OPT_RULES);
-	*out = calloc(n ? n : 1, sizeof(**out));
+	*out = calloc(n ? n * (1 + SH_MAX_ALIASES) : 1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -262,6 +386,7 @@ static int parse_list(struct cfg_ctx *ctx, struct json_object *arr,
 			return -EINVAL;
 		*nr = i + 1;
 	}
+	*nr = add_aliases(*out, n);
 	return 0;
 }
 

@@ -61,38 +61,64 @@ static const char *action_name(__u32 action)
 	return action < 5 ? names[action] : "?";
 }
 
-static struct json_object *opt_rule_json(const struct sh_rule_entry *e)
+static struct json_object *alias_json(const struct sh_rule_entry *e)
 {
-	struct json_object *o = json_object_new_object();
+	const char *level = names_level_name(e->key.level);
+	char text[96];
+
+	if (e->option_name)
+		snprintf(text, sizeof(text), "%s %s", level ? level : "?",
+			 e->option_name);
+	else
+		snprintf(text, sizeof(text), "%s %d", level ? level : "?",
+			 e->key.optname);
+	return json_object_new_string(text);
+}
+
+static struct json_object *opt_rule_json(const struct sh_rule_entry *rules,
+					 size_t n, size_t i)
+{
+	struct json_object *o = json_object_new_object(), *also;
+	const struct sh_rule_entry *e = &rules[i];
 	const struct sh_opt_rule *r = &e->rule;
-	__s32 v;
+	__s64 v;
 
 	add_name_or_number(o, "level", names_level_name(e->key.level),
 			   e->key.level);
 	add_name_or_number(o, "option", e->option_name, e->key.optname);
 	json_object_object_add(o, "action", str(action_name(r->action)));
 	if (r->action == SH_ACTION_CLAMP) {
-		json_object_object_add(o, "min", json_object_new_int(r->min));
-		json_object_object_add(o, "max", json_object_new_int(r->max));
+		json_object_object_add(o, "min", json_object_new_int64(r->min));
+		json_object_object_add(o, "max", json_object_new_int64(r->max));
 	} else if (r->action == SH_ACTION_FORCE_INT) {
 		memcpy(&v, r->value, sizeof(v));
-		json_object_object_add(o, "value", json_object_new_int(v));
+		json_object_object_add(o, "value", json_object_new_int64(v));
 	} else if (r->action == SH_ACTION_FORCE_BYTES) {
 		json_object_object_add(
 			o, "value",
 			json_object_new_string_len((const char *)r->value,
 						   (int)r->value_len));
 	}
+	also = json_object_new_array();
+	for (size_t a = i + 1; a < n; a++)
+		if (rules[a].alias_of == (int)i)
+			json_object_array_add(also, alias_json(&rules[a]));
+	if (json_object_array_length(also))
+		json_object_object_add(o, "also", also);
+	else
+		json_object_put(also);
 	return o;
 }
 
+/* Aliases are shown with the rule they carry over ("also"). */
 static struct json_object *rules_json(const struct sh_rule_entry *rules,
 				      size_t n)
 {
 	struct json_object *arr = json_object_new_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, opt_rule_json(&rules[i]));
+		if (rules[i].alias_of < 0)
+			json_object_array_add(arr, opt_rule_json(rules, n, i));
 	return arr;
 }
 

@@ -124,6 +124,22 @@ int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 	return load_sock_create(eff, bypass, l);
 }
 
+/* The programs see at most a page of optval: the running kernel's page. */
+static __u32 kernel_page_size(void)
+{
+	return (__u32)sysconf(_SC_PAGESIZE);
+}
+
+static uint64_t sockopt_hash(const char *kind,
+			     const struct sh_rule_entry *rules, size_t n)
+{
+	__u32 page = kernel_page_size();
+	uint64_t h = share_hash(SH_BPF_BUILD_ID, kind, strlen(kind));
+
+	h = share_hash(h, &page, sizeof(page));
+	return rules_hash(h, rules, n);
+}
+
 /* Filled once, then frozen: a copy shared by containers must not change. */
 static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
 		      size_t n)
@@ -160,6 +176,7 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	if (!skel)
 		return -errno;
 	skel->rodata->default_deny = p->default_deny;
+	skel->rodata->page_size = kernel_page_size();
 	skel->rodata->policy_hash = l->hash[SH_PROG_SET];
 	r = load_rules_object(skel->skeleton, skel->maps.rules, p->set_rules,
 			      p->nr_set);
@@ -180,6 +197,7 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 
 	if (!skel)
 		return -errno;
+	skel->rodata->page_size = kernel_page_size();
 	skel->rodata->policy_hash = l->hash[SH_PROG_GET];
 	r = load_rules_object(skel->skeleton, skel->maps.rules, p->get_rules,
 			      p->nr_get);
@@ -215,10 +233,9 @@ int obtain_setsockopt(const struct sh_effective *eff, struct sh_loaded *l)
 	const struct share_check chk =
 		SHARE_CHECK(setsockopt_bpf, "sh_setsockopt");
 	const struct sh_policy *p = eff->policy;
-	uint64_t h = share_hash(SH_BPF_BUILD_ID, "set", 3);
+	uint64_t h = sockopt_hash("set", p->set_rules, p->nr_set);
 
 	h = share_hash(h, &p->default_deny, sizeof(p->default_deny));
-	h = rules_hash(h, p->set_rules, p->nr_set);
 	return obtain(SH_PROG_SET, h, &chk, p, l);
 }
 
@@ -227,10 +244,9 @@ int obtain_getsockopt(const struct sh_effective *eff, struct sh_loaded *l)
 	const struct share_check chk =
 		SHARE_CHECK(getsockopt_bpf, "sh_getsockopt");
 	const struct sh_policy *p = eff->policy;
-	uint64_t h = share_hash(SH_BPF_BUILD_ID, "get", 3);
 
-	h = rules_hash(h, p->get_rules, p->nr_get);
-	return obtain(SH_PROG_GET, h, &chk, p, l);
+	return obtain(SH_PROG_GET, sockopt_hash("get", p->get_rules, p->nr_get),
+		      &chk, p, l);
 }
 
 void loaded_free(struct sh_loaded *l)

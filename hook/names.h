@@ -2,25 +2,8 @@
 #ifndef SH_NAMES_H
 #define SH_NAMES_H
 
-enum opt_kind {
-	OPT_INT,
-	OPT_STRING,
-	OPT_OTHER, /* struct or read-only: deny only */
-	OPT_UNKNOWN, /* given as a number: the operator knows best */
-};
-
-struct sh_option_name {
-	const char *name;
-	int level;
-	int optname;
-	enum opt_kind kind;
-};
-
 int names_level(const char *name, int *level);
 const char *names_level_name(int level);
-int names_option(int level, const char *name,
-		 const struct sh_option_name **opt);
-const struct sh_option_name *names_option_by_value(int level, int optname);
 int names_family(const char *name, int *value);
 int names_type(const char *name, int *value);
 int names_protocol(const char *name, int *value);

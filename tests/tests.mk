@@ -24,9 +24,9 @@ ATTACK_CFLAGS := $(TEST_PROG_CFLAGS) -D_GNU_SOURCE -Itests/progs -Itests/attacks
 TEST_PROGS += $(ATTACK_PROGS)
 
 $(BUILD)/tests/attacks/%: tests/attacks/%.c tests/attacks/attack.h \
-		tests/progs/probe_util.h hook/names.c hook/names.h
+		tests/progs/probe_util.h hook/names.c hook/names.h hook/options.c hook/options.h
 	@mkdir -p $(dir $@)
-	$(TEST_PROG_CC) $(ATTACK_CFLAGS) -o $@ $< hook/names.c
+	$(TEST_PROG_CC) $(ATTACK_CFLAGS) -o $@ $< hook/names.c hook/options.c
 
 $(BUILD)/tests/sockcheck: tests/progs/sockcheck.c tests/progs/probe_util.h
 	@mkdir -p $(dir $@)

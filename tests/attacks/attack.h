@@ -20,9 +20,8 @@
 
 static int attack_count, attack_failed;
 
-__attribute__((format(printf, 2, 3))) static bool attack_ok(bool ok,
-							    const char *fmt,
-							    ...)
+__attribute__((format(printf, 2, 3))) static bool
+attack_ok(bool ok, const char *fmt, ...)
 {
 	va_list ap;
 

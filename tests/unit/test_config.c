@@ -6,6 +6,7 @@
 #include "config.h"
 #include "helpers.h"
 #include "names.h"
+#include "options.h"
 #include "tap.h"
 
 static int parse(const char *text, struct sh_config *cfg)
@@ -31,10 +32,21 @@ static void refuses(const char *text, const char *want, const char *what)
 		printf("#   got: %s", err);
 }
 
+static const struct sh_rule_entry *rule_for(const struct sh_rule_entry *rules,
+					    size_t n, int level, int optname)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rules[i].key.level == level &&
+		    rules[i].key.optname == optname)
+			return &rules[i];
+	return NULL;
+}
+
 static void test_example(void)
 {
 	struct sh_config cfg;
 	const struct sh_policy *p;
+	const struct sh_rule_entry *e;
 	int r = config_load(EXAMPLES "/config.json", &cfg);
 
 	ok(r == 0, "examples/config.json parses");
@@ -46,15 +58,18 @@ static void test_example(void)
 	   "socket deny rules");
 	ok(p && p->has_mark && p->mark == 7 && p->priority == 2,
 	   "mark and priority");
-	ok(p && p->nr_set == 3 &&
-		   p->set_rules[1].rule.action == SH_ACTION_CLAMP &&
-		   p->set_rules[1].rule.max == 65536 &&
-		   p->set_rules[1].key.optname == 8,
-	   "SO_RCVBUF clamp");
-	ok(p && p->set_rules[2].rule.action == SH_ACTION_FORCE_BYTES &&
-		   p->set_rules[2].rule.value_len == 4 &&
-		   !memcmp(p->set_rules[2].rule.value, "reno", 4),
+	e = p ? rule_for(p->set_rules, p->nr_set, 1, 8) : NULL;
+	ok(e && e->rule.action == SH_ACTION_CLAMP && e->rule.max == 65536 &&
+		   e->rule.min == 0 && e->rule.domain == SH_DOM_U32,
+	   "SO_RCVBUF clamp, unsigned, min 0 by default");
+	e = p ? rule_for(p->set_rules, p->nr_set, 6, 13) : NULL;
+	ok(e && e->rule.action == SH_ACTION_FORCE_BYTES &&
+		   e->rule.value_len == 4 && !memcmp(e->rule.value, "reno", 4),
 	   "TCP_CONGESTION forced to reno");
+	e = p ? rule_for(p->set_rules, p->nr_set, 1, 33) : NULL;
+	ok(e && e->alias_of >= 0 && e->rule.action == SH_ACTION_CLAMP &&
+		   e->rule.max == 65536 && e->rule.domain == SH_DOM_NEG_TO,
+	   "the SO_RCVBUF clamp carries over to SO_RCVBUFFORCE");
 	ok(p && p->nr_get == 1 && p->get_rules[0].rule.action == SH_ACTION_DENY,
 	   "getsockopt deny");
 	p = config_policy(&cfg, "bulk");
@@ -120,7 +135,8 @@ static void test_refusals(void)
 	refuses("{\"policies\":{\"p\":{\"getsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"clamp\",\"max\":1}]}}}",
 		"expected deny or force", "clamp on getsockopt");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\",\"max\":4294967296}]}}}",
-		"setsockopt[0].max: out of range", "clamp out of int range");
+		"setsockopt[0].max: 4294967296 is out of range for SO_RCVBUF",
+		"clamp out of the unsigned range");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\",\"min\":9,\"max\":1}]}}}",
 		"min (9) is greater than max (1)", "inverted clamp");
 	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\"}]}}}",
@@ -159,13 +175,13 @@ static void test_names(void)
 	ok(names_level("SOL_TCP", &v) == 0 && v == 6, "SOL_TCP is 6");
 	ok(names_level("IPPROTO_IPV6", &v) == 0 && v == 41,
 	   "IPPROTO_IPV6 alias");
-	ok(names_option(1, "SO_RCVBUF", &opt) == 0 && opt->optname == 8,
+	ok(options_find(1, "SO_RCVBUF", &opt) == 0 && opt->optname == 8,
 	   "SO_RCVBUF is 8");
-	ok(names_option(6, "13", &opt) == 0 && opt->kind == OPT_STRING,
+	ok(options_find(6, "13", &opt) == 0 && opt->kind == OPT_STRING,
 	   "numeric option finds its name and kind");
-	ok(names_option(6, "9999", &opt) == 0 && opt->kind == OPT_UNKNOWN,
+	ok(options_find(6, "9999", &opt) == 0 && opt->kind == OPT_UNKNOWN,
 	   "unknown numeric option accepted");
-	ok(names_option(1, "SO_NOPE", &opt) == -ENOENT, "unknown name");
+	ok(options_find(1, "SO_NOPE", &opt) == -ENOENT, "unknown name");
 	is_str(names_suggest("TCP_CONGESTOIN"), "TCP_CONGESTION", "suggestion");
 	ok(names_suggest("completely-different") == NULL, "no wild suggestion");
 }
