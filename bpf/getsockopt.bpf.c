@@ -56,7 +56,7 @@ static __always_inline void force_int(struct bpf_sockopt *ctx,
 	}
 	if (rule->get_form == SH_GET_U64 && (__u64)v > U32_MAX)
 		v = U32_MAX;
-	if (rule->get_form == SH_GET_INT_BYTE && cap < 4 && v >= 0 &&
+	if (rule->get_form == SH_GET_INT_BYTE && cap > 0 && cap < 4 && v >= 0 &&
 	    v <= 255) {
 		buf[0] = v;
 		put(ctx, buf, 1);

@@ -20,7 +20,7 @@ TEST_PROGS := $(addprefix $(BUILD)/tests/,sockcheck escape faultshim.so \
 # hook's names table, which is plain C with no library behind it.
 ATTACK_PROGS := $(patsubst tests/attacks/%.c,$(BUILD)/tests/attacks/%,\
 	$(wildcard tests/attacks/*.c))
-ATTACK_CFLAGS := $(TEST_PROG_CFLAGS) -D_GNU_SOURCE -Itests/progs -Itests/attacks -Ihook -Ibpf
+ATTACK_CFLAGS := $(TEST_PROG_CFLAGS) -Wno-unused-function -D_GNU_SOURCE -Itests/progs -Itests/attacks -Ihook -Ibpf
 TEST_PROGS += $(ATTACK_PROGS)
 
 $(BUILD)/tests/attacks/%: tests/attacks/%.c tests/attacks/attack.h \

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "probe_util.h"
 
@@ -46,6 +48,38 @@ __attribute__((format(printf, 1, 2))) static void attack_diag(const char *fmt,
 	va_end(ap);
 	putchar('\n');
 	fflush(stdout);
+}
+
+/* The int the kernel holds for an option, or INT_MIN (and errno). */
+static int read_int(int fd, int level, int opt)
+{
+	socklen_t len = sizeof(int);
+	int v = 0;
+
+	if (getsockopt(fd, level, opt, &v, &len) < 0)
+		return -2147483647 - 1;
+	return v;
+}
+
+/* setsockopt's result as 0 or an errno, never -1. */
+static int try_set(int fd, int level, int opt, const void *val, int len)
+{
+	return setsockopt(fd, level, opt, val, (socklen_t)len) < 0 ? errno : 0;
+}
+
+static int try_set_int(int fd, int level, int opt, int v)
+{
+	return try_set(fd, level, opt, &v, sizeof(v));
+}
+
+static int new_socket(int family, int type, int protocol)
+{
+	int fd = socket(family, type | SOCK_CLOEXEC, protocol);
+
+	if (fd < 0)
+		attack_diag("socket(%d, %d, %d): %s", family, type, protocol,
+			    errname(errno));
+	return fd;
 }
 
 /* Prints the plan; the exit status for main. */

@@ -153,13 +153,14 @@ ct_hugetlb_setup()
 	CT_MOUNTED_HUGETLB=1
 }
 
-# ct_config NAME [JQ-FILTER]: an operator config made from
+# ct_config NAME [JQ-FILTER [JQ-OPTIONS...]]: an operator config made from
 # examples/config.json; prints its path.
 ct_config()
 {
-	local out=$CT_TMP/configs/$1.json
+	local out=$CT_TMP/configs/$1.json filter=${2:-.}
 
-	jq "${2:-.}" "$CT_EXAMPLE_CONFIG" >"$out" || return 1
+	shift $(($# < 2 ? $# : 2))
+	jq "$@" "$filter" "$CT_EXAMPLE_CONFIG" >"$out" || return 1
 	echo "$out"
 }
 

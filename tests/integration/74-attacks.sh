@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A hostile workload against the datapath, under real runc: each program in
+# tests/attacks/ tries one way around a rule inside a policed container and
+# asserts the kernel's final state (see each program's header):
+#   longbuf   values longer than a page, IPv4's 1-byte values
+#   values    bits the kernel reads otherwise than as a signed int
+#   aliases   SOL_UDPLITE, *FORCE, *_NEW, BINDTOIFINDEX, SOL_IP on AF_INET6
+#   getshort  getsockopt into short buffers under a forced value
+#   mptcp     an MPTCP socket, which forwards SOL_SOCKET and SOL_TCP options
+#             to its TCP subflows; and the known gap: subflows carry the
+#             stamped mark only after a setsockopt on the MPTCP socket (a
+#             listener's never), closed by denying IPPROTO_MPTCP. A control run of the same programs in an unpoliced container
+# shows each attack does change the kernel's state when nothing stops it.
+# shellcheck source-path=SCRIPTDIR
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
+. "$here/../lib/container.sh"
+
+for p in longbuf values aliases getshort; do
+	[ -x "$CT_BUILD/tests/attacks/$p" ] ||
+		tap_skip_all "$CT_BUILD/tests/attacks/$p not built (run make test-progs)"
+done
+ct_setup runc
+BASE=$(ct_snapshot)
+export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
+
+# shellcheck disable=SC2016 # jq program
+CFG=$(ct_config attacks '
+	def set(l; o; a): {level: l, option: o, action: a};
+	def clamp(l; o; m): set(l; o; "clamp") + {max: m};
+	.annotations.allow_policies += ["attacks", "getforce", "nomptcp"] |
+	.policies.attacks = {
+		socket: {mark: 7},
+		setsockopt: [
+			clamp("SOL_SOCKET"; "SO_RCVBUF"; 65536),
+			clamp("SOL_SOCKET"; "SO_SNDBUF"; 65536),
+			clamp("SOL_SOCKET"; "SO_RCVLOWAT"; 1000),
+			clamp("SOL_SOCKET"; "SO_KEEPALIVE"; 0),
+			clamp("SOL_SOCKET"; "SO_PRIORITY"; 6),
+			clamp("SOL_SOCKET"; "SO_MAX_PACING_RATE"; 1000000),
+			clamp("SOL_TCP"; "TCP_NOTSENT_LOWAT"; 131072),
+			clamp("SOL_IP"; "IP_TOS"; 32),
+			clamp("SOL_IP"; "IP_TTL"; 32),
+			clamp("SOL_IPV6"; "IPV6_UNICAST_HOPS"; 32),
+			set("SOL_TCP"; "TCP_CONGESTION"; "force") + {value: "reno"},
+			set("SOL_UDP"; "UDP_CORK"; "deny"),
+			set("SOL_SOCKET"; "SO_TIMESTAMP"; "deny"),
+			set("SOL_SOCKET"; "SO_RCVTIMEO"; "deny"),
+			set("SOL_SOCKET"; "SO_BINDTODEVICE"; "deny"),
+			set("SOL_SOCKET"; "SO_MARK"; "deny")]} |
+	.policies.getforce = {
+		socket: {mark: 7},
+		getsockopt: [
+			set("SOL_SOCKET"; "SO_MARK"; "force") + {value: 0},
+			set("SOL_TCP"; "TCP_CONGESTION"; "force") + {value: "reno"},
+			set("SOL_IP"; "IP_TTL"; "force") + {value: 5},
+			set("SOL_SOCKET"; "SO_MAX_PACING_RATE"; "force") + {value: 12345}]} |
+	.policies.nomptcp = {socket: {mark: 7, deny: [{protocol: "IPPROTO_MPTCP"}]}}') ||
+	{ echo "Bail out! cannot write the operator config"; exit 1; }
+
+# start NAME [ct_bundle options...]: a detached container running sleep;
+# sets ID and PID.
+start()
+{
+	local name=$1 b
+
+	shift
+	b=$(ct_bundle -c "$CFG" "$@" "$name" -- sleep 600) || return 1
+	ID=$(ct_id "$name")
+	if ! ct_start runc "$ID" "$b"; then
+		tap_ok 1 "$name: container starts"
+		tap_diag "runc exit $CT_RC:" "$(cat "$CT_ERR")"
+		return 1
+	fi
+	PID=$CT_PID
+	tap_ok 0 "$name: container starts"
+}
+
+# attack PROGRAM: runs it in the container $ID and relays its results.
+attack()
+{
+	local out rc
+
+	out=$(timeout 60 runc exec "$ID" "$1" 2>&1)
+	rc=$?
+	tap_relay "$1" "$rc" <<<"$out"
+}
+
+# ---- Control: nothing stops the attacks in an unpoliced container ----------
+
+if start control; then
+	for p in longbuf values aliases getshort; do
+		out=$(timeout 60 runc exec "$ID" "$p" 2>&1)
+		rc=$?
+		n=$(grep -c '^not ok' <<<"$out")
+		[ "$rc" != 0 ] && [ "$n" -gt 0 ]
+		tap_ok $? "control: without a policy, $p's attacks change the kernel's state ($n of $(grep -c '^\(not \)\{0,1\}ok' <<<"$out") checks see it)"
+	done
+	ct_delete runc "$ID"
+fi
+
+# held MODE: runs "mptcp MODE" in $ID with its connection held open; sets
+# OUT (its TAP) and SUBFLOWS (ss -tnie of the container's netns meanwhile).
+held()
+{
+	local fifo=$CT_TMP/hold-$1 pid
+
+	rm -f "$fifo" && mkfifo "$fifo" || return 1
+	timeout 60 runc exec "$ID" mptcp "$1" <"$fifo" >"$CT_TMP/mptcp.out" 2>&1 &
+	pid=$!
+	CT_PIDS+=("$pid")
+	exec {hold}>"$fifo"
+	for _ in $(seq 100); do
+		grep -q '^held' "$CT_TMP/mptcp.out" && break
+		sleep 0.1
+	done
+	SUBFLOWS=$(nsenter -t "$PID" -n ss -tnie state established 2>&1)
+	exec {hold}>&-
+	wait "$pid"
+	OUT=$(cat "$CT_TMP/mptcp.out")
+	return 0
+}
+
+# ---- The attacks under their policies ----------------------------------------
+
+if start attacks -a sockopt-hook.io/policy=attacks; then
+	for p in longbuf values aliases; do
+		attack "$p"
+	done
+	held hold
+	tap_relay mptcp 0 <<<"$(grep -v '^held' <<<"$OUT")"
+	tap_diag "subflows:" "$SUBFLOWS"
+	tap_is "$(grep -c 'tcp-ulp-mptcp' <<<"$SUBFLOWS")" 2 \
+		"mptcp: ss sees the connection's two TCP subflows"
+	held quiet
+	tap_diag "subflows of a quiet connection:" "$SUBFLOWS"
+	tap_is "$(grep -c 'tcp-ulp-mptcp' <<<"$SUBFLOWS") $(grep -c 'fwmark:0x7' <<<"$SUBFLOWS")" "2 0" \
+		"mptcp gap: with no option set, neither subflow carries the stamped mark 0x7 (the kernel syncs it only after a setsockopt)"
+	ct_delete runc "$ID"
+fi
+if start nomptcp -a sockopt-hook.io/policy=nomptcp; then
+	out=$(timeout 60 runc exec "$ID" mptcp quiet 2>&1 </dev/null)
+	tap_like "$out" 'not ok 1 - socket\(AF_INET, SOCK_STREAM, IPPROTO_MPTCP\) works \(EPERM\)' \
+		"mptcp mitigation: a socket deny for IPPROTO_MPTCP refuses the MPTCP socket (EPERM)"
+	ct_delete runc "$ID"
+fi
+if start getforce -a sockopt-hook.io/policy=getforce; then
+	attack getshort
+	ct_delete runc "$ID"
+fi
+
+diff=$(ct_same_as "$BASE")
+tap_ok $? "after the containers are deleted, BPF programs, hook state and cgroups are as before" ||
+	tap_diag "$diff"
+tap_done
