@@ -330,6 +330,28 @@ static bool has_key(const struct sh_rule_entry *rules, size_t n,
 	return false;
 }
 
+static long long clip(long long v, long long min, long long max)
+{
+	return v < min ? min : v > max ? max : v;
+}
+
+/* A carried-over rule keeps to what its own option's kernel field holds
+ * (SO_RCVBUF is unsigned, SO_RCVBUFFORCE a signed int). */
+static void fit_domain(enum sh_domain domain, struct sh_opt_rule *rule)
+{
+	long long min, max;
+	__s64 v;
+
+	options_domain_range(domain, &min, &max);
+	rule->min = clip(rule->min, min, max);
+	rule->max = clip(rule->max, min, max);
+	if (rule->action != SH_ACTION_FORCE_INT)
+		return;
+	memcpy(&v, rule->value, sizeof(v));
+	v = clip(v, min, max);
+	memcpy(rule->value, &v, sizeof(v));
+}
+
 /*
  * Every rule also covers the (level, option) pairs the kernel routes to
  * the same state, unless the operator wrote a rule for that pair too.
@@ -357,6 +379,7 @@ static size_t add_aliases(struct sh_rule_entry *rules, size_t n)
 			if (to) {
 				e->option_name = to->name;
 				fill_semantics(to, &e->rule);
+				fit_domain(to->domain, &e->rule);
 			}
 			total++;
 		}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "fuzz_common.h"
+#include "options.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -42,9 +43,21 @@ static void resolve_with(const struct sh_config *cfg, const char *key,
 static void assert_rules(const struct sh_rule_entry *rules, size_t n,
 			 bool is_get)
 {
-	FUZZ_ASSERT(n <= SH_MAX_OPT_RULES);
+	FUZZ_ASSERT(n <= SH_MAX_OPT_RULES * (1 + SH_MAX_ALIASES));
 	for (size_t i = 0; i < n; i++) {
 		const struct sh_opt_rule *r = &rules[i].rule;
+		long long min, max;
+		__s64 v;
+
+		FUZZ_ASSERT(
+			rules[i].alias_of < (int)i &&
+			(rules[i].alias_of < 0 ||
+			 rules[rules[i].alias_of].rule.action == r->action));
+		FUZZ_ASSERT(r->domain <= SH_DOM_PACING &&
+			    r->short_read <= SH_SHORT_ZERO &&
+			    r->get_form <= SH_GET_STR_NUL);
+		options_domain_range(r->domain, &min, &max);
+		memcpy(&v, r->value, sizeof(v));
 
 		FUZZ_ASSERT(rules[i].key.level >= 0 &&
 			    rules[i].key.optname >= 0);
@@ -57,9 +70,11 @@ static void assert_rules(const struct sh_rule_entry *rules, size_t n,
 			FUZZ_ASSERT(r->action != SH_ACTION_ALLOW &&
 				    r->action != SH_ACTION_CLAMP);
 		if (r->action == SH_ACTION_CLAMP)
-			FUZZ_ASSERT(r->min <= r->max);
+			FUZZ_ASSERT(min <= r->min && r->min <= r->max &&
+				    r->max <= max);
 		if (r->action == SH_ACTION_FORCE_INT)
-			FUZZ_ASSERT(r->value_len == sizeof(__s32));
+			FUZZ_ASSERT(r->value_len == sizeof(__s64) && min <= v &&
+				    v <= max);
 		if (r->action == SH_ACTION_FORCE_BYTES)
 			FUZZ_ASSERT(r->value_len >= 1 &&
 				    r->value_len < SH_OPT_VALUE_MAX &&

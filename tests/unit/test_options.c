@@ -122,6 +122,14 @@ static void test_aliases(void)
 	   "a rule written at SOL_UDPLITE covers SOL_UDP too");
 	if (p)
 		config_free(&cfg);
+	p = compile(
+		SET("{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\",\"min\":3000000000}"),
+		&cfg);
+	e = entry(p, 1, 33);
+	ok(e && e->rule.min == INT32_MAX && e->rule.max == INT32_MAX,
+	   "a carried-over clamp keeps to SO_RCVBUFFORCE's signed int");
+	if (p)
+		config_free(&cfg);
 	refuses(SET("{\"level\":\"SOL_UDP\",\"option\":\"UDP_CORK\",\"action\":\"deny\"},"
 		    "{\"level\":\"SOL_UDPLITE\",\"option\":\"1\",\"action\":\"allow\"}"),
 		"duplicate rule",
