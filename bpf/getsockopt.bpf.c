@@ -15,70 +15,123 @@
 #define TCP_ZEROCOPY_RECEIVE 35
 #define U32_MAX 0xffffffffULL
 
-/* How many bytes of the caller's buffer we may write, up to 16. */
-static __always_inline int capacity(const struct bpf_sockopt *ctx)
-{
-	__u8 *p = ctx->optval;
-	void *end = ctx->optval_end;
-	int cap = 0;
+/*
+ * The kernel has already answered this call for the real value: its optlen
+ * says how much of the caller's buffer the answer took, min(len, 4) for an
+ * int, min(len, 16) for a congestion control name, 8 for a u64 when it fits.
+ * A forced value is written in the same shape, so the caller cannot tell it
+ * from a real one.
+ */
 
-#pragma unroll
-	for (int i = 1; i <= SH_OPT_VALUE_MAX; i++)
-		if ((void *)(p + i) <= end)
-			cap = i;
-	return cap;
+/* An IPv4 int comes back as one byte when the buffer is short and the
+ * value fits; the kernel's answer may have been one byte for a value that
+ * did not, so the buffer's size is probed then. */
+static __always_inline int int_len(const struct bpf_sockopt *ctx,
+				   const struct sh_opt_rule *rule, __s64 v)
+{
+	int n = ctx->optlen;
+	__u8 *p = ctx->optval;
+
+	if (n >= 4)
+		return 4;
+	if (!USES(SH_USES_GET(SH_GET_INT_BYTE)) ||
+	    rule->get_form != SH_GET_INT_BYTE || n <= 0)
+		return n;
+	if (v >= 0 && v <= 255)
+		return 1;
+	if ((void *)(p + 3) <= ctx->optval_end)
+		return 3;
+	return (void *)(p + 2) <= ctx->optval_end ? 2 : 1;
 }
 
+/* Fills buf with what the caller must read and returns its length. */
+static __always_inline int forced_bytes(const struct bpf_sockopt *ctx,
+					const struct sh_opt_rule *rule,
+					__u8 *buf)
+{
+	__s64 v = rule_int(rule);
+	__s32 i;
+	int n;
+
+	if (USES(SH_USES_ACTION(SH_ACTION_FORCE_BYTES)) &&
+	    rule->action == SH_ACTION_FORCE_BYTES) {
+		__builtin_memcpy(buf, rule->value, SH_OPT_VALUE_MAX);
+		if (USES(SH_USES_GET(SH_GET_STR_NUL)) &&
+		    rule->get_form == SH_GET_STR_NUL)
+			return rule->value_len + 1;
+		return ctx->optlen < SH_OPT_VALUE_MAX ? ctx->optlen :
+							SH_OPT_VALUE_MAX;
+	}
+	if (USES(SH_USES_GET(SH_GET_U64)) && rule->get_form == SH_GET_U64) {
+		if (ctx->optlen == 8) {
+			__builtin_memcpy(buf, &v, sizeof(v));
+			return sizeof(v);
+		}
+		if ((__u64)v > U32_MAX)
+			v = U32_MAX;
+	}
+	n = int_len(ctx, rule, v);
+	if (n == 1 && USES(SH_USES_GET(SH_GET_INT_BYTE)) &&
+	    rule->get_form == SH_GET_INT_BYTE && v >= 0 && v <= 255) {
+		buf[0] = v;
+		return 1;
+	}
+	i = v;
+	__builtin_memcpy(buf, &i, sizeof(i));
+	return n;
+}
+
+/* Writes n bytes in at most four stores. */
 static __always_inline void put(struct bpf_sockopt *ctx, const __u8 *src, int n)
 {
 	__u8 *p = ctx->optval;
 	void *end = ctx->optval_end;
 
-#pragma unroll
-	for (int i = 0; i < SH_OPT_VALUE_MAX; i++)
-		if (i < n && (void *)(p + i + 1) <= end)
-			p[i] = src[i];
+	if (n < 0 || n > SH_OPT_VALUE_MAX)
+		return;
+	if (n == SH_OPT_VALUE_MAX) {
+		if ((void *)(p + 16) > end)
+			return;
+		__builtin_memcpy(p, src, 16);
+		goto done;
+	}
+	/* Below 16 bytes: 8, 4, 2 and 1 as n's bits say. */
+	if (n & 8) {
+		if ((void *)(p + 8) > end)
+			return;
+		__builtin_memcpy(p, src, 8);
+		p += 8;
+		src += 8;
+	}
+	if (n & 4) {
+		if ((void *)(p + 4) > end)
+			return;
+		__builtin_memcpy(p, src, 4);
+		p += 4;
+		src += 4;
+	}
+	if (n & 2) {
+		if ((void *)(p + 2) > end)
+			return;
+		__builtin_memcpy(p, src, 2);
+		p += 2;
+		src += 2;
+	}
+	if (n & 1) {
+		if ((void *)(p + 1) > end)
+			return;
+		*p = *src;
+	}
+done:
 	set_optlen(ctx, n);
-}
-
-/* The bytes and length a real int of this value would come back as. */
-static __always_inline void force_int(struct bpf_sockopt *ctx,
-				      const struct sh_opt_rule *rule, int cap)
-{
-	__u8 buf[SH_OPT_VALUE_MAX] = {};
-	__s64 v = rule_int(rule);
-	__s32 i;
-
-	if (rule->get_form == SH_GET_U64 && cap >= 8) {
-		__builtin_memcpy(buf, &v, sizeof(v));
-		put(ctx, buf, sizeof(v));
-		return;
-	}
-	if (rule->get_form == SH_GET_U64 && (__u64)v > U32_MAX)
-		v = U32_MAX;
-	if (rule->get_form == SH_GET_INT_BYTE && cap > 0 && cap < 4 && v >= 0 &&
-	    v <= 255) {
-		buf[0] = v;
-		put(ctx, buf, 1);
-		return;
-	}
-	i = v;
-	__builtin_memcpy(buf, &i, sizeof(i));
-	put(ctx, buf, cap < 4 ? cap : 4);
 }
 
 static __always_inline int force_value(struct bpf_sockopt *ctx,
 				       const struct sh_opt_rule *rule)
 {
-	int cap = capacity(ctx), n;
+	__u8 buf[SH_OPT_VALUE_MAX] = {};
 
-	if (rule->action == SH_ACTION_FORCE_INT) {
-		force_int(ctx, rule, cap);
-	} else {
-		n = rule->get_form == SH_GET_STR_NUL ? rule->value_len + 1 :
-						       SH_OPT_VALUE_MAX;
-		put(ctx, rule->value, n < cap ? n : cap);
-	}
+	put(ctx, buf, forced_bytes(ctx, rule, buf));
 	count_event(SH_CNT_GET_FORCED);
 	return 1;
 }
@@ -97,7 +150,9 @@ int sh_getsockopt(struct bpf_sockopt *ctx)
 		return 0;
 	}
 	/* Only a value the kernel did return needs hiding. */
-	if (rule && rule->action >= SH_ACTION_FORCE_INT && !ctx->retval)
+	if ((USES(SH_USES_ACTION(SH_ACTION_FORCE_INT)) ||
+	     USES(SH_USES_ACTION(SH_ACTION_FORCE_BYTES))) &&
+	    rule && rule->action >= SH_ACTION_FORCE_INT && !ctx->retval)
 		return force_value(ctx, rule);
 	return pass(ctx);
 }

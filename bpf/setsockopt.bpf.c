@@ -19,25 +19,115 @@
 /* Allow-list mode: options without a rule are refused. */
 const volatile __u32 default_deny;
 
+/*
+ * The value the kernel handler will read from this buffer and length, as
+ * sk_setsockopt, do_ip_setsockopt and do_ipv6_setsockopt read it; a pacing
+ * rate comes out already as the u64 the kernel keeps. Returns 0 when the
+ * kernel refuses the length itself: nothing to police.
+ */
+static __always_inline int read_raw(struct bpf_sockopt *ctx,
+				    const struct sh_opt_rule *rule, __s64 *raw)
+{
+	__u8 *p = ctx->optval;
+	int len = ctx->optlen;
+	__u64 wide;
+	__s32 v;
+
+	if (len >= 8 && USES_DOMAIN(rule, SH_DOM_PACING)) {
+		if ((void *)(p + 8) > ctx->optval_end)
+			return 0;
+		__builtin_memcpy(&wide, p, sizeof(wide));
+		*raw = wide > (__u64)__LONG_MAX__ ? __LONG_MAX__ : (__s64)wide;
+		return 1;
+	}
+	if (len >= 4) {
+		if ((void *)(p + 4) > ctx->optval_end)
+			return 0;
+		__builtin_memcpy(&v, p, sizeof(v));
+		*raw = v;
+		if (USES_DOMAIN(rule, SH_DOM_PACING))
+			*raw = (__u32)v == ~0U ? __LONG_MAX__ : (__u32)v;
+		return 1;
+	}
+	if (USES(SH_USES_SHORT(SH_SHORT_ZERO)) &&
+	    rule->short_read == SH_SHORT_ZERO) {
+		*raw = 0;
+		return 1;
+	}
+	if (!USES(SH_USES_SHORT(SH_SHORT_BYTE)) ||
+	    rule->short_read != SH_SHORT_BYTE ||
+	    (void *)(p + 1) > ctx->optval_end)
+		return 0;
+	*raw = len ? p[0] : 0;
+	return 1;
+}
+
+/* Where the kernel keeps what it read, as the clamp must compare it. */
+static __always_inline __s64 normalize(__s64 raw,
+				       const struct sh_opt_rule *rule)
+{
+	if (USES_DOMAIN(rule, SH_DOM_U32))
+		return (__u32)raw;
+	if (USES_DOMAIN(rule, SH_DOM_BOOL))
+		return raw != 0;
+	if (USES_DOMAIN(rule, SH_DOM_U8))
+		return raw & 0xff;
+	if (USES_DOMAIN(rule, SH_DOM_NEG_TO))
+		return raw < 0 ? rule->special : raw;
+	if (USES_DOMAIN(rule, SH_DOM_M1_TO))
+		return raw == -1 ? rule->special : raw;
+	return raw;
+}
+
+/*
+ * Rewrites the value as an int (a u64 for a pacing rate beyond u32) and
+ * sets optlen to its size, so the kernel reads exactly this, whatever
+ * length the caller passed. setsockopt buffers hold at least 16 bytes.
+ */
+static __always_inline int write_value(struct bpf_sockopt *ctx, __s64 value,
+				       int pacing)
+{
+	__u8 *p = ctx->optval;
+
+	if ((void *)(p + 8) > ctx->optval_end)
+		return 0;
+	if (USES(SH_USES_DOMAIN(SH_DOM_PACING)) && pacing &&
+	    (__u64)value >= ~0U) {
+		__u64 v = value;
+
+		__builtin_memcpy(p, &v, sizeof(v));
+		set_optlen(ctx, sizeof(v));
+	} else {
+		__s32 v = value;
+
+		__builtin_memcpy(p, &v, sizeof(v));
+		set_optlen(ctx, sizeof(v));
+	}
+	return 1;
+}
+
+/* One path into the comparison, however the value was read. */
 static __always_inline int clamp_value(struct bpf_sockopt *ctx,
 				       const struct sh_opt_rule *rule)
 {
-	__s64 value, clamped;
+	int pacing = USES_DOMAIN(rule, SH_DOM_PACING);
+	__s64 raw, value, clamped;
 
-	if (!read_value(ctx, rule, &value))
+	if (!read_raw(ctx, rule, &raw))
 		return pass(ctx); /* a length the kernel refuses */
+	value = normalize(raw, rule);
 	clamped = value < rule->min ? rule->min :
 		  value > rule->max ? rule->max :
 				      value;
 	if (clamped != value) {
-		if (write_value(ctx, rule, clamped))
+		if (write_value(ctx, clamped, pacing))
 			count_event(SH_CNT_SET_CLAMPED);
 		return 1;
 	}
 	/* In range: the kernel may read the caller's first bytes as they are,
 	 * but only from our page-sized copy. */
 	if (ctx->optlen > (int)page_size)
-		set_optlen(ctx, rule->domain == SH_DOM_PACING ? 8 : 4);
+		set_optlen(ctx, pacing ? 8 : 4);
 	return 1;
 }
 
@@ -58,23 +148,28 @@ static __always_inline int force_bytes(struct bpf_sockopt *ctx,
 static __always_inline int apply_rule(struct bpf_sockopt *ctx,
 				      const struct sh_opt_rule *rule)
 {
-	switch (rule->action) {
-	case SH_ACTION_DENY:
+	__u32 action = rule->action;
+
+	if (USES(SH_USES_ACTION(SH_ACTION_DENY)) && action == SH_ACTION_DENY) {
 		count_event(SH_CNT_SET_DENIED);
 		return 0;
-	case SH_ACTION_CLAMP:
+	}
+	if (USES(SH_USES_ACTION(SH_ACTION_CLAMP)) && action == SH_ACTION_CLAMP)
 		return clamp_value(ctx, rule);
-	case SH_ACTION_FORCE_INT:
-		if (write_value(ctx, rule, rule_int(rule)))
+	if (USES(SH_USES_ACTION(SH_ACTION_FORCE_INT)) &&
+	    action == SH_ACTION_FORCE_INT) {
+		if (write_value(ctx, rule_int(rule),
+				USES_DOMAIN(rule, SH_DOM_PACING)))
 			count_event(SH_CNT_SET_FORCED);
 		return 1;
-	case SH_ACTION_FORCE_BYTES:
+	}
+	if (USES(SH_USES_ACTION(SH_ACTION_FORCE_BYTES)) &&
+	    action == SH_ACTION_FORCE_BYTES) {
 		if (force_bytes(ctx, rule))
 			count_event(SH_CNT_SET_FORCED);
 		return 1;
-	default:
-		return pass(ctx);
 	}
+	return pass(ctx);
 }
 
 SEC("cgroup/setsockopt")

@@ -59,6 +59,16 @@ enum sh_get_form {
 	SH_GET_STR_NUL = 4, /* the string and its NUL (SO_BINDTODEVICE) */
 };
 
+/*
+ * What a policy's rules use, frozen into the programs' .rodata: the
+ * verifier then drops every path no rule can take, and loading a policy
+ * costs what its rules need.
+ */
+#define SH_USES_ACTION(a) (1u << (a))
+#define SH_USES_DOMAIN(d) (1u << (8 + (d)))
+#define SH_USES_SHORT(s) (1u << (16 + (s)))
+#define SH_USES_GET(g) (1u << (20 + (g)))
+
 struct sh_opt_key {
 	__s32 level;
 	__s32 optname;

@@ -124,6 +124,21 @@ int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 	return load_sock_create(eff, bypass, l);
 }
 
+/* Every action, domain and form the rules use: the programs' other paths
+ * are dead code to the verifier. */
+static __u32 rules_uses(const struct sh_rule_entry *rules, size_t n)
+{
+	__u32 uses = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sh_opt_rule *r = &rules[i].rule;
+
+		uses |= SH_USES_ACTION(r->action) | SH_USES_DOMAIN(r->domain) |
+			SH_USES_SHORT(r->short_read) | SH_USES_GET(r->get_form);
+	}
+	return uses;
+}
+
 /* The programs see at most a page of optval: the running kernel's page. */
 static __u32 kernel_page_size(void)
 {
@@ -176,6 +191,7 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	if (!skel)
 		return -errno;
 	skel->rodata->default_deny = p->default_deny;
+	skel->rodata->rule_uses = rules_uses(p->set_rules, p->nr_set);
 	skel->rodata->page_size = kernel_page_size();
 	skel->rodata->policy_hash = l->hash[SH_PROG_SET];
 	r = load_rules_object(skel->skeleton, skel->maps.rules, p->set_rules,
@@ -197,6 +213,7 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 
 	if (!skel)
 		return -errno;
+	skel->rodata->rule_uses = rules_uses(p->get_rules, p->nr_get);
 	skel->rodata->page_size = kernel_page_size();
 	skel->rodata->policy_hash = l->hash[SH_PROG_GET];
 	r = load_rules_object(skel->skeleton, skel->maps.rules, p->get_rules,
