@@ -12,7 +12,9 @@
 #   2. A priority stamped by cgroup/sock_create is overridden by
 #      setsockopt(SO_PRIORITY, 0-6) without privilege and by
 #      setsockopt(IP_TOS); the example "restricted" policy denies both and
-#      the stamp holds.
+#      the stamp holds; forcing SO_PRIORITY to the stamp and IP_TOS to 0
+#      holds it too. The SO_PRIORITY and IP_TOS cmsgs still set the
+#      priority of single packets.
 #   3. Packet sockets never reach cgroup/sock_create: with CAP_NET_RAW a
 #      container sends frames with any TTL/TOS and without the stamp, through
 #      socket(AF_PACKET), socket(AF_INET, SOCK_PACKET), io_uring and the
@@ -38,12 +40,17 @@ export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
 tap_diag "kernel $(uname -r)"
 
 # "sockopts" polices at the socket every value a cmsg can set; "stamp"
-# only stamps a mark and a priority, as a policy might without denying.
+# only stamps a mark and a priority, as a policy might without denying;
+# "stampforce" keeps its stamp by forcing SO_PRIORITY to it and IP_TOS to 0
+# (__ip_sock_set_tos leaves sk_priority alone when the TOS does not change).
 # shellcheck disable=SC2016
 CFG=$(ct_config limits '
 	def rule(l; o; a): {level: l, option: o, action: a};
-	.annotations.allow_policies += ["sockopts", "stamp"] |
+	.annotations.allow_policies += ["sockopts", "stamp", "stampforce"] |
 	.policies.stamp = {socket: {mark: 7, priority: 2}} |
+	.policies.stampforce = {socket: {mark: 7, priority: 2}, setsockopt: [
+		rule("SOL_SOCKET"; "SO_PRIORITY"; "force") + {value: 2},
+		rule("SOL_IP"; "IP_TOS"; "force") + {value: 0}]} |
 	.policies.sockopts = {socket: {mark: 7, priority: 2}, setsockopt: [
 		rule("SOL_SOCKET"; "SO_MARK"; "deny"),
 		rule("SOL_SOCKET"; "SO_PRIORITY"; "deny"),
@@ -152,14 +159,19 @@ fi
 # ---- 2. SO_PRIORITY and IP_TOS against a stamped priority --------------------
 
 if start stamp stamp "$NO_NET_CAPS"; then
-	attack "stamp only, unprivileged" priority 2 ok ok
+	attack "stamp only, unprivileged" priority 2 ok:6 ok:6
+	ct_delete runc "$ID"
+fi
+if start stampforce stampforce "$NO_NET_CAPS"; then
+	attack "stamp, SO_PRIORITY and IP_TOS forced" priority 2 ok:2 ok:2
+	attack "stamp, IP_TOS forced to 0, per packet" cmsg tos 16 0 16 6
 	ct_delete runc "$ID"
 fi
 if start restricted restricted '.'; then
 	tap_is "$(jq -c '[.policies.restricted.setsockopt[] | select(.action == "deny") | .option]' "$CT_EXAMPLE_CONFIG")" \
 		'["SO_MARK","SO_PRIORITY","IP_TOS"]' \
 		"restricted (examples/config.json) denies SO_MARK, SO_PRIORITY and IP_TOS, as it stamps mark 7 and priority 2"
-	attack "restricted, CAP_NET_ADMIN" priority 2 EPERM EPERM
+	attack "restricted, CAP_NET_ADMIN" priority 2 EPERM:2 EPERM:2
 	attack "restricted, per packet" cmsg priority 6 EPERM 6
 	attack "restricted, per packet" cmsg tos 16 EPERM 16 6
 	ct_delete runc "$ID"
