@@ -76,9 +76,12 @@ start()
 	shift 3
 	ID=$(ct_id "$name")
 	CG=
-	b=$(ct_bundle -c "$CFG" -a "sockopt-hook.io/policy=$policy" "$name" -- sleep 600) &&
-		jq "$@" "$filter" "$b/config.json" >"$b/config.json.new" &&
-		mv "$b/config.json.new" "$b/config.json" || return 1
+	if ! b=$(ct_bundle -c "$CFG" -a "sockopt-hook.io/policy=$policy" "$name" -- sleep 600) ||
+		! jq "$@" "$filter" "$b/config.json" >"$b/config.json.new" ||
+		! mv "$b/config.json.new" "$b/config.json"; then
+		tap_ok 1 "$name: bundle for policy $policy"
+		return 1
+	fi
 	if ! ct_start runc "$ID" "$b"; then
 		tap_ok 1 "$name: container starts under policy $policy"
 		tap_diag "runc exit $CT_RC:" "$(cat "$CT_ERR")"
