@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 
 /* "EPERM" for EPERM: the probes print errno names, not messages. */
-static inline const char *errname(int err)
+static const char *errname(int err)
 {
 	static char buf[16];
 	const char *name = strerrorname_np(err);
@@ -22,7 +22,7 @@ static inline const char *errname(int err)
 	return buf;
 }
 
-static inline int parse_int(const char *s, int *out)
+static int parse_int(const char *s, int *out)
 {
 	char *end;
 	long long v;
@@ -36,7 +36,7 @@ static inline int parse_int(const char *s, int *out)
 	return 0;
 }
 
-static inline int tcp_socket(void)
+static int tcp_socket(void)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
