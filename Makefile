@@ -11,12 +11,16 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-LIBS_PC := libbpf json-c libcgroup
+# zlib is named for --version's zlibVersion(); libbpf needs it anyway.
+LIBS_PC := libbpf json-c libcgroup zlib
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
 # The hook links libbpf, libelf, zlib, json-c and libcgroup statically
 # (STATIC=0 to link them dynamically): it saves the dynamic loader's work on
 # every container start, and the binary runs on nodes whatever their
-# library versions. Only libc stays shared.
+# library versions. Only libc stays shared. A fix to one of those libraries
+# then reaches nodes only with a rebuilt hook; distribution packages build
+# with STATIC=0 and get library fixes from the distribution
+# (`oci-sockopt-hook --version` tells which a binary is).
 STATIC ?= 1
 ifeq ($(STATIC),1)
 PKG_LIBS = -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs $(LIBS_PC)) -Wl,-Bdynamic
@@ -82,6 +86,16 @@ $(BUILD)/obj/%.o: hook/%.c $(HDRS) $(SKELS) $(BUILD)/bpf_build_id.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# --version also prints what each library was built against: libelf and
+# libcgroup have no call that returns their version.
+modversion = $(shell $(PKG_CONFIG) --modversion $(1) 2>/dev/null || echo unknown)
+$(BUILD)/obj/version.o $(BUILD)/san/version.o: override CFLAGS += \
+	-DSH_BUILT_LIBBPF='"$(call modversion,libbpf)"' \
+	-DSH_BUILT_LIBELF='"$(call modversion,libelf)"' \
+	-DSH_BUILT_ZLIB='"$(call modversion,zlib)"' \
+	-DSH_BUILT_JSON_C='"$(call modversion,json-c)"' \
+	-DSH_BUILT_LIBCGROUP='"$(call modversion,libcgroup)"'
 
 $(BIN): $(HOOK_OBJS)
 	$(call msg,LINK,$@)

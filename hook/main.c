@@ -12,6 +12,7 @@
 #include "attach.h"
 #include "commands.h"
 #include "log.h"
+#include "version.h"
 
 #ifndef SH_VERSION
 #define SH_VERSION "0.1.0"
@@ -41,9 +42,11 @@ static const struct command commands[] = {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s [--config PATH] [--json] COMMAND [ARGS]\n\n"
+		"Usage: %s [--config PATH] [--json] COMMAND [ARGS]\n"
+		"       %s --version [--json]  the version of the hook and of "
+		"each library it links\n\n"
 		"Commands:\n",
-		SH_IDENT);
+		SH_IDENT, SH_IDENT);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-14s %s\n", commands[i].name,
 			commands[i].help);
@@ -61,6 +64,7 @@ static int parse_options(int argc, char **argv, struct cmd_args *args)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool version = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+c:jhV", opts, NULL)) != -1) {
@@ -75,12 +79,14 @@ static int parse_options(int argc, char **argv, struct cmd_args *args)
 			usage(stdout);
 			return 1;
 		case 'V':
-			printf("%s %s\n", SH_IDENT, SH_VERSION);
-			return 1;
+			version = true; /* after the loop: --version --json */
+			break;
 		default:
 			return -EINVAL;
 		}
 	}
+	if (version)
+		return version_print(SH_VERSION, args->json) ?: 1;
 	return 0;
 }
 

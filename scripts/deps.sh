@@ -9,7 +9,8 @@ BUILD_PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libjson-c-dev
 libcgroup-dev libelf-dev zlib1g-dev linux-libc-dev"
 RUNTIME_PKGS="runc crun busybox-static iproute2 jq"
 TEST_PKGS="podman python3 python3-jsonschema python3-yaml libclang-rt-14-dev valgrind
-qemu-system-x86 cpio xz-utils zstd clang-format gcc-multilib man-db strace linux-perf"
+qemu-system-x86 cpio xz-utils zstd clang-format gcc-multilib man-db strace linux-perf
+iptables"
 
 case "${1:-build}" in
 build) want="$BUILD_PKGS" ;;

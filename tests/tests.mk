@@ -23,7 +23,7 @@ ATTACK_PROGS := $(patsubst tests/attacks/%.c,$(BUILD)/tests/attacks/%,\
 ATTACK_CFLAGS := $(TEST_PROG_CFLAGS) -Wno-unused-function -D_GNU_SOURCE -Itests/progs -Itests/attacks -Ihook -Ibpf
 TEST_PROGS += $(ATTACK_PROGS)
 
-$(BUILD)/tests/attacks/%: tests/attacks/%.c tests/attacks/attack.h \
+$(BUILD)/tests/attacks/%: tests/attacks/%.c $(wildcard tests/attacks/*.h) \
 		tests/progs/probe_util.h hook/names.c hook/names.h hook/options.c hook/options.h
 	@mkdir -p $(dir $@)
 	$(TEST_PROG_CC) $(ATTACK_CFLAGS) -o $@ $< hook/names.c hook/options.c

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_VERSION_H
+#define SH_VERSION_H
+
+#include <stdbool.h>
+
+/* `--version [--json]`: the hook's version, then each library it links. */
+int version_print(const char *hook_version, bool json);
+
+#endif /* SH_VERSION_H */
