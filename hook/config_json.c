@@ -2,6 +2,7 @@
 /* Typed JSON getters for the config parser; every error names its path. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -185,6 +186,9 @@ int cfg_get_int(struct cfg_ctx *ctx, struct json_object *obj, const char *path,
 	errno = 0;
 	v = json_object_get_int64(val);
 	join_path(where, sizeof(where), path, key);
+	/* json-c saturates what does not fit an int64, without errno. */
+	if (v == INT64_MAX && json_object_get_uint64(val) > (uint64_t)INT64_MAX)
+		errno = ERANGE;
 	if (errno || v < min || v > max)
 		return cfg_error(ctx, where, "out of range (%lld..%lld)", min,
 				 max);
