@@ -93,9 +93,9 @@ xcase none config.json '{}' 0 \
 	'.policy == null and .bypass_prot_mem == {"value": false, "source": "defaults.bypass_prot_mem"} and .programs == [] and .refused == null and .config == "'"$EX/config.json"'"' \
 	$'^container: explain\nconfig: '"$EX/config.json"$'\npolicy: none\nbypass-prot-mem: false \\(from defaults\\.bypass_prot_mem\\)\nprograms that would attach: none$'
 xcase restricted config.json "{\"$P\": \"restricted\"}" 0 \
-	'.policy == {"name": "restricted", "source": "annotation sockopt-hook.io/policy"} and .programs == '"$ALL3"' and .socket == {"deny": [{"family": "AF_INET6"}, {"type": "SOCK_RAW"}], "mark": 7, "priority": 2} and .setsockopt_default == "allow" and [.setsockopt[].action] == ["deny", "deny", "deny", "clamp", "force"] and [.setsockopt[0:3][].option] == ["SO_MARK", "SO_PRIORITY", "IP_TOS"] and .setsockopt[3].max == 65536 and .setsockopt[4].value == "reno" and .getsockopt == [{"level": "SOL_SOCKET", "option": "SO_MARK", "action": "deny"}]' \
+	'.policy == {"name": "restricted", "source": "annotation sockopt-hook.io/policy"} and .programs == '"$ALL3"' and .socket == {"deny": [{"family": "AF_INET6"}, {"type": "SOCK_RAW"}, {"protocol": "IPPROTO_MPTCP"}], "mark": 7, "priority": 2} and .setsockopt_default == "allow" and [.setsockopt[].action] == ["deny", "deny", "deny", "clamp", "force"] and [.setsockopt[0:3][].option] == ["SO_MARK", "SO_PRIORITY", "IP_TOS"] and .setsockopt[3].max == 65536 and .setsockopt[4].value == "reno" and .getsockopt == [{"level": "SOL_SOCKET", "option": "SO_MARK", "action": "deny"}]' \
 	$'\npolicy: restricted \\(from annotation sockopt-hook\\.io/policy\\)\n' \
-	$'\nsocket: \\{ "deny": \\[ \\{ "family": "AF_INET6" \\}, \\{ "type": "SOCK_RAW" \\} \\], "mark": 7, "priority": 2 \\}\n' \
+	$'\nsocket: \\{ "deny": \\[ \\{ "family": "AF_INET6" \\}, \\{ "type": "SOCK_RAW" \\}, \\{ "protocol": "IPPROTO_MPTCP" \\} \\], "mark": 7, "priority": 2 \\}\n' \
 	$'\nsetsockopt rules:\n  \\{ "level": "SOL_SOCKET", "option": "SO_MARK", "action": "deny" \\}\n' \
 	$'\ngetsockopt rules:\n  \\{ "level": "SOL_SOCKET", "option": "SO_MARK", "action": "deny" \\}\n' \
 	$'\nprograms that would attach: \\[ "sock_create", "setsockopt", "getsockopt" \\]$'

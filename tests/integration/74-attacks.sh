@@ -10,7 +10,8 @@
 #   mptcp     an MPTCP socket, which forwards SOL_SOCKET and SOL_TCP options
 #             to its TCP subflows; and the known gap: subflows carry the
 #             stamped mark only after a setsockopt on the MPTCP socket (a
-#             listener's never), closed by denying IPPROTO_MPTCP. A control run of the same programs in an unpoliced container
+#             listener's never), closed by denying IPPROTO_MPTCP, as the
+#             example policies that stamp a mark do. A control run of the same programs in an unpoliced container
 # shows each attack does change the kernel's state when nothing stops it.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +32,7 @@ export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
 CFG=$(ct_config attacks '
 	def set(l; o; a): {level: l, option: o, action: a};
 	def clamp(l; o; m): set(l; o; "clamp") + {max: m};
-	.annotations.allow_policies += ["attacks", "getforce", "nomptcp"] |
+	.annotations.allow_policies += ["attacks", "getforce"] |
 	.policies.attacks = {
 		socket: {mark: 7},
 		setsockopt: [
@@ -57,8 +58,7 @@ CFG=$(ct_config attacks '
 			set("SOL_SOCKET"; "SO_MARK"; "force") + {value: 0},
 			set("SOL_TCP"; "TCP_CONGESTION"; "force") + {value: "reno"},
 			set("SOL_IP"; "IP_TTL"; "force") + {value: 5},
-			set("SOL_SOCKET"; "SO_MAX_PACING_RATE"; "force") + {value: 12345}]} |
-	.policies.nomptcp = {socket: {mark: 7, deny: [{protocol: "IPPROTO_MPTCP"}]}}') ||
+			set("SOL_SOCKET"; "SO_MAX_PACING_RATE"; "force") + {value: 12345}]}') ||
 	{ echo "Bail out! cannot write the operator config"; exit 1; }
 
 # start NAME [ct_bundle options...]: a detached container running sleep;
@@ -141,10 +141,10 @@ if start attacks -a sockopt-hook.io/policy=attacks; then
 		"mptcp gap: with no option set, neither subflow carries the stamped mark 0x7 (the kernel syncs it only after a setsockopt)"
 	ct_delete runc "$ID"
 fi
-if start nomptcp -a sockopt-hook.io/policy=nomptcp; then
+if start restricted -a sockopt-hook.io/policy=restricted; then
 	out=$(timeout 60 runc exec "$ID" mptcp quiet 2>&1 </dev/null)
 	tap_like "$out" 'not ok 1 - socket\(AF_INET, SOCK_STREAM, IPPROTO_MPTCP\) works \(EPERM\)' \
-		"mptcp mitigation: a socket deny for IPPROTO_MPTCP refuses the MPTCP socket (EPERM)"
+		"mptcp mitigation: the example restricted policy, which stamps a mark, denies IPPROTO_MPTCP (EPERM)"
 	ct_delete runc "$ID"
 fi
 if start getforce -a sockopt-hook.io/policy=getforce; then

@@ -53,7 +53,7 @@ static void test_example(void)
 	if (r)
 		return;
 	p = config_policy(&cfg, "restricted");
-	ok(p && p->nr_deny == 2 && p->deny[0].family == 10 &&
+	ok(p && p->nr_deny == 3 && p->deny[0].family == 10 &&
 		   p->deny[0].type == SH_ANY && p->deny[1].type == 3,
 	   "socket deny rules");
 	ok(p && p->has_mark && p->mark == 7 && p->priority == 2,
