@@ -58,6 +58,14 @@ fake()
 		'{ociVersion: "1.0.2", id: $id, status: "creating", pid: $pid, bundle: $b}')
 }
 
+# stop: the stand-in's init exits, as a container's does before its
+# poststop runs; its cgroup stays (unfake removes it).
+stop()
+{
+	kill -KILL "$FPID" 2>/dev/null && wait "$FPID" 2>/dev/null
+	return 0
+}
+
 # unfake: ends the stand-in and removes its cgroup (if still there).
 unfake()
 {
@@ -226,6 +234,7 @@ out=$(sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" set-mark 5' sh "$FCG" "$SOC
 tap_is "$out" "setsockopt=EPERM" "$name: a process in the cgroup gets EPERM for SO_MARK"
 tap_is "$(awk '$3 == "bpf" { print $2 }' /proc/mounts | xargs -r -I{} find {} | sort)" \
 	"$pins_before" "$name: nothing new in any bpf filesystem of the host"
+stop
 hook poststop
 tap_is "$RC" 0 "$name: poststop succeeds"
 nothing_left "$name, after poststop" "$before"
@@ -279,6 +288,7 @@ tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" "$name: exactly one program 
 tap_is "$(bpftool -j cgroup show "$FCG" | jq '[.[] | select(.name | startswith("sh_"))] | length')" 3 \
 	"$name: three attachments in all, no duplicate"
 tap_is "$(cat "$CT_STATE_DIR/$FID.json")" "$rec" "$name: the record is unchanged"
+stop
 hook poststop
 nothing_left "$name, after poststop" "$before"
 unfake
@@ -320,6 +330,17 @@ hook prestart
 fake post2
 hook prestart
 tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" "poststop twice: prestart attached the policy"
+# A poststop while the container still runs (its init alive in its
+# cgroup) is not a teardown: it must leave the policy attached.
+hook poststop
+tap_is "$RC" 0 "poststop while the container runs: exit 0" || tap_diag "$ERR"
+tap_like "$ERR" "still runs in cgroup /$FID .*policy stays attached" \
+	"poststop while the container runs: says why it leaves the policy attached"
+tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" \
+	"poststop while the container runs: the policy stays attached"
+[ -e "$CT_STATE_DIR/$FID.json" ]
+tap_ok $? "poststop while the container runs: the record stays"
+stop
 for n in first second; do
 	hook poststop
 	tap_is "$RC" 0 "poststop twice: the $n poststop exits 0" || tap_diag "$ERR"
