@@ -3,6 +3,7 @@
 #define SH_CGROUP_CHOICE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cgroup.h"
 #include "config.h"
@@ -15,12 +16,13 @@ enum cg_choice {
 
 /*
  * What prestart does for a container whose init is in cgroup rel, which is
- * dedicated to it or not: a cg_choice, or -EPERM after one line saying why
+ * dedicated to it or not: a cg_choice, or -EPERM with why (one line) when
  * it is refused (on_shared_cgroup, or a writable cgroup mount the
- * container could use to leave the policed cgroup).
+ * container could use to leave the policed cgroup). Logs nothing.
  */
 int cg_choose(const struct sh_config *cfg, const struct oci_state *st,
-	      const char *cg2_mount, const char *rel, bool dedicated);
+	      const char *cg2_mount, const char *rel, bool dedicated, char *why,
+	      size_t len);
 /*
  * The cgroup prestart attaches to, opened once (the fd), made by the hook
  * if need be (t->created), or -errno after one line.
