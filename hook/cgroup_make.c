@@ -154,12 +154,12 @@ int cg_make_own(const struct cg_root *root, pid_t pid, const char *id,
 	snprintf(t->rel, sizeof(t->rel), "%s", rel);
 	fd = cg_open_target(root, t);
 	r = fd < 0 ? fd : write_pid_at(fd, pid);
+	if (r && fd >= 0) {
+		log_error("cannot move pid %d into cgroup %s: %s", pid, rel,
+			  strerror(-r));
+		close(fd);
+	}
 	if (r) {
-		if (fd >= 0)
-			log_error("cannot move pid %d into cgroup %s: %s", pid,
-				  rel, strerror(-r));
-		if (fd >= 0)
-			close(fd);
 		cg_remove(root, rel);
 		return r;
 	}

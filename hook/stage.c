@@ -48,8 +48,8 @@ static int fill_record(struct sh_record *rec, const struct oci_state *st,
 	return 0;
 }
 
-/* A record left by another process under this id (an earlier container)
- * is not ours: same pid and start time, or it is stale. */
+/* The record names this container's init only with the same pid and start
+ * time (pids are reused); else an earlier container left it under this id. */
 static bool record_is_ours(const struct sh_record *rec,
 			   const struct oci_state *st, uint64_t start)
 {
