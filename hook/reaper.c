@@ -162,6 +162,9 @@ static void reaper_main(const struct sh_record *rec, int ready_fd)
 	if (r == 0)
 		log_info("reaper: released cgroup %s of container %s",
 			 rec->cg.rel, rec->id);
+	else if (r == 1)
+		log_debug("reaper: cgroup %s was already released",
+			  rec->cg.rel);
 	/* Drops the index of copies nobody uses any more. */
 	stage_gc();
 }

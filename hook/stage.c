@@ -263,8 +263,9 @@ int stage_release(const struct sh_record *rec)
 int stage_release_empty(const struct sh_record *rec)
 {
 	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
+	int r = release_at(fd, rec, true);
 
-	return release_at(fd, rec, true);
+	return r ? r : fd < 0;
 }
 
 int stage_poststop(const struct oci_state *st)

@@ -15,7 +15,8 @@ int stage_poststop(const struct oci_state *st);
  * recorded init is alive.
  */
 int stage_release(const struct sh_record *rec);
-/* The same, but -EBUSY while the cgroup holds any process (the reaper). */
+/* The same, but -EBUSY while the cgroup holds any process (the reaper);
+ * 1 when the cgroup was already gone (released by someone else). */
 int stage_release_empty(const struct sh_record *rec);
 /* Removes what containers that are gone left behind; returns the count. */
 int stage_gc(void);
