@@ -90,7 +90,7 @@ static int parent_cgroup(int cg_fd, char *rel)
 static int nearest(int cg_fd, const char *rel, enum bpf_attach_type type,
 		   struct path_prog *p)
 {
-	_cleanup_close_ int fd = dup(cg_fd);
+	_cleanup_close_ int fd = fcntl(cg_fd, F_DUPFD_CLOEXEC, 3);
 	int r;
 
 	snprintf(p->where, sizeof(p->where), "%s", rel);
