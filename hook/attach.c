@@ -186,6 +186,17 @@ int attach_prepare(const struct sh_effective *eff,
 	return r;
 }
 
+int attach_types(const struct sh_loaded *l,
+		 enum bpf_attach_type types[SH_MAX_PROGS])
+{
+	int nr = 0;
+
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (l->fd[k] >= 0)
+			types[nr++] = our_types[k];
+	return nr;
+}
+
 /* Fresh copies become shareable once they are attached somewhere. */
 void attach_publish(const struct sh_loaded *l, const struct sh_progs *out)
 {

@@ -30,6 +30,9 @@ int attach_prepare(const struct sh_effective *eff,
 		   enum on_unsupported on_unsupported, struct sh_loaded *l);
 /* Attaches what attach_prepare() loaded: all of it, or none on error. */
 int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out);
+/* The attach types of what attach_prepare() loaded; returns how many. */
+int attach_types(const struct sh_loaded *l,
+		 enum bpf_attach_type types[SH_MAX_PROGS]);
 /* Makes freshly loaded copies findable; call once the record is written,
  * so no index entry outlives a failed attach. */
 void attach_publish(const struct sh_loaded *l, const struct sh_progs *out);

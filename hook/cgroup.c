@@ -119,38 +119,53 @@ int cg_pid_path(pid_t pid, char *rel, size_t len)
 	return -ENOENT;
 }
 
-int cg_id(const char *abs, uint64_t *id)
+int cg_open_target(const struct cg_root *root, struct cg_target *t)
 {
 	struct stat st;
+	int fd;
 
-	if (stat(abs, &st) < 0)
+	if (snprintf(t->abs, sizeof(t->abs), "%s%s", root->mount,
+		     strcmp(t->rel, "/") ? t->rel : "") >= (int)sizeof(t->abs))
+		return -ENAMETOOLONG;
+	fd = open(t->abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		log_error("cannot open cgroup %s: %s", t->abs, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -errno;
-	*id = st.st_ino;
-	return 0;
+	}
+	t->id = st.st_ino;
+	return fd;
 }
 
-int cg_open(const char *abs)
+int cg_open_recorded(const struct cg_target *t)
 {
-	int fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	int fd = open(t->abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (fd < 0) {
-		log_error("cannot open cgroup %s: %s", abs, strerror(errno));
-		return -errno;
+	if (fd < 0)
+		return errno == ENOTDIR ? -ENOENT : -errno;
+	if (fstat(fd, &st) < 0 || st.st_ino != t->id) {
+		close(fd);
+		return -ESTALE;
 	}
 	return fd;
 }
 
-int cg_populated(const char *abs, bool *populated)
+int cg_populated_at(int cg_fd, bool *populated)
 {
-	_cleanup_free_ char *path = NULL, *line = NULL;
+	_cleanup_free_ char *line = NULL;
 	_cleanup_fclose_ FILE *f = NULL;
 	size_t cap = 0;
+	int fd = openat(cg_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
 
-	if (asprintf(&path, "%s/cgroup.events", abs) < 0)
-		return -ENOMEM;
-	f = fopen(path, "re");
-	if (!f)
+	if (fd < 0)
 		return -errno;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
 	while (getline(&line, &cap, f) > 0) {
 		if (!strncmp(line, "populated ", 10)) {
 			*populated = line[10] == '1';
@@ -160,65 +175,86 @@ int cg_populated(const char *abs, bool *populated)
 	return -EIO;
 }
 
-/* Only the container's init in it, and no populated child cgroups. */
-static int cg_is_dedicated(const char *abs, pid_t pid, bool *dedicated)
+int cg_populated(const char *abs, bool *populated)
 {
-	_cleanup_free_ char *path = NULL, *line = NULL;
+	_cleanup_close_ int fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOTDIR ? -ENOENT : -errno;
+	return cg_populated_at(fd, populated);
+}
+
+/* Only the container's init in it, and no populated child cgroups. */
+static int cg_is_dedicated(int cg_fd, const char *rel, pid_t pid,
+			   bool *dedicated)
+{
+	_cleanup_free_ char *line = NULL;
 	_cleanup_fclose_ FILE *f = NULL;
 	size_t cap = 0;
-	long long other;
+	int fd = openat(cg_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
 
 	*dedicated = false;
-	if (asprintf(&path, "%s/cgroup.procs", abs) < 0)
-		return -ENOMEM;
-	f = fopen(path, "re");
+	f = fd < 0 ? NULL : fdopen(fd, "r");
 	if (!f) {
-		log_error("cannot read %s: %s", path, strerror(errno));
+		log_error("cannot read %s/cgroup.procs: %s", rel,
+			  strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -errno;
 	}
 	while (getline(&line, &cap, f) > 0) {
-		other = strtoll(line, NULL, 10);
+		long long other = strtoll(line, NULL, 10);
+
 		if (other != pid)
 			return 0;
 	}
-	return cg_children_idle(abs, dedicated);
+	return cg_children_idle(cg_fd, dedicated);
 }
 
-static int fill_target(const struct cg_root *root, struct cg_target *t)
+int cg_locate(const struct cg_root *root, pid_t pid, struct cg_target *t,
+	      bool *dedicated)
 {
-	int r;
+	int fd, r;
 
-	if (snprintf(t->abs, sizeof(t->abs), "%s%s", root->mount,
-		     strcmp(t->rel, "/") ? t->rel : "") >= (int)sizeof(t->abs))
-		return -ENAMETOOLONG;
-	r = cg_id(t->abs, &t->id);
+	memset(t, 0, sizeof(*t));
+	*dedicated = false;
+	r = cg_pid_path(pid, t->rel, sizeof(t->rel));
 	if (r)
-		log_error("cgroup %s: %s", t->abs, strerror(-r));
-	return r;
+		return r;
+	fd = cg_open_target(root, t);
+	if (fd < 0 || !strcmp(t->rel, "/"))
+		return fd;
+	r = cg_is_dedicated(fd, t->rel, pid, dedicated);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	return fd;
 }
 
-int cg_resolve(const struct cg_root *root, pid_t pid, const char *id,
-	       struct cg_target *target)
+int cg_pid_inside(const struct cg_root *root, pid_t pid,
+		  const struct cg_target *t)
 {
-	bool dedicated = false;
-	int r;
+	struct cg_target now = { 0 };
+	_cleanup_close_ int fd = -1;
 
-	memset(target, 0, sizeof(*target));
-	r = cg_pid_path(pid, target->rel, sizeof(target->rel));
-	if (!r)
-		r = fill_target(root, target);
-	if (!r && strcmp(target->rel, "/"))
-		r = cg_is_dedicated(target->abs, pid, &dedicated);
-	if (r || dedicated)
-		return r;
-	log_info("cgroup %s is not the container's own: creating one",
-		 target->rel);
-	snprintf(target->parent_rel, sizeof(target->parent_rel), "%s",
-		 target->rel);
-	r = cg_make_child(root, pid, id, target);
-	if (!r)
-		r = fill_target(root, target);
-	return r;
+	if (cg_pid_path(pid, now.rel, sizeof(now.rel)))
+		return -ESRCH;
+	if (strcmp(now.rel, t->rel)) {
+		log_error(
+			"container init pid %d left cgroup %s while the policy was being attached (it is now in %s)",
+			pid, t->rel, now.rel);
+		return -EXDEV;
+	}
+	fd = cg_open_target(root, &now);
+	if (fd >= 0 && now.id != t->id) {
+		log_error(
+			"cgroup %s was replaced while the policy was being attached (id %llu, now %llu)",
+			t->rel, (unsigned long long)t->id,
+			(unsigned long long)now.id);
+		return -EXDEV;
+	}
+	return fd < 0 ? fd : 0;
 }
 
 int cg_undo(const struct cg_root *root, struct cg_target *target, pid_t pid)

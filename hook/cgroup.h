@@ -25,12 +25,27 @@ struct cg_target {
 
 int cg_find_root(struct cg_root *root);
 int cg_pid_path(pid_t pid, char *rel, size_t len);
-int cg_resolve(const struct cg_root *root, pid_t pid, const char *id,
-	       struct cg_target *target);
+/*
+ * The cgroup pid is in, opened once: target's id is that fd's, and every
+ * later look at the cgroup goes through it, so a path that comes to name
+ * another cgroup cannot mislead us. Returns the fd or -errno; dedicated
+ * tells whether only pid is in it (never for the root cgroup).
+ */
+int cg_locate(const struct cg_root *root, pid_t pid, struct cg_target *target,
+	      bool *dedicated);
+/* Opens root->mount + t->rel into t->abs and sets t->id: the fd or -errno. */
+int cg_open_target(const struct cg_root *root, struct cg_target *t);
+/*
+ * Opens a recorded cgroup: the fd, -ENOENT when it is gone, -ESTALE when
+ * its path now names another cgroup.
+ */
+int cg_open_recorded(const struct cg_target *t);
+/* 0 when pid is still in t (same path, same cgroup id); else one line. */
+int cg_pid_inside(const struct cg_root *root, pid_t pid,
+		  const struct cg_target *t);
 int cg_undo(const struct cg_root *root, struct cg_target *target, pid_t pid);
 int cg_remove(const struct cg_root *root, const char *rel);
 int cg_populated(const char *abs, bool *populated);
-int cg_id(const char *abs, uint64_t *id);
-int cg_open(const char *abs);
+int cg_populated_at(int cg_fd, bool *populated);
 
 #endif /* SH_CGROUP_H */

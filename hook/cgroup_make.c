@@ -18,35 +18,44 @@
 #include "cleanup.h"
 #include "log.h"
 
-int cg_children_idle(const char *abs, bool *idle)
+int cg_children_idle(int cg_fd, bool *idle)
 {
-	_cleanup_closedir_ DIR *dir = opendir(abs);
+	_cleanup_closedir_ DIR *dir = NULL;
 	struct dirent *de;
-	char child[PATH_MAX];
-	bool populated;
+	char events[NAME_MAX + 32];
+	int fd = openat(cg_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	*idle = false;
-	if (!dir)
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
 		return -errno;
+	}
 	while ((de = readdir(dir))) {
+		_cleanup_close_ int child = -1;
+		bool populated;
+
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		snprintf(child, sizeof(child), "%s/%s", abs, de->d_name);
-		if (cg_populated(child, &populated) || populated)
+		snprintf(events, sizeof(events), "%s", de->d_name);
+		child = openat(dirfd(dir), events,
+			       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (child < 0 || cg_populated_at(child, &populated) ||
+		    populated)
 			return 0;
 	}
 	*idle = true;
 	return 0;
 }
 
-static int write_pid(const char *abs, pid_t pid)
+static int write_pid_at(int cg_fd, pid_t pid)
 {
-	_cleanup_close_ int fd = -1;
-	char path[PATH_MAX + 16], buf[32];
+	_cleanup_close_ int fd =
+		openat(cg_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	char buf[32];
 	int len = snprintf(buf, sizeof(buf), "%d\n", pid);
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", abs);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, buf, len) != len)
 		return -errno;
 	return 0;
@@ -95,41 +104,67 @@ static int make_dir(const struct cg_root *root, const char *rel)
 int cg_move_pid(const struct cg_root *root, const char *rel, pid_t pid)
 {
 	char abs[PATH_MAX * 2];
+	_cleanup_close_ int fd = -1;
 	int r;
 
 	snprintf(abs, sizeof(abs), "%s%s", root->mount,
 		 strcmp(rel, "/") ? rel : "");
-	r = write_pid(abs, pid);
+	fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? -errno : write_pid_at(fd, pid);
 	if (r)
 		log_error("cannot move pid %d into cgroup %s: %s", pid, rel,
 			  strerror(-r));
 	return r;
 }
 
-int cg_make_child(const struct cg_root *root, pid_t pid, const char *id,
-		  struct cg_target *target)
+/* A cgroup of ours left by a crash may be reused, but never one in use. */
+static int make_or_reuse(const struct cg_root *root, const char *rel)
+{
+	char abs[PATH_MAX * 2];
+	bool populated = true;
+	int r = make_dir(root, rel);
+
+	if (r == -EEXIST) {
+		snprintf(abs, sizeof(abs), "%s%s", root->mount, rel);
+		r = cg_populated(abs, &populated);
+		if (!r && populated) {
+			log_error("cgroup %s exists and holds processes", rel);
+			return -EBUSY;
+		}
+	}
+	if (r)
+		log_error("cannot create cgroup %s: %s", rel, strerror(-r));
+	return r;
+}
+
+int cg_make_own(const struct cg_root *root, pid_t pid, const char *id,
+		struct cg_target *t)
 {
 	char rel[PATH_MAX];
-	const char *parent = target->parent_rel;
-	int r;
+	int fd, r;
 
 	if (snprintf(rel, sizeof(rel), "%s/%s%s",
-		     strcmp(parent, "/") ? parent : "", SH_CGROUP_PREFIX,
+		     strcmp(t->rel, "/") ? t->rel : "", SH_CGROUP_PREFIX,
 		     id) >= (int)sizeof(rel))
 		return -ENAMETOOLONG;
-	r = make_dir(root, rel);
-	if (r && r != -EEXIST) {
-		log_error("cannot create cgroup %s: %s", rel, strerror(-r));
+	r = make_or_reuse(root, rel);
+	if (r)
 		return r;
+	snprintf(t->parent_rel, sizeof(t->parent_rel), "%s", t->rel);
+	snprintf(t->rel, sizeof(t->rel), "%s", rel);
+	fd = cg_open_target(root, t);
+	r = fd < 0 ? fd : write_pid_at(fd, pid);
+	if (r && fd >= 0) {
+		log_error("cannot move pid %d into cgroup %s: %s", pid, rel,
+			  strerror(-r));
+		close(fd);
 	}
-	r = cg_move_pid(root, rel, pid);
 	if (r) {
 		cg_remove(root, rel);
 		return r;
 	}
-	snprintf(target->rel, sizeof(target->rel), "%s", rel);
-	target->created = true;
-	return 0;
+	t->created = true;
+	return fd;
 }
 
 /* rmdir fails with EBUSY while exiting tasks still hold the cgroup. */

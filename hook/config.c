@@ -184,11 +184,15 @@ static int check_references(struct cfg_ctx *ctx, struct sh_config *cfg)
 static int parse_root(struct cfg_ctx *ctx, struct json_object *root,
 		      struct sh_config *cfg)
 {
-	static const char *const keys[] = {
-		"defaults", "annotations", "on_unsupported",
-		"policies", "log_level",   "log_file",
-		NULL
-	};
+	static const char *const keys[] = { "defaults",
+					    "annotations",
+					    "on_unsupported",
+					    "on_shared_cgroup",
+					    "on_override_program",
+					    "policies",
+					    "log_level",
+					    "log_file",
+					    NULL };
 	struct json_object *sub;
 	int r;
 
@@ -201,6 +205,8 @@ static int parse_root(struct cfg_ctx *ctx, struct json_object *root,
 		r = parse_annotations(ctx, sub, cfg);
 	if (!r)
 		r = parse_on_unsupported(ctx, root, cfg);
+	if (!r)
+		r = parse_cgroup_settings(ctx, root, cfg);
 	if (!r)
 		r = parse_logging(ctx, root, cfg);
 	if (!r && json_object_object_get_ex(root, "policies", &sub))

@@ -16,6 +16,19 @@ enum on_unsupported {
 	ON_UNSUPPORTED_WARN,
 };
 
+/* A container whose cgroup is not its own: make one for it, or refuse. */
+enum on_shared_cgroup {
+	ON_SHARED_CGROUP_CREATE,
+	ON_SHARED_CGROUP_REFUSE,
+};
+
+/* Another tool's BPF_F_ALLOW_OVERRIDE program that our attach would
+ * switch off for the container. */
+enum on_override_program {
+	ON_OVERRIDE_PROGRAM_REFUSE,
+	ON_OVERRIDE_PROGRAM_WARN,
+};
+
 struct sh_rule_entry {
 	const char *option_name; /* NULL when given as a number */
 	struct sh_opt_key key;
@@ -43,6 +56,8 @@ struct sh_config {
 	size_t nr_allowed;
 	const char **allowed_policies;
 	enum on_unsupported on_unsupported;
+	enum on_shared_cgroup on_shared_cgroup;
+	enum on_override_program on_override_program;
 	int log_level;
 	const char *log_file;
 	size_t nr_policies;
@@ -62,6 +77,8 @@ bool config_policy_allowed(const struct sh_config *cfg, const char *name);
 /* All of fd, at most max bytes (-EFBIG beyond), NUL-terminated. */
 int read_fd(int fd, size_t max, char **out, size_t *len);
 int read_file(const char *path, size_t max, char **out, size_t *len);
+const char *config_on_shared_cgroup_name(enum on_shared_cgroup v);
+const char *config_on_override_program_name(enum on_override_program v);
 /* The JSON path of the last config error, for `validate --json`. */
 const char *config_last_error_path(void);
 

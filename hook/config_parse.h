@@ -30,6 +30,9 @@ int cfg_get_int(struct cfg_ctx *ctx, struct json_object *obj, const char *path,
 		bool *present);
 int parse_opt_lists(struct cfg_ctx *ctx, struct json_object *obj,
 		    const char *policy, struct sh_policy *pol);
+/* on_shared_cgroup and on_override_program (config_cgroup.c). */
+int parse_cgroup_settings(struct cfg_ctx *ctx, struct json_object *root,
+			  struct sh_config *cfg);
 int parse_policies(struct cfg_ctx *ctx, struct json_object *obj,
 		   struct sh_config *cfg);
 

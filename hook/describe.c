@@ -216,6 +216,9 @@ void describe_print_text(struct json_object *desc)
 		print_rules("setsockopt rules:", v);
 	if (json_object_object_get_ex(desc, "getsockopt", &v))
 		print_rules("getsockopt rules:", v);
+	if (json_object_object_get_ex(desc, "cgroup", &v) &&
+	    json_object_object_get_ex(v, "text", &name))
+		printf("cgroup: %s\n", json_object_get_string(name));
 	json_object_object_get_ex(desc, "programs", &v);
 	printf("programs that would attach: %s\n",
 	       json_object_array_length(v) ? json_object_to_json_string(v) :

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "config.h"
 #include "describe.h"
+#include "explain_cgroup.h"
 #include "log.h"
 #include "oci.h"
 #include "policy.h"
@@ -79,13 +80,11 @@ static int check_kernel(const struct sh_config *cfg,
 /* A policy refusal has no effective policy to show; a kernel one has. */
 static void print_result(const struct cmd_args *args, const char *cfg_path,
 			 const struct oci_state *st,
-			 const struct sh_effective *eff, int policy_r,
-			 int kernel_r)
+			 const struct sh_effective *eff, struct json_object *o,
+			 int policy_r, int kernel_r)
 {
-	_cleanup_json_ struct json_object *o = NULL;
 	bool refused = policy_r || kernel_r;
 
-	o = policy_r ? json_object_new_object() : describe_effective(eff);
 	json_object_object_add(o, "container", json_object_new_string(st->id));
 	json_object_object_add(o, "config", json_object_new_string(cfg_path));
 	json_object_object_add(
@@ -112,6 +111,7 @@ int cmd_explain(const struct cmd_args *args)
 	struct sh_config cfg;
 	struct oci_state st = { 0 };
 	struct sh_effective eff;
+	_cleanup_json_ struct json_object *desc = NULL;
 	int r = config_load(path, &cfg), kernel_r = 0;
 
 	if (r)
@@ -121,7 +121,10 @@ int cmd_explain(const struct cmd_args *args)
 		r = policy_resolve(&cfg, &st, &eff);
 		if (!r && !eff.sandbox)
 			kernel_r = check_kernel(&cfg, &eff);
-		print_result(args, path, &st, &eff, r, kernel_r);
+		desc = r ? json_object_new_object() : describe_effective(&eff);
+		if (!r && !kernel_r && !eff.sandbox && !policy_is_empty(&eff))
+			kernel_r = explain_cgroup(&cfg, &st, desc);
+		print_result(args, path, &st, &eff, desc, r, kernel_r);
 	}
 	oci_state_free(&st);
 	config_free(&cfg);

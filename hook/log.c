@@ -128,6 +128,13 @@ void log_msg(int priority, const char *fmt, ...)
 		write_log_file(priority, line);
 }
 
+int log_detach(void)
+{
+	if (syslog_on)
+		closelog();
+	return log_fd;
+}
+
 const char *log_last_error(void)
 {
 	return last_error;

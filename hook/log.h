@@ -14,6 +14,12 @@ void log_set_context(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 void log_msg(int priority, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * For a process about to close every fd it does not know about (the
+ * reaper): disconnects from syslog, and returns the log file's fd (or -1),
+ * which it must keep. log_open() then reconnects.
+ */
+int log_detach(void);
 /* The last error line, for commands that report it in JSON too. */
 const char *log_last_error(void);
 void log_close(void);

@@ -11,9 +11,11 @@
 #include <string.h>
 
 #include "attach.h"
+#include "cgroup_choice.h"
 #include "cleanup.h"
 #include "load.h"
 #include "log.h"
+#include "path_progs.h"
 #include "policy.h"
 #include "reaper.h"
 #include "share.h"
@@ -46,16 +48,34 @@ static int fill_record(struct sh_record *rec, const struct oci_state *st,
 	return 0;
 }
 
+/* The record names this container's init only with the same pid and start
+ * time (pids are reused); else an earlier container left it under this id. */
+static bool record_is_ours(const struct sh_record *rec,
+			   const struct oci_state *st, uint64_t start)
+{
+	return rec->pid == st->pid && rec->pid_start == start;
+}
+
 /* A second prestart for the same container must not attach twice. */
 static bool already_attached(const struct oci_state *st)
 {
 	struct sh_record rec;
 	struct sh_progs now;
 	_cleanup_close_ int fd = -1;
+	uint64_t start = 0;
+	char state;
 
-	if (state_read(st->id, &rec) || rec.pid != st->pid)
+	if (state_read(st->id, &rec))
 		return false;
-	fd = open(rec.cg.abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pid_stat(st->pid, &state, &start);
+	if (!record_is_ours(&rec, st, start)) {
+		log_info(
+			"releasing the record of an earlier container %s (pid %d)",
+			rec.id, rec.pid);
+		stage_release(&rec);
+		return false;
+	}
+	fd = cg_open_recorded(&rec.cg);
 	if (fd < 0 || attached_ours(fd, &now))
 		return false;
 	for (int i = 0; i < rec.progs.nr; i++) {
@@ -67,6 +87,39 @@ static bool already_attached(const struct oci_state *st)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Attaches after checking the path above the cgroup, then checks that the
+ * init is still in the cgroup (the same one: path and id) and still the
+ * same process: a move before or during the attach would leave it
+ * unpoliced, and after it only the container could move it, which the
+ * cgroup choice has ruled out.
+ */
+static int attach_checked(const struct sh_config *cfg, int fd,
+			  const struct cg_root *root, const struct sh_loaded *l,
+			  struct sh_record *rec)
+{
+	enum bpf_attach_type types[SH_MAX_PROGS];
+	int nr = attach_types(l, types);
+	int r = path_progs_check(fd, rec->cg.rel, types, nr, cfg);
+
+	if (!r)
+		r = attach_commit(fd, l, &rec->progs);
+	if (r)
+		return r;
+	r = cg_pid_inside(root, rec->pid, &rec->cg);
+	if (!r && !pid_running(rec->pid, rec->pid_start)) {
+		log_error(
+			"container init pid %d exited while the policy was being attached",
+			rec->pid);
+		r = -ESRCH;
+	}
+	if (r) {
+		detach_progs(fd, &rec->progs);
+		rec->progs.nr = 0;
+	}
+	return r;
 }
 
 static int attach_to_cgroup(const struct sh_config *cfg,
@@ -82,12 +135,12 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	r = fill_record(&rec, st, eff);
 	if (!r)
 		r = cg_find_root(&root);
-	if (!r)
-		r = cg_resolve(&root, st->pid, st->id, &rec.cg);
 	if (r)
 		return r;
-	fd = cg_open(rec.cg.abs);
-	r = fd < 0 ? fd : attach_commit(fd, l, &rec.progs);
+	fd = cg_take(cfg, st, &root, &rec.cg);
+	if (fd < 0)
+		return fd;
+	r = attach_checked(cfg, fd, &root, l, &rec);
 	if (!r) {
 		r = state_write(&rec);
 		if (r)
@@ -145,21 +198,74 @@ int stage_attach(const struct sh_config *cfg, struct oci_state *st)
 	return r;
 }
 
-/* Undo one record: detach, remove the cgroup we made, drop the record. */
-int stage_release(const struct sh_record *rec)
+static bool init_alive(const struct sh_record *rec)
+{
+	return pid_running(rec->pid, rec->pid_start);
+}
+
+/* Drops the record, unless it now belongs to a newer container. */
+static int drop_record(const struct sh_record *rec)
+{
+	struct sh_record now;
+
+	if (state_read(rec->id, &now) == 0 &&
+	    (now.pid != rec->pid || now.pid_start != rec->pid_start ||
+	     now.cg.id != rec->cg.id))
+		return 0;
+	return state_remove(rec->id);
+}
+
+/*
+ * Never detaches from a container that still runs: a populated cgroup
+ * whose recorded init is alive (or, for the reaper, any populated one).
+ * An unreadable cgroup.events counts as populated.
+ */
+static int release_cgroup(int fd, const struct sh_record *rec, bool only_empty)
 {
 	struct cg_root root;
-	uint64_t id;
-	_cleanup_close_ int fd = -1;
+	bool populated = true;
+	_cleanup_close_ int again = -1;
+	int r = cg_populated_at(fd, &populated);
 
-	if (cg_id(rec->cg.abs, &id) == 0 && id == rec->cg.id) {
-		fd = open(rec->cg.abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0)
-			detach_progs(fd, &rec->progs);
-		if (rec->cg.created && cg_find_root(&root) == 0)
-			cg_remove(&root, rec->cg.rel);
-	}
-	return state_remove(rec->id);
+	if (r == -ENOENT)
+		return 0;
+	if (!r && populated && (only_empty || init_alive(rec)))
+		r = -EBUSY;
+	if (r)
+		return r;
+	detach_progs(fd, &rec->progs);
+	/* rmdir takes a path: only while it still names our cgroup. */
+	again = cg_open_recorded(&rec->cg);
+	if (rec->cg.created && again >= 0 && cg_find_root(&root) == 0)
+		cg_remove(&root, rec->cg.rel);
+	return 0;
+}
+
+/* Undoes one record through one open of its cgroup (fd, or -errno). */
+static int release_at(int fd, const struct sh_record *rec, bool only_empty)
+{
+	int r = 0;
+
+	if (fd >= 0)
+		r = release_cgroup(fd, rec, only_empty);
+	else if (fd != -ENOENT && fd != -ESTALE)
+		r = fd; /* cannot tell: keep the record */
+	return r ? r : drop_record(rec);
+}
+
+int stage_release(const struct sh_record *rec)
+{
+	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
+
+	return release_at(fd, rec, false);
+}
+
+int stage_release_empty(const struct sh_record *rec)
+{
+	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
+	int r = release_at(fd, rec, true);
+
+	return r ? r : fd < 0;
 }
 
 int stage_poststop(const struct oci_state *st)
@@ -169,9 +275,12 @@ int stage_poststop(const struct oci_state *st)
 
 	if (r == 0) {
 		r = stage_release(&rec);
-		if (r)
-			log_warn("cannot remove state of %s: %s", st->id,
-				 strerror(-r));
+		if (r == -EBUSY)
+			log_warn(
+				"container %s still runs in cgroup %s (init pid %d): its policy stays attached until it is gone",
+				st->id, rec.cg.rel, rec.pid);
+		else if (r)
+			log_warn("cannot release %s: %s", st->id, strerror(-r));
 		else
 			log_info("released cgroup %s", rec.cg.rel);
 	} else if (r != -ENOENT) {
@@ -181,21 +290,15 @@ int stage_poststop(const struct oci_state *st)
 	return 0;
 }
 
-static bool init_alive(const struct sh_record *rec)
-{
-	return pid_running(rec->pid, rec->pid_start);
-}
-
 /* Gone: the cgroup vanished (or is a new one), or it is empty and the
- * container's init is dead. */
-static bool record_stale(const struct sh_record *rec)
+ * container's init is dead. fd is one open of the recorded cgroup. */
+static bool record_stale(int fd, const struct sh_record *rec)
 {
-	uint64_t id;
 	bool populated = true;
 
-	if (cg_id(rec->cg.abs, &id) || id != rec->cg.id)
+	if (fd == -ENOENT || fd == -ESTALE)
 		return true;
-	if (cg_populated(rec->cg.abs, &populated))
+	if (fd < 0 || cg_populated_at(fd, &populated))
 		return false;
 	return !populated && !init_alive(rec);
 }
@@ -225,12 +328,13 @@ static void note_live(struct gc_pass *gc, const struct sh_record *rec)
 static int gc_visit(const struct sh_record *rec, void *data)
 {
 	struct gc_pass *gc = data;
+	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
 
-	if (!record_stale(rec)) {
+	if (!record_stale(fd, rec)) {
 		note_live(gc, rec);
 		return 0;
 	}
-	if (stage_release(rec) == 0) {
+	if (release_at(fd, rec, false) == 0) {
 		log_info("gc: released state of container %s (cgroup %s)",
 			 rec->id, rec->cg.rel);
 		gc->released++;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `status`: every container the hook manages, with its live counters. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,9 +23,31 @@ struct status_ctx {
 /* The record's cgroup still exists and is the same cgroup. */
 static bool record_live(const struct sh_record *rec)
 {
-	uint64_t id;
+	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
 
-	return cg_id(rec->cg.abs, &id) == 0 && id == rec->cg.id;
+	return fd >= 0;
+}
+
+/*
+ * The runtime made the container's cgroup namespace before the hook made
+ * its cgroup, and knows nothing of that cgroup: what it starts with exec
+ * joins the container's namespaces but not our cgroup.
+ */
+static const char exec_gap[] =
+	"NOT policed: the hook made this cgroup, so processes started with runc/crun exec stay outside it, in %s or the runtime's cgroup";
+
+static struct json_object *exec_json(const struct sh_record *rec)
+{
+	struct json_object *o = json_object_new_object();
+	char text[sizeof(exec_gap) + PATH_MAX];
+
+	json_object_object_add(o, "policed",
+			       json_object_new_boolean(!rec->cg.created));
+	if (rec->cg.created) {
+		snprintf(text, sizeof(text), exec_gap, rec->cg.parent_rel);
+		json_object_object_add(o, "note", json_object_new_string(text));
+	}
+	return o;
 }
 
 static struct json_object *counters_json(const struct sh_counters *c)
@@ -51,6 +74,12 @@ static void print_text(const struct sh_record *rec, bool live,
 	       rec->bypass && !rec->progs.bypass_active ?
 		       ", not supported by this kernel" :
 		       "");
+	printf("  exec:      ");
+	if (rec->cg.created)
+		printf(exec_gap, rec->cg.parent_rel);
+	else
+		printf("policed (exec joins the container's cgroup)");
+	printf("\n");
 	printf("  programs: ");
 	for (int i = 0; i < rec->progs.nr; i++)
 		printf(" %s=%u", attach_type_name(rec->progs.prog[i].type),
@@ -83,6 +112,7 @@ static int show_record(const struct sh_record *rec, void *data)
 	if (!o)
 		return -ENOMEM;
 	json_object_object_add(o, "live", json_object_new_boolean(live));
+	json_object_object_add(o, "exec", exec_json(rec));
 	json_object_object_add(o, "counters", counters_json(&c));
 	json_object_array_add(ctx->list, o);
 	return 0;

@@ -15,6 +15,8 @@ TEST_SHIM_CFLAGS := -shared -fPIC -O2 -Wall -Wextra -Werror -D_GNU_SOURCE
 M32_OK := $(and $(wildcard /usr/lib32/libc.a),$(wildcard /usr/lib/gcc/*/*/32/crtbeginT.o))
 TEST_PROGS := $(addprefix $(BUILD)/tests/,sockcheck escape faultshim.so \
 	$(if $(M32_OK),sockcheck32 escape32))
+# Host-side helpers: another tool's cgroup program, an inotify hog.
+TEST_PROGS += $(addprefix $(BUILD)/tests/,cgprog inotify_hog)
 
 # One static program per attack (tests/attacks/*.c); they may use the
 # hook's names table, which is plain C with no library behind it.
@@ -43,6 +45,11 @@ $(BUILD)/tests/escape: tests/progs/escape.c tests/progs/probe_util.h
 $(BUILD)/tests/escape32: tests/progs/escape.c tests/progs/probe_util.h
 	@mkdir -p $(dir $@)
 	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS32) -o $@ $<
+
+$(BUILD)/tests/cgprog $(BUILD)/tests/inotify_hog: $(BUILD)/tests/%: \
+		tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS) -o $@ $<
 
 # LD_PRELOAD fault injection into the hook's bpf() calls.
 $(BUILD)/tests/faultshim.so: tests/progs/faultshim.c

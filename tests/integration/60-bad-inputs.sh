@@ -283,6 +283,9 @@ control()
 	tap_is "$(ct_our_progs "$CG" | tr '\n' ' ')" \
 		"cgroup_getsockopt sh_getsockopt cgroup_inet_sock_create sh_sock_create cgroup_setsockopt sh_setsockopt " \
 		"control: the restricted policy's programs are on the process's cgroup"
+	# As with a runtime, poststop comes once the container's init is gone:
+	# a running container keeps its policy.
+	kill -KILL "$PID" && wait "$PID" 2>/dev/null
 	OCI_SOCKOPT_HOOK_STATE_DIR=$STATE_DIR timeout 20 "$HOOK" "${args[@]/prestart/poststop}" \
 		<"$W/state.json" >/dev/null 2>&1
 	tap_is "$(ct_our_progs "$CG")" "" "control: poststop detaches them"

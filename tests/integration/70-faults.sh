@@ -4,12 +4,19 @@
 #   1. the cgroup is removed between resolving it and attaching (an
 #      LD_PRELOAD shim on the hook's bpf() calls removes it at the first,
 #      or the second, BPF_PROG_ATTACH), and an attach failing part way;
+#      the init moved out of its cgroup during the attach (the shim moves
+#      it at the last BPF_PROG_ATTACH); the cgroup replaced by a new one
+#      of the same name just before the hook opens it (the shim on open());
 #   2. the state directory cannot be written;
 #   3. bpffs is not mounted;
 #   4. the program load is refused (shim: EPERM/EACCES from BPF_PROG_LOAD;
 #      and bypass-prot-mem on a kernel without it, on_unsupported "fail");
-#   5. a second prestart (and createRuntime) for the same container;
-#   6. poststop without a prestart, and poststop twice;
+#   5. a second prestart (and createRuntime) for the same container, and a
+#      prestart that finds the record of an earlier process with the same
+#      pid (another start time);
+#   6. poststop without a prestart, and poststop twice; poststop while the
+#      container still runs; poststop when the recorded cgroup has been
+#      replaced by another container's under the same name;
 #   7. a runtime that never deletes: runc create, init killed, then
 #      `oci-sockopt-hook gc` (or the next poststop); crun without a cgroup
 #      manager, where the hook's reaper must release its cgroup by itself.
@@ -56,6 +63,14 @@ fake()
 	b=$(ct_bundle -a sockopt-hook.io/policy=restricted "$1" -- true)
 	FSTATE=$(jq -cn --arg id "$FID" --argjson pid "$FPID" --arg b "$b" \
 		'{ociVersion: "1.0.2", id: $id, status: "creating", pid: $pid, bundle: $b}')
+}
+
+# stop: the stand-in's init exits, as a container's does before its
+# poststop runs; its cgroup stays (unfake removes it).
+stop()
+{
+	kill -KILL "$FPID" 2>/dev/null && wait "$FPID" 2>/dev/null
+	return 0
 }
 
 # unfake: ends the stand-in and removes its cgroup (if still there).
@@ -150,6 +165,45 @@ refused "$name" 'cannot attach the getsockopt program: Operation not permitted'
 nothing_left "$name" "$before"
 unfake
 
+# The init leaves its cgroup while the programs are being attached: the
+# hook must notice and undo everything (the shim moves it to the parent
+# just before the last attach), in a cgroup of its own and in one the hook
+# made.
+for where in own root; do
+	name="init moved out at the last attach ($where)"
+	before=$(ct_snapshot progs state)
+	cgs=$(ct_snapshot cgroups)
+	fake "mvpid-$where" "$([ $where = root ] && echo root)"
+	shim attach:getsockopt:mvpid
+	hook "${SHIM_ENV[@]}" prestart
+	tap_like "$(cat "$SHIM_LOG")" "moved 1 process\(es\) out of cgroup " "$name: the shim moved the init out"
+	refused "$name" "container init pid $FPID left cgroup /[^ ]*$FID while the policy was being attached \(it is now in /\)"
+	nothing_left "$name" "$before"
+	unfake
+	diff=$(ct_same_as "$cgs" cgroups)
+	tap_ok $? "$name: cgroups as before" || tap_diag "$diff"
+done
+
+# The cgroup is replaced by a new one of the same name (its process moved
+# along) just before the hook opens it: whatever the hook attaches to, its
+# record must name that cgroup (its id), or status and gc lose track.
+name="cgroup replaced before the hook opens it"
+before=$(ct_snapshot progs state)
+fake swap-attach
+shim open:any:swap
+hook "${SHIM_ENV[@]}" FAULTSHIM_CG="$FCG" prestart
+tap_like "$(cat "$SHIM_LOG")" "replaced cgroup $FCG \(moved 1 process\(es\) in" "$name: the shim replaced the cgroup"
+tap_is "$RC" 0 "$name: prestart succeeds" || tap_diag "$ERR"
+tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" "$name: the programs are on the cgroup now at that path"
+tap_is "$(jq -r .cgroup_id "$CT_STATE_DIR/$FID.json" 2>&1)" "$(stat -c %i "$FCG")" \
+	"$name: the record has that cgroup's id"
+tap_is "$("$HOOK" status --json | jq -r --arg id "$FID" '.[] | select(.id == $id) | .live')" true \
+	"$name: status shows the container live"
+stop
+hook poststop
+nothing_left "$name, after poststop" "$before"
+unfake
+
 # The same under runc: runc made the cgroup; the shim removes it under the
 # hook; runc must fail with the hook's line, and nothing may remain.
 name="runc, cgroup removed at attach"
@@ -226,6 +280,7 @@ out=$(sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" set-mark 5' sh "$FCG" "$SOC
 tap_is "$out" "setsockopt=EPERM" "$name: a process in the cgroup gets EPERM for SO_MARK"
 tap_is "$(awk '$3 == "bpf" { print $2 }' /proc/mounts | xargs -r -I{} find {} | sort)" \
 	"$pins_before" "$name: nothing new in any bpf filesystem of the host"
+stop
 hook poststop
 tap_is "$RC" 0 "$name: poststop succeeds"
 nothing_left "$name, after poststop" "$before"
@@ -279,6 +334,33 @@ tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" "$name: exactly one program 
 tap_is "$(bpftool -j cgroup show "$FCG" | jq '[.[] | select(.name | startswith("sh_"))] | length')" 3 \
 	"$name: three attachments in all, no duplicate"
 tap_is "$(cat "$CT_STATE_DIR/$FID.json")" "$rec" "$name: the record is unchanged"
+stop
+hook poststop
+nothing_left "$name, after poststop" "$before"
+unfake
+
+# The record was left by an earlier container with the same id whose init
+# had the same pid (pids are reused) but another start time, and a policy
+# of its own (setonly) still attached: it is not ours, so prestart must
+# not take it for "already attached".
+name="record of an earlier process with the same pid"
+before=$(ct_snapshot progs state)
+fake earlier
+restricted_state=$FSTATE
+b=$(ct_bundle -a sockopt-hook.io/policy=setonly earlier-setonly -- true)
+FSTATE=$(jq -c --arg b "$b" '.bundle = $b' <<<"$restricted_state")
+hook prestart
+tap_is "$RC $(ct_our_progs "$FCG")" "0 cgroup_setsockopt sh_setsockopt" "$name: the earlier container's policy is attached"
+jq '.pid_start -= 1' "$CT_STATE_DIR/$FID.json" >"$CT_TMP/rec.json" &&
+	mv "$CT_TMP/rec.json" "$CT_STATE_DIR/$FID.json"
+FSTATE=$restricted_state
+hook prestart
+tap_is "$RC" 0 "$name: prestart succeeds" || tap_diag "$ERR"
+tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" \
+	"$name: the earlier container's program is detached, this one's policy attached"
+tap_is "$(jq -r '"\(.policy) \(.pid_start)"' "$CT_STATE_DIR/$FID.json")" \
+	"restricted $(awk '{ print $22 }' "/proc/$FPID/stat")" "$name: the record is this container's"
+stop
 hook poststop
 nothing_left "$name, after poststop" "$before"
 unfake
@@ -320,6 +402,17 @@ hook prestart
 fake post2
 hook prestart
 tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" "poststop twice: prestart attached the policy"
+# A poststop while the container still runs (its init alive in its
+# cgroup) is not a teardown: it must leave the policy attached.
+hook poststop
+tap_is "$RC" 0 "poststop while the container runs: exit 0" || tap_diag "$ERR"
+tap_like "$ERR" "still runs in cgroup /$FID .*policy stays attached" \
+	"poststop while the container runs: says why it leaves the policy attached"
+tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" \
+	"poststop while the container runs: the policy stays attached"
+[ -e "$CT_STATE_DIR/$FID.json" ]
+tap_ok $? "poststop while the container runs: the record stays"
+stop
 for n in first second; do
 	hook poststop
 	tap_is "$RC" 0 "poststop twice: the $n poststop exits 0" || tap_diag "$ERR"
@@ -332,6 +425,42 @@ FCG=${other[0]} FPID=${other[1]} unfake
 timeout 30 "$HOOK" gc >/dev/null 2>&1
 diff=$(ct_same_as "$before" progs state)
 tap_ok $? "poststop twice: once the other is gone and collected, BPF programs and hook state as before" ||
+	tap_diag "$diff"
+
+# The recorded cgroup is replaced, under the same name, by the cgroup of a
+# newer container with the same policy (the same shared programs) just
+# before poststop opens it: poststop must see that it is another cgroup
+# and leave it, and its programs, alone.
+name="cgroup replaced before poststop opens it"
+before=$(ct_snapshot progs state)
+fake keeper
+keeper=("$FCG" "$FPID" "$FSTATE")
+hook prestart
+fake swap-release
+hook prestart
+stop
+sleep 600 &
+newer=$!
+CT_PIDS+=("$newer")
+shim open:any:swap
+hook "${SHIM_ENV[@]}" FAULTSHIM_CG="$FCG" FAULTSHIM_PID="$newer" \
+	FAULTSHIM_COPY_FROM="${keeper[0]}" poststop
+tap_like "$(cat "$SHIM_LOG")" "replaced cgroup $FCG \(moved 1 process\(es\) in, attached 3 program\(s\)\)" \
+	"$name: the shim put a newer container in a new cgroup of that name"
+tap_is "$RC" 0 "$name: poststop exits 0"
+tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" "$name: the newer container keeps its programs"
+out=$(sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" set-mark 5' sh "$FCG" "$SOCKCHECK")
+tap_is "$out" "setsockopt=EPERM" "$name: and is still policed"
+[ ! -e "$CT_STATE_DIR/$FID.json" ]
+tap_ok $? "$name: the old record is dropped"
+kill -KILL "$newer" && wait "$newer" 2>/dev/null
+unfake
+FCG=${keeper[0]} FPID=${keeper[1]} FSTATE=${keeper[2]}
+stop
+hook poststop
+unfake
+diff=$(ct_same_as "$before" progs state)
+tap_ok $? "$name: once both are gone, BPF programs and hook state as before" ||
 	tap_diag "$diff"
 
 # ---- 7. A runtime that never deletes ----------------------------------------

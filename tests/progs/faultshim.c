@@ -6,12 +6,21 @@
  * interposing syscall() sees every bpf() command the hook makes.
  *
  *   FAULTSHIM=CMD:WHAT:ACTION
- *     CMD     load (BPF_PROG_LOAD) or attach (BPF_PROG_ATTACH)
+ *     CMD     load (BPF_PROG_LOAD), attach (BPF_PROG_ATTACH), or open
+ *             (open/open64/openat of the directory FAULTSHIM_CG)
  *     WHAT    any, sock_create, setsockopt or getsockopt: which attach
- *             type (attach) or expected attach type (load) to hit
+ *             type (attach) or expected attach type (load) to hit; any
+ *             for open
  *     ACTION  rmcg    (attach only, once) before the real call, move every
  *                     process out of the target cgroup into its parent
  *                     and remove the cgroup
+ *             mvpid   (attach only, once) before the real call, move every
+ *                     process out of the target cgroup into its parent
+ *             swap    (open only, once) before the real call, replace the
+ *                     cgroup FAULTSHIM_CG with a new one of the same name:
+ *                     its processes, and FAULTSHIM_PID if set, move into
+ *                     the new one, which also gets the programs attached
+ *                     to the cgroup FAULTSHIM_COPY_FROM if set
  *             ENAME   fail every matching call with that errno (EPERM,
  *                     EACCES, ENOENT, ENOSPC, EINVAL, ENOMEM) without
  *                     entering the kernel
@@ -30,19 +39,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #define SPEC_MAX 64
+#define CMD_OPEN -100
+#define MAX_MOVED 64
 
 typedef long (*syscall_fn)(long, ...);
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+
+enum action { ACT_FAIL, ACT_RMCG, ACT_MVPID, ACT_SWAP };
 
 struct fault {
 	int cmd;
 	int type; /* attach type, or -1 for any */
-	int err; /* errno to return, or 0 for rmcg */
+	enum action act;
+	int err; /* errno to return, for ACT_FAIL */
 	int fired;
 };
+
+static long raw_bpf(int cmd, union bpf_attr *attr);
 
 static const struct {
 	const char *name;
@@ -90,15 +109,29 @@ static int parse_type(const char *s)
 	return -2;
 }
 
-static int parse_err(const char *s)
+static int parse_action(const char *s, struct fault *f)
 {
+	static const struct {
+		const char *name;
+		enum action act;
+	} acts[] = { { "rmcg", ACT_RMCG },
+		     { "mvpid", ACT_MVPID },
+		     { "swap", ACT_SWAP } };
 	size_t i;
 
-	if (!strcmp(s, "rmcg"))
-		return 0;
-	for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
-		if (!strcmp(s, errnos[i].name))
-			return errnos[i].err;
+	for (i = 0; i < sizeof(acts) / sizeof(acts[0]); i++) {
+		if (!strcmp(s, acts[i].name)) {
+			f->act = acts[i].act;
+			return 0;
+		}
+	}
+	f->act = ACT_FAIL;
+	for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
+		if (!strcmp(s, errnos[i].name)) {
+			f->err = errnos[i].err;
+			return 0;
+		}
+	}
 	return -1;
 }
 
@@ -127,44 +160,142 @@ static struct fault *fault_spec(void)
 		f.cmd = BPF_PROG_LOAD;
 	else if (!strcmp(spec, "attach"))
 		f.cmd = BPF_PROG_ATTACH;
+	else if (!strcmp(spec, "open"))
+		f.cmd = CMD_OPEN;
 	else
 		return NULL;
 	f.type = parse_type(what);
-	f.err = parse_err(action);
-	if (f.type == -2 || f.err < 0 ||
-	    (f.err == 0 && f.cmd != BPF_PROG_ATTACH))
+	if (f.type == -2 || parse_action(action, &f) ||
+	    ((f.act == ACT_RMCG || f.act == ACT_MVPID) &&
+	     f.cmd != BPF_PROG_ATTACH) ||
+	    ((f.act == ACT_SWAP) != (f.cmd == CMD_OPEN)))
 		return NULL;
 	parsed = 1;
 	return &f;
 }
 
-/* Moves every process of CG into its parent, then removes CG. */
-static void remove_cgroup(const char *cg)
+/* The pids in CG (at most MAX_MOVED); returns how many. */
+static int read_pids(const char *cg, long *pids)
 {
-	char procs[PATH_MAX + 16], parent[PATH_MAX + 16], pid[32];
+	char procs[PATH_MAX + 16], line[32];
 	FILE *in;
-	int moved = 0, fd;
+	int n = 0;
 
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
-	snprintf(parent, sizeof(parent), "%s", cg);
-	*strrchr(parent, '/') = '\0';
-	strcat(parent, "/cgroup.procs");
 	in = fopen(procs, "re");
-	while (in && fgets(pid, sizeof(pid), in)) {
-		fd = open(parent, O_WRONLY | O_CLOEXEC);
-		if (fd >= 0 && write(fd, pid, strlen(pid)) > 0)
+	while (in && n < MAX_MOVED && fgets(line, sizeof(line), in))
+		pids[n++] = strtol(line, NULL, 10);
+	if (in)
+		fclose(in);
+	return n;
+}
+
+/* Writes each pid into CG's cgroup.procs; returns how many moved. */
+static int move_pids(const char *cg, const long *pids, int n)
+{
+	char procs[PATH_MAX + 16], pid[32];
+	int moved = 0, fd, len;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	for (int i = 0; i < n; i++) {
+		len = snprintf(pid, sizeof(pid), "%ld", pids[i]);
+		fd = open(procs, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0 && write(fd, pid, len) == len)
 			moved++;
 		if (fd >= 0)
 			close(fd);
 	}
-	if (in)
-		fclose(in);
-	if (rmdir(cg) == 0)
+	return moved;
+}
+
+static void parent_of(const char *cg, char *parent, size_t len)
+{
+	snprintf(parent, len, "%s", cg);
+	*strrchr(parent, '/') = '\0';
+}
+
+/* Moves every process of CG into its parent; with rm, removes CG. */
+static void empty_cgroup(const char *cg, int rm)
+{
+	char parent[PATH_MAX];
+	long pids[MAX_MOVED];
+	int n = read_pids(cg, pids), moved;
+
+	parent_of(cg, parent, sizeof(parent));
+	moved = move_pids(parent, pids, n);
+	if (!rm)
+		note("attach: moved %d process(es) out of cgroup %s", moved,
+		     cg);
+	else if (rmdir(cg) == 0)
 		note("attach: removed cgroup %s (moved %d process(es) out)", cg,
 		     moved);
 	else
 		note("attach: cannot remove cgroup %s: %s", cg,
 		     strerror(errno));
+}
+
+/* Attaches what FROM has of our three types to the cgroup TO. */
+static int copy_progs(const char *from, const char *to)
+{
+	static const int types[] = { BPF_CGROUP_INET_SOCK_CREATE,
+				     BPF_CGROUP_SETSOCKOPT,
+				     BPF_CGROUP_GETSOCKOPT };
+	int src = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dst = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC), copied = 0;
+
+	for (size_t t = 0; src >= 0 && dst >= 0 && t < 3; t++) {
+		__u32 ids[16];
+		union bpf_attr q = { .query = { .target_fd = src,
+						.attach_type = types[t],
+						.prog_ids = (unsigned long)ids,
+						.prog_cnt = 16 } };
+
+		if (raw_bpf(BPF_PROG_QUERY, &q))
+			continue;
+		for (__u32 i = 0; i < q.query.prog_cnt; i++) {
+			union bpf_attr g = { .prog_id = ids[i] };
+			int fd = (int)raw_bpf(BPF_PROG_GET_FD_BY_ID, &g);
+			union bpf_attr a = { .target_fd = dst,
+					     .attach_bpf_fd = fd,
+					     .attach_type = types[t],
+					     .attach_flags =
+						     BPF_F_ALLOW_MULTI };
+
+			if (fd >= 0 && raw_bpf(BPF_PROG_ATTACH, &a) == 0)
+				copied++;
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	if (src >= 0)
+		close(src);
+	if (dst >= 0)
+		close(dst);
+	return copied;
+}
+
+/* A new cgroup under the old one's name, with its processes. */
+static void swap_cgroup(const char *cg)
+{
+	char parent[PATH_MAX];
+	const char *extra = getenv("FAULTSHIM_PID");
+	const char *from = getenv("FAULTSHIM_COPY_FROM");
+	long pids[MAX_MOVED + 1];
+	int n = read_pids(cg, pids), moved, copied = 0;
+
+	if (extra)
+		pids[n++] = strtol(extra, NULL, 10);
+	parent_of(cg, parent, sizeof(parent));
+	move_pids(parent, pids, n);
+	if (rmdir(cg) || mkdir(cg, 0755)) {
+		note("open: cannot replace cgroup %s: %s", cg, strerror(errno));
+		return;
+	}
+	moved = move_pids(cg, pids, n);
+	if (from)
+		copied = copy_progs(from, cg);
+	note("open: replaced cgroup %s (moved %d process(es) in, attached %d program(s))",
+	     cg, moved, copied);
 }
 
 /* Returns 0 to go on with the real call, or -errno to fail it. */
@@ -191,7 +322,7 @@ static int inject(int cmd, const union bpf_attr *attr)
 		return 0;
 	if (f->type != -1 && f->type != type)
 		return 0;
-	if (f->err) {
+	if (f->act == ACT_FAIL) {
 		note("%s (attach type %d): failing with errno %d",
 		     cmd == BPF_PROG_LOAD ? "load" : "attach", type, f->err);
 		return -f->err;
@@ -205,7 +336,7 @@ static int inject(int cmd, const union bpf_attr *attr)
 		return 0;
 	}
 	cg[n] = '\0';
-	remove_cgroup(cg);
+	empty_cgroup(cg, f->act == ACT_RMCG);
 	return 0;
 }
 
@@ -259,4 +390,74 @@ long syscall(long nr, ...)
 		}
 	}
 	return raw_syscall(nr, a);
+}
+
+static long raw_bpf(int cmd, union bpf_attr *attr)
+{
+	long a[6] = { cmd, (long)attr, sizeof(*attr), 0, 0, 0 };
+
+	return raw_syscall(__NR_bpf, a);
+}
+
+/* swap: once, before the first open of FAULTSHIM_CG. */
+static void before_open(const char *path)
+{
+	struct fault *f = fault_spec();
+	const char *cg = getenv("FAULTSHIM_CG");
+
+	if (!f || f->cmd != CMD_OPEN || f->fired || !cg || !path ||
+	    strcmp(path, cg))
+		return;
+	f->fired = 1;
+	swap_cgroup(cg);
+}
+
+static mode_t open_mode(int flags, va_list ap)
+{
+	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+}
+
+int open(const char *path, int flags, ...)
+{
+	static open_fn real;
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	if (!real)
+		real = (open_fn)dlsym(RTLD_NEXT, "open");
+	before_open(path);
+	return real(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	static open_fn real;
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	if (!real)
+		real = (open_fn)dlsym(RTLD_NEXT, "open64");
+	before_open(path);
+	return real(path, flags, mode);
+}
+
+int openat(int dir, const char *path, int flags, ...)
+{
+	static openat_fn real;
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	if (!real)
+		real = (openat_fn)dlsym(RTLD_NEXT, "openat");
+	before_open(path);
+	return real(dir, path, flags, mode);
 }

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* What the bundle lets a container do to its own cgroup membership. */
+#ifndef SH_BUNDLE_CGROUP_H
+#define SH_BUNDLE_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "oci.h"
+
+/*
+ * The bundle gives the container a cgroup mount it can write through: a
+ * cgroup/cgroup2 mount without "ro", a bind of the cgroup2 mount (or of
+ * something in it) without "ro", or a recursive bind of a directory that
+ * holds the cgroup2 mount without "rro". why names the mount.
+ */
+bool bundle_writable_cgroup_mount(const struct oci_state *st,
+				  const char *cg2_mount, char *why, size_t len);
+/* The container gets a new cgroup namespace (not one joined by path). */
+bool bundle_own_cgroupns(const struct oci_state *st);
+
+#endif /* SH_BUNDLE_CGROUP_H */

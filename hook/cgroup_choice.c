@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Which cgroup the policy goes on: the container's own when the runtime
+ * gave it one, else one the hook makes below the shared one and moves the
+ * init into. A cgroup the hook makes is not the root of the container's
+ * cgroup namespace (the runtime made that before prestart), so processes
+ * the runtime starts later with exec join the shared cgroup, unpoliced:
+ * the operator may refuse such containers instead (on_shared_cgroup). And
+ * a container that can write to a cgroup mount could move itself out of
+ * the policed cgroup: refused whenever it could reach one outside it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "bundle_cgroup.h"
+#include "cgroup_choice.h"
+#include "cgroup_make.h"
+#include "log.h"
+
+int cg_choose(const struct sh_config *cfg, const struct oci_state *st,
+	      const char *cg2_mount, const char *rel, bool dedicated, char *why,
+	      size_t len)
+{
+	char mnt[PATH_MAX * 2 + 160];
+	bool writable =
+		bundle_writable_cgroup_mount(st, cg2_mount, mnt, sizeof(mnt));
+
+	if (dedicated && (!writable || bundle_own_cgroupns(st)))
+		return CG_USE_OWN;
+	if (dedicated)
+		snprintf(
+			why, len,
+			"the bundle gives the container a writable cgroup mount (%s) and no cgroup namespace of its own: it could move itself out of its cgroup %s, unpoliced; refusing",
+			mnt, rel);
+	else if (cfg->on_shared_cgroup == ON_SHARED_CGROUP_REFUSE)
+		snprintf(
+			why, len,
+			"cgroup %s is not the container's own (a runtime without a cgroup manager?), and in a cgroup made by the hook processes started with exec would not be policed: refusing because on_shared_cgroup is 'refuse' in %s",
+			rel, cfg->path);
+	else if (writable)
+		snprintf(
+			why, len,
+			"cgroup %s is not the container's own and the bundle gives the container a writable cgroup mount (%s): it could move itself out of a cgroup made by the hook back into %s, unpoliced; refusing",
+			rel, mnt, rel);
+	else
+		return CG_MAKE_OWN;
+	return -EPERM;
+}
+
+int cg_take(const struct sh_config *cfg, const struct oci_state *st,
+	    const struct cg_root *root, struct cg_target *t)
+{
+	char why[PATH_MAX * 4];
+	bool dedicated;
+	int fd = cg_locate(root, st->pid, t, &dedicated), choice;
+
+	if (fd < 0)
+		return fd;
+	choice = cg_choose(cfg, st, root->mount, t->rel, dedicated, why,
+			   sizeof(why));
+	if (choice == CG_USE_OWN)
+		return fd;
+	close(fd);
+	if (choice < 0) {
+		log_error("%s", why);
+		return choice;
+	}
+	log_info("cgroup %s is not the container's own: creating one", t->rel);
+	return cg_make_own(root, st->pid, st->id, t);
+}

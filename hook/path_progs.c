@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Other tools' programs on the container's path. For one attach type the
+ * kernel (kernel/bpf/cgroup.c) builds a cgroup's effective list from its
+ * own programs, then, going up, those of ancestors attached with
+ * BPF_F_ALLOW_MULTI; a non-multi ancestor counts only while nothing below
+ * it on the path has programs. So our multi attach:
+ *  - switches off, for this container, the nearest ancestor's program if
+ *    it was attached with BPF_F_ALLOW_OVERRIDE (hierarchy_allows_attach
+ *    lets us attach below it, compute_effective_progs then skips it);
+ *  - fails with EPERM below an exclusive ancestor (attached with no flag),
+ *    or next to a non-multi program on the cgroup itself;
+ *  - leaves multi ancestors alone: their programs run after ours (except
+ *    those attached with BPF_F_PREORDER, which run before), see what we
+ *    wrote and may change it, bpf_set_retval() included.
+ * Only the nearest cgroup with programs of the type matters: the walk
+ * stops there, as hierarchy_allows_attach does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "attach.h"
+#include "cleanup.h"
+#include "log.h"
+#include "path_progs.h"
+
+struct path_prog {
+	__u32 id;
+	__u32 flags; /* the cgroup's attach flags for this type */
+	char name[16];
+	char where[PATH_MAX]; /* the cgroup, below the cgroup2 mount */
+	bool self; /* on the container's cgroup itself */
+};
+
+static void prog_name(__u32 id, char name[16])
+{
+	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(id);
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	snprintf(name, 16, "?");
+	if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+		snprintf(name, 16, "%s", info.name);
+}
+
+/* 1 with the first program when the cgroup has some, 0 if none. */
+static int query(int cg_fd, enum bpf_attach_type type, struct path_prog *p)
+{
+	__u32 ids[64], n = ARRAY_SIZE(ids), flags = 0;
+
+	if (bpf_prog_query(cg_fd, type, 0, &flags, ids, &n) && errno != ENOSPC)
+		return -errno;
+	if (!n)
+		return 0;
+	p->id = ids[0];
+	p->flags = flags;
+	prog_name(p->id, p->name);
+	return 1;
+}
+
+/* The parent directory while it is still in the cgroup2 hierarchy. */
+static int parent_cgroup(int cg_fd, char *rel)
+{
+	struct statfs fs;
+	char *slash = strrchr(rel, '/');
+	int fd;
+
+	if (!strcmp(rel, "/") || !slash)
+		return -ENOENT;
+	fd = openat(cg_fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC) {
+		close(fd);
+		return -ENOENT;
+	}
+	if (slash == rel)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return fd;
+}
+
+/* The nearest cgroup, from the container's up, with programs of type. */
+static int nearest(int cg_fd, const char *rel, enum bpf_attach_type type,
+		   struct path_prog *p)
+{
+	_cleanup_close_ int fd = fcntl(cg_fd, F_DUPFD_CLOEXEC, 3);
+	int r;
+
+	snprintf(p->where, sizeof(p->where), "%s", rel);
+	p->self = true;
+	while (fd >= 0) {
+		r = query(fd, type, p);
+		if (r)
+			return r;
+		r = parent_cgroup(fd, p->where);
+		close(fd);
+		fd = r;
+		p->self = false;
+	}
+	return fd == -ENOENT ? 0 : fd;
+}
+
+static int refuse_non_multi(const char *rel, enum bpf_attach_type type,
+			    const struct path_prog *p)
+{
+	if (p->self)
+		log_error(
+			"cgroup %s already has %s program %u '%s' attached without BPF_F_ALLOW_MULTI: the kernel refuses ours next to it",
+			rel, attach_type_name(type), p->id, p->name);
+	else
+		log_error(
+			"cgroup %s, above the container's cgroup %s, has %s program %u '%s' attached exclusively (neither BPF_F_ALLOW_MULTI nor BPF_F_ALLOW_OVERRIDE): the kernel refuses any program below it",
+			p->where, rel, attach_type_name(type), p->id, p->name);
+	return -EPERM;
+}
+
+static int check_type(int cg_fd, const char *rel, enum bpf_attach_type type,
+		      const struct sh_config *cfg)
+{
+	struct path_prog p = { 0 };
+	int r = nearest(cg_fd, rel, type, &p);
+
+	if (r < 0) {
+		log_error("cannot query the %s programs above cgroup %s: %s",
+			  attach_type_name(type), rel, strerror(-r));
+		return r;
+	}
+	if (!r || (p.flags & BPF_F_ALLOW_MULTI))
+		return 0;
+	if (p.self || !(p.flags & BPF_F_ALLOW_OVERRIDE))
+		return refuse_non_multi(rel, type, &p);
+	if (cfg->on_override_program == ON_OVERRIDE_PROGRAM_WARN) {
+		log_warn(
+			"cgroup %s has %s program %u '%s' attached with BPF_F_ALLOW_OVERRIDE: our program on cgroup %s switches it off for this container (on_override_program is 'warn')",
+			p.where, attach_type_name(type), p.id, p.name, rel);
+		return 0;
+	}
+	log_error(
+		"cgroup %s has %s program %u '%s' attached with BPF_F_ALLOW_OVERRIDE: our program on cgroup %s would switch it off for this container; refusing because on_override_program is 'refuse' in %s",
+		p.where, attach_type_name(type), p.id, p.name, rel, cfg->path);
+	return -EPERM;
+}
+
+int path_progs_check(int cg_fd, const char *rel,
+		     const enum bpf_attach_type *types, int nr,
+		     const struct sh_config *cfg)
+{
+	int r = 0;
+
+	for (int i = 0; i < nr && !r; i++)
+		r = check_type(cg_fd, rel, types[i], cfg);
+	return r;
+}
