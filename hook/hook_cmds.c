@@ -133,6 +133,8 @@ int cmd_gc(const struct cmd_args *args)
 
 	attach_quiet_libbpf();
 	n = stage_gc();
+	if (n < 0)
+		return n;
 	if (args->json)
 		printf("{\"released\": %d}\n", n);
 	else

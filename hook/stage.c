@@ -265,11 +265,12 @@ static int index_in_use(const char *type, uint64_t hash, void *data)
 int stage_gc(void)
 {
 	struct gc_pass *gc;
-	int released;
+	int released, r;
 
 	/* An unsafe state directory is refused (logged) and left alone. */
-	if (state_dir_check())
-		return 0;
+	r = state_dir_check();
+	if (r)
+		return r;
 	gc = calloc(1, sizeof(*gc));
 	if (!gc)
 		return -ENOMEM;

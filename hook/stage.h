@@ -10,7 +10,8 @@ int stage_attach(const struct sh_config *cfg, struct oci_state *st);
 int stage_poststop(const struct oci_state *st);
 /* Undo one record: detach, remove a cgroup we made, drop the record. */
 int stage_release(const struct sh_record *rec);
-/* Removes what containers that are gone left behind; returns the count. */
+/* Removes what containers that are gone left behind; returns the count,
+ * or a negative errno (logged) when the state directory is unsafe. */
 int stage_gc(void);
 
 #endif /* SH_STAGE_H */
