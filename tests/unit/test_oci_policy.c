@@ -106,10 +106,10 @@ static const char *merge_config =
 	"\"bulk\":{\"bypass_prot_mem\":true},\"nobulk\":{\"bypass_prot_mem\":false},\"hidden\":{}}}";
 
 /* What containerd and CRI-O write themselves: the type key and the name. */
-#define CONTAINERD(type, name)                                     \
+#define CONTAINERD(type, name)                                \
 	"{\"io.kubernetes.cri.container-type\":\"" type "\"," \
 	"\"io.kubernetes.cri.container-name\":\"" name "\""
-#define CRIO(type, name)                                            \
+#define CRIO(type, name)                                       \
 	"{\"io.kubernetes.cri-o.ContainerType\":\"" type "\"," \
 	"\"io.kubernetes.container.name\":\"" name "\""
 
@@ -149,39 +149,41 @@ static const struct merge_case merge_cases[] = {
 	{ "{\"io.kubernetes.cri-o.ContainerType\":\"sandbox\",\"sockopt-hook.io/policy\":\"nope\"}",
 	  0, NULL, 0, NULL, "CRI-O sandbox skipped" },
 	/* Who is a sandbox, and whose name: the runtime's own keys win. */
-	{ CONTAINERD("container", "web")
-	  ",\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/policy.web\":\"restricted\"}",
+	{ CONTAINERD(
+		  "container",
+		  "web") ",\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/policy.web\":\"restricted\"}",
 	  0, "restricted", 0, NULL,
 	  "containerd-style container: its own name picks policy.web" },
 	{ CONTAINERD("sandbox", "") "}", 0, NULL, 0, NULL,
 	  "containerd-style sandbox: skipped" },
-	{ CONTAINERD("container", "web")
-	  ",\"io.kubernetes.cri-o.ContainerType\":\"sandbox\"}",
+	{ CONTAINERD(
+		  "container",
+		  "web") ",\"io.kubernetes.cri-o.ContainerType\":\"sandbox\"}",
 	  0, "base", 0, NULL,
 	  "containerd with a passed-through CRI-O 'sandbox' key: still policed (defaults)" },
-	{ CRIO("container", "web")
-	  ",\"sockopt-hook.io/policy.web\":\"restricted\"}",
+	{ CRIO("container",
+	       "web") ",\"sockopt-hook.io/policy.web\":\"restricted\"}",
 	  0, "restricted", 0, NULL,
 	  "CRI-O-style container: io.kubernetes.container.name picks policy.web" },
 	{ CRIO("sandbox", "pause") "}", 0, NULL, 0, NULL,
 	  "CRI-O-style sandbox: skipped" },
-	{ CRIO("container", "db")
-	  ",\"io.kubernetes.cri.container-type\":\"sandbox\"}",
+	{ CRIO("container",
+	       "db") ",\"io.kubernetes.cri.container-type\":\"sandbox\"}",
 	  0, "base", 0, NULL,
 	  "CRI-O with a copied containerd 'sandbox' key: not a sandbox, gets defaults.policy" },
-	{ CRIO("container", "db")
-	  ",\"io.kubernetes.cri.container-type\":\"sandbox\",\"io.kubernetes.cri.container-name\":\"web\",\"sockopt-hook.io/policy.web\":\"restricted\"}",
+	{ CRIO("container",
+	       "db") ",\"io.kubernetes.cri.container-type\":\"sandbox\",\"io.kubernetes.cri.container-name\":\"web\",\"sockopt-hook.io/policy.web\":\"restricted\"}",
 	  0, "base", 0, NULL,
 	  "CRI-O with copied containerd keys: the name is CRI-O's (db), not the copy's (web)" },
-	{ CRIO("container", "db")
-	  ",\"io.kubernetes.cri.container-type\":\"container\",\"io.kubernetes.cri.container-name\":\"web\",\"sockopt-hook.io/policy.db\":\"restricted\"}",
+	{ CRIO("container",
+	       "db") ",\"io.kubernetes.cri.container-type\":\"container\",\"io.kubernetes.cri.container-name\":\"web\",\"sockopt-hook.io/policy.db\":\"restricted\"}",
 	  0, "restricted", 0, NULL,
 	  "both type keys say container: CRI-O's name wins" },
-	{ CRIO("sandbox", "pause")
-	  ",\"io.kubernetes.cri.container-type\":\"sandbox\"}",
+	{ CRIO("sandbox",
+	       "pause") ",\"io.kubernetes.cri.container-type\":\"sandbox\"}",
 	  0, NULL, 0, NULL, "every type key says sandbox: skipped" },
-	{ CRIO("sandbox", "pause")
-	  ",\"io.kubernetes.cri.container-type\":\"container\"}",
+	{ CRIO("sandbox",
+	       "pause") ",\"io.kubernetes.cri.container-type\":\"container\"}",
 	  0, "base", 0, NULL,
 	  "a copied 'container' key on a sandbox: policed (fails safe)" },
 	{ "{\"io.kubernetes.cri-o.ContainerType\":\"Sandbox\"}", 0, "base", 0,
