@@ -87,9 +87,14 @@ static bool valid_name(const char *name)
  * one present, as plain runc or podman users set them by hand. */
 static void name_from_any(const struct oci_state *st, struct pod_identity *id)
 {
-	for (size_t i = 0; i < NR_RUNTIMES && !id->name; i++) {
-		id->name = oci_annotation(st, runtimes[i].name_key);
-		id->name_key = runtimes[i].name_key;
+	for (size_t i = 0; i < NR_RUNTIMES; i++) {
+		const char *name = oci_annotation(st, runtimes[i].name_key);
+
+		if (name) {
+			id->name = name;
+			id->name_key = runtimes[i].name_key;
+			return;
+		}
 	}
 }
 

@@ -132,16 +132,35 @@ static int parse_record_at(int dir, const char *name, struct sh_record *rec)
 	return record_from_json(obj, rec);
 }
 
+/* The cgroup2 mount, looked up once and only when a record needs it. */
+struct mount_cache {
+	bool tried;
+	int r;
+	struct cg_root root;
+};
+
+static int cached_mount(struct mount_cache *m, const char **mount)
+{
+	if (!m->tried) {
+		m->tried = true;
+		m->r = cg_find_root(&m->root);
+	}
+	*mount = m->root.mount;
+	return m->r;
+}
+
 /* A record that is not what the hook writes is never acted on. */
-static int read_record_at(int dir, const char *name, const char *mount,
+static int read_record_at(int dir, const char *name, struct mount_cache *m,
 			  struct sh_record *rec)
 {
 	char stem[300];
-	const char *why = "it is not a state record";
+	const char *why = "it is not a state record", *mount;
 	int r = parse_record_at(dir, name, rec);
 
 	if (r == -ENOENT)
 		return r;
+	if (!r && cached_mount(m, &mount))
+		return -ENOENT; /* logged: no cgroup2 mount, nothing to act on */
 	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 5), name);
 	if (!r)
 		why = record_invalid(rec, stem, mount);
@@ -155,15 +174,13 @@ static int read_record_at(int dir, const char *name, const char *mount,
 int state_read(const char *id, struct sh_record *rec)
 {
 	_cleanup_close_ int dir = state_dir_open(false);
-	struct cg_root root;
+	struct mount_cache m = { 0 };
 	char name[300];
 
 	if (dir < 0)
 		return dir;
-	if (cg_find_root(&root))
-		return -ENOENT;
 	snprintf(name, sizeof(name), "%s.json", id);
-	return read_record_at(dir, name, root.mount, rec);
+	return read_record_at(dir, name, &m, rec);
 }
 
 int state_remove(const char *id)
@@ -190,7 +207,7 @@ int state_foreach(state_visit_fn fn, void *data)
 {
 	_cleanup_close_ int dir = state_dir_open(false);
 	_cleanup_closedir_ DIR *d = NULL;
-	struct cg_root root;
+	struct mount_cache m = { 0 };
 	struct dirent *de;
 	int r = 0;
 
@@ -198,9 +215,6 @@ int state_foreach(state_visit_fn fn, void *data)
 		return 0;
 	if (dir < 0)
 		return dir;
-	r = cg_find_root(&root);
-	if (r)
-		return r;
 	d = fdopendir(take_fd(&dir));
 	if (!d)
 		return -errno;
@@ -208,7 +222,7 @@ int state_foreach(state_visit_fn fn, void *data)
 		struct sh_record rec;
 
 		if (!is_record_name(de->d_name) ||
-		    read_record_at(dirfd(d), de->d_name, root.mount, &rec))
+		    read_record_at(dirfd(d), de->d_name, &m, &rec))
 			continue;
 		r = fn(&rec, data);
 	}
