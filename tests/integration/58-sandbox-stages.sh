@@ -87,7 +87,7 @@ echo "$PID" >"$CG/cgroup.procs"
 # the state that the jq expression builds from $id, $pid and $bundle.
 feed()
 {
-	local state out rc progs ok=0
+	local state out said rc progs ok=0
 
 	state=$(jq -cn --arg id "$ID" --argjson pid "$PID" --arg bundle "$BUNDLE" "$1")
 	out=$(OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR "$HOOK" --config "$CT_EXAMPLE_CONFIG" \
@@ -95,10 +95,12 @@ feed()
 	rc=$?
 	progs=$(ct_our_progs "$CG" | wc -l)
 	[ "$rc" = "$3" ] && [ "$progs" = "$4" ] || ok=1
+	# The hook's own lines (valgrind, under 80-sanitized-hook, adds some).
+	said=$(grep '^oci-sockopt-hook: ' <<<"$out")
 	if [ -n "${5:-}" ]; then
-		[ "$(grep -c . <<<"$out")" = 1 ] && [[ $out =~ $5 ]] || ok=1
+		[ "$(grep -c . <<<"$said")" = 1 ] && [[ $said =~ $5 ]] || ok=1
 	else
-		[ -z "$out" ] || ok=1
+		[ -z "$said" ] || ok=1
 	fi
 	tap_ok $ok "hook, $2: exit $3, $4 program(s) of ours on the cgroup${5:+, one line on stderr}" ||
 		tap_diag "state: $state" "exit $rc, $progs program(s); stderr:" "$out"
