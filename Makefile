@@ -30,7 +30,8 @@ endif
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf -Ihook $(PKG_CFLAGS)
+override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf -Ihook $(PKG_CFLAGS) \
+	-DSH_HOOKSD_PREFIX='"$(HOOKSD)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
@@ -128,23 +129,54 @@ format:
 format-check:
 	clang-format --dry-run -Werror hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
 
-# The hooks.d file points at wherever PREFIX put the binary.
-$(BUILD)/oci-sockopt-hook.json: examples/hooks.d-oci-sockopt-hook.json FORCE
+# The hooks.d files point at wherever PREFIX put the binary and the config.
+HOOKSD_VARIANTS := oci-sockopt-hook oci-sockopt-hook-always
+$(BUILD)/hooks.d-%.json: examples/hooks.d-%.json FORCE
 	@mkdir -p $(@D)
 	sed -e 's|/usr/local/libexec/oci/hooks.d|$(HOOKDIR)|' \
 		-e 's|/etc/oci-sockopt-hook|$(CONFDIR)|' $< > $@
 
-install: $(BIN) $(BUILD)/oci-sockopt-hook.json
+# podman and CRI-O run the hook only where its hooks.d file says so, and the
+# operator's defaults (defaults.policy, defaults.bypass_prot_mem) must reach
+# every container: a config with defaults (the one in place, else the
+# example) gets the "when": {"always": true} file, any other the one that
+# runs the hook only for containers with our annotations. HOOKS_D=always or
+# HOOKS_D=annotations overrides the choice.
+HOOKS_D ?= auto
+INSTALLED_CONFIG = $(DESTDIR)$(CONFDIR)/config.json
+
+install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook
-	install -D -m 0644 $(BUILD)/oci-sockopt-hook.json $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json
 	install -D -m 0644 man/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1
 	install -D -m 0644 man/oci-sockopt-hook.json.5 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
 	@# Never overwrite an operator's config.
-	@if [ -e $(DESTDIR)$(CONFDIR)/config.json ]; then \
-		echo "keeping existing $(DESTDIR)$(CONFDIR)/config.json"; \
+	@if [ -e $(INSTALLED_CONFIG) ]; then \
+		echo "keeping existing $(INSTALLED_CONFIG)"; \
 	else \
-		install -D -m 0644 examples/config.json $(DESTDIR)$(CONFDIR)/config.json; \
+		install -D -m 0644 examples/config.json $(INSTALLED_CONFIG); \
 	fi
+	@variant=$(HOOKS_D); \
+	if [ "$$variant" = auto ]; then \
+		json=$$($(BIN) validate --json $(INSTALLED_CONFIG) 2>/dev/null) || { \
+			$(BIN) validate $(INSTALLED_CONFIG) >/dev/null; \
+			echo "cannot tell whether $(INSTALLED_CONFIG) sets defaults:" \
+				"fix it, or choose with HOOKS_D=always or HOOKS_D=annotations" >&2; \
+			exit 1; }; \
+		case $$json in \
+		*'"has_defaults":true'* | *'"has_defaults": true'*) variant=always ;; \
+		*) variant=annotations ;; \
+		esac; \
+	fi; \
+	case $$variant in \
+	always) src=$(BUILD)/hooks.d-oci-sockopt-hook-always.json; \
+		why="runs the hook for every container: the config has defaults" ;; \
+	annotations) src=$(BUILD)/hooks.d-oci-sockopt-hook.json; \
+		why="runs the hook for containers with sockopt-hook.io/ annotations" ;; \
+	*) echo "HOOKS_D must be auto, always or annotations, not '$$variant'" >&2; \
+		exit 1 ;; \
+	esac; \
+	echo "hooks.d file ($$variant): $$why"; \
+	install -D -m 0644 $$src $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json
 
 # Removes what install put there; the config only if it is still the
 # unmodified example. Empty directories go too.

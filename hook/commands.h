@@ -4,10 +4,14 @@
 
 #include <stdbool.h>
 
+#define SH_MAX_HOOKS_DIRS 16
+
 struct cmd_args {
 	const char *config; /* --config, or NULL */
 	const char *bundle; /* explain --bundle */
 	bool json;
+	const char *hooks_dirs[SH_MAX_HOOKS_DIRS]; /* validate --hooks-dir */
+	int nr_hooks_dirs;
 	int argc; /* operands after the command */
 	char **argv;
 };

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "config_parse.h"
 #include "log.h"
+#include "trust.h"
 
 const char *config_path(const char *cli_path)
 {
@@ -237,12 +238,16 @@ int config_parse(const char *path, const char *text, size_t len,
 int config_load(const char *path, struct sh_config *cfg)
 {
 	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
 	size_t len;
-	int r = read_file(path, SH_MAX_FILE_SIZE, &text, &len);
+	int r = trust_open_config(path, &fd);
 
+	if (r)
+		return r;
+	r = read_fd(fd, SH_MAX_FILE_SIZE, &text, &len);
 	if (r) {
 		log_error("cannot read operator config %.128s: %s", path,
-			  r == -EINVAL ? "not a regular file" : strerror(-r));
+			  strerror(-r));
 		return r;
 	}
 	return config_parse(path, text, len, cfg);

@@ -24,7 +24,8 @@ static void apply_log_settings(const struct sh_config *cfg)
 	/* Notice, not warning: stderr carries one line, the error if any. */
 	if (r)
 		log_msg(LOG_NOTICE, "cannot open log file %.128s: %s",
-			cfg->log_file, strerror(-r));
+			cfg->log_file,
+			r == -EINVAL ? "not a regular file" : strerror(-r));
 }
 
 static int attach_with_state(const struct cmd_args *args, struct oci_state *st)
@@ -40,18 +41,23 @@ static int attach_with_state(const struct cmd_args *args, struct oci_state *st)
 	return r;
 }
 
-/* A poststop failure is only logged by runtimes: never fail, just say. */
-static int poststop_with_state(const struct cmd_args *args,
-			       struct oci_state *st, int state_r)
+/* For stages that go on without a config: only its log settings. */
+static void load_log_settings(const struct cmd_args *args)
 {
 	struct sh_config cfg;
 
-	/* Only for log settings: teardown goes on without a config. */
 	if (access(config_path(args->config), R_OK) == 0 &&
 	    config_load(config_path(args->config), &cfg) == 0) {
 		apply_log_settings(&cfg);
 		config_free(&cfg);
 	}
+}
+
+/* A poststop failure is only logged by runtimes: never fail, just say. */
+static int poststop_with_state(const struct cmd_args *args,
+			       struct oci_state *st, int state_r)
+{
+	load_log_settings(args);
 	if (state_r == 0)
 		stage_poststop(st);
 	else
@@ -86,8 +92,28 @@ int cmd_poststop(const struct cmd_args *args)
 
 /*
  * hooks.d files give a hook the same arguments at every stage: tell the
- * stages apart by the state the runtime sends.
+ * stages apart by the state the runtime sends. runc sends "creating" and
+ * crun "created" where the policy goes on; "stopped" is poststop. Any
+ * other status (running, starting, paused, ...) is a stage where a hook
+ * has nothing to do: attaching there would police a container that is
+ * already running, or one that poststop has released.
  */
+static int hook_by_status(const struct cmd_args *args, struct oci_state *st)
+{
+	if (!st->status) {
+		log_error(
+			"OCI state on stdin lacks 'status': the hook command needs it to tell the stages apart");
+		return -EINVAL;
+	}
+	if (!strcmp(st->status, "creating") || !strcmp(st->status, "created"))
+		return attach_with_state(args, st);
+	if (!strcmp(st->status, "stopped"))
+		return poststop_with_state(args, st, 0);
+	load_log_settings(args);
+	log_debug("status %s: nothing to do at this stage", LOG_Q(st->status));
+	return 0;
+}
+
 int cmd_hook(const struct cmd_args *args)
 {
 	struct oci_state st = { 0 };
@@ -95,10 +121,8 @@ int cmd_hook(const struct cmd_args *args)
 
 	log_open(1);
 	r = oci_read_state(STDIN_FILENO, &st);
-	if (r == 0 && st.status && !strcmp(st.status, "stopped"))
-		r = poststop_with_state(args, &st, 0);
-	else if (r == 0)
-		r = attach_with_state(args, &st);
+	if (!r)
+		r = hook_by_status(args, &st);
 	oci_state_free(&st);
 	return r;
 }
@@ -109,41 +133,11 @@ int cmd_gc(const struct cmd_args *args)
 
 	attach_quiet_libbpf();
 	n = stage_gc();
+	if (n < 0)
+		return n;
 	if (args->json)
 		printf("{\"released\": %d}\n", n);
 	else
 		printf("released %d stale container record(s)\n", n);
 	return 0;
-}
-
-static void print_validate_json(const char *path, int r)
-{
-	_cleanup_json_ struct json_object *o = json_object_new_object();
-	const char *where = config_last_error_path();
-
-	json_object_object_add(o, "config", json_object_new_string(path));
-	json_object_object_add(o, "valid", json_object_new_boolean(!r));
-	json_object_object_add(
-		o, "path", r && *where ? json_object_new_string(where) : NULL);
-	json_object_object_add(o, "error",
-			       r ? json_object_new_string(log_last_error()) :
-				   NULL);
-	puts(json_object_to_json_string_ext(
-		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-}
-
-int cmd_validate(const struct cmd_args *args)
-{
-	const char *path = args->argc > 0 ? args->argv[0] :
-					    config_path(args->config);
-	struct sh_config cfg;
-	int r = config_load(path, &cfg);
-
-	if (args->json)
-		print_validate_json(path, r);
-	else if (!r)
-		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
-	if (!r)
-		config_free(&cfg);
-	return r;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,12 +53,22 @@ int log_level_from_name(const char *name)
 	return -EINVAL;
 }
 
+/* Not through a symlink, and never a FIFO or a device that could block
+ * or swallow the hook: regular files only. */
 int log_set_file(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	int fd = open(path,
+		      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+			      O_NONBLOCK,
+		      0640);
+	struct stat st;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	if (log_fd >= 0)
 		close(log_fd);
 	log_fd = fd;
@@ -71,6 +82,38 @@ void log_set_context(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(context, sizeof(context), fmt, ap);
 	va_end(ap);
+}
+
+/* One byte as the C source would spell it inside quotes. */
+static size_t quote_byte(char *out, unsigned char c)
+{
+	static const char named[] = "\a\b\t\n\v\f\r";
+	static const char letters[] = "abtnvfr";
+
+	if (c == '\'' || c == '\\')
+		return (size_t)sprintf(out, "\\%c", c);
+	if (c >= 0x20 && c < 0x7f)
+		return (size_t)sprintf(out, "%c", c);
+	for (size_t i = 0; i < sizeof(letters) - 1; i++)
+		if (named[i] == (char)c)
+			return (size_t)sprintf(out, "\\%c", letters[i]);
+	return (size_t)sprintf(out, "\\x%02x", c);
+}
+
+const char *log_quote(struct log_quoted *buf, const char *text)
+{
+	size_t len = strlen(text), used = 0;
+	char *out = buf->text;
+
+	out[used++] = '\'';
+	for (size_t i = 0; i < len && i < SH_LOG_QUOTE_MAX; i++)
+		used += quote_byte(out + used, (unsigned char)text[i]);
+	out[used++] = '\'';
+	out[used] = '\0';
+	if (len > SH_LOG_QUOTE_MAX)
+		snprintf(out + used, sizeof(buf->text) - used,
+			 "... (%zu bytes)", len);
+	return out;
 }
 
 static const char *priority_name(int priority)

@@ -20,6 +20,19 @@ void log_msg(int priority, const char *fmt, ...)
  * which it must keep. log_open() then reconnects.
  */
 int log_detach(void);
+/*
+ * Untrusted text (annotation keys and values, container names, ids) for a
+ * log line: in single quotes, with quotes, backslashes, control and
+ * non-ASCII bytes escaped, and at most SH_LOG_QUOTE_MAX bytes of it shown
+ * ("'first bytes'... (N bytes)"). LOG_Q(text) gives a buffer that lives
+ * until the end of the enclosing block: use it in the log call itself.
+ */
+#define SH_LOG_QUOTE_MAX 64
+struct log_quoted {
+	char text[SH_LOG_QUOTE_MAX * 4 + 48];
+};
+const char *log_quote(struct log_quoted *buf, const char *text);
+#define LOG_Q(text) log_quote(&(struct log_quoted){ { 0 } }, (text))
 /* The last error line, for commands that report it in JSON too. */
 const char *log_last_error(void);
 void log_close(void);

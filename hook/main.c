@@ -35,7 +35,8 @@ static const struct command commands[] = {
 	  "containers the hook manages, with counters [ID]" },
 	{ "explain", cmd_explain,
 	  "dry run: the effective policy (--bundle DIR, or state on stdin)" },
-	{ "validate", cmd_validate, "check an operator config [CONFIG]" },
+	{ "validate", cmd_validate,
+	  "check an operator config [CONFIG] [--hooks-dir DIR]..." },
 	{ "gc", cmd_gc, "release state left by containers that are gone" },
 };
 
@@ -102,6 +103,13 @@ static int parse_trailing(int argc, char **argv, struct cmd_args *args)
 			args->config = argv[++i];
 		} else if (!strcmp(argv[i], "--bundle") && i + 1 < argc) {
 			args->bundle = argv[++i];
+		} else if (!strcmp(argv[i], "--hooks-dir") && i + 1 < argc) {
+			if (args->nr_hooks_dirs == SH_MAX_HOOKS_DIRS) {
+				log_error("at most %d --hooks-dir options",
+					  SH_MAX_HOOKS_DIRS);
+				return -EINVAL;
+			}
+			args->hooks_dirs[args->nr_hooks_dirs++] = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			log_error("unknown option %s", argv[i]);
 			return -EINVAL;

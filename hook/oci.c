@@ -88,8 +88,8 @@ static int merge_annotations(struct oci_state *st, struct json_object *obj,
 	}
 	json_object_object_foreach(obj, key, val) {
 		if (!json_object_is_type(val, json_type_string)) {
-			log_error("%s: annotation '%.128s' must be a string",
-				  what, key);
+			log_error("%s: annotation %s must be a string", what,
+				  LOG_Q(key));
 			return -EINVAL;
 		}
 		json_object_object_add(st->annotations, key,
@@ -102,8 +102,8 @@ static int check_state(struct oci_state *st)
 {
 	if (!oci_valid_id(st->id)) {
 		log_error(
-			"OCI state on stdin: invalid container id '%.64s' (letters, digits, '-', '_', '.', '+'; at most %d)",
-			st->id, SH_MAX_ID_LEN);
+			"OCI state on stdin: invalid container id %s (letters, digits, '-', '_', '.', '+'; at most %d)",
+			LOG_Q(st->id), SH_MAX_ID_LEN);
 		return -EINVAL;
 	}
 	if (st->bundle && st->bundle[0] != '/') {

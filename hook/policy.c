@@ -2,13 +2,16 @@
 /*
  * The effective policy: operator defaults, then the named policy, then the
  * workload's annotations, each only as far as the operator allows it.
- * Container-scoped keys (KEY.<container-name>) override pod-level ones.
+ * Container-scoped keys (KEY.<container-name>) override pod-level ones;
+ * pod.c says which container this is. Keys in log lines are ours plus a
+ * checked container name; values are quoted with LOG_Q.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "log.h"
+#include "pod.h"
 #include "policy.h"
 
 const char *policy_source_name(enum sh_source src)
@@ -50,38 +53,18 @@ int parse_bool_annotation(const char *key, const char *value, bool *out)
 		*out = false;
 		return 0;
 	}
-	log_error(
-		"annotation %s='%.64s' is invalid: expected 'true' or 'false'",
-		key, value);
+	log_error("annotation %s=%s is invalid: expected 'true' or 'false'",
+		  key, LOG_Q(value));
 	return -EINVAL;
-}
-
-/* containerd and CRI-O name the container differently. */
-static const char *container_name(const struct oci_state *st)
-{
-	const char *name =
-		oci_annotation(st, "io.kubernetes.cri.container-name");
-
-	return name ? name : oci_annotation(st, "io.kubernetes.container.name");
-}
-
-static bool is_sandbox(const struct oci_state *st)
-{
-	const char *type =
-		oci_annotation(st, "io.kubernetes.cri.container-type");
-	const char *crio =
-		oci_annotation(st, "io.kubernetes.cri-o.ContainerType");
-
-	return (type && !strcmp(type, "sandbox")) ||
-	       (crio && !strcmp(crio, "sandbox"));
 }
 
 /* Returns the value and sets *key_used to the key it came from. */
 static const char *scoped_annotation(const struct oci_state *st,
-				     const char *base, char *key_buf,
-				     size_t len, const char **key_used)
+				     const char *name, const char *base,
+				     char *key_buf, size_t len,
+				     const char **key_used)
 {
-	const char *name = container_name(st), *v;
+	const char *v;
 
 	if (name) {
 		snprintf(key_buf, len, "%s.%s", base, name);
@@ -100,14 +83,14 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 {
 	if (!config_policy_allowed(cfg, name)) {
 		log_error(
-			"annotation %s='%.64s' refused: '%.64s' is not in annotations.allow_policies of %s",
-			key, name, name, cfg->path);
+			"annotation %s=%s refused: %s is not in annotations.allow_policies of %s",
+			key, LOG_Q(name), LOG_Q(name), cfg->path);
 		return -EPERM;
 	}
 	eff->policy = config_policy(cfg, name);
 	if (!eff->policy) {
-		log_error("annotation %s='%.64s' refused: no such policy in %s",
-			  key, name, cfg->path);
+		log_error("annotation %s=%s refused: no such policy in %s", key,
+			  LOG_Q(name), cfg->path);
 		return -ENOENT;
 	}
 	eff->policy_source = SRC_ANNOTATION;
@@ -125,8 +108,8 @@ static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
 		return r;
 	if (!cfg->allow_bypass) {
 		log_error(
-			"annotation %s='%s' refused: annotations.allow_bypass_prot_mem is false in %s",
-			key, value, cfg->path);
+			"annotation %s=%s refused: annotations.allow_bypass_prot_mem is false in %s",
+			key, LOG_Q(value), cfg->path);
 		return -EPERM;
 	}
 	eff->bypass = bypass;
@@ -150,17 +133,21 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 		   struct sh_effective *eff)
 {
 	char policy_buf[320], bypass_buf[320];
+	struct pod_identity who;
 	const char *key, *value;
 	int r;
 
 	memset(eff, 0, sizeof(*eff));
-	if (is_sandbox(st)) {
+	r = pod_identify(st, &who);
+	if (r)
+		return r;
+	if (who.sandbox) {
 		eff->sandbox = true;
 		return 0;
 	}
 	apply_defaults(cfg, eff);
-	value = scoped_annotation(st, SH_ANNOTATION_POLICY, policy_buf,
-				  sizeof(policy_buf), &key);
+	value = scoped_annotation(st, who.name, SH_ANNOTATION_POLICY,
+				  policy_buf, sizeof(policy_buf), &key);
 	if (value) {
 		r = choose_policy(cfg, key, value, eff);
 		if (r)
@@ -170,8 +157,8 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 		eff->bypass = eff->policy->bypass;
 		eff->bypass_source = SRC_POLICY;
 	}
-	value = scoped_annotation(st, SH_ANNOTATION_BYPASS, bypass_buf,
-				  sizeof(bypass_buf), &key);
+	value = scoped_annotation(st, who.name, SH_ANNOTATION_BYPASS,
+				  bypass_buf, sizeof(bypass_buf), &key);
 	if (value) {
 		r = apply_bypass_annotation(cfg, key, value, eff);
 		if (r)

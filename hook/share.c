@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The index of shared program copies: one small file per (attach type,
- * policy hash) in the state directory, holding a program id.
+ * policy hash) in the state directory, holding a program id. Every access
+ * goes through the checked state directory fd (state_dir_open()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,15 +47,23 @@ static void index_name(char *buf, size_t len, const char *type, uint64_t hash)
 
 static int read_index(const char *type, uint64_t hash, uint32_t *id)
 {
+	_cleanup_close_ int dir = state_dir_open(false), fd = -1;
 	_cleanup_free_ char *text = NULL;
-	char name[96], path[PATH_MAX];
+	char name[96];
+	struct stat st;
 	long long v;
 	size_t len;
 	int r;
 
+	if (dir < 0)
+		return dir;
 	index_name(name, sizeof(name), type, hash);
-	snprintf(path, sizeof(path), "%s/%s", state_dir(), name);
-	r = read_file(path, 32, &text, &len);
+	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	r = read_fd(fd, 32, &text, &len);
 	if (r)
 		return r;
 	text[strcspn(text, "\n")] = '\0';
@@ -113,22 +122,24 @@ int share_find(const char *type, uint64_t hash, const struct share_check *chk)
 
 int share_publish(const char *type, uint64_t hash, uint32_t prog_id)
 {
-	char name[96], tmp[PATH_MAX], path[PATH_MAX], text[32];
-	_cleanup_close_ int fd = -1;
-	int len = snprintf(text, sizeof(text), "%u\n", prog_id);
+	_cleanup_close_ int dir = state_dir_open(true), fd = -1;
+	char name[96], tmp[128], text[32];
+	int len = snprintf(text, sizeof(text), "%u\n", prog_id), r = 0;
 
-	if (mkdir(state_dir(), 0700) < 0 && errno != EEXIST)
-		return -errno;
+	if (dir < 0)
+		return dir;
 	index_name(name, sizeof(name), type, hash);
-	snprintf(path, sizeof(path), "%s/%s", state_dir(), name);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", state_dir(), name, getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	if (fd < 0 || write(fd, text, len) != len || rename(tmp, path) < 0) {
-		unlink(tmp);
-		return -errno;
+	snprintf(tmp, sizeof(tmp), ".%s.%d", name, getpid());
+	errno = EIO; /* what a short write reports */
+	fd = openat(dir, tmp,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
+	if (fd < 0 || write(fd, text, len) != len ||
+	    renameat(dir, tmp, dir, name) < 0) {
+		r = -errno;
+		unlinkat(dir, tmp, 0);
 	}
-	return 0;
+	return r;
 }
 
 static int parse_index_name(const char *name, char *type, size_t len,
@@ -150,11 +161,15 @@ static int parse_index_name(const char *name, char *type, size_t len,
 
 void share_sweep(share_in_use_fn in_use, void *data)
 {
-	_cleanup_closedir_ DIR *dir = opendir(state_dir());
+	_cleanup_close_ int fd = state_dir_open(false);
+	_cleanup_closedir_ DIR *dir = NULL;
 	struct dirent *de;
 	char type[32];
 	uint64_t hash;
 
+	if (fd < 0)
+		return;
+	dir = fdopendir(take_fd(&fd));
 	if (!dir)
 		return;
 	while ((de = readdir(dir))) {

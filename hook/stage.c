@@ -187,6 +187,10 @@ int stage_attach(const struct sh_config *cfg, struct oci_state *st)
 		log_error("OCI state on stdin lacks the container's 'pid'");
 		return -EINVAL;
 	}
+	/* Refused once, here, before anything is loaded. */
+	r = state_dir_check();
+	if (r)
+		return r;
 	if (already_attached(st)) {
 		log_info("policy already attached: nothing to do");
 		return 0;
@@ -271,8 +275,11 @@ int stage_release_empty(const struct sh_record *rec)
 int stage_poststop(const struct oci_state *st)
 {
 	struct sh_record rec;
-	int r = state_read(st->id, &rec);
+	int r = state_dir_check();
 
+	if (r)
+		return 0;
+	r = state_read(st->id, &rec);
 	if (r == 0) {
 		r = stage_release(&rec);
 		if (r == -EBUSY)
@@ -283,7 +290,7 @@ int stage_poststop(const struct oci_state *st)
 			log_warn("cannot release %s: %s", st->id, strerror(-r));
 		else
 			log_info("released cgroup %s", rec.cg.rel);
-	} else if (r != -ENOENT) {
+	} else if (r != -ENOENT && r != -EBADMSG) {
 		log_warn("cannot read state of %s: %s", st->id, strerror(-r));
 	}
 	stage_gc();
@@ -361,9 +368,14 @@ static int index_in_use(const char *type, uint64_t hash, void *data)
  */
 int stage_gc(void)
 {
-	struct gc_pass *gc = calloc(1, sizeof(*gc));
-	int released;
+	struct gc_pass *gc;
+	int released, r;
 
+	/* An unsafe state directory is refused (logged) and left alone. */
+	r = state_dir_check();
+	if (r)
+		return r;
+	gc = calloc(1, sizeof(*gc));
 	if (!gc)
 		return -ENOMEM;
 	state_foreach(gc_visit, gc);

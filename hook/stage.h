@@ -18,7 +18,8 @@ int stage_release(const struct sh_record *rec);
 /* The same, but -EBUSY while the cgroup holds any process (the reaper);
  * 1 when the cgroup was already gone (released by someone else). */
 int stage_release_empty(const struct sh_record *rec);
-/* Removes what containers that are gone left behind; returns the count. */
+/* Removes what containers that are gone left behind; returns the count,
+ * or a negative errno (logged) when the state directory is unsafe. */
 int stage_gc(void);
 
 #endif /* SH_STAGE_H */

@@ -2,7 +2,9 @@
 /*
  * One JSON record per container under /run/oci-sockopt-hook, written
  * atomically (temp file + rename), so a reader never sees half a record
- * and concurrent hooks for different containers never share a file.
+ * and concurrent hooks for different containers never share a file. The
+ * directory must be ours alone, and a record read back is checked before
+ * it is acted on (record_invalid()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include "oci.h"
 #include "state.h"
 #include "state_json.h"
+#include "trust.h"
 
 const char *state_dir(void)
 {
@@ -26,10 +29,10 @@ const char *state_dir(void)
 	return env && *env ? env : SH_STATE_DIR;
 }
 
-static int open_state_dir(bool create)
+int state_dir_open(bool create)
 {
 	const char *dir = state_dir();
-	int fd;
+	int fd, r;
 
 	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		log_error("cannot create state directory %s: %s", dir,
@@ -37,11 +40,31 @@ static int open_state_dir(bool create)
 		return -errno;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	/* Readers report in their own context; a writer must succeed. */
-	if (fd < 0 && create)
-		log_error("cannot open state directory %.128s: %s", dir,
-			  strerror(errno));
-	return fd < 0 ? -errno : fd;
+	if (fd < 0) {
+		/* A reader finds nothing to do when nothing ran yet. */
+		if (create || errno != ENOENT)
+			log_error("cannot open state directory %.128s: %s", dir,
+				  strerror(errno));
+		return -errno;
+	}
+	r = trust_check_state_dir(fd, dir);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int state_dir_check(void)
+{
+	int fd = state_dir_open(false);
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -59,7 +82,7 @@ static int write_all(int fd, const char *buf, size_t len)
 
 int state_write(const struct sh_record *rec)
 {
-	_cleanup_close_ int dir = open_state_dir(true), fd = -1;
+	_cleanup_close_ int dir = state_dir_open(true), fd = -1;
 	_cleanup_json_ struct json_object *obj = NULL;
 	char tmp[300], name[300];
 	const char *text;
@@ -88,7 +111,7 @@ int state_write(const struct sh_record *rec)
 	return r;
 }
 
-static int read_record_at(int dir, const char *name, struct sh_record *rec)
+static int parse_record_at(int dir, const char *name, struct sh_record *rec)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_json_ struct json_object *obj = NULL;
@@ -109,20 +132,60 @@ static int read_record_at(int dir, const char *name, struct sh_record *rec)
 	return record_from_json(obj, rec);
 }
 
+/* The cgroup2 mount, looked up once and only when a record needs it. */
+struct mount_cache {
+	bool tried;
+	int r;
+	struct cg_root root;
+};
+
+static int cached_mount(struct mount_cache *m, const char **mount)
+{
+	if (!m->tried) {
+		m->tried = true;
+		m->r = cg_find_root(&m->root);
+	}
+	*mount = m->root.mount;
+	return m->r;
+}
+
+/* A record that is not what the hook writes is never acted on. */
+static int read_record_at(int dir, const char *name, struct mount_cache *m,
+			  struct sh_record *rec)
+{
+	char stem[300];
+	const char *why = "it is not a state record", *mount;
+	int r = parse_record_at(dir, name, rec);
+
+	if (r == -ENOENT)
+		return r;
+	if (!r && cached_mount(m, &mount))
+		return -ENOENT; /* logged: no cgroup2 mount, nothing to act on */
+	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 5), name);
+	if (!r)
+		why = record_invalid(rec, stem, mount);
+	if (r == 0 && !why)
+		return 0;
+	log_warn("ignoring state record %s in %s: %s", LOG_Q(name), state_dir(),
+		 r && r != -EBADMSG ? strerror(-r) : why);
+	return r ? r : -EBADMSG;
+}
+
 int state_read(const char *id, struct sh_record *rec)
 {
-	_cleanup_close_ int dir = open_state_dir(false);
+	_cleanup_close_ int dir = state_dir_open(false);
+	struct mount_cache m = { 0 };
 	char name[300];
 
 	if (dir < 0)
 		return dir;
 	snprintf(name, sizeof(name), "%s.json", id);
-	return read_record_at(dir, name, rec);
+	return read_record_at(dir, name, &m, rec);
 }
 
 int state_remove(const char *id)
 {
-	_cleanup_close_ int dir = open_state_dir(false);
+	_cleanup_close_ int dir = state_dir_open(false);
 	char name[300];
 
 	if (dir < 0)
@@ -142,8 +205,9 @@ static bool is_record_name(const char *name)
 
 int state_foreach(state_visit_fn fn, void *data)
 {
-	_cleanup_close_ int dir = open_state_dir(false);
+	_cleanup_close_ int dir = state_dir_open(false);
 	_cleanup_closedir_ DIR *d = NULL;
+	struct mount_cache m = { 0 };
 	struct dirent *de;
 	int r = 0;
 
@@ -158,7 +222,7 @@ int state_foreach(state_visit_fn fn, void *data)
 		struct sh_record rec;
 
 		if (!is_record_name(de->d_name) ||
-		    read_record_at(dirfd(d), de->d_name, &rec))
+		    read_record_at(dirfd(d), de->d_name, &m, &rec))
 			continue;
 		r = fn(&rec, data);
 	}

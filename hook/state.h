@@ -25,7 +25,13 @@ struct sh_record {
 };
 
 const char *state_dir(void);
+/* The state directory, opened and checked (trust.h): an fd, or a negative
+ * errno, logged unless a reader (!create) finds no directory (-ENOENT). */
+int state_dir_open(bool create);
+/* 0 when the state directory is safe to use or absent; else logged. */
+int state_dir_check(void);
 int state_write(const struct sh_record *rec);
+/* -ENOENT: no record; -EBADMSG: an invalid one, ignored with a warning. */
 int state_read(const char *id, struct sh_record *rec);
 int state_remove(const char *id);
 /* A process's state letter and start time, from one read of its stat. */

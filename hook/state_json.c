@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
+#include "oci.h"
 #include "state_json.h"
 
 static void add_str(struct json_object *obj, const char *key, const char *v)
@@ -155,4 +157,70 @@ int record_from_json(struct json_object *obj, struct sh_record *rec)
 	    !json_object_object_get_ex(obj, "programs", &arr))
 		return -EBADMSG;
 	return progs_from_json(arr, &rec->progs);
+}
+
+/* Absolute, not the root, no empty, "." or ".." component. */
+static bool clean_cgroup_path(const char *rel)
+{
+	const char *p = rel;
+
+	if (*p != '/')
+		return false;
+	while (*p == '/') {
+		const char *c = p + 1;
+		size_t n = strcspn(c, "/");
+
+		if (n == 0 || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		p = c + n;
+	}
+	return true;
+}
+
+/* A cgroup the hook made is <parent>/oci-sockopt-hook-..., nothing else. */
+static bool made_by_hook(const struct cg_target *cg)
+{
+	const char *base = strrchr(cg->rel, '/') + 1;
+	size_t parent_len = (size_t)(base - 1 - cg->rel);
+
+	if (strncmp(base, SH_CGROUP_PREFIX, strlen(SH_CGROUP_PREFIX)))
+		return false;
+	if (!strcmp(cg->parent_rel, "/"))
+		return parent_len == 0;
+	return clean_cgroup_path(cg->parent_rel) &&
+	       strlen(cg->parent_rel) == parent_len &&
+	       !strncmp(cg->rel, cg->parent_rel, parent_len);
+}
+
+static const char *progs_invalid(const struct sh_progs *progs)
+{
+	for (int i = 0; i < progs->nr; i++) {
+		if (progs->prog[i].id == 0)
+			return "a program id is 0";
+		if (strncmp(progs->prog[i].name, "sh_", 3))
+			return "a program's name does not start with sh_";
+	}
+	return NULL;
+}
+
+const char *record_invalid(const struct sh_record *rec, const char *stem,
+			   const char *mount)
+{
+	char abs[sizeof(rec->cg.abs) + 1];
+
+	if (!oci_valid_id(rec->id))
+		return "its id is not a valid container id";
+	if (strcmp(rec->id, stem))
+		return "its id is not its file name";
+	if (rec->pid <= 0)
+		return "its pid is not positive";
+	if (!clean_cgroup_path(rec->cg.rel))
+		return "its cgroup is not a clean absolute path";
+	snprintf(abs, sizeof(abs), "%s%s", mount, rec->cg.rel);
+	if (strcmp(abs, rec->cg.abs))
+		return "its cgroup_path is not its cgroup below the cgroup2 mount";
+	if (rec->cg.created && !made_by_hook(&rec->cg))
+		return "its cgroup_created is true for a cgroup the hook cannot have made";
+	return progs_invalid(&rec->progs);
 }

@@ -126,6 +126,10 @@ int cmd_status(const struct cmd_args *args)
 
 	if (args->argc > 0)
 		ctx.only_id = args->argv[0];
+	/* An unsafe state directory is one line of its own. */
+	r = state_dir_check();
+	if (r)
+		return r;
 	r = state_foreach(show_record, &ctx);
 	if (r) {
 		log_error("cannot list %s: %s", state_dir(), strerror(-r));

@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: a container record under the state directory, read
  * back by poststop, gc and status (json_tokener_parse() of the file, then
- * record_from_json()), and written again with record_to_json().
+ * record_from_json() and the check record_invalid()), and written again
+ * with record_to_json().
  */
 #include "fuzz_common.h"
 #include "state_json.h"
@@ -30,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	obj = json_tokener_parse(text);
 	if (obj && record_from_json(obj, rec) == 0) {
+		record_invalid(rec, "fuzz", "/sys/fs/cgroup");
 		again = record_to_json(rec);
 		if (again) {
 			json_object_to_json_string_ext(again,

@@ -7,7 +7,11 @@
 # all (its debug log stays untouched). Then `make uninstall` empties the
 # tree. podman keeps its storage in the test's temp dir (--root,
 # --runroot, --tmpdir, --network-config-dir) and uses no network, so
-# nothing of the host's podman state is touched.
+# nothing of the host's podman state is touched; the installed hooks.d
+# file gets the test's own state dir (OCI_SOCKOPT_HOOK_STATE_DIR), so
+# neither is the hook's. Last, a config with defaults.policy: `make
+# install` then picks the hooks.d file that runs for every container, and
+# an unannotated container gets the default policy.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -76,6 +80,19 @@ tap_ok $? "make install PREFIX=\$tmp/usr SYSCONFDIR=\$tmp/etc" || tap_diag "$mak
 hooksd=$HOOKS_DIR/oci-sockopt-hook.json
 tap_is "$(jq -r .hook.path "$hooksd" 2>&1)" "$PREFIX/libexec/oci/hooks.d/oci-sockopt-hook" \
 	"the installed hooks.d file runs the installed binary"
+[[ $make_out == *"hooks.d file (annotations)"* ]]
+tap_ok $? "the example config has no defaults: install picks the annotation-conditioned hooks.d file" ||
+	tap_diag "$make_out"
+
+# use_test_state_dir: the installed hooks.d file sends the hook's state to
+# the test's own directory, never the machine's /run/oci-sockopt-hook.
+use_test_state_dir()
+{
+	jq --arg env "OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR" \
+		'.hook.env += [$env]' "$hooksd" >"$hooksd.new" && mv "$hooksd.new" "$hooksd"
+}
+use_test_state_dir
+tap_ok $? "the installed hooks.d file gets OCI_SOCKOPT_HOOK_STATE_DIR=\$tmp/state"
 [ -x "$PREFIX/libexec/oci/hooks.d/oci-sockopt-hook" ]
 tap_ok $? "the binary is installed and executable"
 jq --arg log "$LOG" '. + {log_file: $log, log_level: "debug"}' \
@@ -156,6 +173,38 @@ tap_ok $? "podman, policy 'nope': the container does not start (exit $RC)" ||
 tap_like "$NEWLOG" "error: container $CID: annotation sockopt-hook\.io/policy='nope' refused: .*allow_policies" \
 	"podman, policy 'nope': the log file holds the reason" || diag_run refused
 tap_diag "podman said: $(cat "$PM/refused.err")"
+
+# The hook's record lives in the test's state dir while the container runs.
+run detached restricted -d -- /bin/sleep 60
+[ "$RC" = 0 ] && [ -n "$CID" ] && [ -f "$CT_STATE_DIR/$CID.json" ]
+tap_ok $? "podman -d: the hook's record is in the test's state dir" || {
+	diag_run detached
+	tap_diag "$(ls -la "$CT_STATE_DIR")"
+}
+tap_is "$(ct_default_state_ours "${CID:-none}")" "" \
+	"podman -d: nothing of the container's in $CT_DEFAULT_STATE_DIR"
+timeout 30 "${PODMAN[@]}" rm -f -t 0 "$CID" >/dev/null 2>&1
+for _ in $(seq 1 50); do
+	[ -z "$(ls "$CT_STATE_DIR")" ] && break
+	sleep 0.1
+done
+tap_is "$(ls "$CT_STATE_DIR")" "" "podman rm: poststop removed the record"
+
+# The operator's defaults reach a container without annotations once the
+# config has them: install picks the "always" hooks.d file.
+conf=$SYSCONF/oci-sockopt-hook/config.json
+jq '.defaults.policy = "restricted"' "$conf" >"$conf.new" && mv "$conf.new" "$conf"
+make_out=$(make -C "$CT_TOP" BUILD="$CT_BUILD" -o "$CT_BUILD/oci-sockopt-hook" \
+	install PREFIX="$PREFIX" SYSCONFDIR="$SYSCONF" 2>&1)
+[[ $make_out == *"hooks.d file (always)"* ]] &&
+	[ "$(jq -c .when "$hooksd")" = '{"always":true}' ]
+tap_ok $? "make install again, config with defaults.policy: the hooks.d file runs for every container" ||
+	tap_diag "$make_out" "$(cat "$hooksd")"
+use_test_state_dir
+run defaults "" -- /bin/sockcheck set-mark 5
+tap_is "$OUT" "setsockopt=EPERM" \
+	"podman, no annotation, defaults.policy restricted: SO_MARK gives EPERM" ||
+	diag_run defaults
 
 left=$(timeout 30 "${PODMAN[@]}" ps -a -q 2>&1)
 tap_is "$left" "" "podman --rm left no container in its store"

@@ -5,6 +5,8 @@
 #    that matter (defaults, named policies, bypass, per-container keys,
 #    sandbox, refusals), from --bundle and from an OCI state on stdin, and
 #    for the Kubernetes pod examples as CRI-O and containerd pass them on;
+#  - validate's warnings about hooks.d files that would not bring the
+#    config's defaults to every container (--hooks-dir);
 #  - validate on every tests/bad-configs/NAME.json: it fails with one line
 #    that names the JSON path and the message in NAME.expect
 #    ("path=...", "message=..." (a substring), and optionally
@@ -234,6 +236,79 @@ done
 tap_ok $? "at least 10 broken configs in tests/bad-configs (found $n)"
 out=$("$HOOK" validate "$EX/config.json" 2>&1)
 tap_ok $? "control: validate accepts examples/config.json ($out)"
+
+# validate warns (one line, exit 0; "warnings" in --json) when the config
+# has defaults that an installed hooks.d file would not bring to every
+# container, and, given --hooks-dir, when no hooks.d file runs the hook.
+DEF=$TMP/defaults.json BYP=$TMP/bypass.json
+jq '.defaults.policy = "restricted"' "$EX/config.json" >"$DEF"
+jq '.defaults.bypass_prot_mem = true' "$EX/config.json" >"$BYP"
+mkdir -p "$TMP"/hd-{ann,always,empty,other,cmd}
+cp "$EX/hooks.d-oci-sockopt-hook.json" "$TMP/hd-ann/oci-sockopt-hook.json"
+cp "$EX/hooks.d-oci-sockopt-hook-always.json" "$TMP/hd-always/oci-sockopt-hook.json"
+jq '.hook.path = "/usr/libexec/other-hook"' "$EX/hooks.d-oci-sockopt-hook-always.json" \
+	>"$TMP/hd-other/other.json"
+jq '.when.commands = ["^/bin/sh$"]' "$EX/hooks.d-oci-sockopt-hook-always.json" \
+	>"$TMP/hd-cmd/10-sockopt.json"
+
+# vcase DESC WANT-REGEX ARGS...: validate ARGS exits 0 and says "valid" on
+# stdout; stderr is one "warning:" line matching WANT-REGEX, or empty when
+# WANT-REGEX is "-"; validate --json ARGS has the same in "warnings".
+vcase()
+{
+	local desc=$1 want=$2 out err rc json ok=0
+
+	shift 2
+	out=$("$HOOK" validate "$@" 2>"$TMP/verr")
+	rc=$?
+	err=$(cat "$TMP/verr")
+	[ "$rc" = 0 ] && [[ $out == *": valid ("* ]] || ok=1
+	if [ "$want" = - ]; then
+		[ -z "$err" ] || ok=1
+	else
+		[ "$(grep -c . <<<"$err")" = 1 ] &&
+			[[ $err == "oci-sockopt-hook: warning: "* ]] && [[ $err =~ $want ]] || ok=1
+	fi
+	tap_ok $ok "validate, $desc: exit 0, ${want/#-/no warning}" ||
+		tap_diag "exit $rc; stdout: $out" "stderr: $err"
+	json=$("$HOOK" validate --json "$@" 2>/dev/null)
+	# jq 1.6 -e exits 0 on empty input.
+	if [ -z "$json" ]; then
+		false
+	elif [ "$want" = - ]; then
+		jq -e '.valid and .warnings == []' <<<"$json" >/dev/null
+	else
+		jq -e --arg re "$want" '.valid and (.warnings | length == 1 and (.[0] | test($re)))' \
+			<<<"$json" >/dev/null
+	fi
+	tap_ok $? "validate --json, $desc: \"warnings\" agrees" || tap_diag "$json"
+}
+
+vcase "defaults.policy, annotation-conditioned hooks.d file" \
+	"the defaults of $DEF \\(defaults.policy 'restricted'\\) will not reach unannotated containers: $TMP/hd-ann/oci-sockopt-hook.json \\(when.annotations\\)" \
+	"$DEF" --hooks-dir "$TMP/hd-ann"
+vcase "defaults.bypass_prot_mem, annotation-conditioned hooks.d file" \
+	"\\(defaults.bypass_prot_mem\\) will not reach unannotated containers" \
+	"$BYP" --hooks-dir "$TMP/hd-ann"
+vcase "defaults.policy, hooks.d file narrowed by when.commands" \
+	"$TMP/hd-cmd/10-sockopt.json \\(when.commands\\)" "$DEF" --hooks-dir "$TMP/hd-cmd"
+vcase "defaults.policy, the always hooks.d file" - "$DEF" --hooks-dir "$TMP/hd-always"
+vcase "defaults.policy, --hooks-dir twice, the always file in the second" - \
+	"$DEF" --hooks-dir "$TMP/hd-empty" --hooks-dir "$TMP/hd-always"
+vcase "defaults.policy, no hooks.d file in the --hooks-dir" \
+	"apply only to containers whose runtime config runs the hook: no hooks.d file for oci-sockopt-hook in .*$TMP/hd-empty" \
+	"$DEF" --hooks-dir "$TMP/hd-empty"
+vcase "defaults.policy, only another hook's hooks.d file" \
+	"no hooks.d file for oci-sockopt-hook in" "$DEF" --hooks-dir "$TMP/hd-other"
+vcase "no defaults, annotation-conditioned hooks.d file" - "$EX/config.json" --hooks-dir "$TMP/hd-ann"
+vcase "no defaults, no hooks.d file" - "$EX/config.json" --hooks-dir "$TMP/hd-empty"
+sys_files=$(grep -ls '"[^"]*/oci-sockopt-hook"' /usr/share/containers/oci/hooks.d/*.json \
+	/etc/containers/oci/hooks.d/*.json /usr/local/share/containers/oci/hooks.d/*.json 2>/dev/null)
+if [ -z "$sys_files" ]; then
+	vcase "defaults.policy, no --hooks-dir, no hooks.d file on this machine" - "$DEF"
+else
+	tap_skip "validate, defaults.policy, no --hooks-dir" "this machine has $sys_files"
+fi
 
 if [ "$ROOT" = 1 ]; then
 	json=$("$HOOK" probe --json 2>/dev/null)

@@ -4,7 +4,11 @@
 # example operator config and both man pages in place (paths without
 # DESTDIR inside the hooks.d file), never overwrites an operator's config,
 # and `make uninstall DESTDIR=...` leaves the tree empty. `man -l` renders
-# both pages without warnings.
+# both pages without warnings. The hooks.d file runs the hook for every
+# container when the config in place (else the example) has defaults, and
+# only for annotated containers otherwise; HOOKS_D overrides the choice, an
+# invalid config stops the install, and validate --hooks-dir agrees with
+# what was installed.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -55,6 +59,9 @@ tap_is "$(jq -c '[.version, .hook.path, .hook.args, .hook.env, .stages]' "$H" 2>
 	"hooks.d file: schema 1.0.0, the installed path (no DESTDIR in it), the config, prestart+poststop"
 tap_is "$(jq -r '.when.annotations | to_entries[] | select((.key | test("^\\^.*\\$$")) and (.value | test("^\\^.*\\$$")) | not) | .key' "$H")" "" \
 	"hooks.d file: every when.annotations regex is anchored (^...\$)"
+[[ $OUT == *"hooks.d file (annotations): "* ]]
+tap_ok $? "the example config has no defaults: install says it picked the annotation-conditioned file" ||
+	tap_diag "$OUT"
 
 out=$("$D/usr/local/libexec/oci/hooks.d/oci-sockopt-hook" validate "$D/etc/oci-sockopt-hook/config.json" 2>&1)
 tap_ok $? "the installed binary validates the installed config" || tap_diag "$out"
@@ -69,6 +76,55 @@ for page in usr/local/share/man/man1/oci-sockopt-hook.1 usr/local/share/man/man5
 	warn=$(MANWIDTH=80 man --warnings -l "$D/$page" 2>&1 >/dev/null)
 	tap_is "$warn" "" "man --warnings -l $name: no groff warnings"
 done
+
+# variant: "always" or "annotations", from the installed hooks.d file.
+variant()
+{
+	case $(jq -c .when "$H" 2>&1) in
+	'{"always":true}') echo always ;;
+	'{"annotations":'*) echo annotations ;;
+	*) jq -c .when "$H" 2>&1 ;;
+	esac
+}
+C=$D/etc/oci-sockopt-hook/config.json
+jq '.defaults.policy = "restricted"' "$top/examples/config.json" >"$C"
+mk install DESTDIR="$D"
+[ "$(variant)" = always ] && [[ $OUT == *"keeping existing $C"* ]] &&
+	[[ $OUT == *"hooks.d file (always): runs the hook for every container"* ]]
+tap_ok $? "an existing config with defaults.policy: install keeps it and picks the always hooks.d file" ||
+	tap_diag "$OUT" "$(cat "$H")"
+tap_is "$(jq -c '[.hook.path, .hook.args, .hook.env, .stages]' "$H" 2>&1)" \
+	'["/usr/local/libexec/oci/hooks.d/oci-sockopt-hook",["oci-sockopt-hook","hook"],["OCI_SOCKOPT_HOOK_CONFIG=/etc/oci-sockopt-hook/config.json"],["prestart","poststop"]]' \
+	"the always hooks.d file: the installed path, the config, prestart+poststop"
+HD=$D/usr/local/share/containers/oci/hooks.d
+out=$("$BIN" validate "$C" --hooks-dir "$HD" 2>&1 >/dev/null)
+tap_is "$out" "" "validate --hooks-dir on what was installed: no warning"
+mk install DESTDIR="$D" HOOKS_D=annotations
+tap_is "$(variant)" annotations "HOOKS_D=annotations overrides the choice"
+out=$("$BIN" validate "$C" --hooks-dir "$HD" 2>&1 >/dev/null)
+tap_like "$out" "^oci-sockopt-hook: warning: the defaults of $C .* will not reach unannotated containers" \
+	"validate --hooks-dir warns about the overridden choice"
+jq '.defaults.bypass_prot_mem = true' "$top/examples/config.json" >"$C"
+mk install DESTDIR="$D"
+tap_is "$(variant)" always "an existing config with defaults.bypass_prot_mem: the always hooks.d file"
+cp "$top/examples/config.json" "$C"
+mk install DESTDIR="$D" HOOKS_D=always
+tap_is "$(variant)" always "HOOKS_D=always with a config without defaults: the always hooks.d file"
+mk install DESTDIR="$D" HOOKS_D=sometimes
+[ -n "$OUT" ] && [[ $OUT == *"HOOKS_D must be auto, always or annotations, not 'sometimes'"* ]] &&
+	! make -s -C "$top" BUILD="$BUILD" -o "$BIN" install DESTDIR="$D" HOOKS_D=sometimes >/dev/null 2>&1
+tap_ok $? "HOOKS_D=sometimes: install fails, naming the choices" || tap_diag "$OUT"
+echo '{"log_level": "loud"}' >"$C"
+if mk install DESTDIR="$D"; then rc=0; else rc=$?; fi
+[ "$rc" != 0 ] && [[ $OUT == *"unknown level 'loud'"* ]] &&
+	[[ $OUT == *"cannot tell whether $C sets defaults"* ]]
+tap_ok $? "an invalid existing config: install stops, with validate's reason" || tap_diag "$OUT"
+mk install DESTDIR="$D" HOOKS_D=annotations
+tap_ok $? "an invalid existing config, HOOKS_D=annotations: install goes on" || tap_diag "$OUT"
+mk uninstall DESTDIR="$D"
+rm -rf "$D"
+mk install DESTDIR="$D"
+tap_is "$(variant)" annotations "a fresh install again: the example config, the annotation-conditioned file"
 
 echo '{"log_level": "debug"}' >"$D/etc/oci-sockopt-hook/config.json"
 mk install DESTDIR="$D" &&

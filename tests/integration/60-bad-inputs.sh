@@ -82,8 +82,8 @@ snapshot()
 	echo "sh_* programs loaded: $(sh_prog_count)"
 	echo "state dir $1:"
 	(cd "$1" && find . | sort)
-	echo "state dir $CT_DEFAULT_STATE_DIR:"
-	[ -d "$CT_DEFAULT_STATE_DIR" ] && (cd "$CT_DEFAULT_STATE_DIR" && find . | sort)
+	echo "ours in $CT_DEFAULT_STATE_DIR:"
+	ct_default_state_ours "$PREFIX"
 	echo "cgroups:"
 	(cd "$CG2" && find . -type d | sort)
 }

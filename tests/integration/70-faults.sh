@@ -227,7 +227,9 @@ tap_ok $? "$name: BPF programs, hook state and cgroups as before" || tap_diag "$
 
 RO=$CT_TMP/ro-state
 mkdir "$RO"
-if mount -t tmpfs -o ro,size=64k tmpfs "$RO"; then
+# mode=0700: a tmpfs root is 1777 by default, and a state directory others
+# can write is refused before anything is written (57-trust.sh).
+if mount -t tmpfs -o ro,size=64k,mode=0700 tmpfs "$RO"; then
 	# Unmounted before ct_cleanup removes $CT_TMP, even on an early exit.
 	trap 'umount "$RO" 2>/dev/null; ct_cleanup' EXIT
 	for where in own root; do

@@ -33,6 +33,8 @@ HOOK=${HOOK:-$CT_BUILD/oci-sockopt-hook}
 SOCKCHECK=${SOCKCHECK:-$CT_BUILD/tests/sockcheck}
 CT_EXAMPLE_CONFIG=$CT_TOP/examples/config.json
 CT_TIMEOUT=${CT_TIMEOUT:-60}
+# Tests never write here (the hook gets OCI_SOCKOPT_HOOK_STATE_DIR); what
+# earlier runs or the machine's own containers left in it is none of ours.
 CT_DEFAULT_STATE_DIR=/run/oci-sockopt-hook
 # Container ids carry this prefix, so cleanup only touches our own.
 CT_PREFIX=sht$$
@@ -341,6 +343,16 @@ ct_cgroup_dirs()
 	(cd "$CT_CG2" && find . -type d | sort)
 }
 
+# ct_default_state_ours [PATTERN]: the entries of the real state dir that
+# name one of our containers (PATTERN, default $CT_PREFIX): none, unless a
+# test wrote there. Whatever else is there (or whether the directory
+# exists at all) depends on the machine, not on the test.
+ct_default_state_ours()
+{
+	[ -d "$CT_DEFAULT_STATE_DIR" ] || return 0
+	find "$CT_DEFAULT_STATE_DIR" -mindepth 1 -name "*${1:-$CT_PREFIX}*" | sort
+}
+
 # ct_snapshot [PART...]: what a container must not leave behind. PARTs:
 # progs, state, cgroups (default: all three).
 ct_snapshot()
@@ -354,9 +366,8 @@ ct_snapshot()
 		state)
 			echo "state dir $CT_STATE_DIR:"
 			(cd "$CT_STATE_DIR" && find . | sort)
-			echo "state dir $CT_DEFAULT_STATE_DIR:"
-			[ -d "$CT_DEFAULT_STATE_DIR" ] &&
-				(cd "$CT_DEFAULT_STATE_DIR" && find . | sort)
+			echo "ours in $CT_DEFAULT_STATE_DIR:"
+			ct_default_state_ours
 			;;
 		cgroups)
 			echo "cgroups under $CT_CG2:"

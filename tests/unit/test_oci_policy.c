@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "helpers.h"
+#include "log.h"
 #include "oci.h"
 #include "policy.h"
 #include "tap.h"
@@ -104,6 +105,14 @@ static const char *merge_config =
 	"\"policies\":{\"base\":{\"socket\":{\"mark\":1}},\"restricted\":{\"socket\":{\"mark\":7}},"
 	"\"bulk\":{\"bypass_prot_mem\":true},\"nobulk\":{\"bypass_prot_mem\":false},\"hidden\":{}}}";
 
+/* What containerd and CRI-O write themselves: the type key and the name. */
+#define CONTAINERD(type, name)                                \
+	"{\"io.kubernetes.cri.container-type\":\"" type "\"," \
+	"\"io.kubernetes.cri.container-name\":\"" name "\""
+#define CRIO(type, name)                                       \
+	"{\"io.kubernetes.cri-o.ContainerType\":\"" type "\"," \
+	"\"io.kubernetes.container.name\":\"" name "\""
+
 static const struct merge_case merge_cases[] = {
 	{ "{}", 0, "base", 0, NULL, "defaults only" },
 	{ "{\"sockopt-hook.io/policy\":\"restricted\"}", 0, "restricted", 0,
@@ -139,6 +148,58 @@ static const struct merge_case merge_cases[] = {
 	  0, NULL, 0, NULL, "containerd sandbox skipped" },
 	{ "{\"io.kubernetes.cri-o.ContainerType\":\"sandbox\",\"sockopt-hook.io/policy\":\"nope\"}",
 	  0, NULL, 0, NULL, "CRI-O sandbox skipped" },
+	/* Who is a sandbox, and whose name: the runtime's own keys win. */
+	{ CONTAINERD(
+		  "container",
+		  "web") ",\"sockopt-hook.io/policy\":\"bulk\",\"sockopt-hook.io/policy.web\":\"restricted\"}",
+	  0, "restricted", 0, NULL,
+	  "containerd-style container: its own name picks policy.web" },
+	{ CONTAINERD("sandbox", "") "}", 0, NULL, 0, NULL,
+	  "containerd-style sandbox: skipped" },
+	{ CONTAINERD(
+		  "container",
+		  "web") ",\"io.kubernetes.cri-o.ContainerType\":\"sandbox\"}",
+	  0, "base", 0, NULL,
+	  "containerd with a passed-through CRI-O 'sandbox' key: still policed (defaults)" },
+	{ CRIO("container",
+	       "web") ",\"sockopt-hook.io/policy.web\":\"restricted\"}",
+	  0, "restricted", 0, NULL,
+	  "CRI-O-style container: io.kubernetes.container.name picks policy.web" },
+	{ CRIO("sandbox", "pause") "}", 0, NULL, 0, NULL,
+	  "CRI-O-style sandbox: skipped" },
+	{ CRIO("container",
+	       "db") ",\"io.kubernetes.cri.container-type\":\"sandbox\"}",
+	  0, "base", 0, NULL,
+	  "CRI-O with a copied containerd 'sandbox' key: not a sandbox, gets defaults.policy" },
+	{ CRIO("container",
+	       "db") ",\"io.kubernetes.cri.container-type\":\"sandbox\",\"io.kubernetes.cri.container-name\":\"web\",\"sockopt-hook.io/policy.web\":\"restricted\"}",
+	  0, "base", 0, NULL,
+	  "CRI-O with copied containerd keys: the name is CRI-O's (db), not the copy's (web)" },
+	{ CRIO("container",
+	       "db") ",\"io.kubernetes.cri.container-type\":\"container\",\"io.kubernetes.cri.container-name\":\"web\",\"sockopt-hook.io/policy.db\":\"restricted\"}",
+	  0, "restricted", 0, NULL,
+	  "both type keys say container: CRI-O's name wins" },
+	{ CRIO("sandbox",
+	       "pause") ",\"io.kubernetes.cri.container-type\":\"sandbox\"}",
+	  0, NULL, 0, NULL, "every type key says sandbox: skipped" },
+	{ CRIO("sandbox",
+	       "pause") ",\"io.kubernetes.cri.container-type\":\"container\"}",
+	  0, "base", 0, NULL,
+	  "a copied 'container' key on a sandbox: policed (fails safe)" },
+	{ "{\"io.kubernetes.cri-o.ContainerType\":\"Sandbox\"}", 0, "base", 0,
+	  NULL, "type values are exact: 'Sandbox' is not a sandbox" },
+	{ CRIO("container", "a\\nb") "}", -EINVAL, NULL, 0,
+	  "container name 'a\\nb' (from io.kubernetes.container.name) refused",
+	  "a container name with a newline: refused, escaped" },
+	{ "{\"io.kubernetes.cri.container-name\":\"../..\",\"sockopt-hook.io/policy.../..\":\"bulk\"}",
+	  -EINVAL, NULL, 0,
+	  "container name '../..' (from io.kubernetes.cri.container-name) refused",
+	  "a container name with '/': refused" },
+	/* Untrusted text in log lines: quoted, escaped, bounded. */
+	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"true\\n\\r\\t\\u001b[31m'\\\\\\u00e9\"}",
+	  -EINVAL, NULL, 0,
+	  "annotation sockopt-hook.io/bypass-prot-mem='true\\n\\r\\t\\x1b[31m\\'\\\\\\xc3\\xa9' is invalid",
+	  "control, quote, backslash and non-ASCII bytes are escaped" },
 };
 
 static void run_merge_case(const struct sh_config *cfg,
@@ -210,6 +271,23 @@ static void test_refused_bypass(void)
 	config_free(&cfg);
 }
 
+static void test_quote(void)
+{
+	char key[201];
+	const char *q;
+
+	memset(key, 'k', 200);
+	key[0] = '\n';
+	key[200] = '\0';
+	q = LOG_Q(key);
+	ok(!strncmp(q, "'\\nkkk", 6) && strlen(q) < 100 &&
+		   strstr(q, "'... (200 bytes)") && !strchr(q, '\n'),
+	   "a 200-byte key: escaped, cut at %d bytes, its length given",
+	   SH_LOG_QUOTE_MAX);
+	is_str(LOG_Q(""), "''", "empty text: two quotes");
+	is_str(LOG_Q("\x7f\x01 ok"), "'\\x7f\\x01 ok'", "DEL and ^A as \\xNN");
+}
+
 static void test_needs(void)
 {
 	struct sh_policy set_only = { .name = "s", .nr_set = 1 };
@@ -230,6 +308,7 @@ int main(void)
 	test_bundle();
 	test_merge();
 	test_refused_bypass();
+	test_quote();
 	test_needs();
 	return tap_done();
 }

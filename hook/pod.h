@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_POD_H
+#define SH_POD_H
+
+#include <stdbool.h>
+
+#include "oci.h"
+
+#define SH_MAX_CONTAINER_NAME 253
+
+/*
+ * Who the container is in its pod, from the keys the runtime itself
+ * writes. CRI-O copies every pod annotation into every container and
+ * containerd passes those its pod_annotations globs allow, so a key of the
+ * other runtime's set may be a copy that the workload chose.
+ */
+struct pod_identity {
+	bool sandbox; /* a pod's pause container: never policed */
+	const char *runtime; /* "CRI-O", "containerd", or NULL: no type key */
+	const char *name; /* the container's name, or NULL */
+	const char *name_key; /* the annotation the name came from */
+};
+
+/* 0, or -EINVAL (logged) when the name is not a container name. */
+int pod_identify(const struct oci_state *st, struct pod_identity *id);
+
+#endif /* SH_POD_H */

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What root trusts: a root hook that followed a file anyone could write
+ * would run anyone's policy (or none), and one that removed what a
+ * writable state directory names would remove anyone's files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "trust.h"
+
+#define WRITABLE_BY_OTHERS (S_IWGRP | S_IWOTH)
+
+/* NULL when st may hold what root trusts, else why not. */
+static const char *untrusted(const struct stat *st, bool root_may_own,
+			     bool sticky_ok)
+{
+	bool owner_ok = st->st_uid == geteuid() ||
+			(root_may_own && st->st_uid == 0);
+
+	if (!owner_ok)
+		return root_may_own ?
+			       "is owned by neither root nor the caller" :
+			       "is not owned by the caller";
+	if (!(st->st_mode & WRITABLE_BY_OTHERS))
+		return NULL;
+	if (sticky_ok && (st->st_mode & S_ISVTX) && st->st_uid == 0)
+		return NULL;
+	return sticky_ok ? "is writable by group or others and not sticky" :
+			   "is writable by group or others";
+}
+
+static int refuse_config(const char *path, const char *dir,
+			 const struct stat *st, const char *why)
+{
+	log_error(
+		"operator config %s%s%s (owner uid %u, mode %04o) %s: refusing it",
+		path, dir ? ": its directory " : "", dir ? dir : "",
+		(unsigned)st->st_uid, (unsigned)(st->st_mode & 07777), why);
+	return -EPERM;
+}
+
+static int config_errno(const char *path, int err)
+{
+	log_error("cannot read operator config %.128s: %s", path,
+		  err == EINVAL ? "not a regular file" : strerror(err));
+	return -err;
+}
+
+/* Splits an absolute path into its directory and last component. */
+static void split_path(char *real, const char **dir, const char **name)
+{
+	char *slash = strrchr(real, '/');
+
+	*slash = '\0';
+	*dir = real[0] ? real : "/";
+	*name = slash[1] ? slash + 1 : ".";
+}
+
+int trust_open_config(const char *path, int *out)
+{
+	_cleanup_free_ char *real = realpath(path, NULL);
+	_cleanup_close_ int dir = -1, fd = -1;
+	const char *dir_path, *name, *why;
+	struct stat dst, fst;
+
+	if (!real)
+		return config_errno(path, errno);
+	split_path(real, &dir_path, &name);
+	/* The file is opened in the directory that is checked, so neither
+	 * can be swapped between the check and the read. */
+	dir = open(dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0 || fstat(dir, &dst) < 0)
+		return config_errno(path, errno);
+	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &fst) < 0)
+		return config_errno(path, errno);
+	if (!S_ISREG(fst.st_mode))
+		return config_errno(path, EINVAL);
+	why = untrusted(&fst, true, false);
+	if (why)
+		return refuse_config(path, NULL, &fst, why);
+	why = untrusted(&dst, true, true);
+	if (why)
+		return refuse_config(path, dir_path, &dst, why);
+	*out = take_fd(&fd);
+	return 0;
+}
+
+int trust_check_state_dir(int fd, const char *path)
+{
+	struct stat st;
+	const char *why;
+
+	if (fstat(fd, &st) < 0) {
+		log_error("cannot stat state directory %.128s: %s", path,
+			  strerror(errno));
+		return -errno;
+	}
+	why = S_ISDIR(st.st_mode) ? untrusted(&st, false, false) :
+				    "is not a directory";
+	if (!why)
+		return 0;
+	log_error(
+		"state directory %.128s (owner uid %u, mode %04o) %s: refusing it",
+		path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), why);
+	return -EPERM;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_TRUST_H
+#define SH_TRUST_H
+
+/*
+ * What root trusts. The operator config decides every policy: it must be a
+ * regular file owned by root (or the caller) that neither group nor others
+ * can write, in a directory they cannot write either (unless it is sticky
+ * and root's, as /tmp). The state directory decides what poststop
+ * detaches and removes: it must be ours alone. Each refusal is one logged
+ * line that names the path, its owner and its mode.
+ */
+
+/* Opens the operator config for reading (O_NOFOLLOW, in its checked
+ * directory) and stores the fd, or returns a negative errno. */
+int trust_open_config(const char *path, int *fd);
+/* 0 when the open directory fd (the state directory at path) is owned by
+ * the effective uid and not writable by group or others; else -EPERM. */
+int trust_check_state_dir(int fd, const char *path);
+
+#endif /* SH_TRUST_H */

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `validate`: is the operator config valid, and will its defaults reach
+ * every container? defaults.policy and defaults.bypass_prot_mem apply
+ * only where the runtime runs the hook, and a hooks.d file that runs it
+ * only for annotated containers leaves every other container without
+ * them: a warning, since the config itself is valid.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "commands.h"
+#include "config.h"
+#include "hooksd.h"
+#include "log.h"
+
+#define MAX_DIRS (SH_MAX_HOOKS_DIRS + 3)
+
+struct warnings {
+	int nr;
+	char text[2][1024];
+};
+
+static void add_dir(const char **dirs, size_t *nr, const char *dir)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if (!strcmp(dirs[i], dir))
+			return;
+	dirs[(*nr)++] = dir;
+}
+
+static size_t hooks_dirs(const struct cmd_args *args, const char **dirs)
+{
+	size_t nr = 0;
+
+	add_dir(dirs, &nr, SH_HOOKSD_SYSTEM);
+	add_dir(dirs, &nr, SH_HOOKSD_ETC);
+	add_dir(dirs, &nr, SH_HOOKSD_PREFIX);
+	for (int i = 0; i < args->nr_hooks_dirs; i++)
+		add_dir(dirs, &nr, args->hooks_dirs[i]);
+	return nr;
+}
+
+static void describe_defaults(const struct sh_config *cfg, char *buf,
+			      size_t len)
+{
+	if (cfg->default_policy)
+		snprintf(buf, len, "defaults.policy '%s'%s",
+			 cfg->default_policy,
+			 cfg->default_bypass ? " and bypass_prot_mem" : "");
+	else
+		snprintf(buf, len, "defaults.bypass_prot_mem");
+}
+
+static void join_dirs(const char **dirs, size_t nr, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < nr && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 dirs[i]);
+}
+
+/* Fills w; prints each warning as one line on stderr. */
+static void check_hooksd(const struct cmd_args *args, const char *path,
+			 const struct sh_config *cfg, struct warnings *w)
+{
+	const char *dirs[MAX_DIRS];
+	size_t nr = hooks_dirs(args, dirs);
+	struct hooksd_report rep;
+	char what[160], list[512];
+
+	w->nr = 0;
+	if (!cfg->default_policy && !cfg->default_bypass)
+		return;
+	hooksd_scan(dirs, nr, &rep);
+	describe_defaults(cfg, what, sizeof(what));
+	if (rep.nr_narrow)
+		snprintf(
+			w->text[w->nr++], sizeof(w->text[0]),
+			"the defaults of %s (%s) will not reach unannotated containers: %s%s does not run the hook for every container (install the \"when\": {\"always\": true} hooks.d file, as `make install` does for a config with defaults)",
+			path, what, rep.narrow,
+			rep.nr_narrow > 2 ? " and more" : "");
+	else if (!rep.found && args->nr_hooks_dirs > 0) {
+		join_dirs(dirs, nr, list, sizeof(list));
+		snprintf(
+			w->text[w->nr++], sizeof(w->text[0]),
+			"the defaults of %s (%s) apply only to containers whose runtime config runs the hook: no hooks.d file for %s in %s",
+			path, what, SH_IDENT, list);
+	}
+	for (int i = 0; i < w->nr; i++)
+		log_warn("%s", w->text[i]);
+}
+
+static void print_json(const char *path, int r, const struct sh_config *cfg,
+		       const struct warnings *w)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	struct json_object *list = json_object_new_array();
+	const char *where = config_last_error_path();
+
+	json_object_object_add(o, "config", json_object_new_string(path));
+	json_object_object_add(o, "valid", json_object_new_boolean(!r));
+	json_object_object_add(
+		o, "path", r && *where ? json_object_new_string(where) : NULL);
+	json_object_object_add(o, "error",
+			       r ? json_object_new_string(log_last_error()) :
+				   NULL);
+	/* Whether the config needs a hooks.d file that runs for every
+	 * container; `make install` picks the hooks.d file from it. */
+	json_object_object_add(
+		o, "has_defaults",
+		r ? NULL :
+		    json_object_new_boolean(cfg->default_policy ||
+					    cfg->default_bypass));
+	for (int i = 0; i < w->nr; i++)
+		json_object_array_add(list, json_object_new_string(w->text[i]));
+	json_object_object_add(o, "warnings", list);
+	puts(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+int cmd_validate(const struct cmd_args *args)
+{
+	const char *path = args->argc > 0 ? args->argv[0] :
+					    config_path(args->config);
+	struct warnings w = { 0 };
+	struct sh_config cfg;
+	int r = config_load(path, &cfg);
+
+	if (!r)
+		check_hooksd(args, path, &cfg, &w);
+	if (args->json)
+		print_json(path, r, &cfg, &w);
+	else if (!r)
+		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
+	if (!r)
+		config_free(&cfg);
+	return r;
+}
