@@ -13,14 +13,10 @@
 #include "commands.h"
 #include "config.h"
 #include "hooksd.h"
+#include "lint.h"
 #include "log.h"
 
 #define MAX_DIRS (SH_MAX_HOOKS_DIRS + 3)
-
-struct warnings {
-	int nr;
-	char text[2][1024];
-};
 
 static void add_dir(const char **dirs, size_t *nr, const char *dir)
 {
@@ -63,39 +59,44 @@ static void join_dirs(const char **dirs, size_t nr, char *buf, size_t len)
 				 dirs[i]);
 }
 
-/* Fills w; prints each warning as one line on stderr. */
+/* Adds to w what keeps the defaults from every container. */
 static void check_hooksd(const struct cmd_args *args, const char *path,
-			 const struct sh_config *cfg, struct warnings *w)
+			 const struct sh_config *cfg, struct sh_warnings *w)
 {
 	const char *dirs[MAX_DIRS];
 	size_t nr = hooks_dirs(args, dirs);
 	struct hooksd_report rep;
 	char what[160], list[512];
 
-	w->nr = 0;
 	if (!cfg->default_policy && !cfg->default_bypass)
 		return;
 	hooksd_scan(dirs, nr, &rep);
 	describe_defaults(cfg, what, sizeof(what));
 	if (rep.nr_narrow)
-		snprintf(
-			w->text[w->nr++], sizeof(w->text[0]),
+		warnings_add(
+			w,
 			"the defaults of %s (%s) will not reach unannotated containers: %s%s does not run the hook for every container (install the \"when\": {\"always\": true} hooks.d file, as `make install` does for a config with defaults)",
 			path, what, rep.narrow,
 			rep.nr_narrow > 2 ? " and more" : "");
 	else if (!rep.found && args->nr_hooks_dirs > 0) {
 		join_dirs(dirs, nr, list, sizeof(list));
-		snprintf(
-			w->text[w->nr++], sizeof(w->text[0]),
+		warnings_add(
+			w,
 			"the defaults of %s (%s) apply only to containers whose runtime config runs the hook: no hooks.d file for %s in %s",
 			path, what, SH_IDENT, list);
 	}
+}
+
+static void print_warnings(const struct sh_warnings *w)
+{
 	for (int i = 0; i < w->nr; i++)
 		log_warn("%s", w->text[i]);
+	if (w->dropped)
+		log_warn("and %d more warning(s)", w->dropped);
 }
 
 static void print_json(const char *path, int r, const struct sh_config *cfg,
-		       const struct warnings *w)
+		       const struct sh_warnings *w)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	struct json_object *list = json_object_new_array();
@@ -126,12 +127,15 @@ int cmd_validate(const struct cmd_args *args)
 {
 	const char *path = args->argc > 0 ? args->argv[0] :
 					    config_path(args->config);
-	struct warnings w = { 0 };
+	struct sh_warnings w = { 0 };
 	struct sh_config cfg;
 	int r = config_load(path, &cfg);
 
-	if (!r)
+	if (!r) {
 		check_hooksd(args, path, &cfg, &w);
+		lint_policies(&cfg, &w);
+		print_warnings(&w);
+	}
 	if (args->json)
 		print_json(path, r, &cfg, &w);
 	else if (!r)

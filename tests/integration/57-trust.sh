@@ -93,6 +93,13 @@ CG=$(ct_cgroup_of "$CT_PID")
 [ -n "$(ct_our_progs "$CG")" ] && [ -f "$CT_STATE_DIR/$(ct_id release).json" ]
 tap_ok $? "a policed container to release: programs attached, record written"
 state=$(runc state "$(ct_id release)" | jq -c '.status = "stopped"')
+# As a runtime does, poststop comes after the container's processes are
+# gone (the hook keeps the policy of a container that still runs).
+runc kill "$(ct_id release)" KILL
+for _ in $(seq 50); do
+	[ "$(runc state "$(ct_id release)" | jq -r .status)" = stopped ] && break
+	sleep 0.1
+done
 out=$(OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR "$HOOK" --config "$WW" poststop \
 	<<<"$state" 2>&1)
 rc=$?

@@ -78,10 +78,23 @@ CG=$CT_CG2/$CT_PREFIX-stages
 ID=$(ct_id stages)
 BUNDLE=$(ct_bundle -a sockopt-hook.io/policy=restricted stages -- true)
 mkdir "$CG" || exit 1
-sleep 600 &
-PID=$!
-CT_PIDS+=("$PID")
-echo "$PID" >"$CG/cgroup.procs"
+
+# A process standing in for the container's init, in $CG. A runtime runs
+# poststop once the init is gone, and the hook keeps the policy of a
+# container that still runs: end_init before every "stopped".
+start_init()
+{
+	sleep 600 &
+	PID=$!
+	CT_PIDS+=("$PID")
+	echo "$PID" >"$CG/cgroup.procs"
+}
+
+end_init()
+{
+	kill "$PID" && wait "$PID" 2>/dev/null
+}
+start_init
 
 # feed STATE-JQ DESC WANT-RC WANT-PROGS [STDERR-REGEX]: runs `hook` with
 # the state that the jq expression builds from $id, $pid and $bundle.
@@ -116,12 +129,14 @@ feed "$RUNC + {status: \"Creating\"}" "status 'Creating' (case matters)" 0 0
 feed "$RUNC" "no status" 1 0 "lacks 'status'"
 feed "$RUNC + {status: \"creating\"}" "runc prestart (creating)" 0 3
 feed "$RUNC + {status: \"running\"}" "runc poststart after the attach" 0 3
+end_init
 feed '{id: $id, status: "stopped"}' "podman poststop (stopped, no pid)" 0 0
 [ ! -e "$CT_STATE_DIR/$ID.json" ]
 tap_ok $? "podman-style poststop dropped the record"
+start_init
 feed "$CRUN + {status: \"created\"}" "crun prestart (created)" 0 3
+end_init
 feed "$CRUN + {status: \"stopped\", pid: 0}" "crun poststop (stopped, pid 0)" 0 0
-kill "$PID" && wait "$PID" 2>/dev/null
 rmdir "$CG"
 
 # --- real containers whose every hook runs `hook` ------------------------

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Policies that are valid but hold less than they seem to, each found by a
+ * test (tests/integration/73-limits.sh, 74-attacks.sh):
+ *  - a stamped mark or priority does not reach MPTCP subflows unless the
+ *    workload first sets an option on the MPTCP socket;
+ *  - a stamped priority is overwritten by SO_PRIORITY 0-6 (no privilege
+ *    needed) and by IP_TOS (the kernel derives sk_priority from it);
+ *  - IPv4 and IPv6 keep the same thing in different options: a rule on
+ *    one does not cover IPv6 sockets, unless AF_INET6 is denied.
+ */
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "lint.h"
+
+#define SO_PRIORITY_OPT 12
+#define IP_TOS_OPT 1
+
+void warnings_add(struct sh_warnings *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->nr == SH_MAX_WARNINGS) {
+		w->dropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(w->text[w->nr++], sizeof(w->text[0]), fmt, ap);
+	va_end(ap);
+}
+
+static bool denies_socket(const struct sh_policy *p, int family, int protocol)
+{
+	for (__u32 i = 0; i < p->nr_deny; i++) {
+		const struct sh_sock_rule *r = &p->deny[i];
+
+		if ((r->family == SH_ANY || r->family == family) &&
+		    r->type == SH_ANY &&
+		    (r->protocol == SH_ANY || r->protocol == protocol))
+			return true;
+	}
+	return false;
+}
+
+static const struct sh_rule_entry *rule_for(const struct sh_policy *p,
+					    int level, int optname)
+{
+	for (size_t i = 0; i < p->nr_set; i++)
+		if (p->set_rules[i].key.level == level &&
+		    p->set_rules[i].key.optname == optname)
+			return &p->set_rules[i];
+	return NULL;
+}
+
+/* Denied or forced, explicitly or by allow-list mode. */
+static bool holds_option(const struct sh_policy *p, int level, int optname)
+{
+	const struct sh_rule_entry *e = rule_for(p, level, optname);
+
+	if (!e)
+		return p->default_deny;
+	return e->rule.action == SH_ACTION_DENY ||
+	       e->rule.action == SH_ACTION_FORCE_INT;
+}
+
+static void lint_stamps(const struct sh_policy *p, struct sh_warnings *w)
+{
+	if ((p->has_mark || p->has_priority) &&
+	    !(denies_socket(p, AF_INET, IPPROTO_MPTCP) &&
+	      denies_socket(p, AF_INET6, IPPROTO_MPTCP)))
+		warnings_add(
+			w,
+			"policies.%s.socket: its %s does not reach MPTCP subflows unless the workload first sets an option on the MPTCP socket; add {\"protocol\": \"IPPROTO_MPTCP\"} to socket.deny",
+			p->name, p->has_mark ? "mark" : "priority");
+	if (p->has_priority && (!holds_option(p, SOL_SOCKET, SO_PRIORITY_OPT) ||
+				!holds_option(p, IPPROTO_IP, IP_TOS_OPT)))
+		warnings_add(
+			w,
+			"policies.%s.socket.priority: any process may overwrite it with setsockopt(SO_PRIORITY) 0-6 or setsockopt(IP_TOS); deny (or force) SOL_SOCKET SO_PRIORITY and SOL_IP IP_TOS",
+			p->name);
+}
+
+/* The same state, kept apart for IPv4 and IPv6 sockets. */
+static const struct {
+	int v4, v6;
+	const char *v4_name, *v6_name;
+} twins[] = {
+	{ 2, 16, "IP_TTL", "IPV6_UNICAST_HOPS" },
+	{ 1, 67, "IP_TOS", "IPV6_TCLASS" },
+	{ 33, 18, "IP_MULTICAST_TTL", "IPV6_MULTICAST_HOPS" },
+	{ 34, 19, "IP_MULTICAST_LOOP", "IPV6_MULTICAST_LOOP" },
+	{ 10, 23, "IP_MTU_DISCOVER", "IPV6_MTU_DISCOVER" },
+	{ 11, 25, "IP_RECVERR", "IPV6_RECVERR" },
+	{ 15, 78, "IP_FREEBIND", "IPV6_FREEBIND" },
+	{ 19, 75, "IP_TRANSPARENT", "IPV6_TRANSPARENT" },
+};
+
+static void lint_twins(const struct sh_policy *p, struct sh_warnings *w)
+{
+	if (p->default_deny || denies_socket(p, AF_INET6, 0))
+		return;
+	for (size_t i = 0; i < sizeof(twins) / sizeof(twins[0]); i++) {
+		if (!rule_for(p, IPPROTO_IP, twins[i].v4) ||
+		    rule_for(p, IPPROTO_IPV6, twins[i].v6))
+			continue;
+		warnings_add(
+			w,
+			"policies.%s.setsockopt: the rule on SOL_IP %s does not cover IPv6 sockets, which keep the same in SOL_IPV6 %s; add a rule for it, or deny AF_INET6",
+			p->name, twins[i].v4_name, twins[i].v6_name);
+	}
+}
+
+void lint_policies(const struct sh_config *cfg, struct sh_warnings *w)
+{
+	for (size_t i = 0; i < cfg->nr_policies; i++) {
+		lint_stamps(&cfg->policies[i], w);
+		lint_twins(&cfg->policies[i], w);
+	}
+}
