@@ -90,7 +90,7 @@ b_init()
 		"$B_TMP/configs" || return 1
 	export OCI_SOCKOPT_HOOK_STATE_DIR=$B_TMP/state
 	B_CG=$B_CG2/sockopt-bench-$$
-	mkdir "$B_CG" || return 1
+	mkdir "$B_CG" "$B_CG/park" || return 1
 }
 
 # b_config NAME [JQ-FILTER]: an operator config made from
@@ -130,6 +130,7 @@ b_container()
 	pid=$!
 	B_PIDS+=("$pid")
 	echo "$pid" >"$cg/cgroup.procs" || return 1
+	echo "$pid" >"$B_TMP/states/${name//\//-}.pid"
 	jq -cn --arg id "sb$$-${name//\//-}" --argjson pid "$pid" \
 		--arg b "$bundle" '{ociVersion: "1.0.2", id: $id,
 		status: "creating", pid: $pid, bundle: $b}' \
@@ -139,6 +140,31 @@ b_container()
 b_state()
 {
 	echo "$B_TMP/states/${1//\//-}.json"
+}
+
+# The hook releases a container only once its init is gone from its
+# cgroup, as after a real stop. b_park NAME / b_unpark NAME print the
+# sockbench command that moves container NAME's stand-in init out to
+# $B_CG/park and back, for b_exec; b_parked NAME CMD... runs CMD parked.
+b_park()
+{
+	echo "$SB" cgmove "$B_CG/park" "$(cat "$B_TMP/states/${1//\//-}.pid")"
+}
+
+b_unpark()
+{
+	echo "$SB" cgmove "$B_CG/$1" "$(cat "$B_TMP/states/${1//\//-}.pid")"
+}
+
+b_parked()
+{
+	local name=$1 rc
+
+	shift
+	$(b_park "$name") && "$@"
+	rc=$?
+	$(b_unpark "$name")
+	return $rc
 }
 
 # b_attach NAME [CONFIG]: hook prestart for container NAME.
@@ -156,7 +182,8 @@ b_detach()
 {
 	local cfg=${2:-$B_CONFIG} i
 
-	"$HOOK" --config "$cfg" poststop <"$(b_state "$1")" 2>>"$B_TMP/hook.err"
+	b_parked "$1" "$HOOK" --config "$cfg" poststop <"$(b_state "$1")" \
+		2>>"$B_TMP/hook.err"
 	for i in "${!B_ATTACHED[@]}"; do
 		[ "${B_ATTACHED[$i]}" = "$1 $cfg" ] && unset 'B_ATTACHED[i]'
 	done

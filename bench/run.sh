@@ -339,7 +339,7 @@ runc_bundle()
 # shares the policy (OTHER-STATE attached just before, released after).
 hook_runc()
 {
-	local v dirs=() cmds=() h=("$HOOK" --config "$B_CONFIG")
+	local v dirs=() cmds=() h=("$HOOK" --config "$B_CONFIG") opk oup
 
 	mkdir -p "$B_TMP/rootfs/bin" "$B_TMP/rootfs/proc" "$B_TMP/rootfs/dev" &&
 		cp /bin/busybox "$B_TMP/rootfs/bin/" &&
@@ -350,10 +350,13 @@ hook_runc()
 		cmds+=(runc run --bundle "${dirs[-1]}" "sb$$-runc-$v" :::)
 	done
 	B_RUNC_IDS+=("sb$$-runc-shared")
+	read -ra opk <<<"$(b_park hook-other)"
+	read -ra oup <<<"$(b_unpark hook-other)"
 	cmds+=("<$1" "${h[@]}" prestart :: runc run --bundle "${dirs[-1]}"
-		"sb$$-runc-shared" :: "<$1" "${h[@]}" poststop)
+		"sb$$-runc-shared" :: "${opk[@]}" :: "<$1" "${h[@]}" poststop ::
+		"${oup[@]}")
 	b_exec runc "$RUNC_ROUNDS" /dev/null none true ours other_on shared \
-		other_off -- "${cmds[@]}"
+		opk other_off oup -- "${cmds[@]}"
 }
 
 # hook_strace STATE: which system calls prestart makes, by count (strace
@@ -367,7 +370,8 @@ hook_strace()
 		# shellcheck disable=SC2015 # b_fail when either fails
 		strace -f -o "$B_TMP/strace.pre.$i" \
 			"$HOOK" --config "$B_CONFIG" prestart <"$st" 2>>"$B_TMP/hook.err" &&
-			"$HOOK" --config "$B_CONFIG" poststop <"$st" 2>>"$B_TMP/hook.err" ||
+			b_parked hook "$HOOK" --config "$B_CONFIG" poststop <"$st" \
+				2>>"$B_TMP/hook.err" ||
 			{ b_fail "hook under strace"; return 1; }
 	done
 	# "PID name(args) = R"; bpf() is split by its command.
@@ -400,8 +404,10 @@ hook_perf()
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	perf record -q -F 10000 -g -o "$B_TMP/perf.data" -- bash -c '
 		for i in $(seq 1 "$3"); do
-			"$0" --config "$1" prestart <"$2" && "$0" --config "$1" poststop <"$2"
-		done' "$HOOK" "$B_CONFIG" "$st" "$ROUNDS" >/dev/null 2>&1 || return 0
+			"$0" --config "$1" prestart <"$2" && $4 &&
+				"$0" --config "$1" poststop <"$2" && $5
+		done' "$HOOK" "$B_CONFIG" "$st" "$ROUNDS" "$(b_park hook)" \
+		"$(b_unpark hook)" >/dev/null 2>&1 || return 0
 	# comm is cut to 15 characters; perf 6.1's --comm filter drops DSOs.
 	perf report -i "$B_TMP/perf.data" --no-children --sort comm,dso \
 		--stdio -g none 2>/dev/null |
@@ -440,6 +446,7 @@ hook_perf()
 bench_hook()
 {
 	local st rst cfg_empty scratch=$B_CG/hook-keys h=("$HOOK" --config "$B_CONFIG")
+	local pk up opk oup
 
 	b_log "bench: hook latency"
 	mkdir -p "$scratch" || return 1
@@ -447,28 +454,39 @@ bench_hook()
 	b_container hook restricted && b_container hook-other restricted || return 1
 	st=$(b_state hook)
 	rst=$(b_state hook-other)
+	read -ra pk <<<"$(b_park hook)"
+	read -ra up <<<"$(b_unpark hook)"
+	read -ra opk <<<"$(b_park hook-other)"
+	read -ra oup <<<"$(b_unpark hook-other)"
 	B_ATTACHED+=("hook $B_CONFIG" "hook-other $B_CONFIG")
+	# poststop comes with the init parked out of its cgroup, as after a
+	# real stop (the park/unpark steps are timed but not reported).
 	b_exec alone "$HOOK_ROUNDS" "$st" \
-		true cold_pre cold_post \
-		keys_on true2 pre post keys_off \
-		keys_on2 other_on true3 shared_pre shared_post other_off keys_off2 -- \
-		/bin/true :: "${h[@]}" prestart :: "${h[@]}" poststop ::: \
+		true cold_pre pk1 cold_post up1 \
+		keys_on true2 pre pk2 post up2 keys_off \
+		keys_on2 other_on true3 shared_pre pk3 shared_post up3 \
+		opk other_off oup keys_off2 -- \
+		/bin/true :: "${h[@]}" prestart :: "${pk[@]}" :: \
+		"${h[@]}" poststop :: "${up[@]}" ::: \
 		"$SB" attach-empty "$scratch" :: /bin/true :: \
-		"${h[@]}" prestart :: "${h[@]}" poststop :: \
-		"$SB" detach-empty "$scratch" ::: \
+		"${h[@]}" prestart :: "${pk[@]}" :: "${h[@]}" poststop :: \
+		"${up[@]}" :: "$SB" detach-empty "$scratch" ::: \
 		"$SB" attach-empty "$scratch" :: "<$rst" "${h[@]}" prestart :: \
-		/bin/true :: "${h[@]}" prestart :: "${h[@]}" poststop :: \
-		"<$rst" "${h[@]}" poststop :: "$SB" detach-empty "$scratch" || return 1
+		/bin/true :: "${h[@]}" prestart :: "${pk[@]}" :: \
+		"${h[@]}" poststop :: "${up[@]}" :: "${opk[@]}" :: \
+		"<$rst" "${h[@]}" poststop :: "${oup[@]}" :: \
+		"$SB" detach-empty "$scratch" || return 1
 	b_attach_empty "$scratch" || return 1
 	hook_runc "$rst" || return 1
 	# The same state and config, with the policy emptied: everything but
 	# loading and attaching.
 	cfg_empty=$(b_config empty '.policies.restricted = {}') || return 1
-	b_exec parts "$HOOK_ROUNDS" "$st" true version validate noop pre post -- \
+	b_exec parts "$HOOK_ROUNDS" "$st" true version validate noop pre pk post up -- \
 		/bin/true ::: "$HOOK" --version ::: \
 		"${h[@]}" validate "$B_CONFIG" ::: \
 		"$HOOK" --config "$cfg_empty" prestart ::: \
-		"${h[@]}" prestart :: "${h[@]}" poststop || return 1
+		"${h[@]}" prestart :: "${pk[@]}" :: "${h[@]}" poststop :: \
+		"${up[@]}" || return 1
 	hook_strace "$st" || return 1
 	hook_perf "$st"
 	b_detach_empty "$scratch"
@@ -600,7 +618,7 @@ scale_ratio()
 # keys on throughout, so that N=1 does not pay for turning them on.
 bench_scale()
 {
-	local size n=0 base mem st i first last sizes
+	local size n=0 base mem st i first last sizes pk up
 	local s="8. scale: N policed containers (one sleeping process each)"
 
 	b_log "bench: scale ($SCALE)"
@@ -617,9 +635,12 @@ bench_scale()
 				return 1
 		done
 		b_log "bench: scale: $size container(s)"
-		b_exec "scale.$size" "$SCALE_ROUNDS" "$st" true pre post -- \
+		read -ra pk <<<"$(b_park scale-probe)"
+		read -ra up <<<"$(b_unpark scale-probe)"
+		b_exec "scale.$size" "$SCALE_ROUNDS" "$st" true pre pk post up -- \
 			/bin/true ::: "$HOOK" --config "$B_CONFIG" prestart :: \
-			"$HOOK" --config "$B_CONFIG" poststop || return 1
+			"${pk[@]}" :: "$HOOK" --config "$B_CONFIG" poststop :: \
+			"${up[@]}" || return 1
 		b_attach scale-probe || return 1
 		mem=$(scale_mem) || { b_fail "bpftool prog/map show"; return 1; }
 		b_detach scale-probe

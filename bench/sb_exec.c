@@ -21,7 +21,7 @@
 
 #include "sockbench.h"
 
-#define SB_MAX_CMDS 16
+#define SB_MAX_CMDS 32
 
 static int redirect(int fd, const char *path, int flags)
 {

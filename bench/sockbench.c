@@ -360,6 +360,29 @@ static int cmd_cgroup_arg(int argc, char **argv, int (*fn)(const char *))
 	return fn(argv[0]);
 }
 
+/* Moves PID into CGROUP: the benchmarks' stand-in for a container's init
+ * leaves its cgroup before poststop, as a stopped container's would. */
+static int cmd_cgmove(int argc, char **argv)
+{
+	char path[4096];
+	FILE *f;
+	int r;
+
+	if (argc != 2) {
+		sb_err("usage: cgmove CGROUP-DIR PID");
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.procs", argv[0]);
+	f = fopen(path, "we");
+	if (!f)
+		return sb_err("%s: %s", path, strerror(errno)), -EIO;
+	r = fprintf(f, "%s\n", argv[1]) < 0;
+	r |= fclose(f) != 0;
+	if (r)
+		return sb_err("cannot move %s into %s", argv[1], argv[0]), -EIO;
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -375,6 +398,7 @@ static void usage(FILE *out)
 		"  attach-empty CGROUP  attach bench/empty.bpf.c (BPF_F_ALLOW_MULTI)\n"
 		"  detach-empty CGROUP  detach them again\n"
 		"  keys SCRATCH-CGROUP  whether the cgroup BPF static keys are on\n"
+		"  cgmove CGROUP PID    move PID into CGROUP\n"
 		"  exec [-r ROUNDS] [-i STDIN] [-e ERRLOG] -- [<FILE] CMD... [:: ...] [::: ...]\n"
 		"                       ns of fork+exec+wait per command per round;\n"
 		"                       groups (:::) rotate, round by round\n"
@@ -470,6 +494,8 @@ int main(int argc, char **argv)
 		r = cmd_cgroup_arg(argc, argv, sb_detach_empty);
 	else if (!strcmp(op, "keys"))
 		r = cmd_cgroup_arg(argc, argv, sb_read_keys);
+	else if (!strcmp(op, "cgmove"))
+		r = cmd_cgmove(argc, argv);
 	else if (!strcmp(op, "exec"))
 		r = sb_exec(argc + 1, argv - 1);
 	else
