@@ -12,11 +12,9 @@
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include "lint.h"
-
-#define SO_PRIORITY_OPT 12
-#define IP_TOS_OPT 1
 
 void warnings_add(struct sh_warnings *w, const char *fmt, ...)
 {
@@ -74,8 +72,8 @@ static void lint_stamps(const struct sh_policy *p, struct sh_warnings *w)
 			w,
 			"policies.%s.socket: its %s does not reach MPTCP subflows unless the workload first sets an option on the MPTCP socket; add {\"protocol\": \"IPPROTO_MPTCP\"} to socket.deny",
 			p->name, p->has_mark ? "mark" : "priority");
-	if (p->has_priority && (!holds_option(p, SOL_SOCKET, SO_PRIORITY_OPT) ||
-				!holds_option(p, IPPROTO_IP, IP_TOS_OPT)))
+	if (p->has_priority && (!holds_option(p, SOL_SOCKET, SO_PRIORITY) ||
+				!holds_option(p, IPPROTO_IP, IP_TOS)))
 		warnings_add(
 			w,
 			"policies.%s.socket.priority: any process may overwrite it with setsockopt(SO_PRIORITY) 0-6 or setsockopt(IP_TOS); deny (or force) SOL_SOCKET SO_PRIORITY and SOL_IP IP_TOS",
@@ -83,18 +81,22 @@ static void lint_stamps(const struct sh_policy *p, struct sh_warnings *w)
 }
 
 /* The same state, kept apart for IPv4 and IPv6 sockets. */
+#define TWIN(v4, v6)             \
+	{                        \
+		v4, v6, #v4, #v6 \
+	}
 static const struct {
 	int v4, v6;
 	const char *v4_name, *v6_name;
 } twins[] = {
-	{ 2, 16, "IP_TTL", "IPV6_UNICAST_HOPS" },
-	{ 1, 67, "IP_TOS", "IPV6_TCLASS" },
-	{ 33, 18, "IP_MULTICAST_TTL", "IPV6_MULTICAST_HOPS" },
-	{ 34, 19, "IP_MULTICAST_LOOP", "IPV6_MULTICAST_LOOP" },
-	{ 10, 23, "IP_MTU_DISCOVER", "IPV6_MTU_DISCOVER" },
-	{ 11, 25, "IP_RECVERR", "IPV6_RECVERR" },
-	{ 15, 78, "IP_FREEBIND", "IPV6_FREEBIND" },
-	{ 19, 75, "IP_TRANSPARENT", "IPV6_TRANSPARENT" },
+	TWIN(IP_TTL, IPV6_UNICAST_HOPS),
+	TWIN(IP_TOS, IPV6_TCLASS),
+	TWIN(IP_MULTICAST_TTL, IPV6_MULTICAST_HOPS),
+	TWIN(IP_MULTICAST_LOOP, IPV6_MULTICAST_LOOP),
+	TWIN(IP_MTU_DISCOVER, IPV6_MTU_DISCOVER),
+	TWIN(IP_RECVERR, IPV6_RECVERR),
+	TWIN(IP_FREEBIND, IPV6_FREEBIND),
+	TWIN(IP_TRANSPARENT, IPV6_TRANSPARENT),
 };
 
 static void lint_twins(const struct sh_policy *p, struct sh_warnings *w)
