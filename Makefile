@@ -28,7 +28,7 @@ else
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(LIBS_PC))
 endif
 
-WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation -Wno-unused-parameter
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf -Ihook $(PKG_CFLAGS) \
 	-DSH_HOOKSD_PREFIX='"$(HOOKSD)"'

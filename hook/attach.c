@@ -10,190 +10,44 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "attach.h"
 #include "cleanup.h"
-#include "load.h"
-#include "log.h"
 #include "share.h"
 
-static const enum bpf_attach_type our_types[] = {
-	BPF_CGROUP_INET_SOCK_CREATE,
-	BPF_CGROUP_SETSOCKOPT,
-	BPF_CGROUP_GETSOCKOPT,
-};
-
-const char *attach_type_name(enum bpf_attach_type type)
-{
-	switch (type) {
-	case BPF_CGROUP_INET_SOCK_CREATE:
-		return "sock_create";
-	case BPF_CGROUP_SETSOCKOPT:
-		return "setsockopt";
-	case BPF_CGROUP_GETSOCKOPT:
-		return "getsockopt";
-	default:
-		return "unknown";
-	}
-}
-
-static int libbpf_to_log(enum libbpf_print_level level, const char *fmt,
-			 va_list ap)
-{
-	char buf[4096], *line, *save = NULL;
-
-	/* libbpf's debug level is ~130 lines per load: keep its warnings
-	 * (verifier logs among them) and information only. */
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		log_debug("%s", line);
-	return 0;
-}
-
-void attach_quiet_libbpf(void)
-{
-	libbpf_set_print(libbpf_to_log);
-}
-
-static bool unsupported(int err)
-{
-	/* Verifier refusals; 524 is the kernel's ENOTSUPP. */
-	return err == -EINVAL || err == -EACCES || err == -EOPNOTSUPP ||
-	       err == -524;
-}
-
-int probe_bypass_support(void)
-{
-	struct sh_effective none = { 0 };
-	struct sh_loaded l;
-	int r;
-
-	loaded_init(&l);
-	r = obtain_sock_create(&none, true, &l);
-	loaded_free(&l);
-	if (!r)
-		return 1;
-	return unsupported(r) ? 0 : r;
-}
-
-static int refuse_bypass(const struct sh_effective *eff)
-{
-	char src[400];
-
-	policy_source_text(eff, true, src, sizeof(src));
-	log_error(
-		"bypass-prot-mem is requested (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is 'fail'",
-		src);
-	return -EOPNOTSUPP;
-}
-
-static int obtain_sock(const struct sh_effective *eff, enum on_unsupported on,
-		       struct sh_loaded *l)
-{
-	struct sh_effective rest = *eff;
-	int r;
-
-	if (!eff->bypass)
-		return obtain_sock_create(eff, false, l);
-	r = obtain_sock_create(eff, true, l);
-	if (!r || !unsupported(r))
-		return r;
-	if (on == ON_UNSUPPORTED_FAIL)
-		return refuse_bypass(eff);
-	log_warn(
-		"bypass-prot-mem is requested but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); starting without it (on_unsupported is 'warn')");
-	rest.bypass = false;
-	if (!policy_needs_sock_create(&rest))
-		return 0;
-	return obtain_sock_create(&rest, false, l);
-}
-
-static int obtain_all(const struct sh_effective *eff, enum on_unsupported on,
-		      struct sh_loaded *l)
-{
-	int r = 0;
-
-	if (policy_needs_sock_create(eff)) {
-		r = obtain_sock(eff, on, l);
-		if (r == -EOPNOTSUPP)
-			return r;
-		if (r)
-			log_error("cannot load the sock_create program: %s",
-				  strerror(-r));
-	}
-	if (!r && policy_needs_setsockopt(eff)) {
-		r = obtain_setsockopt(eff, l);
-		if (r)
-			log_error("cannot load the setsockopt program: %s",
-				  strerror(-r));
-	}
-	if (!r && policy_needs_getsockopt(eff)) {
-		r = obtain_getsockopt(eff, l);
-		if (r)
-			log_error("cannot load the getsockopt program: %s",
-				  strerror(-r));
-	}
-	return r;
-}
-
-static int prog_info(int fd, struct sh_prog *prog)
-{
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info);
-	int r = bpf_obj_get_info_by_fd(fd, &info, &len);
-
-	if (r)
-		return -errno;
-	prog->id = info.id;
-	snprintf(prog->name, sizeof(prog->name), "%s", info.name);
-	return 0;
-}
+/* Our programs' names all start so (see bpf/). */
+#define OUR_PROG_PREFIX "sh_"
+/* More programs on one cgroup and attach type than anyone attaches. */
+#define QUERY_IDS_MAX 64
 
 static int attach_one(int cg_fd, const struct sh_loaded *l,
-		      enum sh_prog_kind kind, struct sh_progs *out)
+		      enum sh_prog_kind kind, struct sh_progs *out,
+		      struct sh_error *err)
 {
+	const struct kind_info *k = kind_get(kind);
 	struct sh_prog *p = &out->prog[out->nr];
-	int r = prog_info(l->fd[kind], p);
+	int r = bpfinfo_prog(l->fd[kind], &p->id, p->name);
 
 	if (r)
-		return r;
-	if (bpf_prog_attach(l->fd[kind], cg_fd, our_types[kind],
-			    BPF_F_ALLOW_MULTI)) {
-		r = -errno;
-		log_error("cannot attach the %s program: %s",
-			  attach_type_name(our_types[kind]), strerror(errno));
-		return r;
-	}
-	p->type = our_types[kind];
+		return error_errno(err, r, "cannot read the %s program",
+				   k->name);
+	if (bpf_prog_attach(l->fd[kind], cg_fd, k->type, BPF_F_ALLOW_MULTI))
+		return error_errno(err, -errno, "cannot attach the %s program",
+				   k->name);
+	p->type = k->type;
 	p->hash = l->hash[kind];
 	out->nr++;
 	return 0;
 }
 
-int attach_prepare(const struct sh_effective *eff,
-		   enum on_unsupported on_unsupported, struct sh_loaded *l)
-{
-	int r;
-
-	loaded_init(l);
-	r = obtain_all(eff, on_unsupported, l);
-	if (r)
-		loaded_free(l);
-	return r;
-}
-
 int attach_types(const struct sh_loaded *l,
-		 enum bpf_attach_type types[SH_MAX_PROGS])
+		 enum bpf_attach_type types[SH_PROG_KINDS])
 {
 	int nr = 0;
 
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		if (l->fd[k] >= 0)
-			types[nr++] = our_types[k];
+			types[nr++] = kind_get(k)->type;
 	return nr;
 }
 
@@ -204,22 +58,26 @@ void attach_publish(const struct sh_loaded *l, const struct sh_progs *out)
 		if (l->fd[k] < 0)
 			continue;
 		if (l->fresh[k])
-			share_publish(prog_kind_type(k), l->hash[k],
+			share_publish(kind_get(k)->name, l->hash[k],
 				      out->prog[i].id);
 		i++;
 	}
 }
 
-int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out)
+int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out,
+		  struct sh_error *err)
 {
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (l->fd[k] >= 0)
-			r = attach_one(cg_fd, l, k, out);
+			r = attach_one(cg_fd, l, k, out, err);
 	if (r) {
-		detach_progs(cg_fd, out);
+		struct sh_error undo = { 0 };
+
+		if (attach_detach(cg_fd, out, &undo))
+			error_note(err, "%s", undo.msg);
 		out->nr = 0;
 		return r;
 	}
@@ -229,29 +87,29 @@ int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out)
 
 /* Checks the id still names our program: ids are not reused soon, but
  * detaching a stranger's program would be a security bug. */
-static int detach_one(int cg_fd, const struct sh_prog *p)
+static int detach_one(int cg_fd, const struct sh_prog *p, struct sh_error *err)
 {
 	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(p->id);
-	struct sh_prog now;
+	char name[SH_BPF_NAME_MAX];
+	__u32 id;
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (prog_info(fd, &now) || strcmp(now.name, p->name))
+	if (bpfinfo_prog(fd, &id, name) || strcmp(name, p->name))
 		return 0;
-	if (bpf_prog_detach2(fd, cg_fd, p->type) && errno != ENOENT) {
-		log_warn("cannot detach program %u (%s): %s", p->id,
-			 attach_type_name(p->type), strerror(errno));
-		return -errno;
-	}
+	if (bpf_prog_detach2(fd, cg_fd, p->type) && errno != ENOENT)
+		return error_errno(err, -errno, "cannot detach program %u (%s)",
+				   p->id, kind_type_name(p->type));
 	return 0;
 }
 
-int detach_progs(int cg_fd, const struct sh_progs *progs)
+int attach_detach(int cg_fd, const struct sh_progs *progs, struct sh_error *err)
 {
 	int r = 0;
 
+	/* Goes on with the others: as much as can be undone, is. */
 	for (int i = progs->nr - 1; i >= 0; i--) {
-		int e = detach_one(cg_fd, &progs->prog[i]);
+		int e = detach_one(cg_fd, &progs->prog[i], err);
 
 		r = r ? r : e;
 	}
@@ -261,60 +119,27 @@ int detach_progs(int cg_fd, const struct sh_progs *progs)
 static void collect_ours(enum bpf_attach_type type, const __u32 *ids, __u32 n,
 			 struct sh_progs *found)
 {
-	for (__u32 i = 0; i < n && found->nr < SH_MAX_PROGS; i++) {
+	for (__u32 i = 0; i < n && found->nr < SH_PROG_KINDS; i++) {
 		_cleanup_close_ int fd = bpf_prog_get_fd_by_id(ids[i]);
 		struct sh_prog p = { .type = type };
 
-		if (fd < 0 || prog_info(fd, &p) || strncmp(p.name, "sh_", 3))
+		if (fd < 0 || bpfinfo_prog(fd, &p.id, p.name) ||
+		    strncmp(p.name, OUR_PROG_PREFIX, strlen(OUR_PROG_PREFIX)))
 			continue;
 		found->prog[found->nr++] = p;
 	}
 }
 
-static bool map_matches(__u32 map_id, map_match_fn match, const void *data,
-			int *fd)
-{
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	*fd = bpf_map_get_fd_by_id(map_id);
-	if (*fd < 0)
-		return false;
-	if (bpf_obj_get_info_by_fd(*fd, &info, &len) == 0 && match(&info, data))
-		return true;
-	close(*fd);
-	return false;
-}
-
-int prog_find_map(int prog_fd, char name[16], map_match_fn match,
-		  const void *data)
-{
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info), map_ids[8];
-	int fd;
-
-	info.nr_map_ids = ARRAY_SIZE(map_ids);
-	info.map_ids = (__u64)(unsigned long)map_ids;
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
-		return -errno;
-	if (name)
-		memcpy(name, info.name, sizeof(info.name));
-	for (__u32 i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(map_ids); i++)
-		if (map_matches(map_ids[i], match, data, &fd))
-			return fd;
-	return -ENOENT;
-}
-
-/* Programs of ours attached directly to this cgroup (not inherited). */
-int attached_ours(int cg_fd, struct sh_progs *found)
+int attach_query_ours(int cg_fd, struct sh_progs *found)
 {
 	memset(found, 0, sizeof(*found));
-	for (size_t t = 0; t < ARRAY_SIZE(our_types); t++) {
-		__u32 ids[64], n = ARRAY_SIZE(ids), flags = 0;
+	for (int k = 0; k < SH_PROG_KINDS; k++) {
+		enum bpf_attach_type type = kind_get(k)->type;
+		__u32 ids[QUERY_IDS_MAX], n = ARRAY_SIZE(ids), flags = 0;
 
-		if (bpf_prog_query(cg_fd, our_types[t], 0, &flags, ids, &n))
+		if (bpf_prog_query(cg_fd, type, 0, &flags, ids, &n))
 			return -errno;
-		collect_ours(our_types[t], ids, n, found);
+		collect_ours(type, ids, n, found);
 	}
 	return 0;
 }

@@ -13,8 +13,12 @@
 
 #include "cleanup.h"
 #include "config.h"
-#include "config_parse.h"
+#include "config_cgroup.h"
+#include "config_json.h"
+#include "config_policy.h"
+#include "fileio.h"
 #include "log.h"
+#include "strictjson.h"
 #include "trust.h"
 
 const char *config_path(const char *cli_path)
@@ -28,83 +32,50 @@ const char *config_path(const char *cli_path)
 	return SH_DEFAULT_CONFIG;
 }
 
-int read_fd(int fd, size_t max, char **out, size_t *len)
-{
-	_cleanup_free_ char *buf = malloc(max + 1);
-	size_t used = 0;
-	ssize_t n;
-
-	if (!buf)
-		return -ENOMEM;
-	while ((n = read(fd, buf + used, max + 1 - used)) > 0) {
-		used += n;
-		if (used > max)
-			return -EFBIG;
-	}
-	if (n < 0)
-		return -errno;
-	buf[used] = '\0';
-	*out = TAKE_PTR(buf);
-	*len = used;
-	return 0;
-}
-
-/* Regular files only: a FIFO or a device must not make the hook wait. */
-int read_file(const char *path, size_t max, char **out, size_t *len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	return read_fd(fd, max, out, len);
-}
-
-static int parse_defaults(struct cfg_ctx *ctx, struct json_object *obj,
+static int parse_defaults(struct config_ctx *ctx, struct json_object *obj,
 			  struct sh_config *cfg)
 {
 	static const char *const keys[] = { "bypass_prot_mem", "policy", NULL };
 	const char *policy = NULL;
 	int r;
 
-	r = cfg_check_object(ctx, obj, "defaults", keys);
+	r = config_json_check_object(ctx, obj, "defaults", keys);
 	if (!r)
-		r = cfg_get_bool(ctx, obj, "defaults", "bypass_prot_mem",
-				 &cfg->default_bypass);
+		r = config_json_get_bool(ctx, obj, "defaults",
+					 "bypass_prot_mem",
+					 &cfg->default_bypass);
 	if (!r)
-		r = cfg_get_string(ctx, obj, "defaults", "policy", &policy);
+		r = config_json_get_string(ctx, obj, "defaults", "policy",
+					   &policy);
 	if (!r && policy && *policy)
 		cfg->default_policy = policy;
 	return r;
 }
 
-static int parse_allowed(struct cfg_ctx *ctx, struct json_object *arr,
+static int parse_allowed(struct config_ctx *ctx, struct json_object *arr,
 			 struct sh_config *cfg)
 {
 	size_t n = json_object_array_length(arr);
-	char path[64];
+	char path[SH_CONFIG_PATH_MAX];
 
 	cfg->allowed_policies = calloc(n ? n : 1, sizeof(char *));
 	if (!cfg->allowed_policies)
-		return -ENOMEM;
+		return error_set(ctx->err, -ENOMEM, "out of memory reading %s",
+				 ctx->file);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *item = json_object_array_get_idx(arr, i);
 
 		snprintf(path, sizeof(path), "annotations.allow_policies[%zu]",
 			 i);
 		if (!json_object_is_type(item, json_type_string))
-			return cfg_error(ctx, path, "must be a string");
+			return config_json_error(ctx, path, "must be a string");
 		cfg->allowed_policies[cfg->nr_allowed++] =
 			json_object_get_string(item);
 	}
 	return 0;
 }
 
-static int parse_annotations(struct cfg_ctx *ctx, struct json_object *obj,
+static int parse_annotations(struct config_ctx *ctx, struct json_object *obj,
 			     struct sh_config *cfg)
 {
 	static const char *const keys[] = { "allow_bypass_prot_mem",
@@ -112,77 +83,78 @@ static int parse_annotations(struct cfg_ctx *ctx, struct json_object *obj,
 	struct json_object *arr = NULL;
 	int r;
 
-	r = cfg_check_object(ctx, obj, "annotations", keys);
+	r = config_json_check_object(ctx, obj, "annotations", keys);
 	if (!r)
-		r = cfg_get_bool(ctx, obj, "annotations",
-				 "allow_bypass_prot_mem", &cfg->allow_bypass);
+		r = config_json_get_bool(ctx, obj, "annotations",
+					 "allow_bypass_prot_mem",
+					 &cfg->allow_bypass);
 	if (!r)
-		r = cfg_get_typed(ctx, obj, "annotations", "allow_policies",
-				  json_type_array, &arr);
+		r = config_json_get_typed(ctx, obj, "annotations",
+					  "allow_policies", json_type_array,
+					  &arr);
 	if (!r && arr)
 		r = parse_allowed(ctx, arr, cfg);
 	return r;
 }
 
-static int parse_on_unsupported(struct cfg_ctx *ctx, struct json_object *root,
-				struct sh_config *cfg)
+static int parse_on_unsupported(struct config_ctx *ctx,
+				struct json_object *root, struct sh_config *cfg)
 {
-	const char *v = NULL;
-	int r = cfg_get_string(ctx, root, NULL, "on_unsupported", &v);
+	static const char *const names[] = { "fail", "warn", NULL };
+	int v = ON_UNSUPPORTED_FAIL;
+	int r = config_json_get_choice(ctx, root, NULL, "on_unsupported", names,
+				       &v);
 
-	if (r || !v || !strcmp(v, "fail"))
-		return r;
-	if (!strcmp(v, "warn")) {
-		cfg->on_unsupported = ON_UNSUPPORTED_WARN;
-		return 0;
-	}
-	return cfg_error(ctx, "on_unsupported",
-			 "unknown value '%.64s' (expected 'fail' or 'warn')",
-			 v);
+	cfg->on_unsupported = v;
+	return r;
 }
 
-static int parse_logging(struct cfg_ctx *ctx, struct json_object *root,
+static int parse_logging(struct config_ctx *ctx, struct json_object *root,
 			 struct sh_config *cfg)
 {
 	const char *level = NULL;
 	int r;
 
-	r = cfg_get_string(ctx, root, NULL, "log_level", &level);
+	r = config_json_get_string(ctx, root, NULL, "log_level", &level);
 	if (!r && level) {
 		cfg->log_level = log_level_from_name(level);
 		if (cfg->log_level < 0)
-			return cfg_error(
+			return config_json_error(
 				ctx, "log_level",
 				"unknown level '%.64s' (expected error, warning, info or debug)",
 				level);
 	}
 	if (!r)
-		r = cfg_get_string(ctx, root, NULL, "log_file", &cfg->log_file);
+		r = config_json_get_string(ctx, root, NULL, "log_file",
+					   &cfg->log_file);
 	if (!r && cfg->log_file && cfg->log_file[0] != '/')
-		return cfg_error(ctx, "log_file", "must be an absolute path");
+		return config_json_error(ctx, "log_file",
+					 "must be an absolute path");
 	return r;
 }
 
-static int check_references(struct cfg_ctx *ctx, struct sh_config *cfg)
+static int check_references(struct config_ctx *ctx, struct sh_config *cfg)
 {
-	char path[64];
+	char path[SH_CONFIG_PATH_MAX];
 
-	if (cfg->default_policy && !config_policy(cfg, cfg->default_policy))
-		return cfg_error(ctx, "defaults.policy",
-				 "names unknown policy '%.64s'",
-				 cfg->default_policy);
+	if (cfg->default_policy &&
+	    !config_find_policy(cfg, cfg->default_policy))
+		return config_json_error(ctx, "defaults.policy",
+					 "names unknown policy '%.64s'",
+					 cfg->default_policy);
 	for (size_t i = 0; i < cfg->nr_allowed; i++) {
-		if (config_policy(cfg, cfg->allowed_policies[i]))
+		if (config_find_policy(cfg, cfg->allowed_policies[i]))
 			continue;
 		snprintf(path, sizeof(path), "annotations.allow_policies[%zu]",
 			 i);
-		return cfg_error(ctx, path, "names unknown policy '%.64s'",
-				 cfg->allowed_policies[i]);
+		return config_json_error(ctx, path,
+					 "names unknown policy '%.64s'",
+					 cfg->allowed_policies[i]);
 	}
 	return 0;
 }
 
-static int parse_root(struct cfg_ctx *ctx, struct json_object *root,
+static int parse_root(struct config_ctx *ctx, struct json_object *root,
 		      struct sh_config *cfg)
 {
 	static const char *const keys[] = { "defaults",
@@ -198,8 +170,8 @@ static int parse_root(struct cfg_ctx *ctx, struct json_object *root,
 	int r;
 
 	if (!json_object_is_type(root, json_type_object))
-		return cfg_error(ctx, "$", "must be a JSON object");
-	r = cfg_check_object(ctx, root, NULL, keys);
+		return config_json_error(ctx, "$", "must be a JSON object");
+	r = config_json_check_object(ctx, root, NULL, keys);
 	if (!r && json_object_object_get_ex(root, "defaults", &sub))
 		r = parse_defaults(ctx, sub, cfg);
 	if (!r && json_object_object_get_ex(root, "annotations", &sub))
@@ -207,26 +179,26 @@ static int parse_root(struct cfg_ctx *ctx, struct json_object *root,
 	if (!r)
 		r = parse_on_unsupported(ctx, root, cfg);
 	if (!r)
-		r = parse_cgroup_settings(ctx, root, cfg);
+		r = config_cgroup_parse(ctx, root, cfg);
 	if (!r)
 		r = parse_logging(ctx, root, cfg);
 	if (!r && json_object_object_get_ex(root, "policies", &sub))
-		r = parse_policies(ctx, sub, cfg);
+		r = config_policy_parse(ctx, sub, cfg);
 	if (!r)
 		r = check_references(ctx, cfg);
 	return r;
 }
 
 int config_parse(const char *path, const char *text, size_t len,
-		 struct sh_config *cfg)
+		 struct sh_config *cfg, struct sh_error *err)
 {
-	struct cfg_ctx ctx = { .file = path };
+	struct config_ctx ctx = { .file = path, .err = err };
 	int r;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->path = path;
 	cfg->log_level = LOG_INFO;
-	r = cfg_parse_json(path, text, len, &cfg->root);
+	r = strictjson_parse(path, text, len, &cfg->root, err);
 	if (r)
 		return r;
 	r = parse_root(&ctx, cfg->root, cfg);
@@ -235,22 +207,20 @@ int config_parse(const char *path, const char *text, size_t len,
 	return r;
 }
 
-int config_load(const char *path, struct sh_config *cfg)
+int config_load(const char *path, struct sh_config *cfg, struct sh_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
 	size_t len;
-	int r = trust_open_config(path, &fd);
+	int r = trust_open_config(path, &fd, err);
 
 	if (r)
 		return r;
-	r = read_fd(fd, SH_MAX_FILE_SIZE, &text, &len);
-	if (r) {
-		log_error("cannot read operator config %.128s: %s", path,
-			  strerror(-r));
-		return r;
-	}
-	return config_parse(path, text, len, cfg);
+	r = fileio_read_fd(fd, SH_MAX_FILE_SIZE, &text, &len);
+	if (r)
+		return error_errno(err, r, "cannot read operator config %.128s",
+				   path);
+	return config_parse(path, text, len, cfg, err);
 }
 
 void config_free(struct sh_config *cfg)
@@ -266,8 +236,8 @@ void config_free(struct sh_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-const struct sh_policy *config_policy(const struct sh_config *cfg,
-				      const char *name)
+const struct sh_policy *config_find_policy(const struct sh_config *cfg,
+					   const char *name)
 {
 	for (size_t i = 0; i < cfg->nr_policies; i++)
 		if (!strcmp(cfg->policies[i].name, name))
@@ -281,4 +251,9 @@ bool config_policy_allowed(const struct sh_config *cfg, const char *name)
 		if (!strcmp(cfg->allowed_policies[i], name))
 			return true;
 	return false;
+}
+
+bool config_has_defaults(const struct sh_config *cfg)
+{
+	return cfg->default_policy || cfg->default_bypass;
 }

@@ -6,94 +6,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config_parse.h"
-#include "log.h"
+#include "config_json.h"
 #include "names.h"
 
-static char last_error_path[256];
-
-const char *config_last_error_path(void)
+int config_json_error(struct config_ctx *ctx, const char *path, const char *fmt,
+		      ...)
 {
-	return last_error_path;
-}
-
-int cfg_error(struct cfg_ctx *ctx, const char *path, const char *fmt, ...)
-{
-	char msg[512];
+	char msg[SH_ERROR_MSG_MAX / 2];
 	va_list ap;
-
-	snprintf(last_error_path, sizeof(last_error_path), "%s", path);
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	log_error("invalid operator config %s: %s: %s", ctx->file, path, msg);
-	return -EINVAL;
+	return error_at(ctx->err, path, "invalid operator config %s: %s: %s",
+			ctx->file, path, msg);
 }
 
-/*
- * json-c keeps strings with NUL but hands out C strings, so "a\u0000/.."
- * would silently become "a". Refuse NUL outright: raw, or as an escape
- * (an odd run of backslashes before 'u0000').
- */
-static int check_no_nul(const char *what, const char *text, size_t len)
-{
-	size_t slashes = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		if (!text[i]) {
-			log_error("%.128s contains a NUL byte", what);
-			return -EINVAL;
-		}
-		if (text[i] == 'u' && slashes % 2 && len - i > 4 &&
-		    !memcmp(text + i + 1, "0000", 4)) {
-			log_error(
-				"%.128s contains a NUL character (\\u0000) in a string",
-				what);
-			return -EINVAL;
-		}
-		slashes = text[i] == '\\' ? slashes + 1 : 0;
-	}
-	return 0;
-}
-
-int cfg_parse_json(const char *what, const char *text, size_t len,
-		   struct json_object **out)
-{
-	struct json_tokener *tok = json_tokener_new_ex(64);
-	enum json_tokener_error jerr;
-	struct json_object *obj;
-
-	if (!tok)
-		return -ENOMEM;
-	if (check_no_nul(what, text, len)) {
-		json_tokener_free(tok);
-		return -EINVAL;
-	}
-	/* Operators' files must be real JSON, as any schema validator reads it. */
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	obj = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	if (!obj || jerr != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) < len) {
-		if (jerr == json_tokener_success)
-			jerr = obj ? json_tokener_error_parse_unexpected :
-				     json_tokener_continue;
-		log_error("invalid JSON in %s at byte %zu: %s", what,
-			  json_tokener_get_parse_end(tok),
-			  jerr == json_tokener_continue ?
-				  "unexpected end of input" :
-				  json_tokener_error_desc(jerr));
-		json_object_put(obj);
-		json_tokener_free(tok);
-		return -EINVAL;
-	}
-	json_tokener_free(tok);
-	*out = obj;
-	return 0;
-}
-
-static void join_path(char *buf, size_t len, const char *path, const char *key)
+void config_json_join(char *buf, size_t len, const char *path, const char *key)
 {
 	if (path)
 		snprintf(buf, len, "%s.%s", path, key);
@@ -101,13 +30,14 @@ static void join_path(char *buf, size_t len, const char *path, const char *key)
 		snprintf(buf, len, "%s", key);
 }
 
-int cfg_check_object(struct cfg_ctx *ctx, struct json_object *obj,
-		     const char *path, const char *const *keys)
+int config_json_check_object(struct config_ctx *ctx, struct json_object *obj,
+			     const char *path, const char *const *keys)
 {
-	char where[256];
+	char where[SH_CONFIG_PATH_MAX];
 
 	if (!json_object_is_type(obj, json_type_object))
-		return cfg_error(ctx, path ? path : "$", "must be an object");
+		return config_json_error(ctx, path ? path : "$",
+					 "must be an object");
 	json_object_object_foreach(obj, key, val) {
 		size_t i;
 		const char *hint;
@@ -117,82 +47,134 @@ int cfg_check_object(struct cfg_ctx *ctx, struct json_object *obj,
 			;
 		if (keys[i])
 			continue;
-		join_path(where, sizeof(where), path, key);
+		config_json_join(where, sizeof(where), path, key);
 		hint = names_closest(key, keys);
-		return cfg_error(ctx, where, "unknown key%s%s%s",
-				 hint ? " (did you mean '" : "",
-				 hint ? hint : "", hint ? "'?)" : "");
+		return config_json_error(ctx, where, "unknown key%s%s%s",
+					 hint ? " (did you mean '" : "",
+					 hint ? hint : "", hint ? "'?)" : "");
 	}
 	return 0;
 }
 
-int cfg_get_typed(struct cfg_ctx *ctx, struct json_object *obj,
-		  const char *path, const char *key, json_type type,
-		  struct json_object **out)
+static const char *type_text(json_type type)
+{
+	switch (type) {
+	case json_type_array:
+		return "an array";
+	case json_type_object:
+		return "an object";
+	case json_type_string:
+		return "a string";
+	case json_type_boolean:
+		return "true or false";
+	default:
+		return "an integer";
+	}
+}
+
+int config_json_get_typed(struct config_ctx *ctx, struct json_object *obj,
+			  const char *path, const char *key, json_type type,
+			  struct json_object **out)
 {
 	struct json_object *val;
-	char where[256];
+	char where[SH_CONFIG_PATH_MAX];
 
 	*out = NULL;
 	if (!json_object_object_get_ex(obj, key, &val))
 		return 0;
 	if (!json_object_is_type(val, type)) {
-		join_path(where, sizeof(where), path, key);
-		return cfg_error(ctx, where, "must be %s",
-				 type == json_type_array   ? "an array" :
-				 type == json_type_object  ? "an object" :
-				 type == json_type_string  ? "a string" :
-				 type == json_type_boolean ? "true or false" :
-							     "an integer");
+		config_json_join(where, sizeof(where), path, key);
+		return config_json_error(ctx, where, "must be %s",
+					 type_text(type));
 	}
 	*out = val;
 	return 0;
 }
 
-int cfg_get_bool(struct cfg_ctx *ctx, struct json_object *obj, const char *path,
-		 const char *key, bool *out)
+int config_json_get_bool(struct config_ctx *ctx, struct json_object *obj,
+			 const char *path, const char *key, bool *out)
 {
 	struct json_object *val;
-	int r = cfg_get_typed(ctx, obj, path, key, json_type_boolean, &val);
+	int r = config_json_get_typed(ctx, obj, path, key, json_type_boolean,
+				      &val);
 
 	if (!r && val)
 		*out = json_object_get_boolean(val);
 	return r;
 }
 
-int cfg_get_string(struct cfg_ctx *ctx, struct json_object *obj,
-		   const char *path, const char *key, const char **out)
+int config_json_get_string(struct config_ctx *ctx, struct json_object *obj,
+			   const char *path, const char *key, const char **out)
 {
 	struct json_object *val;
-	int r = cfg_get_typed(ctx, obj, path, key, json_type_string, &val);
+	int r = config_json_get_typed(ctx, obj, path, key, json_type_string,
+				      &val);
 
 	if (!r && val)
 		*out = json_object_get_string(val);
 	return r;
 }
 
-int cfg_get_int(struct cfg_ctx *ctx, struct json_object *obj, const char *path,
-		const char *key, long long min, long long max, long long *out,
-		bool *present)
+int config_json_get_int(struct config_ctx *ctx, struct json_object *obj,
+			const char *path, const char *key, long long min,
+			long long max, long long *out, bool *present)
 {
 	struct json_object *val;
-	char where[256];
+	char where[SH_CONFIG_PATH_MAX];
 	long long v;
-	int r = cfg_get_typed(ctx, obj, path, key, json_type_int, &val);
+	int r = config_json_get_typed(ctx, obj, path, key, json_type_int, &val);
 
 	*present = false;
 	if (r || !val)
 		return r;
 	errno = 0;
 	v = json_object_get_int64(val);
-	join_path(where, sizeof(where), path, key);
+	config_json_join(where, sizeof(where), path, key);
 	/* json-c saturates what does not fit an int64, without errno. */
 	if (v == INT64_MAX && json_object_get_uint64(val) > (uint64_t)INT64_MAX)
 		errno = ERANGE;
 	if (errno || v < min || v > max)
-		return cfg_error(ctx, where, "out of range (%lld..%lld)", min,
-				 max);
+		return config_json_error(ctx, where,
+					 "out of range (%lld..%lld)", min, max);
 	*out = v;
 	*present = true;
 	return 0;
+}
+
+/* "'a', 'b' or 'c'" */
+static void list_names(char *buf, size_t len, const char *const *names)
+{
+	size_t used = 0, n = 0;
+
+	while (names[n])
+		n++;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s'%s'",
+				 i == 0	    ? "" :
+				 i + 1 == n ? " or " :
+					      ", ",
+				 names[i]);
+}
+
+int config_json_get_choice(struct config_ctx *ctx, struct json_object *obj,
+			   const char *path, const char *key,
+			   const char *const *names, int *out)
+{
+	char where[SH_CONFIG_PATH_MAX], expected[SH_CONFIG_PATH_MAX];
+	const char *v = NULL;
+	int r = config_json_get_string(ctx, obj, path, key, &v);
+
+	if (r || !v)
+		return r;
+	for (int i = 0; names[i]; i++) {
+		if (!strcmp(v, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	config_json_join(where, sizeof(where), path, key);
+	list_names(expected, sizeof(expected), names);
+	return config_json_error(
+		ctx, where, "unknown value '%.64s' (expected %s)", v, expected);
 }

@@ -1,26 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Named policies: socket rules and setsockopt/getsockopt rule lists. */
+/* Named policies: socket rules; the rule lists are in config_rules.c. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_parse.h"
+#include "config_json.h"
+#include "config_policy.h"
+#include "config_rules.h"
 #include "names.h"
 
-#define PATH_LEN 256
-
-static int parse_sock_field(struct cfg_ctx *ctx, struct json_object *rule,
+static int parse_sock_field(struct config_ctx *ctx, struct json_object *rule,
 			    const char *path, const char *key,
 			    int (*lookup)(const char *, int *), __s32 *out)
 {
 	const char *name = NULL, *hint;
-	char where[PATH_LEN];
+	char where[SH_CONFIG_PATH_MAX];
 	int value, r;
 
 	*out = SH_ANY;
-	r = cfg_get_string(ctx, rule, path, key, &name);
+	r = config_json_get_string(ctx, rule, path, key, &name);
 	if (r || !name)
 		return r;
 	if (lookup(name, &value) == 0) {
@@ -31,22 +31,22 @@ static int parse_sock_field(struct cfg_ctx *ctx, struct json_object *rule,
 	/* A real family other than AF_INET/AF_INET6 needs no spelling hint. */
 	hint = strncmp(name, "AF_", 3) ? names_suggest(name) : NULL;
 	if (lookup == names_family)
-		return cfg_error(
+		return config_json_error(
 			ctx, where,
 			"unsupported family '%.64s': sock_create only sees AF_INET and AF_INET6%s%s%s",
 			name, hint ? " (did you mean '" : "", hint ? hint : "",
 			hint ? "'?)" : "");
-	return cfg_error(ctx, where, "unknown name '%.64s'%s%s%s", name,
-			 hint ? " (did you mean '" : "", hint ? hint : "",
-			 hint ? "'?)" : "");
+	return config_json_error(ctx, where, "unknown name '%.64s'%s%s%s", name,
+				 hint ? " (did you mean '" : "",
+				 hint ? hint : "", hint ? "'?)" : "");
 }
 
-static int parse_deny_rule(struct cfg_ctx *ctx, struct json_object *rule,
+static int parse_deny_rule(struct config_ctx *ctx, struct json_object *rule,
 			   const char *path, struct sh_sock_rule *out)
 {
 	static const char *const keys[] = { "family", "type", "protocol",
 					    NULL };
-	int r = cfg_check_object(ctx, rule, path, keys);
+	int r = config_json_check_object(ctx, rule, path, keys);
 
 	if (!r)
 		r = parse_sock_field(ctx, rule, path, "family", names_family,
@@ -59,96 +59,91 @@ static int parse_deny_rule(struct cfg_ctx *ctx, struct json_object *rule,
 				     names_protocol, &out->protocol);
 	if (!r && out->family == SH_ANY && out->type == SH_ANY &&
 	    out->protocol == SH_ANY)
-		return cfg_error(
+		return config_json_error(
 			ctx, path,
 			"needs at least one of family, type, protocol");
 	return r;
 }
 
-static int parse_deny_list(struct cfg_ctx *ctx, struct json_object *arr,
+static int parse_deny_list(struct config_ctx *ctx, struct json_object *arr,
 			   const char *path, struct sh_policy *pol)
 {
 	size_t n = json_object_array_length(arr);
-	char where[PATH_LEN];
+	char where[SH_CONFIG_PATH_MAX];
 
 	if (n > SH_MAX_SOCKET_RULES)
-		return cfg_error(ctx, path, "too many rules (%zu, at most %d)",
-				 n, SH_MAX_SOCKET_RULES);
+		return config_json_error(ctx, path,
+					 "too many rules (%zu, at most %d)", n,
+					 SH_MAX_SOCKET_RULES);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(where, sizeof(where), "%s[%zu]", path, i);
-		if (parse_deny_rule(ctx, json_object_array_get_idx(arr, i),
-				    where, &pol->deny[i]))
-			return -EINVAL;
+		int r = parse_deny_rule(ctx, json_object_array_get_idx(arr, i),
+					where, &pol->deny[i]);
+
+		if (r)
+			return r;
 	}
 	pol->nr_deny = n;
 	return 0;
 }
 
-static int parse_socket(struct cfg_ctx *ctx, struct json_object *obj,
+static int parse_socket(struct config_ctx *ctx, struct json_object *obj,
 			const char *path, struct sh_policy *pol)
 {
 	static const char *const keys[] = { "deny", "mark", "priority", NULL };
 	struct json_object *deny;
-	char where[PATH_LEN];
+	char where[SH_CONFIG_PATH_MAX];
 	long long v;
 	int r;
 
-	r = cfg_check_object(ctx, obj, path, keys);
+	r = config_json_check_object(ctx, obj, path, keys);
 	if (!r)
-		r = cfg_get_int(ctx, obj, path, "mark", 0, UINT_MAX, &v,
-				&pol->has_mark);
+		r = config_json_get_int(ctx, obj, path, "mark", 0, UINT_MAX, &v,
+					&pol->has_mark);
 	if (!r && pol->has_mark)
 		pol->mark = (__u32)v;
 	if (!r)
-		r = cfg_get_int(ctx, obj, path, "priority", 0, UINT_MAX, &v,
-				&pol->has_priority);
+		r = config_json_get_int(ctx, obj, path, "priority", 0, UINT_MAX,
+					&v, &pol->has_priority);
 	if (!r && pol->has_priority)
 		pol->priority = (__u32)v;
 	if (!r)
-		r = cfg_get_typed(ctx, obj, path, "deny", json_type_array,
-				  &deny);
+		r = config_json_get_typed(ctx, obj, path, "deny",
+					  json_type_array, &deny);
 	snprintf(where, sizeof(where), "%s.deny", path);
 	if (!r && deny)
 		r = parse_deny_list(ctx, deny, where, pol);
 	return r;
 }
 
-static int parse_default(struct cfg_ctx *ctx, struct json_object *obj,
+static int parse_default(struct config_ctx *ctx, struct json_object *obj,
 			 const char *path, struct sh_policy *pol)
 {
-	const char *v = NULL;
-	char where[PATH_LEN];
-	int r = cfg_get_string(ctx, obj, path, "default", &v);
+	static const char *const modes[] = { "allow", "deny", NULL };
+	int mode = 0;
+	int r = config_json_get_choice(ctx, obj, path, "default", modes, &mode);
 
-	if (r || !v || !strcmp(v, "allow"))
-		return r;
-	if (!strcmp(v, "deny")) {
-		pol->default_deny = true;
-		return 0;
-	}
-	snprintf(where, sizeof(where), "%s.default", path);
-	return cfg_error(ctx, where,
-			 "unknown value '%.64s' (expected 'allow' or 'deny')",
-			 v);
+	pol->default_deny = mode == 1;
+	return r;
 }
 
-static int parse_policy(struct cfg_ctx *ctx, const char *name,
+static int parse_policy(struct config_ctx *ctx, const char *name,
 			struct json_object *obj, struct sh_policy *pol)
 {
 	static const char *const keys[] = { "bypass_prot_mem", "socket",
 					    "setsockopt",      "getsockopt",
 					    "default",	       NULL };
 	struct json_object *sub;
-	char path[PATH_LEN];
+	char path[SH_CONFIG_PATH_MAX];
 	int r;
 
 	snprintf(path, sizeof(path), "policies.%.64s", name);
 	pol->name = name;
-	r = cfg_check_object(ctx, obj, path, keys);
+	r = config_json_check_object(ctx, obj, path, keys);
 	if (!r && json_object_object_get_ex(obj, "bypass_prot_mem", &sub)) {
 		pol->has_bypass = true;
-		r = cfg_get_bool(ctx, obj, path, "bypass_prot_mem",
-				 &pol->bypass);
+		r = config_json_get_bool(ctx, obj, path, "bypass_prot_mem",
+					 &pol->bypass);
 	}
 	if (!r)
 		r = parse_default(ctx, obj, path, pol);
@@ -157,23 +152,24 @@ static int parse_policy(struct cfg_ctx *ctx, const char *name,
 		r = parse_socket(ctx, sub, path, pol);
 	}
 	if (!r)
-		r = parse_opt_lists(ctx, obj, name, pol);
+		r = config_rules_parse(ctx, obj, name, pol);
 	return r;
 }
 
-static int check_policy_name(struct cfg_ctx *ctx, const char *name)
+static int check_policy_name(struct config_ctx *ctx, const char *name)
 {
 	size_t len = strlen(name);
 
-	if (len == 0 || len > 64)
-		return cfg_error(ctx, "policies",
-				 "policy names must be 1 to 64 characters");
+	if (len == 0 || len > SH_POLICY_NAME_MAX)
+		return config_json_error(
+			ctx, "policies",
+			"policy names must be 1 to 64 characters");
 	for (const char *p = name; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
 		    *p == '.')
 			continue;
-		return cfg_error(
+		return config_json_error(
 			ctx, "policies",
 			"policy name '%.64s' may only use letters, digits, '-', '_' and '.'",
 			name);
@@ -181,22 +177,26 @@ static int check_policy_name(struct cfg_ctx *ctx, const char *name)
 	return 0;
 }
 
-int parse_policies(struct cfg_ctx *ctx, struct json_object *obj,
-		   struct sh_config *cfg)
+int config_policy_parse(struct config_ctx *ctx, struct json_object *obj,
+			struct sh_config *cfg)
 {
 	size_t n, i = 0;
 
 	if (!json_object_is_type(obj, json_type_object))
-		return cfg_error(ctx, "policies", "must be an object");
+		return config_json_error(ctx, "policies", "must be an object");
 	n = json_object_object_length(obj);
 	cfg->policies = calloc(n ? n : 1, sizeof(*cfg->policies));
 	if (!cfg->policies)
-		return -ENOMEM;
+		return error_set(ctx->err, -ENOMEM, "out of memory reading %s",
+				 ctx->file);
 	json_object_object_foreach(obj, name, val) {
+		int r = check_policy_name(ctx, name);
+
 		cfg->nr_policies = i + 1;
-		if (check_policy_name(ctx, name) ||
-		    parse_policy(ctx, name, val, &cfg->policies[i++]))
-			return -EINVAL;
+		if (!r)
+			r = parse_policy(ctx, name, val, &cfg->policies[i++]);
+		if (r)
+			return r;
 	}
 	return 0;
 }

@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_parse.h"
+#include "cleanup.h"
+#include "config_json.h"
+#include "config_rules.h"
 #include "names.h"
 #include "options.h"
 
-#define PATH_LEN 256
-
 struct rule_ctx {
-	struct cfg_ctx *cfg;
+	struct config_ctx *cfg;
 	const char *path;
 	bool is_get;
 	const struct sh_option_name *opt;
@@ -24,12 +24,12 @@ static int hinted(struct rule_ctx *rc, const char *key, const char *what,
 		  const char *name)
 {
 	const char *hint = names_suggest(name);
-	char where[PATH_LEN];
+	char where[SH_CONFIG_PATH_MAX];
 
 	snprintf(where, sizeof(where), "%s.%s", rc->path, key);
-	return cfg_error(rc->cfg, where, "unknown %s '%.64s'%s%s%s", what, name,
-			 hint ? " (did you mean '" : "", hint ? hint : "",
-			 hint ? "'?)" : "");
+	return config_json_error(rc->cfg, where, "unknown %s '%.64s'%s%s%s",
+				 what, name, hint ? " (did you mean '" : "",
+				 hint ? hint : "", hint ? "'?)" : "");
 }
 
 /* A level or option is a symbolic name or a non-negative integer. */
@@ -37,14 +37,14 @@ static int get_name_or_number(struct rule_ctx *rc, struct json_object *rule,
 			      const char *key, char *buf, size_t len)
 {
 	struct json_object *val;
-	char where[PATH_LEN];
+	char where[SH_CONFIG_PATH_MAX];
 
 	snprintf(where, sizeof(where), "%s.%s", rc->path, key);
 	if (!json_object_object_get_ex(rule, key, &val))
-		return cfg_error(rc->cfg, where, "is required");
+		return config_json_error(rc->cfg, where, "is required");
 	if (json_object_is_type(val, json_type_string)) {
 		if ((size_t)json_object_get_string_len(val) >= len)
-			return cfg_error(rc->cfg, where, "is too long");
+			return config_json_error(rc->cfg, where, "is too long");
 		snprintf(buf, len, "%s", json_object_get_string(val));
 		return 0;
 	}
@@ -55,14 +55,15 @@ static int get_name_or_number(struct rule_ctx *rc, struct json_object *rule,
 			 (long long)json_object_get_int64(val));
 		return 0;
 	}
-	return cfg_error(rc->cfg, where,
-			 "must be a symbolic name or a non-negative integer");
+	return config_json_error(
+		rc->cfg, where,
+		"must be a symbolic name or a non-negative integer");
 }
 
 static int parse_target(struct rule_ctx *rc, struct json_object *rule,
 			struct sh_rule_entry *out)
 {
-	char level_name[80], opt_name[80], where[PATH_LEN];
+	char level_name[80], opt_name[80], where[SH_CONFIG_PATH_MAX];
 	int level, r;
 
 	if (get_name_or_number(rc, rule, "level", level_name,
@@ -79,37 +80,71 @@ static int parse_target(struct rule_ctx *rc, struct json_object *rule,
 		return hinted(rc, "option", "option", opt_name);
 	snprintf(where, sizeof(where), "%s.option", rc->path);
 	if (r == -EXDEV)
-		return cfg_error(rc->cfg, where,
-				 "'%.64s' is not an option of level %.64s",
-				 opt_name, level_name);
+		return config_json_error(
+			rc->cfg, where,
+			"'%.64s' is not an option of level %.64s", opt_name,
+			level_name);
 	out->option_name = rc->opt->name;
 	out->key.level = level;
 	out->key.optname = rc->opt->optname;
 	return 0;
 }
 
-static int parse_action(struct rule_ctx *rc, struct json_object *rule,
-			__u32 *action)
+/*
+ * The actions operators write: one table for the name, what it compiles to
+ * (force becomes FORCE_BYTES for a string value), whether a getsockopt
+ * rule may use it, and the keys it takes.
+ */
+static const char *const plain_keys[] = { "level", "option", "action", NULL };
+static const char *const clamp_keys[] = { "level", "option", "action",
+					  "min",   "max",    NULL };
+static const char *const force_keys[] = { "level", "option", "action", "value",
+					  NULL };
+
+static const struct action_info {
+	const char *name;
+	__u32 action;
+	bool on_get;
+	const char *const *keys;
+} actions[] = {
+	{ "allow", SH_ACTION_ALLOW, false, plain_keys },
+	{ "deny", SH_ACTION_DENY, true, plain_keys },
+	{ "clamp", SH_ACTION_CLAMP, false, clamp_keys },
+	{ "force", SH_ACTION_FORCE_INT, true, force_keys },
+};
+
+const char *config_rules_action_name(__u32 action)
 {
-	static const char *const names[] = { "allow", "deny", "clamp",
-					     "force" };
+	if (action == SH_ACTION_FORCE_BYTES)
+		action = SH_ACTION_FORCE_INT;
+	for (size_t i = 0; i < ARRAY_SIZE(actions); i++)
+		if (actions[i].action == action)
+			return actions[i].name;
+	return "?";
+}
+
+static int parse_action(struct rule_ctx *rc, struct json_object *rule,
+			const struct action_info **out)
+{
 	const char *name = NULL;
-	char where[PATH_LEN];
+	char where[SH_CONFIG_PATH_MAX];
+	int r = config_json_get_string(rc->cfg, rule, rc->path, "action",
+				       &name);
 
 	snprintf(where, sizeof(where), "%s.action", rc->path);
-	if (cfg_get_string(rc->cfg, rule, rc->path, "action", &name))
-		return -EINVAL;
+	if (r)
+		return r;
 	if (!name)
-		return cfg_error(rc->cfg, where, "is required");
-	for (__u32 i = 0; i < 4; i++) {
-		if (strcmp(name, names[i]))
+		return config_json_error(rc->cfg, where, "is required");
+	for (size_t i = 0; i < ARRAY_SIZE(actions); i++) {
+		if (strcmp(name, actions[i].name))
 			continue;
-		if (rc->is_get && (i == 0 || i == 2))
+		if (rc->is_get && !actions[i].on_get)
 			break;
-		*action = i == 3 ? SH_ACTION_FORCE_INT : i;
+		*out = &actions[i];
 		return 0;
 	}
-	return cfg_error(
+	return config_json_error(
 		rc->cfg, where, "unknown action '%.64s' (expected %s)", name,
 		rc->is_get ? "deny or force" : "allow, deny, clamp or force");
 }
@@ -140,26 +175,27 @@ static int get_in_domain(struct rule_ctx *rc, struct json_object *rule,
 			 const char *key, long long *out, bool *present)
 {
 	long long min, max;
-	char where[PATH_LEN];
+	char where[SH_CONFIG_PATH_MAX];
 
 	options_domain_range(rc->opt->domain, &min, &max);
-	if (cfg_get_int(rc->cfg, rule, rc->path, key, INT64_MIN, INT64_MAX, out,
-			present))
+	if (config_json_get_int(rc->cfg, rule, rc->path, key, INT64_MIN,
+				INT64_MAX, out, present))
 		return -EINVAL;
 	if (!*present || (*out >= min && *out <= max))
 		return 0;
 	snprintf(where, sizeof(where), "%s.%s", rc->path, key);
-	return cfg_error(rc->cfg, where,
-			 "%lld is out of range for %s (%lld..%lld%s)", *out,
-			 rc->opt->name ? rc->opt->name : "this option", min,
-			 max, domain_reason(rc->opt->domain));
+	return config_json_error(rc->cfg, where,
+				 "%lld is out of range for %s (%lld..%lld%s)",
+				 *out,
+				 rc->opt->name ? rc->opt->name : "this option",
+				 min, max, domain_reason(rc->opt->domain));
 }
 
 static int check_settable(struct rule_ctx *rc, const char *action)
 {
 	if (rc->is_get || !rc->opt->read_only)
 		return 0;
-	return cfg_error(
+	return config_json_error(
 		rc->cfg, rc->path,
 		"%s cannot be set (the kernel has no setter), so a setsockopt %s does nothing; use deny",
 		rc->opt->name, action);
@@ -172,9 +208,10 @@ static int parse_clamp(struct rule_ctx *rc, struct json_object *rule,
 	long long min, max;
 
 	if (!is_int_option(rc->opt))
-		return cfg_error(rc->cfg, rc->path,
-				 "clamp needs an int option, and %s is not one",
-				 rc->opt->name);
+		return config_json_error(
+			rc->cfg, rc->path,
+			"clamp needs an int option, and %s is not one",
+			rc->opt->name);
 	if (check_settable(rc, "clamp"))
 		return -EINVAL;
 	options_domain_range(rc->opt->domain, &out->min, &out->max);
@@ -182,14 +219,15 @@ static int parse_clamp(struct rule_ctx *rc, struct json_object *rule,
 	    get_in_domain(rc, rule, "max", &max, &has_max))
 		return -EINVAL;
 	if (!has_min && !has_max)
-		return cfg_error(rc->cfg, rc->path,
-				 "clamp needs 'min', 'max' or both");
+		return config_json_error(rc->cfg, rc->path,
+					 "clamp needs 'min', 'max' or both");
 	out->min = has_min ? min : out->min;
 	out->max = has_max ? max : out->max;
 	if (out->min > out->max)
-		return cfg_error(rc->cfg, rc->path,
-				 "min (%lld) is greater than max (%lld)",
-				 (long long)out->min, (long long)out->max);
+		return config_json_error(
+			rc->cfg, rc->path,
+			"min (%lld) is greater than max (%lld)",
+			(long long)out->min, (long long)out->max);
 	return 0;
 }
 
@@ -198,16 +236,18 @@ static int force_string(struct rule_ctx *rc, struct json_object *val,
 {
 	const char *s = json_object_get_string(val);
 	size_t len = strlen(s);
-	char where[PATH_LEN];
+	char where[SH_CONFIG_PATH_MAX];
 
 	snprintf(where, sizeof(where), "%s.value", rc->path);
 	if (rc->opt->kind != OPT_STRING && rc->opt->kind != OPT_UNKNOWN)
-		return cfg_error(rc->cfg, where,
-				 "a string value on %s, which takes an int",
-				 rc->opt->name);
+		return config_json_error(
+			rc->cfg, where,
+			"a string value on %s, which takes an int",
+			rc->opt->name);
 	if (len == 0 || len >= SH_OPT_VALUE_MAX)
-		return cfg_error(rc->cfg, where, "string must be 1 to %d bytes",
-				 SH_OPT_VALUE_MAX - 1);
+		return config_json_error(rc->cfg, where,
+					 "string must be 1 to %d bytes",
+					 SH_OPT_VALUE_MAX - 1);
 	out->action = SH_ACTION_FORCE_BYTES;
 	out->value_len = len;
 	memcpy(out->value, s, len);
@@ -218,26 +258,28 @@ static int parse_force(struct rule_ctx *rc, struct json_object *rule,
 		       struct sh_opt_rule *out)
 {
 	struct json_object *val;
-	char where[PATH_LEN];
+	char where[SH_CONFIG_PATH_MAX];
 	long long v;
 	bool present;
 
 	snprintf(where, sizeof(where), "%s.value", rc->path);
 	if (!json_object_object_get_ex(rule, "value", &val))
-		return cfg_error(rc->cfg, where, "is required for force");
+		return config_json_error(rc->cfg, where,
+					 "is required for force");
 	if (check_settable(rc, "force"))
 		return -EINVAL;
 	if (json_object_is_type(val, json_type_string))
 		return force_string(rc, val, out);
 	if (!json_object_is_type(val, json_type_int))
-		return cfg_error(rc->cfg, where,
-				 "must be an integer or a string");
+		return config_json_error(rc->cfg, where,
+					 "must be an integer or a string");
 	if (!is_int_option(rc->opt))
-		return cfg_error(rc->cfg, where,
-				 "an int value on %s, which takes %s",
-				 rc->opt->name,
-				 rc->opt->kind == OPT_STRING ? "a string" :
-							       "a structure");
+		return config_json_error(rc->cfg, where,
+					 "an int value on %s, which takes %s",
+					 rc->opt->name,
+					 rc->opt->kind == OPT_STRING ?
+						 "a string" :
+						 "a structure");
 	if (get_in_domain(rc, rule, "value", &v, &present))
 		return -EINVAL;
 	out->value_len = sizeof(__s64);
@@ -265,7 +307,7 @@ static int check_enforceable(struct rule_ctx *rc)
 	if (!rc->is_get || rc->opt->level != IPPROTO_TCP ||
 	    rc->opt->optname != 35)
 		return 0;
-	return cfg_error(
+	return config_json_error(
 		rc->cfg, rc->path,
 		"getsockopt rules cannot cover TCP_ZEROCOPY_RECEIVE: the program passes it through untouched for the kernel's zerocopy fast path");
 }
@@ -275,27 +317,22 @@ static int parse_rule(struct rule_ctx *rc, struct json_object *rule,
 {
 	static const char *const keys[] = { "level", "option", "action", "min",
 					    "max",   "value",  NULL };
-	static const char *const plain[] = { "level", "option", "action",
-					     NULL };
-	static const char *const clamp[] = { "level", "option", "action",
-					     "min",   "max",	NULL };
-	static const char *const force[] = { "level", "option", "action",
-					     "value", NULL };
-	const char *const *allowed[] = { plain, plain, clamp, force };
+	const struct action_info *action = NULL;
 	int r;
 
-	r = cfg_check_object(rc->cfg, rule, rc->path, keys);
+	r = config_json_check_object(rc->cfg, rule, rc->path, keys);
 	if (!r)
 		r = parse_target(rc, rule, out);
 	if (!r)
 		r = check_enforceable(rc);
 	if (!r)
-		r = parse_action(rc, rule, &out->rule.action);
+		r = parse_action(rc, rule, &action);
 	if (!r)
-		r = cfg_check_object(rc->cfg, rule, rc->path,
-				     allowed[out->rule.action]);
+		r = config_json_check_object(rc->cfg, rule, rc->path,
+					     action->keys);
 	if (r)
 		return r;
+	out->rule.action = action->action;
 	out->alias_of = -1;
 	fill_semantics(rc->opt, &out->rule);
 	if (out->rule.action == SH_ACTION_CLAMP)
@@ -312,7 +349,7 @@ static int check_duplicate(struct rule_ctx *rc,
 		if (rules[i].key.level != rules[n].key.level ||
 		    rules[i].key.optname != rules[n].key.optname)
 			continue;
-		return cfg_error(
+		return config_json_error(
 			rc->cfg, rc->path,
 			"duplicate rule for this option (first at index %zu)",
 			i);
@@ -387,50 +424,56 @@ static size_t add_aliases(struct sh_rule_entry *rules, size_t n)
 	return total;
 }
 
-static int parse_list(struct cfg_ctx *ctx, struct json_object *arr,
+static int parse_list(struct config_ctx *ctx, struct json_object *arr,
 		      const char *path, bool is_get, struct sh_rule_entry **out,
 		      size_t *nr)
 {
 	size_t n = json_object_array_length(arr);
-	char where[PATH_LEN];
+	char where[SH_CONFIG_PATH_MAX];
 	struct rule_ctx rc = { .cfg = ctx, .path = where, .is_get = is_get };
 
 	if (n > SH_MAX_OPT_RULES)
-		return cfg_error(ctx, path, "too many rules (%zu, at most %d)",
-				 n, SH_MAX_OPT_RULES);
+		return config_json_error(ctx, path,
+					 "too many rules (%zu, at most %d)", n,
+					 SH_MAX_OPT_RULES);
 	*out = calloc(n ? n * (1 + SH_MAX_ALIASES) : 1, sizeof(**out));
 	if (!*out)
-		return -ENOMEM;
+		return error_set(ctx->err, -ENOMEM, "out of memory reading %s",
+				 ctx->file);
 	for (size_t i = 0; i < n; i++) {
+		int r;
+
 		snprintf(where, sizeof(where), "%s[%zu]", path, i);
-		if (parse_rule(&rc, json_object_array_get_idx(arr, i),
-			       &(*out)[i]) ||
-		    check_duplicate(&rc, *out, i))
-			return -EINVAL;
+		r = parse_rule(&rc, json_object_array_get_idx(arr, i),
+			       &(*out)[i]);
+		if (!r)
+			r = check_duplicate(&rc, *out, i);
+		if (r)
+			return r;
 		*nr = i + 1;
 	}
 	*nr = add_aliases(*out, n);
 	return 0;
 }
 
-static int parse_named_list(struct cfg_ctx *ctx, struct json_object *obj,
+static int parse_named_list(struct config_ctx *ctx, struct json_object *obj,
 			    const char *policy, const char *key, bool is_get,
 			    struct sh_rule_entry **out, size_t *nr)
 {
 	struct json_object *arr;
-	char path[PATH_LEN];
+	char path[SH_CONFIG_PATH_MAX];
 	int r;
 
 	snprintf(path, sizeof(path), "policies.%.64s", policy);
-	r = cfg_get_typed(ctx, obj, path, key, json_type_array, &arr);
+	r = config_json_get_typed(ctx, obj, path, key, json_type_array, &arr);
 	if (r || !arr)
 		return r;
 	snprintf(path, sizeof(path), "policies.%.64s.%s", policy, key);
 	return parse_list(ctx, arr, path, is_get, out, nr);
 }
 
-int parse_opt_lists(struct cfg_ctx *ctx, struct json_object *obj,
-		    const char *policy, struct sh_policy *pol)
+int config_rules_parse(struct config_ctx *ctx, struct json_object *obj,
+		       const char *policy, struct sh_policy *pol)
 {
 	int r = parse_named_list(ctx, obj, policy, "setsockopt", false,
 				 &pol->set_rules, &pol->nr_set);

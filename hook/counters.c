@@ -12,9 +12,10 @@
 #include <bpf/libbpf.h>
 
 #include "cleanup.h"
+#include "bpfinfo.h"
 #include "counters.h"
 
-const char *const sh_counter_names[SH_CNT_MAX] = {
+const char *const counters_names[SH_CNT_MAX] = {
 	[SH_CNT_SOCK_CREATED] = "sockets_created",
 	[SH_CNT_SOCK_BYPASSED] = "sockets_bypassed",
 	[SH_CNT_SOCK_DENIED] = "socket_creations_denied",
@@ -66,7 +67,7 @@ static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
 
 	if (fd < 0)
 		return -errno;
-	map_fd = prog_find_map(fd, NULL, is_counters_map, NULL);
+	map_fd = bpfinfo_find_map(fd, NULL, is_counters_map, NULL);
 	if (map_fd < 0)
 		return map_fd;
 	return add_map(map_fd, cg_id, prog->type, out);

@@ -4,14 +4,14 @@
 
 #include <stdint.h>
 
-#include "attach.h"
+#include "record.h"
 #include "sockopt_hook.h"
 
 struct sh_counters {
 	uint64_t v[SH_CNT_MAX];
 };
 
-extern const char *const sh_counter_names[SH_CNT_MAX];
+extern const char *const counters_names[SH_CNT_MAX];
 
 /* Sums the per-CPU counters of every program in progs for one cgroup. */
 int counters_read(const struct sh_progs *progs, uint64_t cg_id,

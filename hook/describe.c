@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "describe.h"
+#include "config_rules.h"
 #include "names.h"
 
 static struct json_object *str(const char *s)
@@ -53,14 +54,6 @@ static struct json_object *socket_json(const struct sh_policy *p)
 	return o;
 }
 
-static const char *action_name(__u32 action)
-{
-	static const char *const names[] = { "allow", "deny", "clamp", "force",
-					     "force" };
-
-	return action < 5 ? names[action] : "?";
-}
-
 static struct json_object *alias_json(const struct sh_rule_entry *e)
 {
 	const char *level = names_level_name(e->key.level);
@@ -86,7 +79,8 @@ static struct json_object *opt_rule_json(const struct sh_rule_entry *rules,
 	add_name_or_number(o, "level", names_level_name(e->key.level),
 			   e->key.level);
 	add_name_or_number(o, "option", e->option_name, e->key.optname);
-	json_object_object_add(o, "action", str(action_name(r->action)));
+	json_object_object_add(o, "action",
+			       str(config_rules_action_name(r->action)));
 	if (r->action == SH_ACTION_CLAMP) {
 		json_object_object_add(o, "min", json_object_new_int64(r->min));
 		json_object_object_add(o, "max", json_object_new_int64(r->max));
@@ -126,12 +120,9 @@ static struct json_object *programs_json(const struct sh_effective *eff)
 {
 	struct json_object *arr = json_object_new_array();
 
-	if (policy_needs_sock_create(eff))
-		json_object_array_add(arr, str("sock_create"));
-	if (policy_needs_setsockopt(eff))
-		json_object_array_add(arr, str("setsockopt"));
-	if (policy_needs_getsockopt(eff))
-		json_object_array_add(arr, str("getsockopt"));
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (policy_needs(eff, k))
+			json_object_array_add(arr, str(kind_get(k)->name));
 	return arr;
 }
 
@@ -139,7 +130,7 @@ static void add_policy_parts(struct json_object *o,
 			     const struct sh_effective *eff)
 {
 	const struct sh_policy *p = eff->policy;
-	char src[400];
+	char src[SH_SOURCE_TEXT_MAX];
 	struct json_object *pol = json_object_new_object();
 
 	policy_source_text(eff, false, src, sizeof(src));
@@ -163,7 +154,7 @@ struct json_object *describe_effective(const struct sh_effective *eff)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *bypass = json_object_new_object();
-	char src[400];
+	char src[SH_SOURCE_TEXT_MAX];
 
 	json_object_object_add(o, "sandbox",
 			       json_object_new_boolean(eff->sandbox));

@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,11 +19,12 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "config.h"
+#include "fileio.h"
 #include "hooksd.h"
 #include "log.h"
 
 #define HOOK_NAME "/" SH_IDENT
+#define HOOKSD_FILE_MAX (1 << 20) /* larger is not a hooks.d file */
 
 static struct json_object *member(struct json_object *obj, const char *key)
 {
@@ -116,7 +118,8 @@ static void scan_file(const char *dir, const char *name,
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (masked(dir, name) || read_file(path, 1 << 20, &text, &len))
+	if (masked(dir, name) ||
+	    fileio_read_at(AT_FDCWD, path, 0, HOOKSD_FILE_MAX, &text, &len))
 		return;
 	root = json_tokener_parse(text);
 	if (!root ||

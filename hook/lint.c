@@ -16,11 +16,11 @@
 
 #include "lint.h"
 
-void warnings_add(struct sh_warnings *w, const char *fmt, ...)
+void lint_add(struct lint_warnings *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (w->nr == SH_MAX_WARNINGS) {
+	if (w->nr == SH_LINT_WARNINGS_MAX) {
 		w->dropped++;
 		return;
 	}
@@ -63,18 +63,18 @@ static bool holds_option(const struct sh_policy *p, int level, int optname)
 	       e->rule.action == SH_ACTION_FORCE_INT;
 }
 
-static void lint_stamps(const struct sh_policy *p, struct sh_warnings *w)
+static void lint_stamps(const struct sh_policy *p, struct lint_warnings *w)
 {
 	if ((p->has_mark || p->has_priority) &&
 	    !(denies_socket(p, AF_INET, IPPROTO_MPTCP) &&
 	      denies_socket(p, AF_INET6, IPPROTO_MPTCP)))
-		warnings_add(
+		lint_add(
 			w,
 			"policies.%s.socket: its %s does not reach MPTCP subflows unless the workload first sets an option on the MPTCP socket; add {\"protocol\": \"IPPROTO_MPTCP\"} to socket.deny",
 			p->name, p->has_mark ? "mark" : "priority");
 	if (p->has_priority && (!holds_option(p, SOL_SOCKET, SO_PRIORITY) ||
 				!holds_option(p, IPPROTO_IP, IP_TOS)))
-		warnings_add(
+		lint_add(
 			w,
 			"policies.%s.socket.priority: any process may overwrite it with setsockopt(SO_PRIORITY) 0-6 or setsockopt(IP_TOS); deny (or force) SOL_SOCKET SO_PRIORITY and SOL_IP IP_TOS",
 			p->name);
@@ -99,7 +99,7 @@ static const struct {
 	TWIN(IP_TRANSPARENT, IPV6_TRANSPARENT),
 };
 
-static void lint_twins(const struct sh_policy *p, struct sh_warnings *w)
+static void lint_twins(const struct sh_policy *p, struct lint_warnings *w)
 {
 	if (p->default_deny || denies_socket(p, AF_INET6, 0))
 		return;
@@ -107,14 +107,14 @@ static void lint_twins(const struct sh_policy *p, struct sh_warnings *w)
 		if (!rule_for(p, IPPROTO_IP, twins[i].v4) ||
 		    rule_for(p, IPPROTO_IPV6, twins[i].v6))
 			continue;
-		warnings_add(
+		lint_add(
 			w,
 			"policies.%s.setsockopt: the rule on SOL_IP %s does not cover IPv6 sockets, which keep the same in SOL_IPV6 %s; add a rule for it, or deny AF_INET6",
 			p->name, twins[i].v4_name, twins[i].v6_name);
 	}
 }
 
-void lint_policies(const struct sh_config *cfg, struct sh_warnings *w)
+void lint_policies(const struct sh_config *cfg, struct lint_warnings *w)
 {
 	for (size_t i = 0; i < cfg->nr_policies; i++) {
 		lint_stamps(&cfg->policies[i], w);

@@ -4,17 +4,18 @@
 
 #include "config.h"
 
-#define SH_MAX_WARNINGS 16
+#define SH_LINT_WARNINGS_MAX 16
+#define SH_LINT_TEXT_MAX 1024
 
 /* What validate warns about: valid, but holding less than it seems to. */
-struct sh_warnings {
+struct lint_warnings {
 	int nr, dropped;
-	char text[SH_MAX_WARNINGS][1024];
+	char text[SH_LINT_WARNINGS_MAX][SH_LINT_TEXT_MAX];
 };
 
-void warnings_add(struct sh_warnings *w, const char *fmt, ...)
+void lint_add(struct lint_warnings *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Policies whose stamps or rules a workload can go around. */
-void lint_policies(const struct sh_config *cfg, struct sh_warnings *w);
+void lint_policies(const struct sh_config *cfg, struct lint_warnings *w);
 
 #endif /* SH_LINT_H */

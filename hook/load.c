@@ -7,13 +7,16 @@
  * pinned: the kernel frees a copy when its last cgroup goes.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf_build_id.h"
+#include "cleanup.h"
 #include "getsockopt.skel.h"
 #include "load.h"
 #include "log.h"
@@ -28,15 +31,28 @@
 		.hash_offset = offsetof(struct skel##__rodata, policy_hash), \
 	}
 
-static const char *const kind_types[] = { "sock_create", "setsockopt",
-					  "getsockopt" };
-
-const char *prog_kind_type(enum sh_prog_kind kind)
+static int libbpf_to_log(enum libbpf_print_level level, const char *fmt,
+			 va_list ap)
 {
-	return kind_types[kind];
+	char buf[4096], *line, *save = NULL;
+
+	/* libbpf's debug level is ~130 lines per load: keep its warnings
+	 * (verifier logs among them) and information only. */
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		log_debug("%s", line);
+	return 0;
 }
 
-void loaded_init(struct sh_loaded *l)
+void load_quiet_libbpf(void)
+{
+	libbpf_set_print(libbpf_to_log);
+}
+
+void load_init(struct sh_loaded *l)
 {
 	memset(l, 0, sizeof(*l));
 	for (int k = 0; k < SH_PROG_KINDS; k++)
@@ -107,8 +123,8 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 	return 0;
 }
 
-int obtain_sock_create(const struct sh_effective *eff, bool bypass,
-		       struct sh_loaded *l)
+static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
+			      struct sh_loaded *l)
 {
 	const struct share_check chk = SHARE_CHECK(
 		sock_create_bpf, bypass ? "sh_sock_bypass" : "sh_sock_create");
@@ -116,7 +132,8 @@ int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 
 	l->bypass = bypass;
 	l->hash[SH_PROG_SOCK] = sock_hash(eff->policy, bypass);
-	fd = share_find("sock_create", l->hash[SH_PROG_SOCK], &chk);
+	fd = share_find(kind_get(SH_PROG_SOCK)->name, l->hash[SH_PROG_SOCK],
+			&chk);
 	if (fd >= 0) {
 		l->fd[SH_PROG_SOCK] = fd;
 		return 0;
@@ -236,7 +253,7 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 	int fd;
 
 	l->hash[kind] = hash;
-	fd = share_find(kind_types[kind], hash, chk);
+	fd = share_find(kind_get(kind)->name, hash, chk);
 	if (fd >= 0) {
 		l->fd[kind] = fd;
 		return 0;
@@ -245,7 +262,8 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 				     load_getsockopt(p, l);
 }
 
-int obtain_setsockopt(const struct sh_effective *eff, struct sh_loaded *l)
+static int obtain_setsockopt(const struct sh_effective *eff,
+			     struct sh_loaded *l)
 {
 	const struct share_check chk =
 		SHARE_CHECK(setsockopt_bpf, "sh_setsockopt");
@@ -256,7 +274,8 @@ int obtain_setsockopt(const struct sh_effective *eff, struct sh_loaded *l)
 	return obtain(SH_PROG_SET, h, &chk, p, l);
 }
 
-int obtain_getsockopt(const struct sh_effective *eff, struct sh_loaded *l)
+static int obtain_getsockopt(const struct sh_effective *eff,
+			     struct sh_loaded *l)
 {
 	const struct share_check chk =
 		SHARE_CHECK(getsockopt_bpf, "sh_getsockopt");
@@ -266,7 +285,96 @@ int obtain_getsockopt(const struct sh_effective *eff, struct sh_loaded *l)
 		      &chk, p, l);
 }
 
-void loaded_free(struct sh_loaded *l)
+static bool unsupported(int r)
+{
+	/* Verifier refusals; 524 is the kernel's ENOTSUPP. */
+	return r == -EINVAL || r == -EACCES || r == -EOPNOTSUPP || r == -524;
+}
+
+int load_probe_bypass(void)
+{
+	struct sh_effective none = { 0 };
+	struct sh_loaded l;
+	int r;
+
+	load_init(&l);
+	r = obtain_sock_create(&none, true, &l);
+	load_free(&l);
+	if (!r)
+		return 1;
+	return unsupported(r) ? 0 : r;
+}
+
+static int refuse_bypass(const struct sh_effective *eff, struct sh_error *err)
+{
+	char src[SH_SOURCE_TEXT_MAX];
+
+	policy_source_text(eff, true, src, sizeof(src));
+	return error_set(
+		err, -EOPNOTSUPP,
+		"bypass-prot-mem is requested (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is 'fail'",
+		src);
+}
+
+static int obtain_sock(const struct sh_effective *eff, enum on_unsupported on,
+		       struct sh_loaded *l, struct sh_error *err)
+{
+	struct sh_effective rest = *eff;
+	int r;
+
+	if (!eff->bypass)
+		return obtain_sock_create(eff, false, l);
+	r = obtain_sock_create(eff, true, l);
+	if (!r || !unsupported(r))
+		return r;
+	if (on == ON_UNSUPPORTED_FAIL)
+		return refuse_bypass(eff, err);
+	log_warn(
+		"bypass-prot-mem is requested but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); starting without it (on_unsupported is 'warn')");
+	rest.bypass = false;
+	if (!policy_needs(&rest, SH_PROG_SOCK))
+		return 0;
+	return obtain_sock_create(&rest, false, l);
+}
+
+static int obtain_kind(const struct sh_effective *eff, enum on_unsupported on,
+		       enum sh_prog_kind kind, struct sh_loaded *l,
+		       struct sh_error *err)
+{
+	int r;
+
+	switch (kind) {
+	case SH_PROG_SOCK:
+		r = obtain_sock(eff, on, l, err);
+		break;
+	case SH_PROG_SET:
+		r = obtain_setsockopt(eff, l);
+		break;
+	default:
+		r = obtain_getsockopt(eff, l);
+		break;
+	}
+	if (r)
+		error_errno(err, r, "cannot load the %s program",
+			    kind_get(kind)->name);
+	return r;
+}
+
+int load_policy(const struct sh_effective *eff, enum on_unsupported on,
+		struct sh_loaded *l, struct sh_error *err)
+{
+	int r = 0;
+
+	load_init(l);
+	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
+		if (policy_needs(eff, k))
+			r = obtain_kind(eff, on, k, l, err);
+	if (r)
+		load_free(l);
+	return r;
+}
+
+void load_free(struct sh_loaded *l)
 {
 	/* Shared copies came as plain fds; fresh ones belong to skeletons. */
 	for (int k = 0; k < SH_PROG_KINDS; k++)
@@ -275,5 +383,5 @@ void loaded_free(struct sh_loaded *l)
 	sock_create_bpf__destroy(l->sock);
 	setsockopt_bpf__destroy(l->set);
 	getsockopt_bpf__destroy(l->get);
-	loaded_init(l);
+	load_init(l);
 }

@@ -6,14 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "error.h"
+#include "kind.h"
 #include "policy.h"
-
-enum sh_prog_kind {
-	SH_PROG_SOCK,
-	SH_PROG_SET,
-	SH_PROG_GET,
-	SH_PROG_KINDS,
-};
 
 struct sock_create_bpf;
 struct setsockopt_bpf;
@@ -29,13 +24,17 @@ struct sh_loaded {
 	bool bypass; /* the sock_create copy is the bypass variant */
 };
 
-void loaded_init(struct sh_loaded *l);
-/* A shared copy if one is live, else a fresh load. */
-int obtain_sock_create(const struct sh_effective *eff, bool bypass,
-		       struct sh_loaded *l);
-int obtain_setsockopt(const struct sh_effective *eff, struct sh_loaded *l);
-int obtain_getsockopt(const struct sh_effective *eff, struct sh_loaded *l);
-const char *prog_kind_type(enum sh_prog_kind kind);
-void loaded_free(struct sh_loaded *l);
+void load_init(struct sh_loaded *l);
+/*
+ * Loads and verifies every program the policy needs, a live shared copy
+ * where there is one; attaches nothing. All of them, or none on error.
+ */
+int load_policy(const struct sh_effective *eff, enum on_unsupported on,
+		struct sh_loaded *l, struct sh_error *err);
+void load_free(struct sh_loaded *l);
+/* 1 when this kernel takes the bypass program, 0 when not, or -errno. */
+int load_probe_bypass(void);
+/* libbpf's messages to our log, at debug level. */
+void load_quiet_libbpf(void);
 
 #endif /* SH_LOAD_H */

@@ -20,8 +20,7 @@
 static int max_priority = LOG_INFO;
 static int syslog_on;
 static int log_fd = -1;
-static char context[160];
-static char last_error[1200];
+static char context[SH_LOG_CONTEXT_MAX];
 
 void log_open(int use_syslog)
 {
@@ -146,7 +145,7 @@ static void write_log_file(int priority, const char *line)
 
 void log_msg(int priority, const char *fmt, ...)
 {
-	char msg[1024], line[1200];
+	char msg[SH_LOG_MSG_MAX], line[SH_LOG_LINE_MAX];
 	va_list ap;
 
 	if (priority > max_priority)
@@ -158,10 +157,7 @@ void log_msg(int priority, const char *fmt, ...)
 	for (char *p = msg; *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
-	snprintf(line, sizeof(line), "%s%s%s", context, *context ? ": " : "",
-		 msg);
-	if (priority == LOG_ERR)
-		snprintf(last_error, sizeof(last_error), "%s", line);
+	log_line(line, sizeof(line), msg);
 	if (priority <= LOG_WARNING)
 		fprintf(stderr, "%s: %s%s\n", SH_IDENT,
 			priority == LOG_WARNING ? "warning: " : "", line);
@@ -178,9 +174,9 @@ int log_detach(void)
 	return log_fd;
 }
 
-const char *log_last_error(void)
+void log_line(char *buf, size_t len, const char *msg)
 {
-	return last_error;
+	snprintf(buf, len, "%s%s%s", context, *context ? ": " : "", msg);
 }
 
 void log_close(void)

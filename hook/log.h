@@ -2,9 +2,13 @@
 #ifndef SH_LOG_H
 #define SH_LOG_H
 
+#include <stddef.h>
 #include <syslog.h>
 
 #define SH_IDENT "oci-sockopt-hook"
+#define SH_LOG_MSG_MAX 1024
+#define SH_LOG_CONTEXT_MAX 160
+#define SH_LOG_LINE_MAX (SH_LOG_CONTEXT_MAX + sizeof(": ") + SH_LOG_MSG_MAX)
 
 void log_open(int use_syslog);
 void log_set_level(int priority);
@@ -33,8 +37,9 @@ struct log_quoted {
 };
 const char *log_quote(struct log_quoted *buf, const char *text);
 #define LOG_Q(text) log_quote(&(struct log_quoted){ { 0 } }, (text))
-/* The last error line, for commands that report it in JSON too. */
-const char *log_last_error(void);
+/* msg as a log line shows it: after the context, if any. For commands
+ * that print an error on stdout too. */
+void log_line(char *buf, size_t len, const char *msg);
 void log_close(void);
 
 #define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)

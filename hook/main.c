@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attach.h"
+#include "load.h"
 #include "commands.h"
 #include "log.h"
 #include "version.h"
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 	}
 	if (parse_trailing(argc - optind - 1, argv + optind + 1, &args))
 		return 2;
-	attach_quiet_libbpf();
+	load_quiet_libbpf();
 	r = cmd->run(&args);
 	log_close();
 	return r ? 1 : 0;

@@ -11,6 +11,7 @@
 
 #include "cleanup.h"
 #include "names.h"
+#include "number.h"
 #include "options.h"
 
 struct name_value {
@@ -45,23 +46,6 @@ static const struct name_value protocols[] = {
 	{ "IPPROTO_MPTCP", 262 },
 };
 
-int parse_int_str(const char *s, long long min, long long max, long long *out)
-{
-	char *end;
-	long long v;
-
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtoll(s, &end, 0);
-	if (errno || *end)
-		return -EINVAL;
-	if (v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
 static int lookup(const struct name_value *table, size_t n, const char *name,
 		  int *value)
 {
@@ -73,7 +57,7 @@ static int lookup(const struct name_value *table, size_t n, const char *name,
 			return 0;
 		}
 	}
-	if (parse_int_str(name, 0, INT_MAX, &v) == 0) {
+	if (number_parse(name, 0, INT_MAX, &v) == 0) {
 		*value = (int)v;
 		return 0;
 	}

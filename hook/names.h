@@ -13,6 +13,5 @@ const char *names_protocol_name(int value);
 /* Nearest known option or level name, for "did you mean" hints. */
 const char *names_suggest(const char *name);
 const char *names_closest(const char *name, const char *const *cands);
-int parse_int_str(const char *s, long long min, long long max, long long *out);
 
 #endif /* SH_NAMES_H */

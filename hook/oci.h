@@ -6,11 +6,15 @@
 #include <sys/types.h>
 #include <json-c/json.h>
 
+#include "error.h"
+
 #define SH_ANNOTATION_BYPASS "sockopt-hook.io/bypass-prot-mem"
 #define SH_ANNOTATION_POLICY "sockopt-hook.io/policy"
 #define SH_MAX_STATE_SIZE (1 << 20)
 #define SH_MAX_BUNDLE_CONFIG (8 << 20)
 #define SH_MAX_ID_LEN 256
+/* "<bundle, cut at 128>/config.json" in messages. */
+#define SH_OCI_BUNDLE_NAME_MAX 160
 
 struct oci_state {
 	const char *id;
@@ -22,11 +26,13 @@ struct oci_state {
 	struct json_object *config_root;
 };
 
-int oci_parse_state(const char *text, size_t len, struct oci_state *st);
-int oci_read_state(int fd, struct oci_state *st);
-int oci_load_bundle(struct oci_state *st);
+int oci_parse_state(const char *text, size_t len, struct oci_state *st,
+		    struct sh_error *err);
+int oci_read_state(int fd, struct oci_state *st, struct sh_error *err);
+/* Reads the bundle's config.json; its annotations join the state's. */
+int oci_load_bundle(struct oci_state *st, struct sh_error *err);
 int oci_parse_bundle_config(const char *what, const char *text, size_t len,
-			    struct oci_state *st);
+			    struct oci_state *st, struct sh_error *err);
 const char *oci_annotation(const struct oci_state *st, const char *key);
 bool oci_valid_id(const char *id);
 void oci_state_free(struct oci_state *st);

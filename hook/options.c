@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "names.h"
+#include "number.h"
 #include "options.h"
 
 #define L_SOCKET 1
@@ -188,7 +188,7 @@ int options_find(int level, const char *name, const struct sh_option_name **opt)
 		*opt = &options[i];
 		return 0;
 	}
-	if (parse_int_str(name, 0, INT_MAX, &v))
+	if (number_parse(name, 0, INT_MAX, &v))
 		return -ENOENT;
 	*opt = options_by_value(level, (int)v);
 	if (*opt)

@@ -24,34 +24,27 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "attach.h"
+#include "bpfinfo.h"
 #include "cleanup.h"
+#include "kind.h"
 #include "log.h"
 #include "path_progs.h"
+
+/* Only the first program of a cgroup is named; more fill ENOSPC. */
+#define PATH_QUERY_IDS_MAX 64
 
 struct path_prog {
 	__u32 id;
 	__u32 flags; /* the cgroup's attach flags for this type */
-	char name[16];
+	char name[SH_BPF_NAME_MAX];
 	char where[PATH_MAX]; /* the cgroup, below the cgroup2 mount */
 	bool self; /* on the container's cgroup itself */
 };
 
-static void prog_name(__u32 id, char name[16])
-{
-	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(id);
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	snprintf(name, 16, "?");
-	if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
-		snprintf(name, 16, "%s", info.name);
-}
-
 /* 1 with the first program when the cgroup has some, 0 if none. */
 static int query(int cg_fd, enum bpf_attach_type type, struct path_prog *p)
 {
-	__u32 ids[64], n = ARRAY_SIZE(ids), flags = 0;
+	__u32 ids[PATH_QUERY_IDS_MAX], n = ARRAY_SIZE(ids), flags = 0;
 
 	if (bpf_prog_query(cg_fd, type, 0, &flags, ids, &n) && errno != ENOSPC)
 		return -errno;
@@ -59,7 +52,7 @@ static int query(int cg_fd, enum bpf_attach_type type, struct path_prog *p)
 		return 0;
 	p->id = ids[0];
 	p->flags = flags;
-	prog_name(p->id, p->name);
+	bpfinfo_prog_name(p->id, p->name);
 	return 1;
 }
 
@@ -108,53 +101,52 @@ static int nearest(int cg_fd, const char *rel, enum bpf_attach_type type,
 }
 
 static int refuse_non_multi(const char *rel, enum bpf_attach_type type,
-			    const struct path_prog *p)
+			    const struct path_prog *p, struct sh_error *err)
 {
 	if (p->self)
-		log_error(
+		return error_set(
+			err, -EPERM,
 			"cgroup %s already has %s program %u '%s' attached without BPF_F_ALLOW_MULTI: the kernel refuses ours next to it",
-			rel, attach_type_name(type), p->id, p->name);
-	else
-		log_error(
-			"cgroup %s, above the container's cgroup %s, has %s program %u '%s' attached exclusively (neither BPF_F_ALLOW_MULTI nor BPF_F_ALLOW_OVERRIDE): the kernel refuses any program below it",
-			p->where, rel, attach_type_name(type), p->id, p->name);
-	return -EPERM;
+			rel, kind_type_name(type), p->id, p->name);
+	return error_set(
+		err, -EPERM,
+		"cgroup %s, above the container's cgroup %s, has %s program %u '%s' attached exclusively (neither BPF_F_ALLOW_MULTI nor BPF_F_ALLOW_OVERRIDE): the kernel refuses any program below it",
+		p->where, rel, kind_type_name(type), p->id, p->name);
 }
 
 static int check_type(int cg_fd, const char *rel, enum bpf_attach_type type,
-		      const struct sh_config *cfg)
+		      const struct sh_config *cfg, struct sh_error *err)
 {
 	struct path_prog p = { 0 };
 	int r = nearest(cg_fd, rel, type, &p);
 
-	if (r < 0) {
-		log_error("cannot query the %s programs above cgroup %s: %s",
-			  attach_type_name(type), rel, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return error_errno(
+			err, r, "cannot query the %s programs above cgroup %s",
+			kind_type_name(type), rel);
 	if (!r || (p.flags & BPF_F_ALLOW_MULTI))
 		return 0;
 	if (p.self || !(p.flags & BPF_F_ALLOW_OVERRIDE))
-		return refuse_non_multi(rel, type, &p);
+		return refuse_non_multi(rel, type, &p, err);
 	if (cfg->on_override_program == ON_OVERRIDE_PROGRAM_WARN) {
 		log_warn(
 			"cgroup %s has %s program %u '%s' attached with BPF_F_ALLOW_OVERRIDE: our program on cgroup %s switches it off for this container (on_override_program is 'warn')",
-			p.where, attach_type_name(type), p.id, p.name, rel);
+			p.where, kind_type_name(type), p.id, p.name, rel);
 		return 0;
 	}
-	log_error(
+	return error_set(
+		err, -EPERM,
 		"cgroup %s has %s program %u '%s' attached with BPF_F_ALLOW_OVERRIDE: our program on cgroup %s would switch it off for this container; refusing because on_override_program is 'refuse' in %s",
-		p.where, attach_type_name(type), p.id, p.name, rel, cfg->path);
-	return -EPERM;
+		p.where, kind_type_name(type), p.id, p.name, rel, cfg->path);
 }
 
 int path_progs_check(int cg_fd, const char *rel,
 		     const enum bpf_attach_type *types, int nr,
-		     const struct sh_config *cfg)
+		     const struct sh_config *cfg, struct sh_error *err)
 {
 	int r = 0;
 
 	for (int i = 0; i < nr && !r; i++)
-		r = check_type(cg_fd, rel, types[i], cfg);
+		r = check_type(cg_fd, rel, types[i], cfg, err);
 	return r;
 }

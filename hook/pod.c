@@ -98,7 +98,8 @@ static void name_from_any(const struct oci_state *st, struct pod_identity *id)
 	}
 }
 
-int pod_identify(const struct oci_state *st, struct pod_identity *id)
+int pod_identify(const struct oci_state *st, struct pod_identity *id,
+		 struct sh_error *err)
 {
 	const struct runtime_keys *writer;
 	int nr_types;
@@ -116,11 +117,10 @@ int pod_identify(const struct oci_state *st, struct pod_identity *id)
 	} else {
 		name_from_any(st, id);
 	}
-	if (id->name && !valid_name(id->name)) {
-		log_error(
+	if (id->name && !valid_name(id->name))
+		return error_set(
+			err, -EINVAL,
 			"container name %s (from %s) refused: not a container name (a letter or digit, then letters, digits, '-', '_' or '.'; at most %d)",
 			LOG_Q(id->name), id->name_key, SH_MAX_CONTAINER_NAME);
-		return -EINVAL;
-	}
 	return 0;
 }

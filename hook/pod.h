@@ -21,7 +21,8 @@ struct pod_identity {
 	const char *name_key; /* the annotation the name came from */
 };
 
-/* 0, or -EINVAL (logged) when the name is not a container name. */
-int pod_identify(const struct oci_state *st, struct pod_identity *id);
+/* 0, or -EINVAL when the name is not a container name. */
+int pod_identify(const struct oci_state *st, struct pod_identity *id,
+		 struct sh_error *err);
 
 #endif /* SH_POD_H */

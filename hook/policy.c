@@ -43,7 +43,8 @@ void policy_source_text(const struct sh_effective *eff, bool bypass, char *buf,
 			 bypass ? "bypass_prot_mem" : "policy");
 }
 
-int parse_bool_annotation(const char *key, const char *value, bool *out)
+int policy_parse_bool(const char *key, const char *value, bool *out,
+		      struct sh_error *err)
 {
 	if (!strcmp(value, "true")) {
 		*out = true;
@@ -53,9 +54,10 @@ int parse_bool_annotation(const char *key, const char *value, bool *out)
 		*out = false;
 		return 0;
 	}
-	log_error("annotation %s=%s is invalid: expected 'true' or 'false'",
-		  key, LOG_Q(value));
-	return -EINVAL;
+	return error_set(
+		err, -EINVAL,
+		"annotation %s=%s is invalid: expected 'true' or 'false'", key,
+		LOG_Q(value));
 }
 
 /* Returns the value and sets *key_used to the key it came from. */
@@ -79,39 +81,39 @@ static const char *scoped_annotation(const struct oci_state *st,
 }
 
 static int choose_policy(const struct sh_config *cfg, const char *key,
-			 const char *name, struct sh_effective *eff)
+			 const char *name, struct sh_effective *eff,
+			 struct sh_error *err)
 {
-	if (!config_policy_allowed(cfg, name)) {
-		log_error(
+	if (!config_policy_allowed(cfg, name))
+		return error_set(
+			err, -EPERM,
 			"annotation %s=%s refused: %s is not in annotations.allow_policies of %s",
 			key, LOG_Q(name), LOG_Q(name), cfg->path);
-		return -EPERM;
-	}
-	eff->policy = config_policy(cfg, name);
-	if (!eff->policy) {
-		log_error("annotation %s=%s refused: no such policy in %s", key,
-			  LOG_Q(name), cfg->path);
-		return -ENOENT;
-	}
+	eff->policy = config_find_policy(cfg, name);
+	if (!eff->policy)
+		return error_set(
+			err, -ENOENT,
+			"annotation %s=%s refused: no such policy in %s", key,
+			LOG_Q(name), cfg->path);
 	eff->policy_source = SRC_ANNOTATION;
 	snprintf(eff->policy_key, sizeof(eff->policy_key), "%s", key);
 	return 0;
 }
 
 static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
-				   const char *value, struct sh_effective *eff)
+				   const char *value, struct sh_effective *eff,
+				   struct sh_error *err)
 {
-	bool bypass;
-	int r = parse_bool_annotation(key, value, &bypass);
+	bool bypass = false;
+	int r = policy_parse_bool(key, value, &bypass, err);
 
 	if (r)
 		return r;
-	if (!cfg->allow_bypass) {
-		log_error(
+	if (!cfg->allow_bypass)
+		return error_set(
+			err, -EPERM,
 			"annotation %s=%s refused: annotations.allow_bypass_prot_mem is false in %s",
 			key, LOG_Q(value), cfg->path);
-		return -EPERM;
-	}
 	eff->bypass = bypass;
 	eff->bypass_source = SRC_ANNOTATION;
 	snprintf(eff->bypass_key, sizeof(eff->bypass_key), "%s", key);
@@ -124,21 +126,22 @@ static void apply_defaults(const struct sh_config *cfg,
 	eff->bypass = cfg->default_bypass;
 	eff->bypass_source = SRC_DEFAULTS;
 	if (cfg->default_policy) {
-		eff->policy = config_policy(cfg, cfg->default_policy);
+		eff->policy = config_find_policy(cfg, cfg->default_policy);
 		eff->policy_source = SRC_DEFAULTS;
 	}
 }
 
 int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
-		   struct sh_effective *eff)
+		   struct sh_effective *eff, struct sh_error *err)
 {
-	char policy_buf[320], bypass_buf[320];
+	char policy_buf[SH_ANNOTATION_KEY_MAX],
+		bypass_buf[SH_ANNOTATION_KEY_MAX];
 	struct pod_identity who;
 	const char *key, *value;
 	int r;
 
 	memset(eff, 0, sizeof(*eff));
-	r = pod_identify(st, &who);
+	r = pod_identify(st, &who, err);
 	if (r)
 		return r;
 	if (who.sandbox) {
@@ -149,7 +152,7 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 	value = scoped_annotation(st, who.name, SH_ANNOTATION_POLICY,
 				  policy_buf, sizeof(policy_buf), &key);
 	if (value) {
-		r = choose_policy(cfg, key, value, eff);
+		r = choose_policy(cfg, key, value, eff, err);
 		if (r)
 			return r;
 	}
@@ -160,34 +163,34 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 	value = scoped_annotation(st, who.name, SH_ANNOTATION_BYPASS,
 				  bypass_buf, sizeof(bypass_buf), &key);
 	if (value) {
-		r = apply_bypass_annotation(cfg, key, value, eff);
+		r = apply_bypass_annotation(cfg, key, value, eff, err);
 		if (r)
 			return r;
 	}
 	return 0;
 }
 
-bool policy_needs_sock_create(const struct sh_effective *eff)
+bool policy_needs(const struct sh_effective *eff, enum sh_prog_kind kind)
 {
 	const struct sh_policy *p = eff->policy;
 
-	return eff->bypass ||
-	       (p && (p->nr_deny || p->has_mark || p->has_priority));
-}
-
-bool policy_needs_setsockopt(const struct sh_effective *eff)
-{
-	return eff->policy &&
-	       (eff->policy->nr_set || eff->policy->default_deny);
-}
-
-bool policy_needs_getsockopt(const struct sh_effective *eff)
-{
-	return eff->policy && eff->policy->nr_get;
+	switch (kind) {
+	case SH_PROG_SOCK:
+		return eff->bypass ||
+		       (p && (p->nr_deny || p->has_mark || p->has_priority));
+	case SH_PROG_SET:
+		return p && (p->nr_set || p->default_deny);
+	case SH_PROG_GET:
+		return p && p->nr_get;
+	default:
+		return false;
+	}
 }
 
 bool policy_is_empty(const struct sh_effective *eff)
 {
-	return !policy_needs_sock_create(eff) &&
-	       !policy_needs_setsockopt(eff) && !policy_needs_getsockopt(eff);
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (policy_needs(eff, k))
+			return false;
+	return true;
 }

@@ -6,6 +6,14 @@
 
 #include "config.h"
 #include "oci.h"
+#include "kind.h"
+#include "pod.h"
+
+/* "sockopt-hook.io/bypass-prot-mem.<container name>" and its NUL. */
+#define SH_ANNOTATION_KEY_MAX \
+	(sizeof(SH_ANNOTATION_BYPASS) + 1 + SH_MAX_CONTAINER_NAME)
+/* "annotation <key>", "policy <name>" or "defaults.bypass_prot_mem". */
+#define SH_SOURCE_TEXT_MAX (sizeof("annotation ") + SH_ANNOTATION_KEY_MAX)
 
 enum sh_source {
 	SRC_NONE,
@@ -17,24 +25,25 @@ enum sh_source {
 struct sh_effective {
 	const struct sh_policy *policy; /* NULL: no named policy */
 	enum sh_source policy_source;
-	char policy_key[320]; /* the annotation key that chose it */
+	char policy_key
+		[SH_ANNOTATION_KEY_MAX]; /* the annotation key that chose it */
 	bool bypass;
 	enum sh_source bypass_source;
-	char bypass_key[320];
+	char bypass_key[SH_ANNOTATION_KEY_MAX];
 	bool sandbox; /* a pod's pause container: never policed */
 };
 
 int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
-		   struct sh_effective *eff);
-bool policy_needs_sock_create(const struct sh_effective *eff);
-bool policy_needs_setsockopt(const struct sh_effective *eff);
-bool policy_needs_getsockopt(const struct sh_effective *eff);
+		   struct sh_effective *eff, struct sh_error *err);
+/* Whether the policy needs a program of this kind. */
+bool policy_needs(const struct sh_effective *eff, enum sh_prog_kind kind);
 bool policy_is_empty(const struct sh_effective *eff);
 const char *policy_source_name(enum sh_source src);
 /* Where the policy (or, with bypass, the bypass setting) came from:
  * "annotation KEY", "policy NAME", "defaults.policy", ... */
 void policy_source_text(const struct sh_effective *eff, bool bypass, char *buf,
 			size_t len);
-int parse_bool_annotation(const char *key, const char *value, bool *out);
+int policy_parse_bool(const char *key, const char *value, bool *out,
+		      struct sh_error *err);
 
 #endif /* SH_POLICY_H */

@@ -16,11 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "cg.h"
 #include "cleanup.h"
 #include "log.h"
 #include "reaper.h"
-#include "stage.h"
+#include "teardown.h"
 
 /*
  * Without inotify the reaper reads cgroup.events this often. The limit of
@@ -40,7 +40,7 @@ struct watch {
 /* Set up before the hook returns, so no change to cgroup.events is missed. */
 static void watch_start(struct watch *w, const char *abs)
 {
-	char events[PATH_MAX + 16];
+	char events[PATH_MAX + sizeof("/cgroup.events")];
 
 	snprintf(events, sizeof(events), "%s/cgroup.events", abs);
 	w->err = 0;
@@ -122,14 +122,15 @@ static void detach_stdio(int keep)
  */
 static void settle(int ready_fd, struct watch *w, const char *abs)
 {
+	struct sh_error err = { 0 };
 	struct cg_root root;
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX];
 	int fd;
 
 	detach_stdio(ready_fd);
 	setsid();
-	if (chdir("/") == 0 && cg_find_root(&root) == 0) {
-		snprintf(path, sizeof(path), "%s/cgroup.procs", root.mount);
+	if (chdir("/") == 0 && cg_find_root(&root, &err) == 0 &&
+	    cg_path(&root, "/cgroup.procs", path, sizeof(path)) == 0) {
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, "0", 1) < 0)
 			log_debug("reaper: stays in the runtime's cgroup");
@@ -148,6 +149,7 @@ static void settle(int ready_fd, struct watch *w, const char *abs)
 
 static void reaper_main(const struct sh_record *rec, int ready_fd)
 {
+	struct sh_error err = { 0 };
 	struct watch w;
 	int r;
 
@@ -157,7 +159,7 @@ static void reaper_main(const struct sh_record *rec, int ready_fd)
 	 * cgroup holds a process: then wait again. */
 	do {
 		wait_until_empty(&w, rec->cg.abs);
-		r = stage_release_empty(rec);
+		r = teardown_release_empty(rec);
 	} while (r == -EBUSY);
 	if (r == 0)
 		log_info("reaper: released cgroup %s of container %s",
@@ -166,17 +168,18 @@ static void reaper_main(const struct sh_record *rec, int ready_fd)
 		log_debug("reaper: cgroup %s was already released",
 			  rec->cg.rel);
 	/* Drops the index of copies nobody uses any more. */
-	stage_gc();
+	teardown_gc(&err);
 }
 
-int reaper_spawn(const struct sh_record *rec)
+int reaper_spawn(const struct sh_record *rec, struct sh_error *err)
 {
 	int pipefd[2], status;
 	char byte;
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
+		return error_errno(err, -errno,
+				   "cannot start the cgroup reaper");
 	pid = fork();
 	if (pid == 0) {
 		close(pipefd[0]);
@@ -188,7 +191,7 @@ int reaper_spawn(const struct sh_record *rec)
 	close(pipefd[1]);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 ||
 	    read(pipefd[0], &byte, 1) != 1) {
-		log_error("cannot start the cgroup reaper: %s",
+		error_set(err, -ECHILD, "cannot start the cgroup reaper: %s",
 			  pid < 0 ? strerror(errno) : "it died at birth");
 		close(pipefd[0]);
 		return -ECHILD;

@@ -1,29 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The index of shared program copies: one small file per (attach type,
- * policy hash) in the state directory, holding a program id. Every access
- * goes through the checked state directory fd (state_dir_open()).
+ * policy hash) in the state directory, holding a program id, read and
+ * written through state.c like the records.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "attach.h"
+#include "bpfinfo.h"
 #include "cleanup.h"
-#include "config.h"
-#include "names.h"
+#include "number.h"
 #include "share.h"
 #include "state.h"
 
 #define SHARE_PREFIX "shared-"
 #define SHARE_SUFFIX ".id"
+#define SHARE_TYPE_MAX 32 /* an attach kind's name */
+#define SHARE_NAME_MAX \
+	(sizeof(SHARE_PREFIX) + SHARE_TYPE_MAX + 17 + sizeof(SHARE_SUFFIX))
+#define SHARE_INDEX_MAX 32 /* a program id and a newline */
 
 /* FNV-1a: tiny, and good enough to tell policies apart (the hash is
  * verified against the program, never trusted for security). */
@@ -47,27 +46,19 @@ static void index_name(char *buf, size_t len, const char *type, uint64_t hash)
 
 static int read_index(const char *type, uint64_t hash, uint32_t *id)
 {
-	_cleanup_close_ int dir = state_dir_open(false), fd = -1;
 	_cleanup_free_ char *text = NULL;
-	char name[96];
-	struct stat st;
+	struct sh_error err = { 0 };
+	char name[SHARE_NAME_MAX];
 	long long v;
 	size_t len;
 	int r;
 
-	if (dir < 0)
-		return dir;
 	index_name(name, sizeof(name), type, hash);
-	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	r = read_fd(fd, 32, &text, &len);
+	r = state_file_read(name, SHARE_INDEX_MAX, &text, &len, &err);
 	if (r)
 		return r;
 	text[strcspn(text, "\n")] = '\0';
-	r = parse_int_str(text, 1, UINT32_MAX, &v);
+	r = number_parse(text, 1, UINT32_MAX, &v);
 	if (r)
 		return r;
 	*id = (uint32_t)v;
@@ -89,12 +80,12 @@ static int rodata_hash(int prog_fd, const struct share_check *chk,
 {
 	_cleanup_free_ char *value = malloc(chk->rodata_size);
 	_cleanup_close_ int fd = -1;
-	char name[16];
+	char name[SH_BPF_NAME_MAX];
 	__u32 zero = 0;
 
 	if (!value)
 		return -ENOMEM;
-	fd = prog_find_map(prog_fd, name, is_rodata, chk);
+	fd = bpfinfo_find_map(prog_fd, name, is_rodata, chk);
 	if (fd < 0 || strcmp(name, chk->prog_name) ||
 	    bpf_map_lookup_elem(fd, &zero, value))
 		return -ESTALE;
@@ -122,24 +113,12 @@ int share_find(const char *type, uint64_t hash, const struct share_check *chk)
 
 int share_publish(const char *type, uint64_t hash, uint32_t prog_id)
 {
-	_cleanup_close_ int dir = state_dir_open(true), fd = -1;
-	char name[96], tmp[128], text[32];
-	int len = snprintf(text, sizeof(text), "%u\n", prog_id), r = 0;
+	struct sh_error err = { 0 };
+	char name[SHARE_NAME_MAX], text[SHARE_INDEX_MAX];
+	int len = snprintf(text, sizeof(text), "%u\n", prog_id);
 
-	if (dir < 0)
-		return dir;
 	index_name(name, sizeof(name), type, hash);
-	snprintf(tmp, sizeof(tmp), ".%s.%d", name, getpid());
-	errno = EIO; /* what a short write reports */
-	fd = openat(dir, tmp,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		    0600);
-	if (fd < 0 || write(fd, text, len) != len ||
-	    renameat(dir, tmp, dir, name) < 0) {
-		r = -errno;
-		unlinkat(dir, tmp, 0);
-	}
-	return r;
+	return state_file_replace(name, text, len, &err);
 }
 
 static int parse_index_name(const char *name, char *type, size_t len,
@@ -159,23 +138,26 @@ static int parse_index_name(const char *name, char *type, size_t len,
 	return 0;
 }
 
-void share_sweep(share_in_use_fn in_use, void *data)
+struct sweep {
+	share_in_use_fn in_use;
+	void *data;
+};
+
+static int sweep_file(int dir, const char *name, void *data)
 {
-	_cleanup_close_ int fd = state_dir_open(false);
-	_cleanup_closedir_ DIR *dir = NULL;
-	struct dirent *de;
-	char type[32];
+	struct sweep *sw = data;
+	char type[SHARE_TYPE_MAX];
 	uint64_t hash;
 
-	if (fd < 0)
-		return;
-	dir = fdopendir(take_fd(&fd));
-	if (!dir)
-		return;
-	while ((de = readdir(dir))) {
-		if (parse_index_name(de->d_name, type, sizeof(type), &hash) ||
-		    in_use(type, hash, data))
-			continue;
-		unlinkat(dirfd(dir), de->d_name, 0);
-	}
+	if (!parse_index_name(name, type, sizeof(type), &hash) &&
+	    !sw->in_use(type, hash, sw->data))
+		state_file_unlink_at(dir, name);
+	return 0;
+}
+
+void share_sweep(share_in_use_fn in_use, void *data)
+{
+	struct sweep sw = { in_use, data };
+
+	state_file_foreach(sweep_file, &sw);
 }

@@ -9,18 +9,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "config.h"
+#include "fileio.h"
 #include "log.h"
-#include "oci.h"
 #include "state.h"
-#include "state_json.h"
+#include "strictjson.h"
 #include "trust.h"
+
+#define STATE_RECORD_MAX (1 << 20)
 
 const char *state_dir(void)
 {
@@ -29,25 +31,19 @@ const char *state_dir(void)
 	return env && *env ? env : SH_STATE_DIR;
 }
 
-int state_dir_open(bool create)
+int state_dir_open(bool create, struct sh_error *err)
 {
 	const char *dir = state_dir();
 	int fd, r;
 
-	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		log_error("cannot create state directory %s: %s", dir,
-			  strerror(errno));
-		return -errno;
-	}
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return error_errno(err, -errno,
+				   "cannot create state directory %s", dir);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		/* A reader finds nothing to do when nothing ran yet. */
-		if (create || errno != ENOENT)
-			log_error("cannot open state directory %.128s: %s", dir,
-				  strerror(errno));
-		return -errno;
-	}
-	r = trust_check_state_dir(fd, dir);
+	if (fd < 0)
+		return error_errno(err, -errno,
+				   "cannot open state directory %.128s", dir);
+	r = trust_check_state_dir(fd, dir, err);
 	if (r) {
 		close(fd);
 		return r;
@@ -55,59 +51,94 @@ int state_dir_open(bool create)
 	return fd;
 }
 
-int state_dir_check(void)
+int state_dir_check(struct sh_error *err)
 {
-	int fd = state_dir_open(false);
+	struct sh_error absent = { 0 };
+	int fd = state_dir_open(false, &absent);
 
+	/* A reader finds nothing to do when nothing ran yet. */
 	if (fd == -ENOENT)
 		return 0;
-	if (fd < 0)
+	if (fd < 0) {
+		*err = err->code ? *err : absent;
 		return fd;
+	}
 	close(fd);
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
+int state_file_read(const char *name, size_t max, char **text, size_t *len,
+		    struct sh_error *err)
 {
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
-int state_write(const struct sh_record *rec)
-{
-	_cleanup_close_ int dir = state_dir_open(true), fd = -1;
-	_cleanup_json_ struct json_object *obj = NULL;
-	char tmp[300], name[300];
-	const char *text;
-	int r;
+	_cleanup_close_ int dir = state_dir_open(false, err);
 
 	if (dir < 0)
 		return dir;
-	obj = record_to_json(rec);
+	return fileio_read_at(dir, name, 1, max, text, len);
+}
+
+int state_file_replace(const char *name, const char *text, size_t len,
+		       struct sh_error *err)
+{
+	_cleanup_close_ int dir = state_dir_open(true, err);
+
+	if (dir < 0)
+		return dir;
+	return fileio_replace_at(dir, name, text, len);
+}
+
+int state_file_unlink_at(int dir, const char *name)
+{
+	if (unlinkat(dir, name, 0) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int state_file_foreach(state_file_fn fn, void *data)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = state_dir_open(false, &err);
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int r = 0;
+
+	if (dir < 0)
+		return dir == -ENOENT ? 0 : dir;
+	d = fdopendir(take_fd(&dir));
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && !r)
+		if (de->d_name[0] != '.')
+			r = fn(dirfd(d), de->d_name, data);
+	return r;
+}
+
+static int record_name(const char *id, char name[SH_STATE_NAME_MAX])
+{
+	if (snprintf(name, SH_STATE_NAME_MAX, "%s.json", id) >=
+	    (int)SH_STATE_NAME_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int state_write(const struct sh_record *rec, struct sh_error *err)
+{
+	_cleanup_json_ struct json_object *obj = record_to_json(rec);
+	char name[SH_STATE_NAME_MAX];
+	const char *text;
+	int r;
+
 	if (!obj)
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "cannot write state for %s: %s",
+				 rec->id, strerror(ENOMEM));
 	text = json_object_to_json_string_ext(
 		obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	snprintf(tmp, sizeof(tmp), ".%s.tmp", rec->id);
-	snprintf(name, sizeof(name), "%s.json", rec->id);
-	fd = openat(dir, tmp,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		    0600);
-	r = fd < 0 ? -errno : write_all(fd, text, strlen(text));
-	if (!r && renameat(dir, tmp, dir, name) < 0)
-		r = -errno;
-	if (r) {
-		unlinkat(dir, tmp, 0);
-		log_error("cannot write state for %s in %s: %s", rec->id,
-			  state_dir(), strerror(-r));
-	}
+	r = record_name(rec->id, name);
+	if (!r)
+		r = state_file_replace(name, text, strlen(text), err);
+	if (r)
+		error_errno(err, r, "cannot write state for %s in %s", rec->id,
+			    state_dir());
 	return r;
 }
 
@@ -115,19 +146,14 @@ static int parse_record_at(int dir, const char *name, struct sh_record *rec)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_json_ struct json_object *obj = NULL;
-	char path[64];
+	struct sh_error err = { 0 };
 	size_t len;
-	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r;
+	int r = fileio_read_at(dir, name, 1, STATE_RECORD_MAX, &text, &len);
 
-	if (fd < 0)
-		return -errno;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	r = read_file(path, 1 << 20, &text, &len);
-	close(fd);
 	if (r)
 		return r;
-	obj = json_tokener_parse(text);
-	if (!obj)
+	r = strictjson_parse(name, text, len, &obj, &err);
+	if (r)
 		return -EBADMSG;
 	return record_from_json(obj, rec);
 }
@@ -139,13 +165,18 @@ struct mount_cache {
 	struct cg_root root;
 };
 
-static int cached_mount(struct mount_cache *m, const char **mount)
+static int cached_mount(struct mount_cache *m, const struct cg_root **root)
 {
+	struct sh_error err = { 0 };
+
 	if (!m->tried) {
 		m->tried = true;
-		m->r = cg_find_root(&m->root);
+		m->r = cg_find_root(&m->root, &err);
+		/* A warning: no record is acted on without it. */
+		if (m->r)
+			log_warn("%s", err.msg);
 	}
-	*mount = m->root.mount;
+	*root = &m->root;
 	return m->r;
 }
 
@@ -153,17 +184,18 @@ static int cached_mount(struct mount_cache *m, const char **mount)
 static int read_record_at(int dir, const char *name, struct mount_cache *m,
 			  struct sh_record *rec)
 {
-	char stem[300];
-	const char *why = "it is not a state record", *mount;
+	char stem[SH_STATE_NAME_MAX];
+	const char *why = "it is not a state record";
+	const struct cg_root *root;
 	int r = parse_record_at(dir, name, rec);
 
 	if (r == -ENOENT)
 		return r;
-	if (!r && cached_mount(m, &mount))
-		return -ENOENT; /* logged: no cgroup2 mount, nothing to act on */
+	if (!r && cached_mount(m, &root))
+		return -ENOENT; /* warned: no cgroup2 mount, nothing to do */
 	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 5), name);
 	if (!r)
-		why = record_invalid(rec, stem, mount);
+		why = record_invalid(rec, stem, root);
 	if (r == 0 && !why)
 		return 0;
 	log_warn("ignoring state record %s in %s: %s", LOG_Q(name), state_dir(),
@@ -173,97 +205,58 @@ static int read_record_at(int dir, const char *name, struct mount_cache *m,
 
 int state_read(const char *id, struct sh_record *rec)
 {
-	_cleanup_close_ int dir = state_dir_open(false);
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = state_dir_open(false, &err);
 	struct mount_cache m = { 0 };
-	char name[300];
+	char name[SH_STATE_NAME_MAX];
 
 	if (dir < 0)
 		return dir;
-	snprintf(name, sizeof(name), "%s.json", id);
+	if (record_name(id, name))
+		return -ENOENT;
 	return read_record_at(dir, name, &m, rec);
 }
 
 int state_remove(const char *id)
 {
-	_cleanup_close_ int dir = state_dir_open(false);
-	char name[300];
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = state_dir_open(false, &err);
+	char name[SH_STATE_NAME_MAX];
 
 	if (dir < 0)
 		return dir == -ENOENT ? 0 : dir;
-	snprintf(name, sizeof(name), "%s.json", id);
-	if (unlinkat(dir, name, 0) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
+	if (record_name(id, name))
+		return 0;
+	return state_file_unlink_at(dir, name);
 }
 
 static bool is_record_name(const char *name)
 {
 	size_t len = strlen(name);
 
-	return len > 5 && name[0] != '.' && !strcmp(name + len - 5, ".json");
+	return len > 5 && !strcmp(name + len - 5, ".json");
+}
+
+struct record_walk {
+	state_visit_fn fn;
+	void *data;
+	struct mount_cache mount;
+};
+
+static int visit_file(int dir, const char *name, void *data)
+{
+	struct record_walk *walk = data;
+	struct sh_record rec;
+
+	if (!is_record_name(name) ||
+	    read_record_at(dir, name, &walk->mount, &rec))
+		return 0;
+	return walk->fn(&rec, walk->data);
 }
 
 int state_foreach(state_visit_fn fn, void *data)
 {
-	_cleanup_close_ int dir = state_dir_open(false);
-	_cleanup_closedir_ DIR *d = NULL;
-	struct mount_cache m = { 0 };
-	struct dirent *de;
-	int r = 0;
+	struct record_walk walk = { .fn = fn, .data = data };
 
-	if (dir == -ENOENT)
-		return 0;
-	if (dir < 0)
-		return dir;
-	d = fdopendir(take_fd(&dir));
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)) && !r) {
-		struct sh_record rec;
-
-		if (!is_record_name(de->d_name) ||
-		    read_record_at(dirfd(d), de->d_name, &m, &rec))
-			continue;
-		r = fn(&rec, data);
-	}
-	return r;
-}
-
-int pid_stat(pid_t pid, char *state, uint64_t *start)
-{
-	_cleanup_free_ char *text = NULL;
-	char path[64], *p;
-	size_t len;
-	int r;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	r = read_file(path, 4096, &text, &len);
-	if (r)
-		return r;
-	/* The comm field may hold spaces and ')': skip to the last ')'. */
-	p = strrchr(text, ')');
-	if (!p || p[1] != ' ' || !p[2])
-		return -EBADMSG;
-	*state = p[2];
-	for (int field = 2; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (!p)
-		return -EBADMSG;
-	*start = strtoull(p + 1, NULL, 10);
-	return 0;
-}
-
-bool pid_exiting(char state)
-{
-	return state == 'Z' || state == 'X';
-}
-
-/* Running, not a zombie, and the same process that was recorded. */
-bool pid_running(pid_t pid, uint64_t start)
-{
-	uint64_t now;
-	char state;
-
-	return pid > 0 && pid_stat(pid, &state, &now) == 0 &&
-	       !pid_exiting(state) && now == start;
+	return state_file_foreach(visit_file, &walk);
 }

@@ -1,44 +1,46 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The state directory: one record per container, and the index of shared
+ * program copies (share.c). Every file in it is reached here, through the
+ * checked directory fd, without following a symlink.
+ */
 #ifndef SH_STATE_H
 #define SH_STATE_H
 
 #include <stdbool.h>
-#include <stdint.h>
-#include <sys/types.h>
+#include <stddef.h>
 
-#include "attach.h"
-#include "cgroup.h"
+#include "error.h"
+#include "record.h"
 
 #define SH_STATE_DIR "/run/oci-sockopt-hook"
-
-/* What the hook did to one container: enough to undo it and to show it. */
-struct sh_record {
-	char id[260];
-	pid_t pid;
-	uint64_t pid_start;
-	struct cg_target cg;
-	char policy[80];
-	char policy_source[400];
-	bool bypass;
-	char bypass_source[400];
-	struct sh_progs progs;
-};
+/* A record's file name: the container id and ".json". */
+#define SH_STATE_NAME_MAX (SH_MAX_ID_LEN + sizeof(".json"))
 
 const char *state_dir(void);
 /* The state directory, opened and checked (trust.h): an fd, or a negative
- * errno, logged unless a reader (!create) finds no directory (-ENOENT). */
-int state_dir_open(bool create);
-/* 0 when the state directory is safe to use or absent; else logged. */
-int state_dir_check(void);
-int state_write(const struct sh_record *rec);
+ * errno; -ENOENT when a reader (!create) finds no directory. */
+int state_dir_open(bool create, struct sh_error *err);
+/* 0 when the state directory is safe to use or absent. */
+int state_dir_check(struct sh_error *err);
+
+/* A regular file of at most max bytes; -ENOENT when it or the directory
+ * is missing. */
+int state_file_read(const char *name, size_t max, char **text, size_t *len,
+		    struct sh_error *err);
+/* Replaces a file atomically (fileio_replace_at()). */
+int state_file_replace(const char *name, const char *text, size_t len,
+		       struct sh_error *err);
+/* Calls fn for each file name (temp files left out) until it returns
+ * non-zero; the directory fd is for state_file_unlink_at(). */
+typedef int (*state_file_fn)(int dir, const char *name, void *data);
+int state_file_foreach(state_file_fn fn, void *data);
+int state_file_unlink_at(int dir, const char *name);
+
+int state_write(const struct sh_record *rec, struct sh_error *err);
 /* -ENOENT: no record; -EBADMSG: an invalid one, ignored with a warning. */
 int state_read(const char *id, struct sh_record *rec);
 int state_remove(const char *id);
-/* A process's state letter and start time, from one read of its stat. */
-int pid_stat(pid_t pid, char *state, uint64_t *start);
-/* The kernel silently skips such tasks when they are moved. */
-bool pid_exiting(char state);
-bool pid_running(pid_t pid, uint64_t start);
 typedef int (*state_visit_fn)(const struct sh_record *rec, void *data);
 int state_foreach(state_visit_fn fn, void *data);
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "log.h"
+#include "error.h"
 #include "trust.h"
 
 #define WRITABLE_BY_OTHERS (S_IWGRP | S_IWOTH)
@@ -38,20 +38,21 @@ static const char *untrusted(const struct stat *st, bool root_may_own,
 }
 
 static int refuse_config(const char *path, const char *dir,
-			 const struct stat *st, const char *why)
+			 const struct stat *st, const char *why,
+			 struct sh_error *err)
 {
-	log_error(
+	return error_set(
+		err, -EPERM,
 		"operator config %s%s%s (owner uid %u, mode %04o) %s: refusing it",
 		path, dir ? ": its directory " : "", dir ? dir : "",
 		(unsigned)st->st_uid, (unsigned)(st->st_mode & 07777), why);
-	return -EPERM;
 }
 
-static int config_errno(const char *path, int err)
+static int config_errno(const char *path, int code, struct sh_error *err)
 {
-	log_error("cannot read operator config %.128s: %s", path,
-		  err == EINVAL ? "not a regular file" : strerror(err));
-	return -err;
+	return error_set(
+		err, -code, "cannot read operator config %.128s: %s", path,
+		code == EINVAL ? "not a regular file" : strerror(code));
 }
 
 /* Splits an absolute path into its directory and last component. */
@@ -64,7 +65,7 @@ static void split_path(char *real, const char **dir, const char **name)
 	*name = slash[1] ? slash + 1 : ".";
 }
 
-int trust_open_config(const char *path, int *out)
+int trust_open_config(const char *path, int *out, struct sh_error *err)
 {
 	_cleanup_free_ char *real = realpath(path, NULL);
 	_cleanup_close_ int dir = -1, fd = -1;
@@ -72,44 +73,42 @@ int trust_open_config(const char *path, int *out)
 	struct stat dst, fst;
 
 	if (!real)
-		return config_errno(path, errno);
+		return config_errno(path, errno, err);
 	split_path(real, &dir_path, &name);
 	/* The file is opened in the directory that is checked, so neither
 	 * can be swapped between the check and the read. */
 	dir = open(dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0 || fstat(dir, &dst) < 0)
-		return config_errno(path, errno);
+		return config_errno(path, errno, err);
 	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &fst) < 0)
-		return config_errno(path, errno);
+		return config_errno(path, errno, err);
 	if (!S_ISREG(fst.st_mode))
-		return config_errno(path, EINVAL);
+		return config_errno(path, EINVAL, err);
 	why = untrusted(&fst, true, false);
 	if (why)
-		return refuse_config(path, NULL, &fst, why);
+		return refuse_config(path, NULL, &fst, why, err);
 	why = untrusted(&dst, true, true);
 	if (why)
-		return refuse_config(path, dir_path, &dst, why);
+		return refuse_config(path, dir_path, &dst, why, err);
 	*out = take_fd(&fd);
 	return 0;
 }
 
-int trust_check_state_dir(int fd, const char *path)
+int trust_check_state_dir(int fd, const char *path, struct sh_error *err)
 {
 	struct stat st;
 	const char *why;
 
-	if (fstat(fd, &st) < 0) {
-		log_error("cannot stat state directory %.128s: %s", path,
-			  strerror(errno));
-		return -errno;
-	}
+	if (fstat(fd, &st) < 0)
+		return error_errno(err, -errno,
+				   "cannot stat state directory %.128s", path);
 	why = S_ISDIR(st.st_mode) ? untrusted(&st, false, false) :
 				    "is not a directory";
 	if (!why)
 		return 0;
-	log_error(
+	return error_set(
+		err, -EPERM,
 		"state directory %.128s (owner uid %u, mode %04o) %s: refusing it",
 		path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), why);
-	return -EPERM;
 }

@@ -8,14 +8,16 @@
  * can write, in a directory they cannot write either (unless it is sticky
  * and root's, as /tmp). The state directory decides what poststop
  * detaches and removes: it must be ours alone. Each refusal is one logged
- * line that names the path, its owner and its mode.
+ * error that names the path, its owner and its mode.
  */
+
+#include "error.h"
 
 /* Opens the operator config for reading (O_NOFOLLOW, in its checked
  * directory) and stores the fd, or returns a negative errno. */
-int trust_open_config(const char *path, int *fd);
+int trust_open_config(const char *path, int *fd, struct sh_error *err);
 /* 0 when the open directory fd (the state directory at path) is owned by
  * the effective uid and not writable by group or others; else -EPERM. */
-int trust_check_state_dir(int fd, const char *path);
+int trust_check_state_dir(int fd, const char *path, struct sh_error *err);
 
 #endif /* SH_TRUST_H */

@@ -68,7 +68,8 @@ struct shared_object {
 	char path[PATH_MAX];
 };
 
-static int match_object(struct dl_phdr_info *info, size_t size, void *data)
+static int match_object(struct dl_phdr_info *info,
+			size_t size __attribute__((unused)), void *data)
 {
 	struct shared_object *so = data;
 	const char *base = strrchr(info->dlpi_name, '/');

@@ -24,11 +24,12 @@ ATTACK_PROGS := $(patsubst tests/attacks/%.c,$(BUILD)/tests/attacks/%,\
 	$(wildcard tests/attacks/*.c))
 ATTACK_CFLAGS := $(TEST_PROG_CFLAGS) -Wno-unused-function -D_GNU_SOURCE -Itests/progs -Itests/attacks -Ihook -Ibpf
 TEST_PROGS += $(ATTACK_PROGS)
+ATTACK_HOOK_SRCS := hook/names.c hook/number.c hook/options.c
 
 $(BUILD)/tests/attacks/%: tests/attacks/%.c $(wildcard tests/attacks/*.h) \
-		tests/progs/probe_util.h hook/names.c hook/names.h hook/options.c hook/options.h
+		tests/progs/probe_util.h $(ATTACK_HOOK_SRCS) $(ATTACK_HOOK_SRCS:.c=.h)
 	@mkdir -p $(dir $@)
-	$(TEST_PROG_CC) $(ATTACK_CFLAGS) -o $@ $< hook/names.c hook/options.c
+	$(TEST_PROG_CC) $(ATTACK_CFLAGS) -o $@ $< $(ATTACK_HOOK_SRCS)
 
 $(BUILD)/tests/sockcheck: tests/progs/sockcheck.c tests/progs/probe_util.h
 	@mkdir -p $(dir $@)

@@ -4,7 +4,7 @@
  * NUL-separated key, value pairs, where a 0x01 byte in a value stands for
  * a NUL (JSON's \u0000); the first byte picks where they go (the state on
  * stdin, the bundle's config.json, or both). Each value goes through
- * parse_bool_annotation(), then the whole set through policy_resolve()
+ * policy_parse_bool(), then the whole set through policy_resolve()
  * against a fixed operator config.
  */
 #include "fuzz_common.h"
@@ -49,7 +49,7 @@ static struct json_object *build_annotations(const uint8_t *data, size_t size)
 		char *value = next_field(&p, end, &vlen);
 		bool b;
 
-		parse_bool_annotation(key, value, &b);
+		policy_parse_bool(key, value, &b, FUZZ_ERR);
 		for (size_t j = 0; j < vlen; j++)
 			if (value[j] == 1)
 				value[j] = '\0';
@@ -73,7 +73,7 @@ static void in_state(struct json_object *ann, struct oci_state *st)
 	json_object_object_add(root, "pid", json_object_new_int(1));
 	json_object_object_add(root, "annotations", json_object_get(ann));
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-	if (oci_parse_state(text, strlen(text), st))
+	if (oci_parse_state(text, strlen(text), st, FUZZ_ERR))
 		oci_state_free(st);
 	json_object_put(root);
 }
@@ -89,7 +89,8 @@ static void in_bundle(struct json_object *ann, struct oci_state *st)
 			       json_object_new_string("1.0.2"));
 	json_object_object_add(root, "annotations", json_object_get(ann));
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-	if (oci_parse_bundle_config("config.json", text, strlen(text), st))
+	if (oci_parse_bundle_config("config.json", text, strlen(text), st,
+				    FUZZ_ERR))
 		oci_state_free(st);
 	json_object_put(root);
 }
@@ -108,7 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (where == 0) {
 		in_state(ann, &st);
 	} else {
-		if (oci_parse_state(state_text, sizeof(state_text) - 1, &st))
+		if (oci_parse_state(state_text, sizeof(state_text) - 1, &st,
+				    FUZZ_ERR))
 			abort();
 		in_bundle(ann, &st);
 		if (where == 2 && st.annotations) {

@@ -22,10 +22,11 @@ static void one(const char *state, size_t state_len, const uint8_t *data,
 {
 	struct oci_state st;
 
-	if (oci_parse_state(state, state_len, &st))
+	if (oci_parse_state(state, state_len, &st, FUZZ_ERR))
 		abort(); /* the fixed state must always parse */
 	if (oci_parse_bundle_config("/fuzz/bundle/config.json",
-				    (const char *)data, size, &st) == 0)
+				    (const char *)data, size, &st,
+				    FUZZ_ERR) == 0)
 		fuzz_resolve(fuzz_fixed_config(), &st);
 	oci_state_free(&st);
 }

@@ -18,9 +18,13 @@
 
 #include "config.h"
 #include "describe.h"
+#include "error.h"
 #include "log.h"
 #include "oci.h"
 #include "policy.h"
+
+/* A fresh error for each call: the targets look only at return codes. */
+#define FUZZ_ERR (&(struct sh_error){ 0 })
 
 /* Every policy kind, container-scoped annotations and a default policy. */
 #define FUZZ_OPERATOR_CONFIG                                                 \
@@ -69,7 +73,7 @@ static inline const struct sh_config *fuzz_fixed_config(void)
 
 	if (!done) {
 		if (config_parse("fuzz-operator.json", text, sizeof(text) - 1,
-				 &cfg))
+				 &cfg, FUZZ_ERR))
 			abort();
 		done = 1;
 	}
@@ -159,16 +163,15 @@ static inline void fuzz_resolve(const struct sh_config *cfg,
 	struct sh_effective eff;
 	struct json_object *desc;
 
-	if (policy_resolve(cfg, st, &eff))
+	if (policy_resolve(cfg, st, &eff, FUZZ_ERR))
 		return;
 	fuzz_assert_annotation(st, eff.policy_source, eff.policy_key);
 	fuzz_assert_annotation(st, eff.bypass_source, eff.bypass_key);
 	if (eff.policy_source == SRC_ANNOTATION)
 		FUZZ_ASSERT(eff.policy &&
 			    config_policy_allowed(cfg, eff.policy->name));
-	policy_needs_sock_create(&eff);
-	policy_needs_setsockopt(&eff);
-	policy_needs_getsockopt(&eff);
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		policy_needs(&eff, k);
 	policy_is_empty(&eff);
 	desc = describe_effective(&eff);
 	if (desc) {

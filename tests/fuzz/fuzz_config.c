@@ -34,7 +34,7 @@ static void resolve_with(const struct sh_config *cfg, const char *key,
 		json_object_object_add(ann, key, json_object_new_string(value));
 	json_object_object_add(root, "annotations", ann);
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-	if (oci_parse_state(text, strlen(text), &st) == 0)
+	if (oci_parse_state(text, strlen(text), &st, FUZZ_ERR) == 0)
 		fuzz_resolve(cfg, &st);
 	oci_state_free(&st);
 	json_object_put(root);
@@ -87,9 +87,9 @@ static void assert_config(const struct sh_config *cfg)
 {
 	fuzz_assert_no_nul(cfg->root);
 	if (cfg->default_policy)
-		FUZZ_ASSERT(config_policy(cfg, cfg->default_policy));
+		FUZZ_ASSERT(config_find_policy(cfg, cfg->default_policy));
 	for (size_t i = 0; i < cfg->nr_allowed; i++)
-		FUZZ_ASSERT(config_policy(cfg, cfg->allowed_policies[i]));
+		FUZZ_ASSERT(config_find_policy(cfg, cfg->allowed_policies[i]));
 	for (size_t i = 0; i < cfg->nr_policies; i++) {
 		const struct sh_policy *p = &cfg->policies[i];
 
@@ -111,7 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* config_load() refuses more than this before parsing. */
 	if (size > SH_MAX_FILE_SIZE)
 		return 0;
-	if (config_parse("/fuzz/config.json", (const char *)data, size, &cfg))
+	if (config_parse("/fuzz/config.json", (const char *)data, size, &cfg,
+			 FUZZ_ERR))
 		return 0;
 	assert_config(&cfg);
 	config_policy_allowed(&cfg, "restricted");
@@ -121,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < cfg.nr_policies && i < 16; i++) {
 		const char *name = cfg.policies[i].name;
 
-		config_policy(&cfg, name);
+		config_find_policy(&cfg, name);
 		resolve_with(&cfg, SH_ANNOTATION_POLICY, name);
 		resolve_with(&cfg, SH_ANNOTATION_POLICY ".web", name);
 	}

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* oci_read_state() refuses more than this before parsing. */
 	if (size > SH_MAX_STATE_SIZE)
 		return 0;
-	if (oci_parse_state((const char *)data, size, &st) == 0) {
+	if (oci_parse_state((const char *)data, size, &st, FUZZ_ERR) == 0) {
 		fuzz_assert_state(&st);
 		oci_annotation(&st, SH_ANNOTATION_POLICY);
 		oci_annotation(&st, SH_ANNOTATION_BYPASS);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: a container record under the state directory, read
- * back by poststop, gc and status (json_tokener_parse() of the file, then
+ * back by poststop, gc and status (strictjson_parse() of the file, then
  * record_from_json() and the check record_invalid()), and written again
  * with record_to_json().
  */
 #include "fuzz_common.h"
-#include "state_json.h"
+#include "record.h"
+#include "strictjson.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -16,7 +17,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct json_object *obj, *again;
+	static const struct cg_root root = { .mount = "/sys/fs/cgroup" };
+	struct json_object *obj = NULL, *again;
 	struct sh_record *rec;
 	char *text;
 
@@ -29,9 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(text, data, size);
 	text[size] = '\0';
-	obj = json_tokener_parse(text);
-	if (obj && record_from_json(obj, rec) == 0) {
-		record_invalid(rec, "fuzz", "/sys/fs/cgroup");
+	if (strictjson_parse("fuzz.json", text, size, &obj, FUZZ_ERR) == 0 &&
+	    record_from_json(obj, rec) == 0) {
+		record_invalid(rec, "fuzz", &root);
 		again = record_to_json(rec);
 		if (again) {
 			json_object_to_json_string_ext(again,

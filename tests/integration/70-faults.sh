@@ -273,7 +273,9 @@ fake no-bpffs
 # shellcheck disable=SC2016
 ERR=$(printf '%s' "$FSTATE" | timeout 30 unshare --mount --propagation private sh -c '
 	awk '\''$3 == "bpf" { print $2 }'\'' /proc/mounts | sort -r | xargs -r -n1 umount
-	if grep -qw bpf /proc/mounts; then echo "bpffs still mounted" >&2; exit 99; fi
+	if awk '\''$3 == "bpf" { f = 1 } END { exit !f }'\'' /proc/mounts; then
+		echo "bpffs still mounted" >&2; exit 99
+	fi
 	exec "$@"' sh "$HOOK" "${CFG[@]}" prestart 2>&1)
 RC=$?
 tap_is "$RC" 0 "$name: prestart succeeds with no bpf filesystem mounted" || tap_diag "$ERR"

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "error.h"
+
 static char captured[4096];
 static int saved_stderr = -1;
 static FILE *capture_file;
@@ -33,6 +35,14 @@ static inline const char *capture_end(void)
 	captured[n] = '\0';
 	fclose(capture_file);
 	return captured;
+}
+
+/* A failed call reported as the hook's commands report it: one line. */
+static inline int reported(int r, const struct sh_error *err)
+{
+	if (r)
+		error_report(err, r);
+	return r;
 }
 
 static inline int count_lines(const char *s)

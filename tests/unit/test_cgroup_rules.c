@@ -9,8 +9,8 @@
 #include <limits.h>
 #include <string.h>
 
-#include "bundle_cgroup.h"
-#include "cgroup_choice.h"
+#include "bundle.h"
+#include "cg_choice.h"
 #include "config.h"
 #include "helpers.h"
 #include "oci.h"
@@ -22,6 +22,7 @@
 static int bundle(const char *mounts, const char *namespaces,
 		  struct oci_state *st)
 {
+	struct sh_error err = { 0 };
 	char text[2048];
 
 	memset(st, 0, sizeof(*st));
@@ -29,14 +30,16 @@ static int bundle(const char *mounts, const char *namespaces,
 		 "{\"ociVersion\":\"1.0.2\",\"mounts\":%s,"
 		 "\"linux\":{\"namespaces\":%s}}",
 		 mounts, namespaces);
-	return oci_parse_bundle_config("test", text, strlen(text), st);
+	return reported(oci_parse_bundle_config("test", text, strlen(text), st,
+						&err),
+			&err);
 }
 
 static void writable(const char *mounts, bool want, const char *why_part,
 		     const char *what)
 {
 	struct oci_state st;
-	char why[PATH_MAX * 2];
+	char why[SH_BUNDLE_WHY_MAX];
 	bool got = false;
 
 	why[0] = '\0';
@@ -111,14 +114,15 @@ static void choose(const char *mounts, const char *nss, bool dedicated,
 		   const char *what)
 {
 	struct sh_config cfg = { .path = "/etc/x.json" };
+	struct sh_error err = { 0 };
 	struct oci_state st;
-	char why[PATH_MAX * 4] = "";
+	const char *why = err.msg;
 	int got;
 
 	cfg.on_shared_cgroup = refuse_shared ? ON_SHARED_CGROUP_REFUSE :
 					       ON_SHARED_CGROUP_CREATE;
 	bundle(mounts, nss, &st);
-	got = cg_choose(&cfg, &st, CG2, "/a", dedicated, why, sizeof(why));
+	got = cg_choice_decide(&cfg, &st, CG2, "/a", dedicated, &err);
 	ok(got == want && (!why_part || strstr(why, why_part)), "%s", what);
 	if (why_part && !strstr(why, why_part))
 		printf("#   why: %s\n", why);
@@ -151,12 +155,14 @@ static void test_choice(void)
 static void setting(const char *text, bool valid, int shared, int override,
 		    const char *what)
 {
+	struct sh_error cerr = { 0 };
 	struct sh_config cfg;
 	const char *err;
 	int r;
 
 	capture_start();
-	r = config_parse("t.json", text, strlen(text), &cfg);
+	r = reported(config_parse("t.json", text, strlen(text), &cfg, &cerr),
+		     &cerr);
 	err = capture_end();
 	if (!valid) {
 		ok(r < 0 && count_lines(err) == 1, "%s: refused, one line",

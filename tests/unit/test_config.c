@@ -11,7 +11,10 @@
 
 static int parse(const char *text, struct sh_config *cfg)
 {
-	return config_parse("test.json", text, strlen(text), cfg);
+	struct sh_error err = { 0 };
+
+	return reported(
+		config_parse("test.json", text, strlen(text), cfg, &err), &err);
 }
 
 /* Parses text, expects failure, and checks the one error line. */
@@ -47,12 +50,14 @@ static void test_example(void)
 	struct sh_config cfg;
 	const struct sh_policy *p;
 	const struct sh_rule_entry *e;
-	int r = config_load(EXAMPLES "/config.json", &cfg);
+	struct sh_error err = { 0 };
+	int r = reported(config_load(EXAMPLES "/config.json", &cfg, &err),
+			 &err);
 
 	ok(r == 0, "examples/config.json parses");
 	if (r)
 		return;
-	p = config_policy(&cfg, "restricted");
+	p = config_find_policy(&cfg, "restricted");
 	ok(p && p->nr_deny == 3 && p->deny[0].family == 10 &&
 		   p->deny[0].type == SH_ANY && p->deny[1].type == 3,
 	   "socket deny rules");
@@ -72,7 +77,7 @@ static void test_example(void)
 	   "the SO_RCVBUF clamp carries over to SO_RCVBUFFORCE");
 	ok(p && p->nr_get == 1 && p->get_rules[0].rule.action == SH_ACTION_DENY,
 	   "getsockopt deny");
-	p = config_policy(&cfg, "bulk");
+	p = config_find_policy(&cfg, "bulk");
 	ok(p && p->has_bypass && p->bypass && !p->nr_set, "bulk: bypass only");
 	ok(cfg.allow_bypass && cfg.nr_allowed == 3 &&
 		   cfg.on_unsupported == ON_UNSUPPORTED_FAIL,

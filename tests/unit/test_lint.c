@@ -6,19 +6,20 @@
 #include "lint.h"
 #include "tap.h"
 
-static int lint(const char *text, struct sh_warnings *w)
+static int lint(const char *text, struct lint_warnings *w)
 {
+	struct sh_error err = { 0 };
 	struct sh_config cfg;
 
 	memset(w, 0, sizeof(*w));
-	if (config_parse("t.json", text, strlen(text), &cfg))
+	if (config_parse("t.json", text, strlen(text), &cfg, &err))
 		return -1;
 	lint_policies(&cfg, w);
 	config_free(&cfg);
 	return w->nr;
 }
 
-static bool warns(const struct sh_warnings *w, const char *want)
+static bool warns(const struct lint_warnings *w, const char *want)
 {
 	for (int i = 0; i < w->nr; i++)
 		if (strstr(w->text[i], want))
@@ -31,15 +32,16 @@ static void test_examples(void)
 	static const char *const files[] = { "config.json",
 					     "config-allowlist.json",
 					     "config-minimal.json" };
-	struct sh_warnings w;
+	struct lint_warnings w;
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct sh_error err = { 0 };
 		struct sh_config cfg;
 		char path[512];
 
 		snprintf(path, sizeof(path), "%s/%s", EXAMPLES, files[i]);
 		memset(&w, 0, sizeof(w));
-		if (config_load(path, &cfg) == 0) {
+		if (config_load(path, &cfg, &err) == 0) {
 			lint_policies(&cfg, &w);
 			config_free(&cfg);
 		}
@@ -50,7 +52,7 @@ static void test_examples(void)
 
 static void test_warnings(void)
 {
-	struct sh_warnings w;
+	struct lint_warnings w;
 
 	lint("{\"policies\":{\"p\":{\"socket\":{\"mark\":3}}}}", &w);
 	ok(warns(&w,

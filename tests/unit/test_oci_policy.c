@@ -12,7 +12,26 @@
 
 static int state(const char *text, struct oci_state *st)
 {
-	return oci_parse_state(text, strlen(text), st);
+	struct sh_error err = { 0 };
+
+	return reported(oci_parse_state(text, strlen(text), st, &err), &err);
+}
+
+static int resolve(const struct sh_config *cfg, const struct oci_state *st,
+		   struct sh_effective *eff)
+{
+	struct sh_error err = { 0 };
+
+	return reported(policy_resolve(cfg, st, eff, &err), &err);
+}
+
+static int parse_config(const char *name, const char *text,
+			struct sh_config *cfg)
+{
+	struct sh_error err = { 0 };
+
+	return reported(config_parse(name, text, strlen(text), cfg, &err),
+			&err);
 }
 
 static void state_refused(const char *text, const char *want)
@@ -74,6 +93,7 @@ static void test_state(void)
 
 static void test_bundle(void)
 {
+	struct sh_error err = { 0 };
 	struct oci_state st;
 	const char *cfg =
 		"{\"ociVersion\":\"1.0.2\",\"annotations\":{"
@@ -82,7 +102,9 @@ static void test_bundle(void)
 		"{\"id\":\"a\",\"pid\":1,\"bundle\":\"/b\",\"annotations\":{\"k\":\"state\"}}",
 		&st);
 
-	r = r ?: oci_parse_bundle_config("config.json", cfg, strlen(cfg), &st);
+	r = r	  ?:
+		    oci_parse_bundle_config("config.json", cfg, strlen(cfg),
+					    &st, &err);
 	ok(r == 0, "bundle config parses");
 	is_str(oci_annotation(&st, SH_ANNOTATION_POLICY), "restricted",
 	       "annotation from config.json");
@@ -215,7 +237,7 @@ static void run_merge_case(const struct sh_config *cfg,
 		 "{\"id\":\"m\",\"pid\":1,\"annotations\":%s}", c->annotations);
 	r = state(text, &st);
 	capture_start();
-	r = r ?: policy_resolve(cfg, &st, &eff);
+	r = r ?: resolve(cfg, &st, &eff);
 	err = capture_end();
 	if (c->want_r)
 		ok(r == c->want_r && strstr(err, c->want_err) &&
@@ -236,8 +258,7 @@ static void run_merge_case(const struct sh_config *cfg,
 static void test_merge(void)
 {
 	struct sh_config cfg;
-	int r = config_parse("merge.json", merge_config, strlen(merge_config),
-			     &cfg);
+	int r = parse_config("merge.json", merge_config, &cfg);
 
 	ok(r == 0, "merge config parses");
 	if (r)
@@ -256,13 +277,13 @@ static void test_refused_bypass(void)
 	struct oci_state st;
 	struct sh_effective eff;
 	const char *err;
-	int r = config_parse("nobypass.json", text, strlen(text), &cfg);
+	int r = parse_config("nobypass.json", text, &cfg);
 
 	r = r	  ?:
 		    state("{\"id\":\"m\",\"annotations\":{\"sockopt-hook.io/bypass-prot-mem\":\"true\"}}",
 			  &st);
 	capture_start();
-	r = r ?: policy_resolve(&cfg, &st, &eff);
+	r = r ?: resolve(&cfg, &st, &eff);
 	err = capture_end();
 	ok(r == -EPERM &&
 		   strstr(err, "annotations.allow_bypass_prot_mem is false"),
@@ -293,11 +314,12 @@ static void test_needs(void)
 	struct sh_policy set_only = { .name = "s", .nr_set = 1 };
 	struct sh_effective eff = { .policy = &set_only };
 
-	ok(policy_needs_setsockopt(&eff) && !policy_needs_getsockopt(&eff) &&
-		   !policy_needs_sock_create(&eff),
+	ok(policy_needs(&eff, SH_PROG_SET) &&
+		   !policy_needs(&eff, SH_PROG_GET) &&
+		   !policy_needs(&eff, SH_PROG_SOCK),
 	   "setsockopt-only policy needs only the setsockopt program");
 	eff.bypass = true;
-	ok(policy_needs_sock_create(&eff), "bypass needs sock_create");
+	ok(policy_needs(&eff, SH_PROG_SOCK), "bypass needs sock_create");
 	eff = (struct sh_effective){ 0 };
 	ok(policy_is_empty(&eff), "no policy: nothing to attach");
 }

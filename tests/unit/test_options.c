@@ -17,11 +17,19 @@
 #define SET(rule) POLICY("\"setsockopt\":[" rule "]")
 #define GET(rule) POLICY("\"getsockopt\":[" rule "]")
 
+static int parse(const char *text, struct sh_config *cfg)
+{
+	struct sh_error err = { 0 };
+
+	return reported(config_parse("t.json", text, strlen(text), cfg, &err),
+			&err);
+}
+
 static const struct sh_policy *compile(const char *text, struct sh_config *cfg)
 {
-	if (config_parse("t.json", text, strlen(text), cfg))
+	if (parse(text, cfg))
 		return NULL;
-	return config_policy(cfg, "p");
+	return config_find_policy(cfg, "p");
 }
 
 static void refuses(const char *text, const char *want, const char *what)
@@ -31,7 +39,7 @@ static void refuses(const char *text, const char *want, const char *what)
 	int r;
 
 	capture_start();
-	r = config_parse("t.json", text, strlen(text), &cfg);
+	r = parse(text, &cfg);
 	err = capture_end();
 	ok(r < 0 && strstr(err, want) && count_lines(err) == 1, "refuses %s",
 	   what);

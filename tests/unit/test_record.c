@@ -3,10 +3,12 @@
  * acts on it (unlinkat, rmdir, detach). */
 #include <string.h>
 
-#include "state_json.h"
+#include "record.h"
 #include "tap.h"
 
 #define MOUNT "/sys/fs/cgroup/unified"
+
+static const struct cg_root root = { .mount = MOUNT };
 
 /* A record as prestart writes it for container "c1" in cgroup /c1. */
 static void good(struct sh_record *rec)
@@ -33,7 +35,7 @@ static void made(struct sh_record *rec, const char *parent, const char *rel)
 static void refused(const struct sh_record *rec, const char *stem,
 		    const char *want, const char *what)
 {
-	const char *why = record_invalid(rec, stem, MOUNT);
+	const char *why = record_invalid(rec, stem, &root);
 
 	ok(why && strstr(why, want), "%s: %s", what, why ? why : "accepted");
 }
@@ -43,7 +45,7 @@ static void test_record(void)
 	struct sh_record rec;
 
 	good(&rec);
-	ok(!record_invalid(&rec, "c1", MOUNT),
+	ok(!record_invalid(&rec, "c1", &root),
 	   "a record as prestart writes it");
 	refused(&rec, "c2", "not its file name",
 		"id differs from the file name");
@@ -78,13 +80,13 @@ static void test_record(void)
 	good(&rec);
 	strcpy(rec.cg.rel, "/c1..x/.hidden");
 	strcpy(rec.cg.abs, MOUNT "/c1..x/.hidden");
-	ok(!record_invalid(&rec, "c1", MOUNT),
+	ok(!record_invalid(&rec, "c1", &root),
 	   "dots inside a component are fine");
 
 	made(&rec, "/", "/oci-sockopt-hook-c1");
-	ok(!record_invalid(&rec, "c1", MOUNT), "a cgroup made under the root");
+	ok(!record_invalid(&rec, "c1", &root), "a cgroup made under the root");
 	made(&rec, "/pod/a", "/pod/a/oci-sockopt-hook-c1");
-	ok(!record_invalid(&rec, "c1", MOUNT), "a cgroup made under /pod/a");
+	ok(!record_invalid(&rec, "c1", &root), "a cgroup made under /pod/a");
 	made(&rec, "/", "/system.slice");
 	refused(&rec, "c1", "cannot have made", "created, but not our name");
 	made(&rec, "/pod/b", "/pod/a/oci-sockopt-hook-c1");

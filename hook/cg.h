@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef SH_CGROUP_H
-#define SH_CGROUP_H
+/* Finding, opening and reading a container's cgroup v2 directory. */
+#ifndef SH_CG_H
+#define SH_CG_H
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "error.h"
 
 #define SH_CGROUP_PREFIX "oci-sockopt-hook-"
 
@@ -23,8 +26,10 @@ struct cg_target {
 	char parent_rel[PATH_MAX]; /* where init was, when created */
 };
 
-int cg_find_root(struct cg_root *root);
-int cg_pid_path(pid_t pid, char *rel, size_t len);
+int cg_find_root(struct cg_root *root, struct sh_error *err);
+/* The mount joined with rel ("/" is the mount itself); -ENAMETOOLONG. */
+int cg_path(const struct cg_root *root, const char *rel, char *buf, size_t len);
+int cg_pid_path(pid_t pid, char *rel, size_t len, struct sh_error *err);
 /*
  * The cgroup pid is in, opened once: target's id is that fd's, and every
  * later look at the cgroup goes through it, so a path that comes to name
@@ -32,20 +37,19 @@ int cg_pid_path(pid_t pid, char *rel, size_t len);
  * tells whether only pid is in it (never for the root cgroup).
  */
 int cg_locate(const struct cg_root *root, pid_t pid, struct cg_target *target,
-	      bool *dedicated);
+	      bool *dedicated, struct sh_error *err);
 /* Opens root->mount + t->rel into t->abs and sets t->id: the fd or -errno. */
-int cg_open_target(const struct cg_root *root, struct cg_target *t);
+int cg_open_target(const struct cg_root *root, struct cg_target *t,
+		   struct sh_error *err);
 /*
  * Opens a recorded cgroup: the fd, -ENOENT when it is gone, -ESTALE when
  * its path now names another cgroup.
  */
 int cg_open_recorded(const struct cg_target *t);
-/* 0 when pid is still in t (same path, same cgroup id); else one line. */
+/* 0 when pid is still in t (same path, same cgroup id). */
 int cg_pid_inside(const struct cg_root *root, pid_t pid,
-		  const struct cg_target *t);
-int cg_undo(const struct cg_root *root, struct cg_target *target, pid_t pid);
-int cg_remove(const struct cg_root *root, const char *rel);
+		  const struct cg_target *t, struct sh_error *err);
 int cg_populated(const char *abs, bool *populated);
 int cg_populated_at(int cg_fd, bool *populated);
 
-#endif /* SH_CGROUP_H */
+#endif /* SH_CG_H */

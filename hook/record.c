@@ -5,9 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup.h"
-#include "oci.h"
-#include "state_json.h"
+#include "record.h"
 
 static void add_str(struct json_object *obj, const char *key, const char *v)
 {
@@ -33,7 +31,7 @@ static struct json_object *progs_to_json(const struct sh_progs *progs)
 		char hash[20];
 
 		add_int(p, "id", progs->prog[i].id);
-		add_str(p, "attach", attach_type_name(progs->prog[i].type));
+		add_str(p, "attach", kind_type_name(progs->prog[i].type));
 		snprintf(hash, sizeof(hash), "%016llx",
 			 (unsigned long long)progs->prog[i].hash);
 		add_str(p, "name", progs->prog[i].name);
@@ -64,17 +62,6 @@ struct json_object *record_to_json(const struct sh_record *rec)
 	add_str(obj, "bypass_source", rec->bypass_source);
 	json_object_object_add(obj, "programs", progs_to_json(&rec->progs));
 	return obj;
-}
-
-enum bpf_attach_type attach_type_from_name(const char *name)
-{
-	if (!strcmp(name, "sock_create"))
-		return BPF_CGROUP_INET_SOCK_CREATE;
-	if (!strcmp(name, "setsockopt"))
-		return BPF_CGROUP_SETSOCKOPT;
-	if (!strcmp(name, "getsockopt"))
-		return BPF_CGROUP_GETSOCKOPT;
-	return __MAX_BPF_ATTACH_TYPE;
 }
 
 static void get_str(struct json_object *obj, const char *key, char *buf,
@@ -109,11 +96,12 @@ static int progs_from_json(struct json_object *arr, struct sh_progs *progs)
 {
 	size_t n;
 	char type[32], hash[20];
+	const struct kind_info *kind;
 
 	if (!json_object_is_type(arr, json_type_array))
 		return -EBADMSG;
 	n = json_object_array_length(arr);
-	if (n > SH_MAX_PROGS)
+	if (n > SH_PROG_KINDS)
 		return -EBADMSG;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *p = json_object_array_get_idx(arr, i);
@@ -124,9 +112,10 @@ static int progs_from_json(struct json_object *arr, struct sh_progs *progs)
 		get_str(p, "attach", type, sizeof(type));
 		get_str(p, "hash", hash, sizeof(hash));
 		prog->hash = strtoull(hash, NULL, 16);
-		prog->type = attach_type_from_name(type);
-		if (prog->type == __MAX_BPF_ATTACH_TYPE)
+		kind = kind_by_name(type);
+		if (!kind)
 			return -EBADMSG;
+		prog->type = kind->type;
 	}
 	progs->nr = (int)n;
 	return 0;
@@ -205,9 +194,9 @@ static const char *progs_invalid(const struct sh_progs *progs)
 }
 
 const char *record_invalid(const struct sh_record *rec, const char *stem,
-			   const char *mount)
+			   const struct cg_root *root)
 {
-	char abs[sizeof(rec->cg.abs) + 1];
+	char abs[sizeof(rec->cg.abs)];
 
 	if (!oci_valid_id(rec->id))
 		return "its id is not a valid container id";
@@ -217,8 +206,8 @@ const char *record_invalid(const struct sh_record *rec, const char *stem,
 		return "its pid is not positive";
 	if (!clean_cgroup_path(rec->cg.rel))
 		return "its cgroup is not a clean absolute path";
-	snprintf(abs, sizeof(abs), "%s%s", mount, rec->cg.rel);
-	if (strcmp(abs, rec->cg.abs))
+	if (cg_path(root, rec->cg.rel, abs, sizeof(abs)) ||
+	    strcmp(abs, rec->cg.abs))
 		return "its cgroup_path is not its cgroup below the cgroup2 mount";
 	if (rec->cg.created && !made_by_hook(&rec->cg))
 		return "its cgroup_created is true for a cgroup the hook cannot have made";

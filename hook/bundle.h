@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* What the bundle lets a container do to its own cgroup membership. */
-#ifndef SH_BUNDLE_CGROUP_H
-#define SH_BUNDLE_CGROUP_H
+#ifndef SH_BUNDLE_H
+#define SH_BUNDLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <limits.h>
+
 #include "oci.h"
+
+/* Why a mount is writable: it names two paths (source and mount point). */
+#define SH_BUNDLE_WHY_MAX (2 * PATH_MAX + 160)
 
 /*
  * The bundle gives the container a cgroup mount it can write through: a
@@ -19,4 +24,4 @@ bool bundle_writable_cgroup_mount(const struct oci_state *st,
 /* The container gets a new cgroup namespace (not one joined by path). */
 bool bundle_own_cgroupns(const struct oci_state *st);
 
-#endif /* SH_BUNDLE_CGROUP_H */
+#endif /* SH_BUNDLE_H */

@@ -16,7 +16,10 @@
 #include "lint.h"
 #include "log.h"
 
-#define MAX_DIRS (SH_MAX_HOOKS_DIRS + 3)
+#define MAX_DIRS (SH_MAX_HOOKS_DIRS + 3) /* and the three standard ones */
+#define DEFAULTS_TEXT_MAX \
+	(sizeof("defaults.policy '' and bypass_prot_mem") + SH_POLICY_NAME_MAX)
+#define DIRS_TEXT_MAX 512 /* the list of hooks.d directories, cut short */
 
 static void add_dir(const char **dirs, size_t *nr, const char *dir)
 {
@@ -61,33 +64,33 @@ static void join_dirs(const char **dirs, size_t nr, char *buf, size_t len)
 
 /* Adds to w what keeps the defaults from every container. */
 static void check_hooksd(const struct cmd_args *args, const char *path,
-			 const struct sh_config *cfg, struct sh_warnings *w)
+			 const struct sh_config *cfg, struct lint_warnings *w)
 {
 	const char *dirs[MAX_DIRS];
 	size_t nr = hooks_dirs(args, dirs);
 	struct hooksd_report rep;
-	char what[160], list[512];
+	char what[DEFAULTS_TEXT_MAX], list[DIRS_TEXT_MAX];
 
 	if (!cfg->default_policy && !cfg->default_bypass)
 		return;
 	hooksd_scan(dirs, nr, &rep);
 	describe_defaults(cfg, what, sizeof(what));
 	if (rep.nr_narrow)
-		warnings_add(
+		lint_add(
 			w,
 			"the defaults of %s (%s) will not reach unannotated containers: %s%s does not run the hook for every container (install the \"when\": {\"always\": true} hooks.d file, as `make install` does for a config with defaults)",
 			path, what, rep.narrow,
 			rep.nr_narrow > 2 ? " and more" : "");
 	else if (!rep.found && args->nr_hooks_dirs > 0) {
 		join_dirs(dirs, nr, list, sizeof(list));
-		warnings_add(
+		lint_add(
 			w,
 			"the defaults of %s (%s) apply only to containers whose runtime config runs the hook: no hooks.d file for %s in %s",
 			path, what, SH_IDENT, list);
 	}
 }
 
-static void print_warnings(const struct sh_warnings *w)
+static void print_warnings(const struct lint_warnings *w)
 {
 	for (int i = 0; i < w->nr; i++)
 		log_warn("%s", w->text[i]);
@@ -95,19 +98,20 @@ static void print_warnings(const struct sh_warnings *w)
 		log_warn("and %d more warning(s)", w->dropped);
 }
 
-static void print_json(const char *path, int r, const struct sh_config *cfg,
-		       const struct sh_warnings *w)
+static void print_json(const char *path, int r, const struct sh_error *err,
+		       const struct sh_config *cfg,
+		       const struct lint_warnings *w)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	struct json_object *list = json_object_new_array();
-	const char *where = config_last_error_path();
+	const char *where = err->path;
 
 	json_object_object_add(o, "config", json_object_new_string(path));
 	json_object_object_add(o, "valid", json_object_new_boolean(!r));
 	json_object_object_add(
 		o, "path", r && *where ? json_object_new_string(where) : NULL);
 	json_object_object_add(o, "error",
-			       r ? json_object_new_string(log_last_error()) :
+			       r ? json_object_new_string(error_text(err, r)) :
 				   NULL);
 	/* Whether the config needs a hooks.d file that runs for every
 	 * container; `make install` picks the hooks.d file from it. */
@@ -127,17 +131,20 @@ int cmd_validate(const struct cmd_args *args)
 {
 	const char *path = args->argc > 0 ? args->argv[0] :
 					    config_path(args->config);
-	struct sh_warnings w = { 0 };
+	struct lint_warnings w = { 0 };
+	struct sh_error err = { 0 };
 	struct sh_config cfg;
-	int r = config_load(path, &cfg);
+	int r = config_load(path, &cfg, &err);
 
-	if (!r) {
+	if (r) {
+		error_report(&err, r);
+	} else {
 		check_hooksd(args, path, &cfg, &w);
 		lint_policies(&cfg, &w);
 		print_warnings(&w);
 	}
 	if (args->json)
-		print_json(path, r, &cfg, &w);
+		print_json(path, r, &err, &cfg, &w);
 	else if (!r)
 		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
 	if (!r)

@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cgroup.h"
+#include "cg.h"
 #include "cleanup.h"
 #include "commands.h"
 #include "counters.h"
+#include "kind.h"
 #include "log.h"
 #include "state.h"
-#include "state_json.h"
 
 struct status_ctx {
 	const char *only_id;
@@ -55,7 +55,7 @@ static struct json_object *counters_json(const struct sh_counters *c)
 	struct json_object *o = json_object_new_object();
 
 	for (int i = 0; i < SH_CNT_MAX; i++)
-		json_object_object_add(o, sh_counter_names[i],
+		json_object_object_add(o, counters_names[i],
 				       json_object_new_int64((int64_t)c->v[i]));
 	return o;
 }
@@ -82,12 +82,12 @@ static void print_text(const struct sh_record *rec, bool live,
 	printf("\n");
 	printf("  programs: ");
 	for (int i = 0; i < rec->progs.nr; i++)
-		printf(" %s=%u", attach_type_name(rec->progs.prog[i].type),
+		printf(" %s=%u", kind_type_name(rec->progs.prog[i].type),
 		       rec->progs.prog[i].id);
 	printf("\n  counters: ");
 	for (int i = 0; i < SH_CNT_MAX; i++)
 		if (c->v[i])
-			printf(" %s=%llu", sh_counter_names[i],
+			printf(" %s=%llu", counters_names[i],
 			       (unsigned long long)c->v[i]);
 	printf("\n");
 }
@@ -122,23 +122,25 @@ int cmd_status(const struct cmd_args *args)
 {
 	_cleanup_json_ struct json_object *list = json_object_new_array();
 	struct status_ctx ctx = { .json = args->json, .list = list };
+	struct sh_error err = { 0 };
 	int r;
 
 	if (args->argc > 0)
 		ctx.only_id = args->argv[0];
 	/* An unsafe state directory is one line of its own. */
-	r = state_dir_check();
-	if (r)
-		return r;
-	r = state_foreach(show_record, &ctx);
-	if (r) {
-		log_error("cannot list %s: %s", state_dir(), strerror(-r));
-		return r;
+	r = state_dir_check(&err);
+	if (!r) {
+		r = state_foreach(show_record, &ctx);
+		if (r)
+			error_errno(&err, r, "cannot list %s", state_dir());
 	}
-	if (ctx.only_id && !ctx.shown) {
-		log_error("no container '%.64s' is managed by the hook",
-			  ctx.only_id);
-		return -ENOENT;
+	if (!r && ctx.only_id && !ctx.shown)
+		r = error_set(&err, -ENOENT,
+			      "no container '%.64s' is managed by the hook",
+			      ctx.only_id);
+	if (r) {
+		error_report(&err, r);
+		return r;
 	}
 	if (args->json)
 		puts(json_object_to_json_string_ext(

@@ -5,19 +5,22 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "attach.h"
-#include "cgroup.h"
+#include "cg.h"
 #include "cleanup.h"
 #include "commands.h"
-#include "config.h"
-#include "names.h"
+#include "fileio.h"
+#include "load.h"
+#include "number.h"
 #include "state.h"
+
+#define PROBE_INT_FILE_MAX 64 /* a sysctl holding one number */
 
 struct probe_result {
 	struct cg_root root;
@@ -37,10 +40,10 @@ static int read_int_file(const char *path)
 	long long v;
 	size_t len;
 
-	if (read_file(path, 64, &text, &len))
+	if (fileio_read_at(AT_FDCWD, path, 0, PROBE_INT_FILE_MAX, &text, &len))
 		return -1;
 	text[strcspn(text, "\n")] = '\0';
-	return parse_int_str(text, 0, 1 << 30, &v) ? -1 : (int)v;
+	return number_parse(text, 0, INT_MAX, &v) ? -1 : (int)v;
 }
 
 static bool state_dir_writable(void)
@@ -55,14 +58,16 @@ static bool state_dir_writable(void)
 
 static void run_probes(struct probe_result *p)
 {
+	struct sh_error err = { 0 };
+
 	memset(p, 0, sizeof(*p));
-	p->cgroup2 = cg_find_root(&p->root) == 0;
+	p->cgroup2 = cg_find_root(&p->root, &err) == 0;
 	p->prog_sock = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_CGROUP_SOCK,
 						  NULL) == 1;
 	p->prog_sockopt = libbpf_probe_bpf_prog_type(
 				  BPF_PROG_TYPE_CGROUP_SOCKOPT, NULL) == 1;
 	p->bpf_syscall = p->prog_sock || errno != ENOSYS;
-	p->bypass = p->prog_sock ? probe_bypass_support() : 0;
+	p->bypass = p->prog_sock ? load_probe_bypass() : 0;
 	p->sysctl_bypass = access("/proc/sys/net/core/bypass_prot_mem", F_OK) ==
 			   0;
 	p->unpriv_bpf =

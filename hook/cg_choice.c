@@ -14,59 +14,56 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "bundle_cgroup.h"
-#include "cgroup_choice.h"
-#include "cgroup_make.h"
+#include "bundle.h"
+#include "cg_choice.h"
+#include "cg_make.h"
+#include "cleanup.h"
 #include "log.h"
 
-int cg_choose(const struct sh_config *cfg, const struct oci_state *st,
-	      const char *cg2_mount, const char *rel, bool dedicated, char *why,
-	      size_t len)
+int cg_choice_decide(const struct sh_config *cfg, const struct oci_state *st,
+		     const char *cg2_mount, const char *rel, bool dedicated,
+		     struct sh_error *err)
 {
-	char mnt[PATH_MAX * 2 + 160];
+	char mnt[SH_BUNDLE_WHY_MAX];
 	bool writable =
 		bundle_writable_cgroup_mount(st, cg2_mount, mnt, sizeof(mnt));
 
 	if (dedicated && (!writable || bundle_own_cgroupns(st)))
 		return CG_USE_OWN;
 	if (dedicated)
-		snprintf(
-			why, len,
+		return error_set(
+			err, -EPERM,
 			"the bundle gives the container a writable cgroup mount (%s) and no cgroup namespace of its own: it could move itself out of its cgroup %s, unpoliced; refusing",
 			mnt, rel);
-	else if (cfg->on_shared_cgroup == ON_SHARED_CGROUP_REFUSE)
-		snprintf(
-			why, len,
+	if (cfg->on_shared_cgroup == ON_SHARED_CGROUP_REFUSE)
+		return error_set(
+			err, -EPERM,
 			"cgroup %s is not the container's own (a runtime without a cgroup manager?), and in a cgroup made by the hook processes started with exec would not be policed: refusing because on_shared_cgroup is 'refuse' in %s",
 			rel, cfg->path);
-	else if (writable)
-		snprintf(
-			why, len,
+	if (writable)
+		return error_set(
+			err, -EPERM,
 			"cgroup %s is not the container's own and the bundle gives the container a writable cgroup mount (%s): it could move itself out of a cgroup made by the hook back into %s, unpoliced; refusing",
 			rel, mnt, rel);
-	else
-		return CG_MAKE_OWN;
-	return -EPERM;
+	return CG_MAKE_OWN;
 }
 
-int cg_take(const struct sh_config *cfg, const struct oci_state *st,
-	    const struct cg_root *root, struct cg_target *t)
+int cg_choice_take(const struct sh_config *cfg, const struct oci_state *st,
+		   const struct cg_root *root, struct cg_target *t,
+		   struct sh_error *err)
 {
-	char why[PATH_MAX * 4];
+	_cleanup_close_ int fd = -1;
 	bool dedicated;
-	int fd = cg_locate(root, st->pid, t, &dedicated), choice;
+	int choice;
 
+	fd = cg_locate(root, st->pid, t, &dedicated, err);
 	if (fd < 0)
 		return fd;
-	choice = cg_choose(cfg, st, root->mount, t->rel, dedicated, why,
-			   sizeof(why));
+	choice = cg_choice_decide(cfg, st, root->mount, t->rel, dedicated, err);
 	if (choice == CG_USE_OWN)
-		return fd;
-	close(fd);
-	if (choice < 0) {
-		log_error("%s", why);
+		return take_fd(&fd);
+	if (choice < 0)
 		return choice;
-	}
 	log_info("cgroup %s is not the container's own: creating one", t->rel);
-	return cg_make_own(root, st->pid, st->id, t);
+	return cg_make_own(root, st->pid, st->id, t, err);
 }

@@ -5,6 +5,7 @@
  * --cgroup-manager=disabled). We never attach to the root cgroup or to a
  * cgroup that holds anything but the container's init.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,10 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "cgroup_make.h"
+#include "cg.h"
 #include "cleanup.h"
-#include "log.h"
 
 static int parse_mountinfo_line(char *line, char **mnt, char **root,
 				char **fstype)
@@ -39,7 +38,7 @@ static int parse_mountinfo_line(char *line, char **mnt, char **root,
 	return field > 4 && *fstype ? 0 : -EINVAL;
 }
 
-int cg_find_root(struct cg_root *root)
+int cg_find_root(struct cg_root *root, struct sh_error *err)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
 	_cleanup_free_ char *line = NULL;
@@ -47,11 +46,9 @@ int cg_find_root(struct cg_root *root)
 	bool found = false;
 
 	memset(root, 0, sizeof(*root));
-	if (!f) {
-		log_error("cannot read /proc/self/mountinfo: %s",
-			  strerror(errno));
-		return -errno;
-	}
+	if (!f)
+		return error_errno(err, -errno,
+				   "cannot read /proc/self/mountinfo");
 	while (getline(&line, &cap, f) > 0) {
 		char *mnt = NULL, *mroot = NULL, *fstype = NULL;
 
@@ -65,11 +62,18 @@ int cg_find_root(struct cg_root *root)
 			found = true;
 		}
 	}
-	if (!found) {
-		log_error(
+	if (!found)
+		return error_set(
+			err, -ENOENT,
 			"no cgroup2 hierarchy is mounted (cgroup BPF needs cgroup v2)");
-		return -ENOENT;
-	}
+	return 0;
+}
+
+int cg_path(const struct cg_root *root, const char *rel, char *buf, size_t len)
+{
+	if (snprintf(buf, len, "%s%s", root->mount,
+		     strcmp(rel, "/") ? rel : "") >= (int)len)
+		return -ENAMETOOLONG;
 	return 0;
 }
 
@@ -87,7 +91,7 @@ static bool rel_path_ok(const char *rel)
 	return true;
 }
 
-int cg_pid_path(pid_t pid, char *rel, size_t len)
+int cg_pid_path(pid_t pid, char *rel, size_t len, struct sh_error *err)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	_cleanup_free_ char *line = NULL;
@@ -97,45 +101,42 @@ int cg_pid_path(pid_t pid, char *rel, size_t len)
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
 	f = fopen(path, "re");
-	if (!f) {
-		log_error("container init pid %d: %s", pid,
-			  errno == ENOENT ? "no such process" :
-					    strerror(errno));
-		return errno == ENOENT ? -ESRCH : -errno;
-	}
+	if (!f)
+		return error_set(err, errno == ENOENT ? -ESRCH : -errno,
+				 "container init pid %d: %s", pid,
+				 errno == ENOENT ? "no such process" :
+						   strerror(errno));
 	while ((n = getline(&line, &cap, f)) > 0) {
 		if (strncmp(line, "0::", 3))
 			continue;
 		line[n - 1] = line[n - 1] == '\n' ? '\0' : line[n - 1];
-		if (!rel_path_ok(line + 3) || strlen(line + 3) >= len) {
-			log_error("pid %d: refusing cgroup path '%.128s'", pid,
-				  line + 3);
-			return -EINVAL;
-		}
+		if (!rel_path_ok(line + 3) || strlen(line + 3) >= len)
+			return error_set(
+				err, -EINVAL,
+				"pid %d: refusing cgroup path '%.128s'", pid,
+				line + 3);
 		snprintf(rel, len, "%s", line + 3);
 		return 0;
 	}
-	log_error("pid %d has no cgroup v2 membership", pid);
-	return -ENOENT;
+	return error_set(err, -ENOENT, "pid %d has no cgroup v2 membership",
+			 pid);
 }
 
-int cg_open_target(const struct cg_root *root, struct cg_target *t)
+int cg_open_target(const struct cg_root *root, struct cg_target *t,
+		   struct sh_error *err)
 {
+	_cleanup_close_ int fd = -1;
 	struct stat st;
-	int fd;
 
-	if (snprintf(t->abs, sizeof(t->abs), "%s%s", root->mount,
-		     strcmp(t->rel, "/") ? t->rel : "") >= (int)sizeof(t->abs))
-		return -ENAMETOOLONG;
+	if (cg_path(root, t->rel, t->abs, sizeof(t->abs)))
+		return error_set(err, -ENAMETOOLONG,
+				 "cgroup path %.128s... is too long", t->rel);
 	fd = open(t->abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		log_error("cannot open cgroup %s: %s", t->abs, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -errno;
-	}
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return error_errno(err, -errno, "cannot open cgroup %s",
+				   t->abs);
 	t->id = st.st_ino;
-	return fd;
+	return take_fd(&fd);
 }
 
 int cg_open_recorded(const struct cg_target *t)
@@ -184,23 +185,52 @@ int cg_populated(const char *abs, bool *populated)
 	return cg_populated_at(fd, populated);
 }
 
+/* No child cgroup of this one holds a process. */
+static int children_idle(int cg_fd, bool *idle)
+{
+	_cleanup_closedir_ DIR *dir = NULL;
+	struct dirent *de;
+	int fd = openat(cg_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	*idle = false;
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while ((de = readdir(dir))) {
+		_cleanup_close_ int child = -1;
+		bool populated;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		child = openat(dirfd(dir), de->d_name,
+			       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (child < 0 || cg_populated_at(child, &populated) ||
+		    populated)
+			return 0;
+	}
+	*idle = true;
+	return 0;
+}
+
 /* Only the container's init in it, and no populated child cgroups. */
-static int cg_is_dedicated(int cg_fd, const char *rel, pid_t pid,
-			   bool *dedicated)
+static int is_dedicated(int cg_fd, const char *rel, pid_t pid, bool *dedicated,
+			struct sh_error *err)
 {
 	_cleanup_free_ char *line = NULL;
 	_cleanup_fclose_ FILE *f = NULL;
 	size_t cap = 0;
-	int fd = openat(cg_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	int fd = openat(cg_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC), r;
 
 	*dedicated = false;
 	f = fd < 0 ? NULL : fdopen(fd, "r");
 	if (!f) {
-		log_error("cannot read %s/cgroup.procs: %s", rel,
-			  strerror(errno));
+		r = -errno;
 		if (fd >= 0)
 			close(fd);
-		return -errno;
+		return error_errno(err, r, "cannot read %s/cgroup.procs", rel);
 	}
 	while (getline(&line, &cap, f) > 0) {
 		long long other = strtoll(line, NULL, 10);
@@ -208,64 +238,51 @@ static int cg_is_dedicated(int cg_fd, const char *rel, pid_t pid,
 		if (other != pid)
 			return 0;
 	}
-	return cg_children_idle(cg_fd, dedicated);
+	r = children_idle(cg_fd, dedicated);
+	if (r)
+		return error_errno(err, r, "cannot read the cgroups below %s",
+				   rel);
+	return 0;
 }
 
 int cg_locate(const struct cg_root *root, pid_t pid, struct cg_target *t,
-	      bool *dedicated)
+	      bool *dedicated, struct sh_error *err)
 {
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	memset(t, 0, sizeof(*t));
 	*dedicated = false;
-	r = cg_pid_path(pid, t->rel, sizeof(t->rel));
+	r = cg_pid_path(pid, t->rel, sizeof(t->rel), err);
 	if (r)
 		return r;
-	fd = cg_open_target(root, t);
+	fd = cg_open_target(root, t, err);
 	if (fd < 0 || !strcmp(t->rel, "/"))
-		return fd;
-	r = cg_is_dedicated(fd, t->rel, pid, dedicated);
-	if (r) {
-		close(fd);
-		return r;
-	}
-	return fd;
+		return take_fd(&fd);
+	r = is_dedicated(fd, t->rel, pid, dedicated, err);
+	return r ? r : take_fd(&fd);
 }
 
 int cg_pid_inside(const struct cg_root *root, pid_t pid,
-		  const struct cg_target *t)
+		  const struct cg_target *t, struct sh_error *err)
 {
 	struct cg_target now = { 0 };
 	_cleanup_close_ int fd = -1;
+	int r = cg_pid_path(pid, now.rel, sizeof(now.rel), err);
 
-	if (cg_pid_path(pid, now.rel, sizeof(now.rel)))
-		return -ESRCH;
-	if (strcmp(now.rel, t->rel)) {
-		log_error(
+	if (r)
+		return r;
+	if (strcmp(now.rel, t->rel))
+		return error_set(
+			err, -EXDEV,
 			"container init pid %d left cgroup %s while the policy was being attached (it is now in %s)",
 			pid, t->rel, now.rel);
-		return -EXDEV;
-	}
-	fd = cg_open_target(root, &now);
-	if (fd >= 0 && now.id != t->id) {
-		log_error(
+	fd = cg_open_target(root, &now, err);
+	if (fd >= 0 && now.id != t->id)
+		return error_set(
+			err, -EXDEV,
 			"cgroup %s was replaced while the policy was being attached (id %llu, now %llu)",
 			t->rel, (unsigned long long)t->id,
 			(unsigned long long)now.id);
-		return -EXDEV;
-	}
 	return fd < 0 ? fd : 0;
-}
-
-int cg_undo(const struct cg_root *root, struct cg_target *target, pid_t pid)
-{
-	int r;
-
-	if (!target->created)
-		return 0;
-	r = cg_move_pid(root, target->parent_rel, pid);
-	if (!r)
-		r = cg_remove(root, target->rel);
-	target->created = false;
-	return r;
 }

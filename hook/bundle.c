@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundle_cgroup.h"
+#include "bundle.h"
 #include "cleanup.h"
 
 struct mount_opts {
@@ -79,7 +79,7 @@ static bool path_within(const char *path, const char *dir)
 static void bind_source(const struct oci_state *st, const char *src, char *out,
 			size_t len)
 {
-	char joined[PATH_MAX * 2];
+	char joined[SH_BUNDLE_WHY_MAX];
 	_cleanup_free_ char *real = NULL;
 
 	if (src[0] != '/' && st->bundle)
@@ -136,7 +136,7 @@ bool bundle_writable_cgroup_mount(const struct oci_state *st,
 				  const char *cg2_mount, char *why, size_t len)
 {
 	struct json_object *mounts;
-	char one[PATH_MAX * 2 + 128];
+	char one[SH_BUNDLE_WHY_MAX];
 
 	if (!st->config_root ||
 	    !json_object_object_get_ex(st->config_root, "mounts", &mounts) ||

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What an operator config compiles to: policies, rules and settings. The
+ * parser's modules (config_*.c) fill it; everything else reads it.
+ */
+#ifndef SH_CONFIG_TYPES_H
+#define SH_CONFIG_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <json-c/json.h>
+
+#include "sockopt_hook.h"
+
+enum on_unsupported {
+	ON_UNSUPPORTED_FAIL,
+	ON_UNSUPPORTED_WARN,
+};
+
+/* A container whose cgroup is not its own: make one for it, or refuse. */
+enum on_shared_cgroup {
+	ON_SHARED_CGROUP_CREATE,
+	ON_SHARED_CGROUP_REFUSE,
+};
+
+/* Another tool's BPF_F_ALLOW_OVERRIDE program that our attach would
+ * switch off for the container. */
+enum on_override_program {
+	ON_OVERRIDE_PROGRAM_REFUSE,
+	ON_OVERRIDE_PROGRAM_WARN,
+};
+
+/* Policy names are 1 to this many characters. */
+#define SH_POLICY_NAME_MAX 64
+
+struct sh_rule_entry {
+	const char *option_name; /* NULL when given as a number */
+	struct sh_opt_key key;
+	struct sh_opt_rule rule;
+	int alias_of; /* index of the rule this one carries over, or -1 */
+};
+
+struct sh_policy {
+	const char *name;
+	bool has_bypass, bypass;
+	bool has_mark, has_priority;
+	__u32 mark, priority;
+	__u32 nr_deny;
+	struct sh_sock_rule deny[SH_MAX_SOCKET_RULES];
+	bool default_deny;
+	size_t nr_set, nr_get;
+	struct sh_rule_entry *set_rules, *get_rules;
+};
+
+struct sh_config {
+	const char *path;
+	bool default_bypass;
+	const char *default_policy; /* NULL when empty */
+	bool allow_bypass;
+	size_t nr_allowed;
+	const char **allowed_policies;
+	enum on_unsupported on_unsupported;
+	enum on_shared_cgroup on_shared_cgroup;
+	enum on_override_program on_override_program;
+	int log_level;
+	const char *log_file;
+	size_t nr_policies;
+	struct sh_policy *policies;
+	struct json_object *root; /* owns every string above */
+};
+
+#endif /* SH_CONFIG_TYPES_H */

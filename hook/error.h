@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * An error passed up to where it is reported, once (crun's
+ * libcrun_error_t): the function that knows what failed fills it in and
+ * returns its code; its callers pass the code on without logging; the
+ * command reports it as one line. A function that reports does not call
+ * one that reports.
+ */
+#ifndef SH_ERROR_H
+#define SH_ERROR_H
+
+#define SH_ERROR_MSG_MAX 1024
+#define SH_ERROR_PATH_MAX 256
+
+struct sh_error {
+	int code; /* a negative errno; 0 while nothing failed */
+	char path[SH_ERROR_PATH_MAX]; /* the JSON path of a config error */
+	char msg[SH_ERROR_MSG_MAX]; /* one line */
+};
+
+/*
+ * Fills err (unless it already holds an error: the innermost cause is the
+ * one worth telling) and returns code, a negative errno.
+ */
+int error_set(struct sh_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same, with ": <strerror(-code)>" after the message. */
+int error_errno(struct sh_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same for a config error, which also names its JSON path. */
+int error_at(struct sh_error *err, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Adds "; <what>" to err: an undo that failed after the error it undoes. */
+void error_note(struct sh_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * Logs the error line for a failed call: err's message, or code's text
+ * when err was left empty, so that no failure is ever silent.
+ */
+void error_report(const struct sh_error *err, int code);
+/* err's message, or code's text. */
+const char *error_text(const struct sh_error *err, int code);
+
+#endif /* SH_ERROR_H */

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Bounded whole-file reads and atomic writes, by directory fd. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+
+int fileio_read_fd(int fd, size_t max, char **out, size_t *len)
+{
+	_cleanup_free_ char *buf = malloc(max + 1);
+	size_t used = 0;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	while ((n = read(fd, buf + used, max + 1 - used)) > 0) {
+		used += n;
+		if (used > max)
+			return -EFBIG;
+	}
+	if (n < 0)
+		return -errno;
+	buf[used] = '\0';
+	*out = TAKE_PTR(buf);
+	*len = used;
+	return 0;
+}
+
+/* Regular files only: a FIFO or a device must not make the hook wait. */
+int fileio_read_at(int dir, const char *name, int nofollow, size_t max,
+		   char **out, size_t *len)
+{
+	_cleanup_close_ int fd = openat(dir, name,
+					O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+						(nofollow ? O_NOFOLLOW : 0));
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	return fileio_read_fd(fd, max, out, len);
+}
+
+int fileio_write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int fileio_replace_at(int dir, const char *name, const char *text, size_t len)
+{
+	_cleanup_close_ int fd = -1;
+	char tmp[32];
+	int r;
+
+	/* One writer per process at a time: the pid keeps temp names apart,
+	 * and the leading dot keeps them out of every listing. */
+	snprintf(tmp, sizeof(tmp), ".tmp.%d", getpid());
+	fd = openat(dir, tmp,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
+	r = fd < 0 ? -errno : fileio_write_all(fd, text, len);
+	if (!r && renameat(dir, tmp, dir, name) < 0)
+		r = -errno;
+	if (r)
+		unlinkat(dir, tmp, 0);
+	return r;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Reading and writing whole files, bounded, never blocking on a FIFO. */
+#ifndef SH_FILEIO_H
+#define SH_FILEIO_H
+
+#include <stddef.h>
+
+/* All of fd, at most max bytes (-EFBIG beyond), NUL-terminated. */
+int fileio_read_fd(int fd, size_t max, char **out, size_t *len);
+/* The same for a regular file (-EINVAL for anything else), opened in dir
+ * (AT_FDCWD for a path) without following a final symlink when nofollow. */
+int fileio_read_at(int dir, const char *name, int nofollow, size_t max,
+		   char **out, size_t *len);
+int fileio_write_all(int fd, const char *buf, size_t len);
+/*
+ * Writes name in dir atomically: a temp file beside it, then rename, so a
+ * reader sees the old content or the new one, never half of it. Names
+ * that start with '.' are the temp files'.
+ */
+int fileio_replace_at(int dir, const char *name, const char *text, size_t len);
+
+#endif /* SH_FILEIO_H */

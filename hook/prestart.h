@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * prestart (or createRuntime): resolve the policy, load and verify the
+ * programs, find or make the cgroup, attach, record. Any error undoes
+ * everything, and err holds the one line to report.
+ */
+#ifndef SH_PRESTART_H
+#define SH_PRESTART_H
+
+#include "config.h"
+#include "error.h"
+#include "oci.h"
+
+int prestart_run(const struct sh_config *cfg, struct oci_state *st,
+		 struct sh_error *err);
+
+#endif /* SH_PRESTART_H */
