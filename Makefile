@@ -61,7 +61,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all deps demo check unit bench fuzz format format-check clean install uninstall
+.PHONY: FORCE all deps demo check unit bench fuzz format format-check modules-check clean install uninstall
 all: $(BIN)
 
 deps:
@@ -115,6 +115,7 @@ demo:
 check:
 	./scripts/deps.sh check
 	$(MAKE) all test-progs unit unit-san hook-san
+	$(MAKE) modules-check
 	./tests/run.sh
 	$(MAKE) fuzz-smoke bench-smoke
 
@@ -122,6 +123,10 @@ bench:
 	./scripts/deps.sh check
 	$(MAKE) all test-progs
 	$(MAKE) bench-run
+
+# Prefixed exports, no include cycle in hook/, the README map up to date.
+modules-check: $(BIN)
+	./scripts/check-modules.py $(BUILD)/obj hook README.md
 
 format:
 	clang-format -i hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
