@@ -12,12 +12,14 @@
 # started, removes the cgroups and checks that no program of ours is left.
 
 B_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The tests' lock, cgroup2 mount and program count.
+# shellcheck source=tests/lib/host.sh
+. "$B_TOP/tests/lib/host.sh"
 BUILD=${BUILD:-build}
 [[ $BUILD == /* ]] || BUILD=$B_TOP/$BUILD
 HOOK=${HOOK:-$BUILD/oci-sockopt-hook}
 SB=${SB:-$BUILD/bench/sockbench}
 B_OUT=$BUILD/bench
-B_LOCK=${BENCH_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
 B_CONFIG=$B_TOP/examples/config.json
 
 B_TMP=
@@ -42,12 +44,6 @@ b_fail()
 	B_BROKEN=1
 }
 
-b_cgroup2_mount()
-{
-	awk '{ for (i = 7; i < NF; i++) if ($i == "-") break;
-	       if ($(i + 1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo
-}
-
 # b_init: checks what we need, takes the tests' lock, makes the temp dir
 # and the parent cgroup, and sets the cleanup trap.
 b_init()
@@ -69,20 +65,15 @@ b_init()
 		b_log "bench: build first: $HOOK $SB"
 		return 1
 	fi
-	B_CG2=$(b_cgroup2_mount)
+	B_CG2=$(host_cgroup2_mount)
 	[ -n "$B_CG2" ] || { b_log "bench: no cgroup2 mount"; return 1; }
-	exec {B_LOCK_FD}>>"$B_LOCK" || return 1
-	if ! flock -n "$B_LOCK_FD"; then
-		b_log "bench: waiting for $B_LOCK (a test run holds it)"
-		flock -w 900 "$B_LOCK_FD" ||
-			{ b_log "bench: cannot take $B_LOCK"; return 1; }
-	fi
+	host_lock || { b_log "bench: cannot take $HOST_LOCK"; return 1; }
 	# Other work on this machine preempts us less at the highest priority.
 	renice -n -20 -p $$ >/dev/null 2>&1
 	mkdir -p "$B_OUT/raw" || return 1
 	rm -f "$B_OUT"/raw/* "$B_OUT"/rows.jsonl "$B_OUT"/perf.txt \
 		"$B_OUT"/strace.txt "$B_OUT"/table.txt "$B_OUT"/results.json
-	B_HOOK_PROGS=$(b_count_progs '^sh_')
+	B_HOOK_PROGS=$(host_prog_count '^sh_')
 	B_TMP=$(mktemp -d /tmp/sockopt-bench.XXXXXX) || return 1
 	trap b_cleanup EXIT
 	trap 'exit 130' INT TERM
@@ -228,13 +219,6 @@ b_kill_all()
 	B_PIDS=()
 }
 
-# b_count_progs REGEX: how many loaded programs have a matching name.
-b_count_progs()
-{
-	bpftool -j prog show 2>/dev/null |
-		jq --arg re "$1" '[.[] | select((.name // "") | test($re))] | length'
-}
-
 b_cleanup()
 {
 	local entry id left hook_left
@@ -258,8 +242,8 @@ b_cleanup()
 	# The kernel frees a removed cgroup's programs asynchronously. Only
 	# we load sb_empty_*; sh_* may also be another user's (no lock there).
 	for _ in $(seq 1 50); do
-		left=$(b_count_progs '^sb_empty_')
-		hook_left=$(($(b_count_progs '^sh_') - B_HOOK_PROGS))
+		left=$(host_prog_count '^sb_empty_')
+		hook_left=$(($(host_prog_count '^sh_') - B_HOOK_PROGS))
 		[ "$left" = 0 ] && [ "$hook_left" -le 0 ] && break
 		sleep 0.1
 	done

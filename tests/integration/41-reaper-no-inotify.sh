@@ -47,8 +47,6 @@ reaper()
 # at the start.
 released()
 {
-	local diff
-
 	for _ in $(seq 100); do
 		[ ! -d "$2" ] && [ ! -e "$CT_STATE_DIR/$1.json" ] &&
 			[ ! -e "/proc/$3" ] && break
@@ -58,8 +56,7 @@ released()
 	tap_ok $? "$1: after delete, the hook's cgroup and the record are gone"
 	[ ! -e "/proc/$3" ]
 	tap_ok $? "$1: and the reaper has exited"
-	diff=$(ct_same_as "$BASE")
-	tap_ok $? "$1: BPF programs, hook state and cgroups as before" || tap_diag "$diff"
+	ct_check_same "$1: BPF programs, hook state and cgroups as before" "$BASE"
 }
 
 # ---- 1. The reaper logs to the log file -------------------------------------

@@ -97,9 +97,7 @@ tap_is "$out" "oci-sockopt-hook: no container 'no-such-container' is managed by 
 	"status with an unknown id: the line names the id"
 
 ct_delete runc "$ID"
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after delete, BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "after delete, BPF programs, hook state and cgroups are as before" "$BASE"
 tap_is "$("$HOOK" status --json 2>&1 | jq -c .)" "[]" "after delete, status --json is []"
 tap_is "$("$HOOK" status 2>&1)" "no containers are managed by the hook" \
 	"after delete, status (text) says so"

@@ -73,8 +73,7 @@ for rt in runc crun; do
 	tap_is "$(val setsockopt) $(val cc) $(val socket_inet6_stream) $(val "done")" "EPERM reno EPERM ok" \
 		"$rt, the snippet's hooks and annotation: SO_MARK denied, cc forced to reno, no IPv6" ||
 		tap_diag "exit $CT_RC; stderr:" "$(cat "$CT_ERR")" "stdout:" "$(cat "$CT_OUT")"
-	diff=$(ct_same_as "$before")
-	tap_ok $? "$rt: the snippet's poststop leaves nothing behind" || tap_diag "$diff"
+	ct_check_same "$rt: the snippet's poststop leaves nothing behind" "$before"
 done
 
 # --- containerd base runtime spec ---------------------------------------
@@ -105,8 +104,7 @@ for ctr in web POD; do
 			"runc with the containerd base spec, the sandbox: not policed" ||
 			tap_diag "exit $CT_RC; stderr:" "$(cat "$CT_ERR")" "stdout:" "$(cat "$CT_OUT")"
 	fi
-	diff=$(ct_same_as "$before")
-	tap_ok $? "containerd base spec, container $ctr: nothing left behind" || tap_diag "$diff"
+	ct_check_same "containerd base spec, container $ctr: nothing left behind" "$before"
 done
 
 # --- DaemonSet init container -------------------------------------------

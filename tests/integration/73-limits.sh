@@ -229,7 +229,6 @@ if start packet-naive restricted "$LOCALNET"' | .linux.seccomp = ($sec[0] |
 	ct_delete runc "$ID"
 fi
 
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after all containers are deleted, BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "after all containers are deleted, BPF programs, hook state and cgroups are as before" \
+	"$BASE"
 tap_done

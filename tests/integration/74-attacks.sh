@@ -152,7 +152,6 @@ if start getforce -a sockopt-hook.io/policy=getforce; then
 	ct_delete runc "$ID"
 fi
 
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after the containers are deleted, BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "after the containers are deleted, BPF programs, hook state and cgroups are as before" \
+	"$BASE"
 tap_done

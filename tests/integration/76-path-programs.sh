@@ -105,8 +105,7 @@ tap_like "$(cat "$CT_ERR")" \
 	"oci-sockopt-hook: container $ID: cgroup $PARENT_REL has setsockopt program $PROG '$NAME' attached with BPF_F_ALLOW_OVERRIDE: our program on cgroup $PARENT_REL/$ID would switch it off for this container; refusing because on_override_program is 'refuse' in $CT_EXAMPLE_CONFIG" \
 	"override, refuse: one line with the program's id, name and cgroup" || tap_diag "$(cat "$CT_ERR")"
 parent_keeps "override, refuse"
-diff=$(ct_same_as "$progs" progs)
-tap_ok $? "override, refuse: no program of ours loaded or left" || tap_diag "$diff"
+ct_check_same "override, refuse: no program of ours loaded or left" "$progs" progs
 [ ! -e "$CT_STATE_DIR/$ID.json" ]
 tap_ok $? "override, refuse: no record"
 
@@ -149,6 +148,5 @@ parent_keeps "multi, undo-deny"
 
 "$CGPROG" detach "$PARENT" "$PROG"
 cleanup_parent
-diff=$(ct_same_as "$BASE")
-tap_ok $? "at the end, BPF programs, hook state and cgroups are as before" || tap_diag "$diff"
+ct_check_same "at the end, BPF programs, hook state and cgroups are as before" "$BASE"
 tap_done

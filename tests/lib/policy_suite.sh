@@ -61,12 +61,9 @@ check_own_cgroup()
 # delete_and_compare RT NAME BEFORE
 delete_and_compare()
 {
-	local diff
-
 	ct_delete "$1" "$(ct_id "$2")"
-	diff=$(ct_same_as "$3")
-	tap_ok $? "$1 $2: after delete, BPF programs, hook state and cgroups are as before" ||
-		tap_diag "$diff"
+	ct_check_same "$1 $2: after delete, BPF programs, hook state and cgroups are as before" \
+		"$3"
 }
 
 check_restricted()
