@@ -7,11 +7,11 @@
 # polices a real runc container.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
-BUILD=${BUILD:-build}
-[[ $BUILD == /* ]] || BUILD=$top/$BUILD
+# shellcheck source=../lib/host.sh
+. "$here/../lib/host.sh"
+top=$TESTS_TOP BUILD=$TESTS_BUILD
 STATIC_BIN=$BUILD/oci-sockopt-hook
 SHARED_BUILD=$BUILD/shared
 SHARED_BIN=$SHARED_BUILD/oci-sockopt-hook

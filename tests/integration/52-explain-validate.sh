@@ -15,13 +15,11 @@
 #  - explain changes no kernel or hook state (root only).
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
 # shellcheck source=../lib/host.sh
 . "$here/../lib/host.sh"
-BUILD=${BUILD:-build}
-[[ $BUILD == /* ]] || BUILD=$top/$BUILD
+top=$TESTS_TOP BUILD=$TESTS_BUILD
 HOOK=${HOOK:-$BUILD/oci-sockopt-hook}
 PY=/usr/bin/python3
 EX=$top/examples

@@ -11,13 +11,11 @@
 # what was installed.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
 # shellcheck source=../lib/host.sh
 . "$here/../lib/host.sh"
-BUILD=${BUILD:-build}
-[[ $BUILD == /* ]] || BUILD=$top/$BUILD
+top=$TESTS_TOP BUILD=$TESTS_BUILD
 BIN=$BUILD/oci-sockopt-hook
 tap_require_cmd make jq man cmp
 [ -x "$BIN" ] || tap_skip_all "hook not built: $BIN (run make)"

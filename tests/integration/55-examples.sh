@@ -11,13 +11,11 @@
 # real runs of these examples are in 50-podman.sh and 56-examples-run.sh.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
 # shellcheck source=../lib/host.sh
 . "$here/../lib/host.sh"
-BUILD=${BUILD:-build}
-[[ $BUILD == /* ]] || BUILD=$top/$BUILD
+top=$TESTS_TOP BUILD=$TESTS_BUILD
 PY=/usr/bin/python3
 tap_require_cmd make
 $PY -c 'import yaml, tomllib' 2>/dev/null ||

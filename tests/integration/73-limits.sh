@@ -82,13 +82,9 @@ start()
 		tap_ok 1 "$name: bundle for policy $policy"
 		return 1
 	fi
-	if ! ct_start runc "$ID" "$b"; then
-		tap_ok 1 "$name: container starts under policy $policy"
-		tap_diag "runc exit $CT_RC:" "$(cat "$CT_ERR")"
+	ct_start_ok "$name: container starts under policy $policy" runc "$ID" "$b" ||
 		return 1
-	fi
-	tap_ok 0 "$name: container starts under policy $policy"
-	CG=$(ct_cgroup_of "$CT_PID")
+	CG=$CT_CG
 }
 
 # attack LABEL PROGRAM ARGS...: runs an attack program in the container

@@ -5,7 +5,6 @@
 # The guest's TAP is this suite's TAP; the figures are reported.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
 # shellcheck source=../lib/host.sh
@@ -14,7 +13,7 @@ tap_require_root
 host_lock || tap_bail "cannot take $HOST_LOCK"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$top/tests/vm/run-vm-suite.sh" -B "$top/build" >"$out" 2>&1
+"$TESTS_TOP/tests/vm/run-vm-suite.sh" -B "$TESTS_BUILD" >"$out" 2>&1
 rc=$?
 cat "$out"
 sed -n '/^# figures/,/^vm-suite:/{/^#/s/^# */# report: /p}' "$out"

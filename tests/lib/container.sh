@@ -29,9 +29,8 @@
 # shellcheck source=host.sh
 . "$(dirname "${BASH_SOURCE[0]}")/host.sh"
 
-CT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-CT_BUILD=${BUILD:-build}
-[[ $CT_BUILD == /* ]] || CT_BUILD=$CT_TOP/$CT_BUILD
+CT_TOP=$TESTS_TOP
+CT_BUILD=$TESTS_BUILD
 HOOK=${HOOK:-$CT_BUILD/oci-sockopt-hook}
 SOCKCHECK=${SOCKCHECK:-$CT_BUILD/tests/sockcheck}
 CT_EXAMPLE_CONFIG=$CT_TOP/examples/config.json
@@ -269,7 +268,7 @@ ct_run()
 # CT_OUT, CT_ERR and CT_PID (the host pid of its init, empty on failure).
 ct_start()
 {
-	local rt=$1 id=$2 bundle=$3 want=${4:-} i
+	local rt=$1 id=$2 bundle=$3 want=${4:-}
 
 	ct_rt "$rt" || return 1
 	CT_IDS+=("$rt $id")
@@ -282,10 +281,71 @@ ct_start()
 	[ "$CT_RC" = 0 ] || return 1
 	CT_PID=$("${CT_RT[@]}" state "$id" 2>/dev/null | jq -r '.pid // empty')
 	[ -n "$want" ] || return 0
-	for i in $(seq 1 100); do
-		grep -Eq "$want" "$CT_OUT" && return 0
+	ct_wait_for "$CT_OUT" "$want"
+}
+
+# ct_wait_for FILE REGEX [TENTHS]: waits up to TENTHS tenths of a second
+# (default 100) for a line of FILE to match the extended REGEX.
+ct_wait_for()
+{
+	local i
+
+	for ((i = 0; i < ${3:-100}; i++)); do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
+	return 1
+}
+
+# ct_hold NAME CMD...: runs CMD in the background (in CT_PIDS), its output
+# in $CT_TMP/NAME.out and its stdin a fifo that we hold open: it sees end
+# of file at ct_release. Sets CT_HOLD_PID.
+ct_hold()
+{
+	local fifo=$CT_TMP/$1.in out=$CT_TMP/$1.out
+
+	shift
+	rm -f "$fifo" && mkfifo "$fifo" || return 1
+	"$@" <"$fifo" >"$out" 2>&1 &
+	CT_HOLD_PID=$!
+	CT_PIDS+=("$CT_HOLD_PID")
+	exec {CT_HOLD_FD}>"$fifo"
+}
+
+# ct_release: closes the fifo of the last ct_hold and waits for its
+# command.
+ct_release()
+{
+	exec {CT_HOLD_FD}>&-
+	wait "$CT_HOLD_PID"
+}
+
+# ct_diag_run [BUNDLE]: what the runtime, the hook (BUNDLE/hook.err, where
+# crun puts it) and the container said, as comments.
+ct_diag_run()
+{
+	tap_diag "runtime exit $CT_RC; stderr:" "$(cat "$CT_ERR")"
+	[ -n "${1:-}" ] && [ -s "$1/hook.err" ] &&
+		tap_diag "hook stderr:" "$(cat "$1/hook.err")"
+	tap_diag "container stdout:" "$(cat "$CT_OUT")"
+}
+
+# ct_start_ok DESCRIPTION RUNTIME ID BUNDLE [WAIT-REGEX]: ct_start as one
+# test, with ct_diag_run when it fails. Sets CT_CG to the container's
+# cgroup v2 directory ("" when it failed).
+ct_start_ok()
+{
+	local desc=$1
+
+	shift
+	CT_CG=
+	if ct_start "$@"; then
+		tap_ok 0 "$desc"
+		CT_CG=$(ct_cgroup_of "$CT_PID")
+		return 0
+	fi
+	tap_ok 1 "$desc"
+	ct_diag_run "$3"
 	return 1
 }
 
@@ -437,10 +497,7 @@ ct_kill()
 ct_remove_cgroup()
 {
 	echo 1 >"$1/cgroup.kill" 2>/dev/null
-	for _ in $(seq 1 50); do
-		grep -q '^populated 0' "$1/cgroup.events" 2>/dev/null && break
-		sleep 0.1
-	done
+	ct_wait_for "$1/cgroup.events" '^populated 0' 50
 	find "$1" -depth -type d -exec rmdir {} \; 2>/dev/null
 }
 

@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 #
 # What the test suites, tests/run.sh and the benchmarks share about this
-# host: the machine-wide lock, the cgroup2 mount, the loaded BPF programs.
+# host: the source tree and build directory, the machine-wide lock, the
+# cgroup2 mount, the loaded BPF programs.
 #
 # The lock serializes everything that snapshots the host's BPF programs and
 # cgroups, or rewrites files in the build directory (make install): a whole
@@ -14,6 +15,12 @@
 # TESTS_LOCK_WAIT the seconds to wait for it (default 1800).
 
 HOST_LOCK=${TESTS_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
+
+# The source tree, and the build directory (BUILD, relative to the tree
+# unless absolute; default build) as an absolute path.
+TESTS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TESTS_BUILD=${BUILD:-build}
+[[ $TESTS_BUILD == /* ]] || TESTS_BUILD=$TESTS_TOP/$TESTS_BUILD
 
 # host_lock: takes the lock, or finds it held for us by a parent. Fails
 # after TESTS_LOCK_WAIT seconds, with a line on stderr.

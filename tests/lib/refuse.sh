@@ -58,9 +58,6 @@ started()
 	before=$(ct_snapshot)
 	ct_run "$rt" "$(ct_id "$name")" "$bundle"
 	[ "$CT_RC" = 0 ] && grep -q '^done=ok' "$CT_OUT"
-	tap_ok $? "$rt $name: the container starts and runs" || {
-		tap_diag "exit $CT_RC; stderr:" "$(cat "$CT_ERR")" "stdout:" "$(cat "$CT_OUT")"
-		[ -s "$bundle/hook.err" ] && tap_diag "hook stderr:" "$(cat "$bundle/hook.err")"
-	}
+	tap_ok $? "$rt $name: the container starts and runs" || ct_diag_run "$bundle"
 	ct_check_same "$rt $name: BPF programs, hook state and cgroups are as before" "$before"
 }
