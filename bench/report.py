@@ -373,9 +373,11 @@ def perf_lines(raw):
     total = sum(p for p, _ in dso)
     if not total:
         return []
+    # A name can stand twice, the kernel's bpf_prog_load and libbpf's: the
+    # report is sorted by share, the first line is the larger one.
     p = {}
     for pct, sym in perf_rows(raw, "perf.sym"):
-        p[sym] = 100 * pct / total
+        p.setdefault(sym, 100 * pct / total)
 
     def share(sym):
         return p.get(sym, 0)
