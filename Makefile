@@ -6,7 +6,11 @@ HOOKDIR = $(PREFIX)/libexec/oci/hooks.d
 HOOKSD = $(PREFIX)/share/containers/oci/hooks.d
 MANDIR = $(PREFIX)/share/man
 CONFDIR = $(SYSCONFDIR)/oci-sockopt-hook
-CC ?= gcc
+# make predefines CC=cc, so `CC ?= gcc` would never apply: take gcc only
+# where neither the command line nor the environment chose a compiler.
+ifeq ($(origin CC),default)
+CC := gcc
+endif
 CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
@@ -28,15 +32,28 @@ else
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(LIBS_PC))
 endif
 
-WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2
+# gcc warns about snprintf truncation that the code checks for; clang has
+# no such warning and rejects the flag.
+ifeq ($(findstring clang,$(shell $(CC) --version 2>/dev/null)),)
+WARN += -Wno-format-truncation
+endif
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf -Ihook $(PKG_CFLAGS) \
 	-DSH_HOOKSD_PREFIX='"$(HOOKSD)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# Each object's own header dependencies, in a .d file next to it.
+DEPFLAGS = -MMD -MP
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-	-I/usr/include/$(shell uname -m)-linux-gnu -Ibpf
+# With -target bpf, clang leaves out the host's own system include
+# directories (asm/types.h and the like are in a multiarch directory on
+# Debian): add the ones clang itself searches, after everything else, as
+# libbpf-bootstrap does. Recursive, so that clang runs only for BPF objects.
+CLANG_BPF_SYS_INCLUDES ?= $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
+	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-Ibpf $(CLANG_BPF_SYS_INCLUDES)
 
 BPF_NAMES := sock_create setsockopt getsockopt
 BPF_OBJS := $(BPF_NAMES:%=$(BUILD)/bpf/%.bpf.o)
@@ -46,7 +63,9 @@ HOOK_SRCS := $(wildcard hook/*.c)
 LIB_SRCS := $(filter-out hook/main.c,$(HOOK_SRCS))
 HOOK_OBJS := $(HOOK_SRCS:hook/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/obj/%.o)
-HDRS := $(wildcard hook/*.h bpf/*.h)
+# Headers the build writes. Objects wait for them (order-only); which
+# object includes which one, and so is rebuilt after it, the .d files say.
+GEN_HDRS := $(SKELS) $(BUILD)/bpf_build_id.h
 
 BIN := $(BUILD)/oci-sockopt-hook
 
@@ -67,10 +86,10 @@ all: $(BIN)
 deps:
 	./scripts/deps.sh build
 
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c
 	@mkdir -p $(@D)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -83,10 +102,10 @@ $(BUILD)/bpf_build_id.h: $(BPF_OBJS)
 	$(Q)printf '#define SH_BPF_BUILD_ID 0x%sULL\n' \
 		"$$(cat $^ | sha256sum | cut -c1-16)" > $@
 
-$(BUILD)/obj/%.o: hook/%.c $(HDRS) $(SKELS) $(BUILD)/bpf_build_id.h
+$(BUILD)/obj/%.o: hook/%.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # --version also prints what each library was built against: libelf and
 # libcgroup have no call that returns their version.
@@ -106,6 +125,7 @@ include tests/unit/unit.mk
 -include tests/tests.mk
 -include tests/fuzz/fuzz.mk
 -include bench/bench.mk
+-include $(BPF_OBJS:.o=.d) $(HOOK_OBJS:.o=.d)
 
 demo:
 	./scripts/deps.sh demo

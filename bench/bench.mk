@@ -7,34 +7,38 @@
 BUILD ?= build
 BENCH_BUILD := $(BUILD)/bench
 BENCH_CC ?= $(CC)
-BENCH_CLANG ?= clang
-BENCH_BPFTOOL ?= bpftool
-BENCH_PKG_CONFIG ?= pkg-config
-BENCH_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+BENCH_CLANG ?= $(CLANG)
+BENCH_BPFTOOL ?= $(BPFTOOL)
+BENCH_PKG_CONFIG ?= $(PKG_CONFIG)
 
 BENCH_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 	-Wno-unused-parameter -D_GNU_SOURCE -I$(BENCH_BUILD) -Ibench \
 	$(shell $(BENCH_PKG_CONFIG) --cflags libbpf)
 BENCH_LIBS := $(shell $(BENCH_PKG_CONFIG) --libs libbpf)
-BENCH_BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BENCH_ARCH) -Wall \
-	-Werror -I/usr/include/$(shell uname -m)-linux-gnu
+# The top Makefile's target flags and clang's system include directories.
+BENCH_BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall \
+	-Werror $(CLANG_BPF_SYS_INCLUDES)
 
 BENCH_BPF_NAMES := empty keys
 BENCH_SKELS := $(BENCH_BPF_NAMES:%=$(BENCH_BUILD)/%.skel.h)
-BENCH_SRCS := bench/sockbench.c bench/sb_bpf.c bench/sb_exec.c \
-	bench/sb_seccomp.c
+BENCH_OBJS := $(patsubst bench/%.c,$(BENCH_BUILD)/obj/%.o,\
+	bench/sockbench.c bench/sb_bpf.c bench/sb_exec.c bench/sb_seccomp.c)
 SOCKBENCH := $(BENCH_BUILD)/sockbench
 
 $(BENCH_BUILD)/%.bpf.o: bench/%.bpf.c
 	@mkdir -p $(@D)
-	$(BENCH_CLANG) $(BENCH_BPF_CFLAGS) -c $< -o $@
+	$(BENCH_CLANG) $(BENCH_BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BENCH_BUILD)/%.skel.h: $(BENCH_BUILD)/%.bpf.o
 	$(BENCH_BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp
 	mv $@.tmp $@
 
-$(SOCKBENCH): $(BENCH_SRCS) bench/sockbench.h $(BENCH_SKELS)
-	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_SRCS) -o $@ $(BENCH_LIBS)
+$(BENCH_BUILD)/obj/%.o: bench/%.c | $(BENCH_SKELS)
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(SOCKBENCH): $(BENCH_OBJS)
+	$(BENCH_CC) $(BENCH_CFLAGS) $^ -o $@ $(BENCH_LIBS)
 
 .PHONY: bench-build bench-run bench-smoke bench-format-check
 bench-build: $(SOCKBENCH) $(if $(BIN),$(BIN)) $(BPF_OBJS)
@@ -47,3 +51,5 @@ bench-smoke: bench-build
 
 bench-format-check:
 	clang-format --dry-run -Werror bench/*.[ch]
+
+-include $(BENCH_OBJS:.o=.d) $(BENCH_BPF_NAMES:%=$(BENCH_BUILD)/%.bpf.d)

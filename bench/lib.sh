@@ -3,8 +3,8 @@
 #
 # Helpers for bench/run.sh: the test lock, "containers" (a cgroup v2
 # directory with one sleeping process, an OCI state and a bundle whose
-# annotations name a policy), attaching through the hook, results, and
-# cleanup of exactly what we made.
+# annotations name a policy), attaching through the hook, the raw trials,
+# and cleanup of exactly what we made. The statistics are bench/report.py's.
 #
 # Everything lives under one parent cgroup, $CG2/sockopt-bench-<pid>, one
 # temp dir, and the hook's state dir inside it; cleanup releases every
@@ -12,12 +12,17 @@
 # started, removes the cgroups and checks that no program of ours is left.
 
 B_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The tests' lock, cgroup2 mount and program count.
+# shellcheck source=tests/lib/host.sh
+. "$B_TOP/tests/lib/host.sh"
 BUILD=${BUILD:-build}
 [[ $BUILD == /* ]] || BUILD=$B_TOP/$BUILD
 HOOK=${HOOK:-$BUILD/oci-sockopt-hook}
 SB=${SB:-$BUILD/bench/sockbench}
 B_OUT=$BUILD/bench
-B_LOCK=${BENCH_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
+# Debian's python3 (report.py needs its standard library only); another
+# python3 may come first on PATH.
+B_PYTHON=${BENCH_PYTHON:-/usr/bin/python3}
 B_CONFIG=$B_TOP/examples/config.json
 
 B_TMP=
@@ -42,12 +47,6 @@ b_fail()
 	B_BROKEN=1
 }
 
-b_cgroup2_mount()
-{
-	awk '{ for (i = 7; i < NF; i++) if ($i == "-") break;
-	       if ($(i + 1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo
-}
-
 # b_init: checks what we need, takes the tests' lock, makes the temp dir
 # and the parent cgroup, and sets the cleanup trap.
 b_init()
@@ -58,7 +57,7 @@ b_init()
 		b_log "bench: needs root (cgroups and BPF)"
 		return 77
 	fi
-	for cmd in jq bpftool runc awk flock; do
+	for cmd in jq bpftool runc flock "$B_PYTHON"; do
 		command -v "$cmd" >/dev/null || {
 			b_log "bench: $cmd is missing (./scripts/deps.sh check)"
 			return 1
@@ -69,20 +68,17 @@ b_init()
 		b_log "bench: build first: $HOOK $SB"
 		return 1
 	fi
-	B_CG2=$(b_cgroup2_mount)
+	B_CG2=$(host_cgroup2_mount)
 	[ -n "$B_CG2" ] || { b_log "bench: no cgroup2 mount"; return 1; }
-	exec {B_LOCK_FD}>>"$B_LOCK" || return 1
-	if ! flock -n "$B_LOCK_FD"; then
-		b_log "bench: waiting for $B_LOCK (a test run holds it)"
-		flock -w 900 "$B_LOCK_FD" ||
-			{ b_log "bench: cannot take $B_LOCK"; return 1; }
-	fi
+	host_lock || { b_log "bench: cannot take $HOST_LOCK"; return 1; }
 	# Other work on this machine preempts us less at the highest priority.
 	renice -n -20 -p $$ >/dev/null 2>&1
+	rm -rf "$B_OUT/raw" || return 1
 	mkdir -p "$B_OUT/raw" || return 1
-	rm -f "$B_OUT"/raw/* "$B_OUT"/rows.jsonl "$B_OUT"/perf.txt \
-		"$B_OUT"/strace.txt "$B_OUT"/table.txt "$B_OUT"/results.json
-	B_HOOK_PROGS=$(b_count_progs '^sh_')
+	# rows.jsonl, perf.txt and strace.txt: what older versions left.
+	rm -f "$B_OUT"/table.txt "$B_OUT"/results.json "$B_OUT"/rows.jsonl \
+		"$B_OUT"/perf.txt "$B_OUT"/strace.txt
+	B_HOOK_PROGS=$(host_prog_count '^sh_')
 	B_TMP=$(mktemp -d /tmp/sockopt-bench.XXXXXX) || return 1
 	trap b_cleanup EXIT
 	trap 'exit 130' INT TERM
@@ -228,13 +224,6 @@ b_kill_all()
 	B_PIDS=()
 }
 
-# b_count_progs REGEX: how many loaded programs have a matching name.
-b_count_progs()
-{
-	bpftool -j prog show 2>/dev/null |
-		jq --arg re "$1" '[.[] | select((.name // "") | test($re))] | length'
-}
-
 b_cleanup()
 {
 	local entry id left hook_left
@@ -258,8 +247,8 @@ b_cleanup()
 	# The kernel frees a removed cgroup's programs asynchronously. Only
 	# we load sb_empty_*; sh_* may also be another user's (no lock there).
 	for _ in $(seq 1 50); do
-		left=$(b_count_progs '^sb_empty_')
-		hook_left=$(($(b_count_progs '^sh_') - B_HOOK_PROGS))
+		left=$(host_prog_count '^sb_empty_')
+		hook_left=$(($(host_prog_count '^sh_') - B_HOOK_PROGS))
 		[ "$left" = 0 ] && [ "$hook_left" -le 0 ] && break
 		sleep 0.1
 	done
@@ -271,108 +260,8 @@ b_cleanup()
 
 # ---- results -----------------------------------------------------------
 
-# b_add KEY VALUE: one trial's value.
+# b_add KEY VALUE: one trial's value, a line of $B_OUT/raw/KEY.
 b_add()
 {
 	echo "$2" >>"$B_OUT/raw/$1"
-}
-
-# b_stat KEY P: the P-th percentile (50: median) of KEY's values, nearest
-# rank; empty when there are none.
-b_stat()
-{
-	local f=$B_OUT/raw/$1
-
-	[ -s "$f" ] || return 0
-	sort -g "$f" | awk -v p="$2" '{ v[NR] = $1 }
-		END { if (p == 50 && NR % 2 == 0) { print (v[NR / 2] + v[NR / 2 + 1]) / 2; exit }
-		      r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'
-}
-
-# b_pair_ms A B: the median over rounds of A - B, where line i of both
-# was measured in round i (drift between rounds cancels), in ms.
-b_pair_ms()
-{
-	local a=$B_OUT/raw/$1 b=$B_OUT/raw/$2
-
-	[ -s "$a" ] && [ -s "$b" ] || return 0
-	paste -d ' ' "$a" "$b" | awk '{ printf "%d\n", $1 - $2 }' | sort -n |
-		awk '{ v[NR] = $1 }
-		END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		      printf "%.3f\n", m / 1e6 }'
-}
-
-b_count()
-{
-	[ -f "$B_OUT/raw/$1" ] && wc -l <"$B_OUT/raw/$1" || echo 0
-}
-
-# b_row SECTION LABEL VALUE UNIT [TARGET]: one line of the table. TARGET is
-# "<= X" (numbers), "== WORD" or "-"; smoke runs give no verdicts. With
-# B_DETAIL=1 the line is kept in results.json but the table shows it only
-# when BENCH_VERBOSE=1.
-B_DETAIL=0
-b_row()
-{
-	local verdict=- target=${5:--}
-
-	if [ "$B_SMOKE" = 0 ] && [ "$target" != - ] && [ -n "$3" ]; then
-		case $target in
-		"== "*) [ "$3" = "${target#== }" ] && verdict=met || verdict=MISSED ;;
-		*) verdict=$(awk -v v="$3" -v t="${target#<= }" \
-			'BEGIN { print (v <= t) ? "met" : "MISSED" }') ;;
-		esac
-	fi
-	jq -cn --arg s "$1" --arg l "$2" --arg v "$3" --arg u "$4" \
-		--arg t "$target" --arg verdict "$verdict" \
-		--argjson detail "$B_DETAIL" \
-		'{section: $s, label: $l, value: (if $v == "" then null
-		  else (try ($v | tonumber) catch $v) end), unit: $u,
-		  target: $t, verdict: $verdict, detail: ($detail == 1)}' \
-		>>"$B_OUT/rows.jsonl"
-}
-
-b_detail()
-{
-	B_DETAIL=1 b_row "$@"
-}
-
-# b_row_median SECTION LABEL KEY UNIT: the median of KEY's trials (a
-# detail line: the ratio lines show the medians they compare).
-b_row_median()
-{
-	b_detail "$1" "$2" "$(b_stat "$3" 50)" "$4"
-}
-
-# b_ratio NUM DEN: NUM/DEN to 3 decimals.
-b_ratio()
-{
-	[ -n "$1" ] && [ -n "$2" ] || return 0
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f\n", a / b }'
-}
-
-# b_pair_ratio A B: the median over trials of A/B, where line i of both
-# was measured in trial i (drift between trials cancels), 3 decimals.
-b_pair_ratio()
-{
-	local a=$B_OUT/raw/$1 b=$B_OUT/raw/$2
-
-	[ -s "$a" ] && [ -s "$b" ] || return 0
-	paste -d ' ' "$a" "$b" | awk '$2 > 0 { printf "%.6f\n", $1 / $2 }' |
-		sort -g | awk '{ v[NR] = $1 }
-		END { if (!NR) exit
-		      m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		      printf "%.3f\n", m }'
-}
-
-# b_row_ratio SECTION LABEL NUM-KEY DEN-KEY [TARGET]: the median of the
-# per-trial ratios; the label shows both variants' medians (in ns).
-b_row_ratio()
-{
-	local num den
-
-	num=$(b_stat "$3" 50)
-	den=$(b_stat "$4" 50)
-	b_row "$1" "$(printf '%-28s %6.0f / %-6.0f' "$2" "${num:-0}" "${den:-0}")" \
-		"$(b_pair_ratio "$3" "$4")" ratio "${5:--}"
 }

@@ -10,6 +10,10 @@
 
 static int set_v(struct sh_error *err, int code, int show_errno,
 		 const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static int set_v(struct sh_error *err, int code, int show_errno,
+		 const char *fmt, va_list ap)
 {
 	size_t used;
 

@@ -32,6 +32,9 @@
 	}
 
 static int libbpf_to_log(enum libbpf_print_level level, const char *fmt,
+			 va_list ap) __attribute__((format(printf, 2, 0)));
+
+static int libbpf_to_log(enum libbpf_print_level level, const char *fmt,
 			 va_list ap)
 {
 	char buf[4096], *line, *save = NULL;

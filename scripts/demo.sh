@@ -24,8 +24,9 @@ trap cleanup EXIT
 
 [ "$(id -u)" = 0 ] || { echo "make demo needs root (runc, cgroups, BPF)" >&2; exit 1; }
 # The test suites compare host-wide snapshots: never run beside them.
-exec 9>/run/lock/oci-sockopt-hook-tests.lock
-flock 9
+# shellcheck source=../tests/lib/host.sh
+. "$top/tests/lib/host.sh"
+host_lock
 
 # bundle NAME CONFIG ANNOTATIONS-JSON ARGS...
 bundle()

@@ -7,9 +7,13 @@
 # names the build directory.
 # Each suite's output goes to $BUILD/tests/logs/<suite>.log and is shown
 # when the suite fails (VERBOSE=1 shows it always).
+# The run holds the machine-wide tests' lock from start to end (see
+# tests/lib/host.sh): its suites inherit it, and other runs wait.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
+# shellcheck source=lib/host.sh
+. tests/lib/host.sh
 BUILD=${BUILD:-build}
 logs=$BUILD/tests/logs
 mkdir -p "$logs" || exit 1
@@ -36,6 +40,7 @@ for f in "$BUILD"/tests/unit-* tests/integration/*.sh; do
 	selected "$(basename "$f")" && suites+=("$f")
 done
 
+host_lock || exit 1
 passed=0 failed=0 skipped=0
 for f in "${suites[@]}"; do
 	name=$(basename "$f")

@@ -13,49 +13,44 @@ TEST_SHIM_CFLAGS := -shared -fPIC -O2 -Wall -Wextra -Werror -D_GNU_SOURCE
 # demo-only machine lacks; 72-escapes.sh skips its compat checks without
 # them. Checked with wildcards, so that plain `make` runs no compiler.
 M32_OK := $(and $(wildcard /usr/lib32/libc.a),$(wildcard /usr/lib/gcc/*/*/32/crtbeginT.o))
-TEST_PROGS := $(addprefix $(BUILD)/tests/,sockcheck escape faultshim.so \
+PROBE_PROGS := $(addprefix $(BUILD)/tests/,sockcheck escape \
 	$(if $(M32_OK),sockcheck32 escape32))
 # Host-side helpers: another tool's cgroup program, an inotify hog.
-TEST_PROGS += $(addprefix $(BUILD)/tests/,cgprog inotify_hog)
+HOST_PROGS := $(addprefix $(BUILD)/tests/,cgprog inotify_hog)
+TEST_PROGS := $(PROBE_PROGS) $(HOST_PROGS) $(BUILD)/tests/faultshim.so
 
 # One static program per attack (tests/attacks/*.c); they may use the
 # hook's names table, which is plain C with no library behind it.
 ATTACK_PROGS := $(patsubst tests/attacks/%.c,$(BUILD)/tests/attacks/%,\
 	$(wildcard tests/attacks/*.c))
 ATTACK_CFLAGS := $(TEST_PROG_CFLAGS) -Wno-unused-function -D_GNU_SOURCE -Itests/progs -Itests/attacks -Ihook -Ibpf
+ATTACK_HOOK_OBJS := $(BUILD)/tests/obj/names.o $(BUILD)/tests/obj/number.o \
+	$(BUILD)/tests/obj/options.o
 TEST_PROGS += $(ATTACK_PROGS)
-ATTACK_HOOK_SRCS := hook/names.c hook/number.c hook/options.c
 
-$(BUILD)/tests/attacks/%: tests/attacks/%.c $(wildcard tests/attacks/*.h) \
-		tests/progs/probe_util.h $(ATTACK_HOOK_SRCS) $(ATTACK_HOOK_SRCS:.c=.h)
-	@mkdir -p $(dir $@)
-	$(TEST_PROG_CC) $(ATTACK_CFLAGS) -o $@ $< $(ATTACK_HOOK_SRCS)
+$(BUILD)/tests/obj/%.o: hook/%.c
+	@mkdir -p $(@D)
+	$(TEST_PROG_CC) $(ATTACK_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/tests/sockcheck: tests/progs/sockcheck.c tests/progs/probe_util.h
-	@mkdir -p $(dir $@)
-	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/attacks/%: tests/attacks/%.c $(ATTACK_HOOK_OBJS)
+	@mkdir -p $(@D)
+	$(TEST_PROG_CC) $(ATTACK_CFLAGS) $(DEPFLAGS) -o $@ $< $(ATTACK_HOOK_OBJS)
 
-$(BUILD)/tests/sockcheck32: tests/progs/sockcheck.c tests/progs/probe_util.h
-	@mkdir -p $(dir $@)
-	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS32) -o $@ $<
+# sockcheck32 and escape32: sockcheck.c and escape.c built with -m32.
+$(BUILD)/tests/%32: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS32) $(DEPFLAGS) -o $@ $<
 
-$(BUILD)/tests/escape: tests/progs/escape.c tests/progs/probe_util.h
-	@mkdir -p $(dir $@)
-	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS) -o $@ $<
-
-$(BUILD)/tests/escape32: tests/progs/escape.c tests/progs/probe_util.h
-	@mkdir -p $(dir $@)
-	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS32) -o $@ $<
-
-$(BUILD)/tests/cgprog $(BUILD)/tests/inotify_hog: $(BUILD)/tests/%: \
-		tests/progs/%.c
-	@mkdir -p $(dir $@)
-	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(TEST_PROG_CC) $(TEST_PROG_CFLAGS) $(DEPFLAGS) -o $@ $<
 
 # LD_PRELOAD fault injection into the hook's bpf() calls.
 $(BUILD)/tests/faultshim.so: tests/progs/faultshim.c
-	@mkdir -p $(dir $@)
-	$(TEST_PROG_CC) $(TEST_SHIM_CFLAGS) -o $@ $< -ldl
+	@mkdir -p $(@D)
+	$(TEST_PROG_CC) $(TEST_SHIM_CFLAGS) $(DEPFLAGS) -MF $@.d -o $@ $< -ldl
 
 .PHONY: test-progs
 test-progs: $(TEST_PROGS)
+
+-include $(TEST_PROGS:%=%.d) $(ATTACK_HOOK_OBJS:.o=.d)

@@ -28,11 +28,10 @@ FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_HOOK_SRCS := $(filter-out hook/main.c hook/version.c,$(wildcard hook/*.c))
 FUZZ_OBJS := $(FUZZ_HOOK_SRCS:hook/%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_BINS := $(FUZZ_ALL_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
-FUZZ_HDRS := $(wildcard hook/*.h bpf/*.h)
 # The hook's sources include headers that the top Makefile generates
 # (skeletons and the like): building the hook first makes all of them.
+# Which object includes which header, generated or not, its .d file says.
 FUZZ_HOOK_BIN := $(BUILD)/oci-sockopt-hook
-FUZZ_GEN_HDRS = $(wildcard $(BUILD)/*.h)
 
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -44,7 +43,6 @@ FUZZ_LIBS = $(shell $(PKG_CONFIG) --libs libbpf json-c libcgroup)
 FUZZ_WARN := -Wall -Wextra -Wno-unused-parameter
 
 .PHONY: fuzz fuzz-smoke fuzz-build
-.SECONDARY: $(FUZZ_OBJS)
 
 ifeq ($(V),1)
 FUZZ_Q =
@@ -61,18 +59,20 @@ $(FUZZ_HOOK_BIN): FORCE
 FORCE:
 endif
 
-$(FUZZ_DIR)/obj/%.o: hook/%.c $(FUZZ_HDRS) $(FUZZ_GEN_HDRS) | $(FUZZ_HOOK_BIN)
+$(FUZZ_DIR)/obj/%.o: hook/%.c | $(FUZZ_HOOK_BIN)
 	@mkdir -p $(@D)
 	@printf '  %-8s %s\n' FUZZ-CC $@
 	$(FUZZ_Q)$(FUZZ_CC) $(FUZZ_BASE_CFLAGS) $(FUZZ_WARN) -fsanitize=fuzzer-no-link \
-		-c $< -o $@
+		-MMD -MP -c $< -o $@
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(@D)
 	@printf '  %-8s %s\n' FUZZ-LD $@
 	$(FUZZ_Q)$(FUZZ_CC) $(FUZZ_BASE_CFLAGS) $(FUZZ_WARN) -Werror $(FUZZ_DEFINES) \
-		-fsanitize=fuzzer \
+		-fsanitize=fuzzer -MMD -MP \
 		$< $(FUZZ_OBJS) -o $@ $(FUZZ_LIBS)
+
+-include $(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:%=%.d)
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -16,11 +16,8 @@ BASE=$(ct_snapshot)
 
 # A process of our own in a cgroup of our own stands in for a container.
 CG=$CT_CG2/$(ct_id cli)
-mkdir "$CG" || { echo "Bail out! cannot create $CG"; exit 1; }
-sleep 600 &
-PID=$!
-CT_PIDS+=("$PID")
-echo "$PID" >"$CG/cgroup.procs" || { echo "Bail out! cannot move $PID into $CG"; exit 1; }
+ct_sleeper "$CG" || tap_bail "cannot put a process in $CG"
+PID=$CT_SLEEPER
 
 GOOD=$(ct_bundle -a sockopt-hook.io/policy=restricted good -- true)
 
@@ -39,7 +36,7 @@ state()
 # refuses with one line and leaves nothing behind.
 bad()
 {
-	local name=$1 input=$2 before rc err lines diff
+	local name=$1 input=$2 before rc err lines
 
 	shift 2
 	before=$(ct_snapshot)
@@ -54,9 +51,7 @@ bad()
 		tap_diag "stderr ($lines lines):" "$err"
 	[ "$lines" = 1 ] && tap_diag "stderr: $err"
 	tap_is "$(ct_our_progs "$CG" effective)" "" "$name: nothing attached to the cgroup"
-	diff=$(ct_same_as "$before")
-	tap_ok $? "$name: BPF program count, hook state and cgroups unchanged" ||
-		tap_diag "$diff"
+	ct_check_same "$name: BPF program count, hook state and cgroups unchanged" "$before"
 }
 
 CFG=(--config "$CT_EXAMPLE_CONFIG")
@@ -92,7 +87,7 @@ bad "unknown stage" "$(state "$GOOD")" "${CFG[@]}" prestop
 # poststop never fails a container's teardown, whatever it is given.
 quiet_poststop()
 {
-	local name=$1 input=$2 rc diff before
+	local name=$1 input=$2 rc before
 
 	shift 2
 	before=$(ct_snapshot)
@@ -100,9 +95,7 @@ quiet_poststop()
 		timeout 30 "$HOOK" "$@" poststop >/dev/null 2>&1
 	rc=$?
 	tap_is "$rc" 0 "poststop, $name: exit 0"
-	diff=$(ct_same_as "$before")
-	tap_ok $? "poststop, $name: BPF programs, hook state and cgroups unchanged" ||
-		tap_diag "$diff"
+	ct_check_same "poststop, $name: BPF programs, hook state and cgroups unchanged" "$before"
 }
 
 quiet_poststop "malformed stdin" "this is not json" "${CFG[@]}"
@@ -120,16 +113,13 @@ cgroup_inet_sock_create sh_sock_create
 cgroup_setsockopt sh_setsockopt" "control: restricted programs attached to the process's cgroup"
 
 # Tear down like runc: the process dies, the cgroup goes, then poststop.
-kill -KILL "$PID" && wait "$PID" 2>/dev/null
-CT_PIDS=()
+ct_kill "$PID"
 rmdir "$CG"
 err=$(jq -cn --arg id "$(ct_id cli)" --arg b "$GOOD" \
 	'{ociVersion: "1.0.2", id: $id, status: "stopped", bundle: $b,
 	  annotations: {"sockopt-hook.io/policy": "restricted"}}' |
 	OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR timeout 30 "$HOOK" "${CFG[@]}" poststop 2>&1)
 tap_ok $? "control: poststop after the cgroup is gone succeeds" || tap_diag "stderr:" "$err"
-diff=$(ct_same_as "$BASE")
-tap_ok $? "control: after teardown, BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "control: after teardown, BPF programs, hook state and cgroups are as before" "$BASE"
 
 tap_done

@@ -7,11 +7,11 @@
 # polices a real runc container.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
-BUILD=${BUILD:-build}
-[[ $BUILD == /* ]] || BUILD=$top/$BUILD
+# shellcheck source=../lib/host.sh
+. "$here/../lib/host.sh"
+top=$TESTS_TOP BUILD=$TESTS_BUILD
 STATIC_BIN=$BUILD/oci-sockopt-hook
 SHARED_BUILD=$BUILD/shared
 SHARED_BIN=$SHARED_BUILD/oci-sockopt-hook
@@ -87,6 +87,5 @@ tap_is "$CT_RC $(cat "$CT_OUT")" "0 setsockopt=EPERM" \
 	"STATIC=0: the shared hook polices a runc container (SO_MARK gives EPERM)" ||
 	tap_diag "$(cat "$CT_ERR")"
 ct_delete runc "$(ct_id shared)"
-diff=$(ct_same_as "$BASE")
-tap_ok $? "nothing is left behind" || tap_diag "$diff"
+ct_check_same "nothing is left behind" "$BASE"
 tap_done

@@ -18,15 +18,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 # process and its cgroup alone.
 extra_checks()
 {
-	local rt=$1 before=$2 shared mine sleeper diff
+	local rt=$1 before=$2 shared mine sleeper
 
 	shared=$CT_CG2/$(ct_id caller)
 	mine=$(ct_cgroup_of $$)
-	mkdir "$shared" || return
-	sleep 600 &
-	sleeper=$!
-	CT_PIDS+=("$sleeper")
-	echo "$sleeper" >"$shared/cgroup.procs"
+	ct_sleeper "$shared" || return
+	sleeper=$CT_SLEEPER
 	echo $$ >"$shared/cgroup.procs"
 	start_listener "$rt" shared -a sockopt-hook.io/policy=restricted
 	echo $$ >"$mine/cgroup.procs"
@@ -37,11 +34,10 @@ extra_checks()
 	tap_is "$(ct_our_progs "$shared" effective)" "" \
 		"$rt shared: no program of ours on the shared cgroup"
 	ct_delete "$rt" "$(ct_id shared)"
-	kill -KILL "$sleeper" && wait "$sleeper" 2>/dev/null
+	ct_kill "$sleeper"
 	rmdir "$shared"
-	diff=$(ct_same_as "$before")
-	tap_ok $? "$rt shared: after delete, BPF programs, hook state and cgroups are as before" ||
-		tap_diag "$diff"
+	ct_check_same "$rt shared: after delete, BPF programs, hook state and cgroups are as before" \
+		"$before"
 }
 
 policy_suite crun-nocg prestart

@@ -45,7 +45,7 @@ jq_bundle()
 # are not the hook's output.
 refused_with()
 {
-	local name=$1 re=$2 b=$CT_TMP/bundles/$1 err diff
+	local name=$1 re=$2 b=$CT_TMP/bundles/$1 err
 
 	[ "$CT_RC" != 0 ] && ! grep -q . "$CT_OUT"
 	tap_ok $? "$name: the container does not start (exit $CT_RC)"
@@ -57,8 +57,7 @@ refused_with()
 		err=$(cat "$CT_ERR")
 	fi
 	tap_like "$err" "oci-sockopt-hook: container $(ct_id "$name"): $re" "$name: the line says why"
-	diff=$(ct_same_as "$BASE")
-	tap_ok $? "$name: nothing attached, made or recorded" || tap_diag "$diff"
+	ct_check_same "$name: nothing attached, made or recorded" "$BASE"
 }
 
 # ---- 1. The exec gap ---------------------------------------------------------
@@ -96,16 +95,13 @@ for rt in crun-nocg runc; do
 		tap_is "$json" '{"policed":true}' "$rt: status --json: exec.policed is true"
 	fi
 	ct_delete "$rt" "$ID"
-	diff=$(ct_same_as "$BASE")
-	tap_ok $? "$rt: after delete, all as before" || tap_diag "$diff"
+	ct_check_same "$rt: after delete, all as before" "$BASE"
 done
 
 # explain, for an init in a shared cgroup (a sleep of ours in the root),
 # and from the bundle alone.
-sleep 600 &
-SLEEPER=$!
-CT_PIDS+=("$SLEEPER")
-echo "$SLEEPER" >"$CT_CG2/cgroup.procs"
+ct_sleeper "$CT_CG2"
+SLEEPER=$CT_SLEEPER
 b=$(ct_bundle "${R[@]}" explain -- true)
 state=$(jq -cn --arg b "$b" --argjson pid "$SLEEPER" \
 	'{ociVersion: "1.0.2", id: "ex1", status: "creating", pid: $pid, bundle: $b}')
@@ -127,7 +123,7 @@ tap_is "$rc $(jq -c '.cgroup.hook_creates' <<<"$json")" "1 false" \
 tap_like "$(jq -r .refused <<<"$json")" "refusing because on_shared_cgroup is 'refuse' in $REFUSE" \
 	"explain, on_shared_cgroup refuse: the refusal names the setting"
 tap_is "$(ct_snapshot)" "$BASE" "explain made nothing"
-kill "$SLEEPER"
+ct_kill "$SLEEPER"
 
 # ---- 2. on_shared_cgroup "refuse" -----------------------------------------------
 
@@ -158,6 +154,5 @@ ct_run runc "$(ct_id rw-runc-ns)" "$b"
 tap_is "$CT_RC $(cat "$CT_OUT")" "0 setsockopt=EPERM" \
 	"runc, writable cgroup mount in a cgroup namespace of its own: runs, policed (72-escapes shows it stays so)"
 
-diff=$(ct_same_as "$BASE")
-tap_ok $? "at the end, BPF programs, hook state and cgroups are as before" || tap_diag "$diff"
+ct_check_same "at the end, BPF programs, hook state and cgroups are as before" "$BASE"
 tap_done

@@ -28,18 +28,16 @@ for rt in runc crun crun-nocg; do
 	# A hook-made cgroup (crun-nocg) is released by the hook's reaper
 	# once it empties: give it a moment, without a timed assertion.
 	for _ in $(seq 50); do
-		diff=$(ct_same_as "$kernel" progs cgroups) && break
+		ct_same_as "$kernel" progs cgroups >/dev/null && break
 		sleep 0.1
 	done
-	diff=$(ct_same_as "$kernel" progs cgroups)
-	tap_ok $? "$rt: right after delete, BPF programs and cgroups are as before" ||
-		tap_diag "$diff"
+	ct_check_same "$rt: right after delete, BPF programs and cgroups are as before" \
+		"$kernel" progs cgroups
 
 	b=$(ct_bundle -r "$rt" "$rt-next" -- sockcheck all)
 	ct_run "$rt" "$(ct_id "$rt-next")" "$b"
-	diff=$(ct_same_as "$before")
-	tap_ok $? "$rt: once a later container has come and gone, BPF programs, hook state and cgroups are as before" ||
-		tap_diag "$diff"
+	ct_check_same "$rt: once a later container has come and gone, BPF programs, hook state and cgroups are as before" \
+		"$before"
 done
 
 tap_done

@@ -47,8 +47,6 @@ reaper()
 # at the start.
 released()
 {
-	local diff
-
 	for _ in $(seq 100); do
 		[ ! -d "$2" ] && [ ! -e "$CT_STATE_DIR/$1.json" ] &&
 			[ ! -e "/proc/$3" ] && break
@@ -58,8 +56,7 @@ released()
 	tap_ok $? "$1: after delete, the hook's cgroup and the record are gone"
 	[ ! -e "/proc/$3" ]
 	tap_ok $? "$1: and the reaper has exited"
-	diff=$(ct_same_as "$BASE")
-	tap_ok $? "$1: BPF programs, hook state and cgroups as before" || tap_diag "$diff"
+	ct_check_same "$1: BPF programs, hook state and cgroups as before" "$BASE"
 }
 
 # ---- 1. The reaper logs to the log file -------------------------------------
@@ -85,15 +82,8 @@ fi
 
 # ---- 2. No inotify instance left for root -----------------------------------
 
-mkfifo "$CT_TMP/hog.in" || exit 1
-"$HOG" <"$CT_TMP/hog.in" >"$CT_TMP/hog.out" &
-HOG_PID=$!
-CT_PIDS+=("$HOG_PID")
-exec {HOG_IN}>"$CT_TMP/hog.in"
-for _ in $(seq 100); do
-	grep -q '^held=' "$CT_TMP/hog.out" && break
-	sleep 0.1
-done
+ct_hold hog "$HOG" || exit 1
+ct_wait_for "$CT_TMP/hog.out" '^held='
 tap_like "$(cat "$CT_TMP/hog.out")" '^held=[0-9]+ errno=EMFILE$' \
 	"a process of ours holds every inotify instance root has left"
 tap_is "$("$HOG" </dev/null)" "held=0 errno=EMFILE" "no further inotify instance can be made"
@@ -109,10 +99,7 @@ if ct_start crun-nocg "$ID" "$b" '^t0_'; then
 	tap_like "$CG" "/oci-sockopt-hook-$ID\$" "exhausted: the init is in a cgroup the hook made"
 	tap_like "$(cat "$LOG")" "warning: container $ID: reaper: cannot watch $CG/cgroup.events \(Too many open files\): polling it every 1 s" \
 		"exhausted: the reaper says it polls, before prestart returns" || tap_diag "log:" "$(cat "$LOG")"
-	for _ in $(seq 100); do
-		grep -q '^t6_' "$CT_OUT" && break
-		sleep 0.1
-	done
+	ct_wait_for "$CT_OUT" '^t6_'
 	tap_is "$(sed -n 's/^t0_setsockopt=//p' "$CT_OUT")" EPERM \
 		"exhausted: setsockopt(SO_MARK) at start gives EPERM"
 	tap_is "$(sed -n 's/^t6_setsockopt=//p' "$CT_OUT")" EPERM \
@@ -128,8 +115,7 @@ else
 	tap_ok 1 "exhausted: the container starts"
 	tap_diag "$(cat "$CT_ERR")" "$(cat "$b/hook.err" 2>/dev/null)"
 fi
-exec {HOG_IN}>&-
-wait "$HOG_PID"
+ct_release
 tap_is "$("$HOG" </dev/null | sed 's/=[1-9][0-9]* / /')" "held errno=EMFILE" \
 	"the inotify instances are free again"
 if [ -n "${CG:-}" ]; then

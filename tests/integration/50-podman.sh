@@ -208,8 +208,7 @@ tap_is "$OUT" "setsockopt=EPERM" \
 
 left=$(timeout 30 "${PODMAN[@]}" ps -a -q 2>&1)
 tap_is "$left" "" "podman --rm left no container in its store"
-diff=$(ct_same_as "$BASE" progs state)
-tap_ok $? "BPF programs and hook state are as before" || tap_diag "$diff"
+ct_check_same "BPF programs and hook state are as before" "$BASE" progs state
 
 make_out=$(make -C "$CT_TOP" BUILD="$CT_BUILD" uninstall PREFIX="$PREFIX" \
 	SYSCONFDIR="$SYSCONF" 2>&1)

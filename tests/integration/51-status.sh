@@ -18,12 +18,8 @@ export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
 
 ID=$(ct_id status)
 B=$(ct_bundle -a sockopt-hook.io/policy=restricted status -- sleep 600)
-if ! ct_start runc "$ID" "$B"; then
-	tap_ok 1 "restricted container starts detached"
-	tap_diag "runc exit $CT_RC:" "$(cat "$CT_ERR")"
-	tap_done
-fi
-tap_ok 0 "restricted container starts detached (init pid $CT_PID)"
+ct_start_ok "restricted container starts detached" runc "$ID" "$B" || tap_done
+tap_diag "init pid $CT_PID"
 
 # The empty container has made no socket yet.
 json=$("$HOOK" status --json 2>&1)
@@ -97,9 +93,7 @@ tap_is "$out" "oci-sockopt-hook: no container 'no-such-container' is managed by 
 	"status with an unknown id: the line names the id"
 
 ct_delete runc "$ID"
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after delete, BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "after delete, BPF programs, hook state and cgroups are as before" "$BASE"
 tap_is "$("$HOOK" status --json 2>&1 | jq -c .)" "[]" "after delete, status --json is []"
 tap_is "$("$HOOK" status 2>&1)" "no containers are managed by the hook" \
 	"after delete, status (text) says so"

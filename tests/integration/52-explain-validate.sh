@@ -15,11 +15,11 @@
 #  - explain changes no kernel or hook state (root only).
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
-BUILD=${BUILD:-build}
-[[ $BUILD == /* ]] || BUILD=$top/$BUILD
+# shellcheck source=../lib/host.sh
+. "$here/../lib/host.sh"
+top=$TESTS_TOP BUILD=$TESTS_BUILD
 HOOK=${HOOK:-$BUILD/oci-sockopt-hook}
 PY=/usr/bin/python3
 EX=$top/examples
@@ -38,12 +38,8 @@ if [ "$(id -u)" = 0 ] && command -v bpftool >/dev/null &&
 	timeout 20 bpftool prog list >/dev/null 2>&1; then
 	ROOT=1
 	# Other suites' containers would change the program count.
-	lock=${CT_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
-	if ! exec {LOCK_FD}>>"$lock" || ! flock -w 600 "$LOCK_FD"; then
-		echo "Bail out! cannot take $lock"
-		exit 1
-	fi
-	PROGS_BEFORE=$(timeout 20 bpftool prog list | grep -c '^[0-9]')
+	host_lock || tap_bail "cannot take $HOST_LOCK"
+	PROGS_BEFORE=$(host_prog_count)
 fi
 
 # bundle NAME ANNOTATIONS-JSON: a bundle dir whose config.json carries
@@ -315,7 +311,7 @@ if [ "$ROOT" = 1 ]; then
 	tap_ok $? "probe --json exits 0"
 	jq -e 'type == "object"' <<<"$json" >/dev/null 2>&1
 	tap_ok $? "probe --json prints one JSON object" || tap_diag "$json"
-	cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	cg2=$(host_cgroup2_mount)
 	tap_is "$(jq -r .cgroup2_mount <<<"$json")" "$cg2" "probe: cgroup2_mount is $cg2 (mountinfo)"
 	hybrid=false
 	awk '$3 == "cgroup" { found = 1 } END { exit !found }' /proc/self/mounts && hybrid=true
@@ -337,8 +333,7 @@ if [ "$ROOT" = 1 ]; then
 	tap_like "$text" "cgroup2 mount: +$cg2" "probe (text): the cgroup2 mount"
 	tap_like "$text" $'\nverdict: ' "probe (text): a verdict line"
 
-	now=$(timeout 20 bpftool prog list | grep -c '^[0-9]')
-	tap_is "$now" "$PROGS_BEFORE" "explain, validate and probe left no BPF program loaded"
+	tap_is "$(host_prog_count)" "$PROGS_BEFORE" "explain, validate and probe left no BPF program loaded"
 	tap_is "$(find "$TMP/state" -mindepth 1)" "" "explain wrote no hook state"
 else
 	tap_skip "probe --json on the host" "needs root and BPF"

@@ -50,7 +50,7 @@ syslog_has()
 # log file has exactly one line about it: an error matching REGEX.
 refused_logged()
 {
-	local rt=$1 name=$2 id b before lines diff
+	local rt=$1 name=$2 id b before lines
 
 	id=$(ct_id "$name")
 	b=$(ct_bundle -c "$CFG" -a "sockopt-hook.io/policy=$3" "$name" -- sockcheck all)
@@ -70,9 +70,7 @@ refused_logged()
 		syslog_has "container $id: "
 		tap_ok $? "$rt $name: syslog holds the reason too (ident oci-sockopt-hook)"
 	fi
-	diff=$(ct_same_as "$before")
-	tap_ok $? "$rt $name: BPF programs, hook state and cgroups are as before" ||
-		tap_diag "$diff"
+	ct_check_same "$rt $name: BPF programs, hook state and cgroups are as before" "$before"
 }
 
 for rt in crun crun-nocg; do

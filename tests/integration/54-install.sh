@@ -11,23 +11,17 @@
 # what was installed.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
-BUILD=${BUILD:-build}
-[[ $BUILD == /* ]] || BUILD=$top/$BUILD
+# shellcheck source=../lib/host.sh
+. "$here/../lib/host.sh"
+top=$TESTS_TOP BUILD=$TESTS_BUILD
 BIN=$BUILD/oci-sockopt-hook
 tap_require_cmd make jq man cmp
 [ -x "$BIN" ] || tap_skip_all "hook not built: $BIN (run make)"
 
-# make install rewrites $BUILD/oci-sockopt-hook.json: one test run at a time.
-lock=${CT_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
-if exec {LOCK_FD}>>"$lock" 2>/dev/null; then
-	flock -w 600 "$LOCK_FD" || {
-		echo "Bail out! cannot take $lock"
-		exit 1
-	}
-fi
+# make install rewrites $BUILD/hooks.d-*.json: one test run at a time.
+host_lock || tap_bail "cannot take $HOST_LOCK"
 T=$(mktemp -d /tmp/sockopt-hook-install.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 D=$T/dest

@@ -11,11 +11,11 @@
 # real runs of these examples are in 50-podman.sh and 56-examples-run.sh.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
-BUILD=${BUILD:-build}
-[[ $BUILD == /* ]] || BUILD=$top/$BUILD
+# shellcheck source=../lib/host.sh
+. "$here/../lib/host.sh"
+top=$TESTS_TOP BUILD=$TESTS_BUILD
 PY=/usr/bin/python3
 tap_require_cmd make
 $PY -c 'import yaml, tomllib' 2>/dev/null ||
@@ -23,14 +23,8 @@ $PY -c 'import yaml, tomllib' 2>/dev/null ||
 [ -x "$BUILD/oci-sockopt-hook" ] || tap_skip_all "hook not built (run make)"
 
 # Where `make install` puts the hooks.d file, by default. It rewrites
-# $BUILD/oci-sockopt-hook.json: one test run at a time.
-lock=${CT_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
-if exec {LOCK_FD}>>"$lock" 2>/dev/null; then
-	flock -w 600 "$LOCK_FD" || {
-		echo "Bail out! cannot take $lock"
-		exit 1
-	}
-fi
+# $BUILD/hooks.d-*.json: one test run at a time.
+host_lock || tap_bail "cannot take $HOST_LOCK"
 T=$(mktemp -d /tmp/sockopt-hook-examples.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 out=$(make -C "$top" BUILD="$BUILD" -o "$BUILD/oci-sockopt-hook" install DESTDIR="$T" 2>&1)
@@ -39,13 +33,7 @@ hooksd=$(cd "$T" && find . -name oci-sockopt-hook.json -path '*hooks.d*' -printf
 hooksd=${hooksd%/*}
 tap_diag "make install puts the hooks.d file in $hooksd"
 
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) tap_ok 0 "${line#ok - }" ;;
-	"not ok - "*) tap_ok 1 "${line#not ok - }" ;;
-	"# "*) echo "$line" ;;
-	*) tap_ok 1 "examples_check.py: $line" ;;
-	esac
-done < <($PY "$here/../lib/examples_check.py" "$top" "$hooksd" 2>&1)
+out=$($PY "$here/../lib/examples_check.py" "$top" "$hooksd" 2>&1)
+tap_relay examples_check.py $? <<<"$out"
 
 tap_done

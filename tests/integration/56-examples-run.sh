@@ -72,9 +72,8 @@ for rt in runc crun; do
 	ct_run "$rt" "$(ct_id "$name")" "$b"
 	tap_is "$(val setsockopt) $(val cc) $(val socket_inet6_stream) $(val "done")" "EPERM reno EPERM ok" \
 		"$rt, the snippet's hooks and annotation: SO_MARK denied, cc forced to reno, no IPv6" ||
-		tap_diag "exit $CT_RC; stderr:" "$(cat "$CT_ERR")" "stdout:" "$(cat "$CT_OUT")"
-	diff=$(ct_same_as "$before")
-	tap_ok $? "$rt: the snippet's poststop leaves nothing behind" || tap_diag "$diff"
+		ct_diag_run "$b"
+	ct_check_same "$rt: the snippet's poststop leaves nothing behind" "$before"
 done
 
 # --- containerd base runtime spec ---------------------------------------
@@ -97,16 +96,15 @@ for ctr in web POD; do
 	if [ "$ctr" = web ]; then
 		tap_is "$(val cc) $(val socket_inet6_stream) $(val rcvbuf) $(val "done")" "reno EPERM 131072 ok" \
 			"runc with the containerd base spec, container web: restricted (cc forced, no IPv6, SO_RCVBUF clamped)" ||
-			tap_diag "exit $CT_RC; stderr:" "$(cat "$CT_ERR")" "stdout:" "$(cat "$CT_OUT")"
+			ct_diag_run "$b"
 	else
 		rmax=$(cat /proc/sys/net/core/rmem_max)
 		[ "$rmax" -gt 4194304 ] && rmax=4194304
 		tap_is "$(val socket_inet6_stream) $(val rcvbuf) $(val "done")" "ok $((2 * rmax)) ok" \
 			"runc with the containerd base spec, the sandbox: not policed" ||
-			tap_diag "exit $CT_RC; stderr:" "$(cat "$CT_ERR")" "stdout:" "$(cat "$CT_OUT")"
+			ct_diag_run "$b"
 	fi
-	diff=$(ct_same_as "$before")
-	tap_ok $? "containerd base spec, container $ctr: nothing left behind" || tap_diag "$diff"
+	ct_check_same "containerd base spec, container $ctr: nothing left behind" "$before"
 done
 
 # --- DaemonSet init container -------------------------------------------

@@ -109,9 +109,7 @@ tap_is "$rc" 0 "poststop with a world-writable config: exit 0"
 tap_ok $? "poststop with a world-writable config: says so, and still detaches and drops the record" ||
 	tap_diag "$out"
 ct_delete runc "$(ct_id release)"
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after the release: BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "after the release: BPF programs, hook state and cgroups are as before" "$BASE"
 
 # --- log_file ------------------------------------------------------------
 
@@ -228,7 +226,5 @@ out=$(hook_r status 2>"$T/status.err")
 tap_ok $? "status: invalid records are not listed, one warning each" ||
 	tap_diag "$out" "$(cat "$T/status.err")"
 
-diff=$(ct_same_as "$BASE")
-tap_ok $? "at the end: BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "at the end: BPF programs, hook state and cgroups are as before" "$BASE"
 tap_done

@@ -68,9 +68,8 @@ tap_is "$(probe crio-name get-mark "$CRIO.ContainerType=container" \
 	sockopt-hook.io/policy.web=setonly)" \
 	"mark=EPERM" \
 	"CRI-O container db with a copied $CRI.container-name=web: policy.web does not apply to it"
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after the sandbox checks: BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "after the sandbox checks: BPF programs, hook state and cgroups are as before" \
+	"$BASE"
 
 # --- the hook command's stages, from the state's status ------------------
 
@@ -84,15 +83,13 @@ mkdir "$CG" || exit 1
 # container that still runs: end_init before every "stopped".
 start_init()
 {
-	sleep 600 &
-	PID=$!
-	CT_PIDS+=("$PID")
-	echo "$PID" >"$CG/cgroup.procs"
+	ct_sleeper "$CG"
+	PID=$CT_SLEEPER
 }
 
 end_init()
 {
-	kill "$PID" && wait "$PID" 2>/dev/null
+	ct_kill "$PID"
 }
 start_init
 
@@ -176,7 +173,5 @@ for rt in runc crun; do
 		"$rt poststop: the hook released the container"
 done
 
-diff=$(ct_same_as "$BASE")
-tap_ok $? "at the end: BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "at the end: BPF programs, hook state and cgroups are as before" "$BASE"
 tap_done

@@ -10,8 +10,8 @@
 #   - writes exactly one line on stderr, "oci-sockopt-hook: ...", that
 #     contains the case's expected substring (file `expect`),
 #   - attaches nothing: no sh_* program on the case's cgroup, the number of
-#     loaded sh_* programs unchanged,
-#   - leaves no state record and creates no cgroup.
+#     loaded BPF programs unchanged,
+#   - leaves no state record and creates no cgroup (ct_snapshot).
 # CASES='glob...' runs only the cases whose name matches one of the globs.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,86 +22,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 CORPUS=$CT_TOP/tests/bad-inputs
 CASE_TIMEOUT=${CASE_TIMEOUT:-20}
-PREFIX=shbad$$
 
-tap_require_root
-tap_require_cmd jq timeout flock python3 unshare
-tap_require_bpf
-[ -x "$HOOK" ] || tap_skip_all "hook not built: $HOOK (run make)"
-CG2=$(ct_cgroup2_mount)
-[ -n "$CG2" ] || tap_skip_all "no cgroup2 mount"
+ct_require_host
+tap_require_cmd python3 unshare
+# No container runtime: each case's container is a process of ours in a
+# cgroup of ours, $CT_CG2/$CT_PREFIX-NNN.
+ct_init_host
+CG2=$CT_CG2
 # For the cases' setup and run scripts, and the placeholders.
 export CG2 HOOK W BUNDLE OPERATOR ID CG STATE_DIR PID DEADPID
-
-# Other suites of ours load sh_* programs and make cgroups: run alone.
-LOCK=${CT_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
-if ! exec {LOCK_FD}>>"$LOCK" || ! flock -w "${LOCK_WAIT:-1800}" "$LOCK_FD"; then
-	echo "Bail out! cannot take $LOCK (another test run holds it?)"
-	exit 1
-fi
-
-TMP=$(mktemp -d /tmp/sockopt-hook-bad.XXXXXX) || exit 1
-PIDS=()
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup()
-{
-	local pid dir
-
-	for pid in "${PIDS[@]}"; do
-		kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	done
-	# Cgroups of ours, with whatever a case left running in them.
-	for dir in "$CG2/$PREFIX"-*; do
-		[ -d "$dir" ] && remove_cgroup "$dir"
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# remove_cgroup DIR: kills every process in the subtree, then removes it.
-remove_cgroup()
-{
-	echo 1 >"$1/cgroup.kill" 2>/dev/null
-	for _ in $(seq 1 50); do
-		grep -q '^populated 0' "$1/cgroup.events" 2>/dev/null && break
-		sleep 0.1
-	done
-	find "$1" -depth -type d -exec rmdir {} \; 2>/dev/null
-}
-
-sh_prog_count()
-{
-	timeout 20 bpftool -j prog list 2>/dev/null |
-		jq '[.[]? | select((.name // "") | startswith("sh_"))] | length'
-}
-
-# What a refused case must not change. $1: the case's state dir.
-snapshot()
-{
-	echo "sh_* programs loaded: $(sh_prog_count)"
-	echo "state dir $1:"
-	(cd "$1" && find . | sort)
-	echo "ours in $CT_DEFAULT_STATE_DIR:"
-	ct_default_state_ours "$PREFIX"
-	echo "cgroups:"
-	(cd "$CG2" && find . -type d | sort)
-}
-
-# same_as BEFORE STATE-DIR: up to 5 s for the kernel to free what a
-# detach released; prints the difference otherwise.
-same_as()
-{
-	local now
-
-	for _ in $(seq 1 50); do
-		now=$(snapshot "$2")
-		[ "$now" = "$1" ] && return 0
-		sleep 0.1
-	done
-	diff <(echo "$1") <(echo "$now") | sed -n '2,$p'
-	return 1
-}
 
 # subst FILE...: replaces the @NAME@ placeholders of the corpus format in
 # place, from the environment.
@@ -135,21 +64,16 @@ dead_pid()
 run_case()
 {
 	local dir=$1 name rc why=() err lines want before diff start secs args=()
-	local sleeper
 
 	name=$(basename "$dir")
-	W=$TMP/$name
-	BUNDLE=$W/bundle OPERATOR=$W/operator.json ID=$PREFIX-${name%%-*}
-	CG=$CG2/$PREFIX-${name%%-*} STATE_DIR=$W/state
+	W=$CT_TMP/$name
+	BUNDLE=$W/bundle OPERATOR=$W/operator.json ID=$(ct_id "${name%%-*}")
+	CG=$CG2/$ID STATE_DIR=$W/state
 	mkdir -p "$BUNDLE" "$STATE_DIR"
 
 	# The stand-in container: a live process alone in its own cgroup.
-	mkdir "$CG" || { tap_ok 1 "$name: cannot create $CG"; return; }
-	sleep 600 &
-	sleeper=$!
-	PIDS+=("$sleeper")
-	echo "$sleeper" >"$CG/cgroup.procs"
-	PID=$sleeper
+	ct_sleeper "$CG" || { tap_ok 1 "$name: cannot put a process in $CG"; return; }
+	PID=$CT_SLEEPER
 	DEADPID=$(dead_pid)
 
 	for f in state.json config.json operator.json args; do
@@ -168,18 +92,18 @@ run_case()
 		rc=$?
 		if [ "$rc" = 77 ]; then
 			tap_skip "$name" "$(tail -n 1 "$W/setup.log")"
-			teardown_case "$sleeper"
+			teardown_case "$PID"
 			return
 		elif [ "$rc" != 0 ]; then
 			tap_ok 1 "$name: setup failed (exit $rc)"
 			tap_diag "$(cat "$W/setup.log")"
-			teardown_case "$sleeper"
+			teardown_case "$PID"
 			return
 		fi
 	fi
 	mapfile -t args <"$W/args"
 
-	before=$(snapshot "$STATE_DIR")
+	before=$(ct_snapshot -d "$STATE_DIR")
 	start=$SECONDS
 	# argv[0] as runtimes pass it, so that getopt's messages carry it too.
 	(
@@ -212,7 +136,7 @@ run_case()
 	[[ $err == *"$want"* ]] || why+=("stderr lacks: $want")
 	[ -z "$(ct_our_progs "$CG")" ] ||
 		why+=("sh_* programs attached to the case's cgroup")
-	if ! diff=$(same_as "$before" "$STATE_DIR"); then
+	if ! diff=$(ct_same_as "$before" -d "$STATE_DIR"); then
 		why+=("programs, state or cgroups changed: $diff")
 	fi
 
@@ -226,21 +150,15 @@ run_case()
 		OCI_SOCKOPT_HOOK_STATE_DIR=$STATE_DIR timeout 20 "$HOOK" \
 			--config "$OPERATOR" poststop <"$W/state.json" >/dev/null 2>&1
 	fi
-	teardown_case "$sleeper"
+	teardown_case "$PID"
 }
 
+# teardown_case PID: ends the case's stand-in container.
 teardown_case()
 {
-	local keep=() p
-
-	kill -KILL "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-	for p in "${PIDS[@]}"; do
-		[ "$p" = "$1" ] || keep+=("$p")
-	done
-	PIDS=("${keep[@]}")
+	ct_kill "$1"
 	# A case's setup may have left processes there (280's zombie parent).
-	[ -d "$CG" ] && remove_cgroup "$CG"
+	[ -d "$CG" ] && ct_remove_cgroup "$CG"
 	rm -rf "$W"
 }
 
@@ -262,14 +180,12 @@ control()
 {
 	local out
 
-	W=$TMP/control
-	BUNDLE=$W/bundle OPERATOR=$W/operator.json ID=$PREFIX-control
-	CG=$CG2/$PREFIX-control STATE_DIR=$W/state DEADPID=1
-	mkdir -p "$BUNDLE" "$STATE_DIR" "$CG"
-	sleep 600 &
-	PID=$!
-	PIDS+=("$PID")
-	echo "$PID" >"$CG/cgroup.procs"
+	W=$CT_TMP/control
+	BUNDLE=$W/bundle OPERATOR=$W/operator.json ID=$(ct_id control)
+	CG=$CG2/$ID STATE_DIR=$W/state DEADPID=1
+	mkdir -p "$BUNDLE" "$STATE_DIR"
+	ct_sleeper "$CG" || tap_bail "cannot put a process in $CG"
+	PID=$CT_SLEEPER
 	for f in state.json config.json operator.json args; do
 		cp "$CORPUS/defaults/$f" "$W/$f"
 	done
@@ -285,7 +201,7 @@ control()
 		"control: the restricted policy's programs are on the process's cgroup"
 	# As with a runtime, poststop comes once the container's init is gone:
 	# a running container keeps its policy.
-	kill -KILL "$PID" && wait "$PID" 2>/dev/null
+	ct_kill "$PID"
 	OCI_SOCKOPT_HOOK_STATE_DIR=$STATE_DIR timeout 20 "$HOOK" "${args[@]/prestart/poststop}" \
 		<"$W/state.json" >/dev/null 2>&1
 	tap_is "$(ct_our_progs "$CG")" "" "control: poststop detaches them"

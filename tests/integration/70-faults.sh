@@ -50,16 +50,9 @@ fake()
 
 	FID=$(ct_id "$1")
 	FCG=$CT_CG2
-	sleep 600 &
-	FPID=$!
-	CT_PIDS+=("$FPID")
-	if [ "${2:-}" != root ]; then
-		FCG=$CT_CG2/$FID
-		if ! mkdir "$FCG" || ! echo "$FPID" >"$FCG/cgroup.procs"; then
-			echo "Bail out! cannot put $FPID in $FCG"
-			exit 1
-		fi
-	fi
+	[ "${2:-}" = root ] || FCG=$CT_CG2/$FID
+	ct_sleeper "$FCG" || tap_bail "cannot put a process in $FCG"
+	FPID=$CT_SLEEPER
 	b=$(ct_bundle -a sockopt-hook.io/policy=restricted "$1" -- true)
 	FSTATE=$(jq -cn --arg id "$FID" --argjson pid "$FPID" --arg b "$b" \
 		'{ociVersion: "1.0.2", id: $id, status: "creating", pid: $pid, bundle: $b}')
@@ -69,14 +62,14 @@ fake()
 # poststop runs; its cgroup stays (unfake removes it).
 stop()
 {
-	kill -KILL "$FPID" 2>/dev/null && wait "$FPID" 2>/dev/null
+	ct_kill "$FPID"
 	return 0
 }
 
 # unfake: ends the stand-in and removes its cgroup (if still there).
 unfake()
 {
-	kill -KILL "$FPID" 2>/dev/null && wait "$FPID" 2>/dev/null
+	ct_kill "$FPID"
 	[ "$FCG" = "$CT_CG2" ] || rmdir "$FCG" 2>/dev/null
 	return 0
 }
@@ -118,15 +111,12 @@ refused()
 # no record for it, and BPF programs and hook state as in BEFORE.
 nothing_left()
 {
-	local diff
-
 	if [ -d "$FCG" ]; then
 		tap_is "$(ct_our_progs "$FCG")" "" "$1: nothing attached to the cgroup"
 	fi
 	[ ! -e "$CT_STATE_DIR/$FID.json" ]
 	tap_ok $? "$1: no record"
-	diff=$(ct_same_as "$2" progs state)
-	tap_ok $? "$1: BPF programs and hook state as before" || tap_diag "$diff"
+	ct_check_same "$1: BPF programs and hook state as before" "$2" progs state
 }
 
 # shim SPEC: environment for the hook to run under the fault shim.
@@ -180,8 +170,7 @@ for where in own root; do
 	refused "$name" "container init pid $FPID left cgroup /[^ ]*$FID while the policy was being attached \(it is now in /\)"
 	nothing_left "$name" "$before"
 	unfake
-	diff=$(ct_same_as "$cgs" cgroups)
-	tap_ok $? "$name: cgroups as before" || tap_diag "$diff"
+	ct_check_same "$name: cgroups as before" "$cgs" cgroups
 done
 
 # The cgroup is replaced by a new one of the same name (its process moved
@@ -220,8 +209,7 @@ tap_like "$(cat "$SHIM_LOG")" "removed cgroup $CT_CG2/$(ct_id rm-runc)" "$name: 
 tap_like "$(cat "$CT_ERR")" 'oci-sockopt-hook: .*cannot attach the sock_create program' \
 	"$name: runc's error carries the hook's line" || tap_diag "$(cat "$CT_ERR")"
 ct_delete runc "$(ct_id rm-runc)"
-diff=$(ct_same_as "$before")
-tap_ok $? "$name: BPF programs, hook state and cgroups as before" || tap_diag "$diff"
+ct_check_same "$name: BPF programs, hook state and cgroups as before" "$before"
 
 # ---- 2. The state directory cannot be written -------------------------------
 
@@ -243,9 +231,8 @@ if mount -t tmpfs -o ro,size=64k,mode=0700 tmpfs "$RO"; then
 		nothing_left "$name" "$before"
 		tap_is "$(ct_cgroup_of "$FPID")" "$FCG" "$name: the process is back in its cgroup"
 		unfake
-		diff=$(ct_same_as "$cgs" cgroups)
-		tap_ok $? "$name: cgroups as before (a cgroup the hook made is removed)" ||
-			tap_diag "$diff"
+		ct_check_same "$name: cgroups as before (a cgroup the hook made is removed)" \
+			"$cgs" cgroups
 	done
 	umount "$RO"
 	trap ct_cleanup EXIT
@@ -386,8 +373,7 @@ else
 	tap_diag "$(cat "$CT_ERR")"
 fi
 ct_delete runc "$(ct_id both)"
-diff=$(ct_same_as "$before")
-tap_ok $? "$name: after delete, all as before" || tap_diag "$diff"
+ct_check_same "$name: after delete, all as before" "$before"
 
 # ---- 6. poststop without prestart, and twice --------------------------------
 
@@ -395,8 +381,8 @@ before=$(ct_snapshot progs state)
 fake nopre
 hook poststop
 tap_is "$RC" 0 "poststop without prestart: exit 0" || tap_diag "$ERR"
-diff=$(ct_same_as "$before" progs state)
-tap_ok $? "poststop without prestart: BPF programs and hook state unchanged" || tap_diag "$diff"
+ct_check_same "poststop without prestart: BPF programs and hook state unchanged" \
+	"$before" progs state
 unfake
 
 before=$(ct_snapshot progs state)
@@ -427,9 +413,8 @@ done
 unfake
 FCG=${other[0]} FPID=${other[1]} unfake
 timeout 30 "$HOOK" gc >/dev/null 2>&1
-diff=$(ct_same_as "$before" progs state)
-tap_ok $? "poststop twice: once the other is gone and collected, BPF programs and hook state as before" ||
-	tap_diag "$diff"
+ct_check_same "poststop twice: once the other is gone and collected, BPF programs and hook state as before" \
+	"$before" progs state
 
 # The recorded cgroup is replaced, under the same name, by the cgroup of a
 # newer container with the same policy (the same shared programs) just
@@ -457,15 +442,14 @@ out=$(sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" set-mark 5' sh "$FCG" "$SOC
 tap_is "$out" "setsockopt=EPERM" "$name: and is still policed"
 [ ! -e "$CT_STATE_DIR/$FID.json" ]
 tap_ok $? "$name: the old record is dropped"
-kill -KILL "$newer" && wait "$newer" 2>/dev/null
+ct_kill "$newer"
 unfake
 FCG=${keeper[0]} FPID=${keeper[1]} FSTATE=${keeper[2]}
 stop
 hook poststop
 unfake
-diff=$(ct_same_as "$before" progs state)
-tap_ok $? "$name: once both are gone, BPF programs and hook state as before" ||
-	tap_diag "$diff"
+ct_check_same "$name: once both are gone, BPF programs and hook state as before" \
+	"$before" progs state
 
 # ---- 7. A runtime that never deletes ----------------------------------------
 
@@ -538,12 +522,10 @@ if create runc killed; then
 	tap_is "$(ct_our_progs "$CG")" "" "runc killed: after gc, nothing of ours on runc's cgroup"
 	gone
 	tap_ok $? "runc killed: after gc, the programs are freed (ids $(tr '\n' ' ' <<<"$IDS"))"
-	diff=$(ct_same_as "$before" progs state)
-	tap_ok $? "runc killed: after gc, BPF programs and hook state (records, index) as before" ||
-		tap_diag "$diff"
+	ct_check_same "runc killed: after gc, BPF programs and hook state (records, index) as before" \
+		"$before" progs state
 	ct_delete runc "$ID"
-	diff=$(ct_same_as "$cgs" cgroups)
-	tap_ok $? "runc killed: after runc delete -f, cgroups as before" || tap_diag "$diff"
+	ct_check_same "runc killed: after runc delete -f, cgroups as before" "$cgs" cgroups
 fi
 
 # The next poststop (of any container) collects it too.
@@ -553,9 +535,8 @@ if create runc killed-next; then
 	ct_run runc "$(ct_id next)" "$b"
 	tap_is "$CT_RC $(cat "$CT_OUT")" "0 setsockopt=EPERM" "runc killed, next container: runs"
 	tap_is "$(ct_our_progs "$CG")" "" "runc killed, next container: its poststop released the dead one"
-	diff=$(ct_same_as "$before" progs state)
-	tap_ok $? "runc killed, next container: BPF programs and hook state as before" ||
-		tap_diag "$diff"
+	ct_check_same "runc killed, next container: BPF programs and hook state as before" \
+		"$before" progs state
 	ct_delete runc "$ID"
 fi
 
@@ -587,18 +568,15 @@ if create crun-nocg reaped; then
 	tap_ok $? "crun-nocg killed: and exited"
 	[ ! -e "$CT_STATE_DIR/$ID.json" ]
 	tap_ok $? "crun-nocg killed: and the record"
-	diff=$(ct_same_as "$cgs" cgroups)
-	tap_ok $? "crun-nocg killed: cgroups as before" || tap_diag "$diff"
+	ct_check_same "crun-nocg killed: cgroups as before" "$cgs" cgroups
 	gone
 	tap_ok $? "crun-nocg killed: the programs are freed"
-	diff=$(ct_same_as "$before" progs state)
-	tap_ok $? "crun-nocg killed: BPF programs and hook state (records, index) as before, still without gc" ||
-		tap_diag "$diff"
+	ct_check_same "crun-nocg killed: BPF programs and hook state (records, index) as before, still without gc" \
+		"$before" progs state
 	tap_is "$(timeout 30 "$HOOK" gc --json 2>&1)" '{"released": 0}' \
 		"crun-nocg killed: gc finds nothing left to release"
 	ct_delete crun-nocg "$ID"
 fi
 
-diff=$(ct_same_as "$BASE")
-tap_ok $? "at the end, BPF programs, hook state and cgroups are as before" || tap_diag "$diff"
+ct_check_same "at the end, BPF programs, hook state and cgroups are as before" "$BASE"
 tap_done

@@ -51,15 +51,17 @@ done
 
 # in_parallel CMD: runs "CMD NAME" for every container at once, each
 # with a timeout; "CMD NAME" writes its exit status to $CT_TMP/NAME.rc.
+# Sets SECS to the seconds it took.
 in_parallel()
 {
-	local name pids=()
+	local name pids=() start=$SECONDS
 
 	for name in "${NAMES[@]}"; do
 		"$1" "$name" &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
+	SECS=$((SECONDS - start))
 }
 
 # shellcheck disable=SC2317 # called through in_parallel
@@ -96,16 +98,22 @@ failures()
 	done
 }
 
-start=$SECONDS
-in_parallel run_one
-secs=$((SECONDS - start))
-bad=$(failures err)
-tap_ok "$(grep -c . <<<"$bad")" "all $N containers start in parallel (${secs}s)" || tap_diag "$bad"
-echo "# report: $N runc containers started in parallel in ${secs}s"
+# all_ok EXT WHAT: one test, that the last in_parallel succeeded for every
+# container; the failures, with their $CT_TMP/NAME.EXT, otherwise.
+all_ok()
+{
+	local bad
 
-start=$SECONDS
+	bad=$(failures "$1")
+	tap_ok "$(grep -c . <<<"$bad")" "all $N containers $2 in parallel (${SECS}s)" ||
+		tap_diag "$bad"
+}
+
+in_parallel run_one
+all_ok err start
+echo "# report: $N runc containers started in parallel in ${SECS}s"
+
 in_parallel exec_one
-secs=$((SECONDS - start))
 declare -A CG PID
 bad_progs='' bad_mark=''
 for name in "${NAMES[@]}"; do
@@ -124,7 +132,7 @@ for name in "${NAMES[@]}"; do
 	[ "$got" = "setsockopt=$mark" ] || bad_mark+="$name: $got"$'\n'
 done
 tap_is "$bad_progs" "" "every container's cgroup has exactly its policy's program types (bpftool cgroup show)"
-tap_is "$bad_mark" "" "runc exec sockcheck set-mark 5, 50 at once: EPERM in all 40 policed containers, ok in the 10 plain ones (${secs}s)"
+tap_is "$bad_mark" "" "runc exec sockcheck set-mark 5, 50 at once: EPERM in all 40 policed containers, ok in the 10 plain ones (${SECS}s)"
 
 # The records: one per policed container, each parsing and matching.
 bad_rec=
@@ -178,12 +186,8 @@ for t in sh_sock_create sh_setsockopt sh_getsockopt; do
 	echo "# report: $t: copies shared by $n containers"
 done
 
-start=$SECONDS
 in_parallel delete_one
-secs=$((SECONDS - start))
-bad=$(failures del)
-tap_ok "$(grep -c . <<<"$bad")" "all $N containers are deleted in parallel (${secs}s)" || tap_diag "$bad"
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after the parallel delete, BPF programs, records, index files and cgroups are as before" ||
-	tap_diag "$diff"
+all_ok del "are deleted"
+ct_check_same "after the parallel delete, BPF programs, records, index files and cgroups are as before" \
+	"$BASE"
 tap_done

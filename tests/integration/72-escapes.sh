@@ -80,13 +80,8 @@ start()
 		jq_bundle "$b" "$filter" --arg dir "$SHARE" --slurpfile sec "$SECCOMP"
 	ID=$(ct_id "$name")
 	CG=
-	if ! ct_start runc "$ID" "$b"; then
-		tap_ok 1 "$name: container starts"
-		tap_diag "runc exit $CT_RC:" "$(cat "$CT_ERR")"
-		return 1
-	fi
-	tap_ok 0 "$name: container starts"
-	CG=$(ct_cgroup_of "$CT_PID")
+	ct_start_ok "$name: container starts" runc "$ID" "$b" || return 1
+	CG=$CT_CG
 	PROGS=$(ct_our_progs "$CG")
 }
 
@@ -260,10 +255,7 @@ fi
 if start scm "${RESTRICTED[@]}" -- "$SHARED"; then
 	"$ESCAPE" fd-serve "$SHARE/host.sock" >"$CT_TMP/serve.out" 2>&1 &
 	CT_PIDS+=($!)
-	for _ in $(seq 50); do
-		grep -q '^serve=ok' "$CT_TMP/serve.out" && break
-		sleep 0.1
-	done
+	ct_wait_for "$CT_TMP/serve.out" '^serve=ok' 50
 	out=$(inside escape fd-take /share/host.sock 5)
 	tap_diag "host socket in the container: $(tr '\n' ' ' <<<"$out")"
 	tap_is "$(val received "$out") $(val setsockopt "$out")" "ok ok" \
@@ -276,10 +268,7 @@ if start scm "${RESTRICTED[@]}" -- "$SHARED"; then
 
 	timeout 30 runc exec "$ID" escape fd-serve /share/ct.sock >"$CT_TMP/ct-serve.out" 2>&1 &
 	CT_PIDS+=($!)
-	for _ in $(seq 50); do
-		grep -q '^serve=ok' "$CT_TMP/ct-serve.out" && break
-		sleep 0.1
-	done
+	ct_wait_for "$CT_TMP/ct-serve.out" '^serve=ok' 50
 	out=$(timeout 30 "$ESCAPE" fd-take "$SHARE/ct.sock" 5 2>&1)
 	tap_diag "container socket on the host: $(tr '\n' ' ' <<<"$out")"
 	tap_is "$(val received "$out") $(val setsockopt "$out")" "ok EPERM" \
@@ -288,7 +277,6 @@ if start scm "${RESTRICTED[@]}" -- "$SHARED"; then
 	ct_delete runc "$ID"
 fi
 
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after all containers are deleted, BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "after all containers are deleted, BPF programs, hook state and cgroups are as before" \
+	"$BASE"
 tap_done

@@ -82,13 +82,9 @@ start()
 		tap_ok 1 "$name: bundle for policy $policy"
 		return 1
 	fi
-	if ! ct_start runc "$ID" "$b"; then
-		tap_ok 1 "$name: container starts under policy $policy"
-		tap_diag "runc exit $CT_RC:" "$(cat "$CT_ERR")"
+	ct_start_ok "$name: container starts under policy $policy" runc "$ID" "$b" ||
 		return 1
-	fi
-	tap_ok 0 "$name: container starts under policy $policy"
-	CG=$(ct_cgroup_of "$CT_PID")
+	CG=$CT_CG
 }
 
 # attack LABEL PROGRAM ARGS...: runs an attack program in the container
@@ -229,7 +225,6 @@ if start packet-naive restricted "$LOCALNET"' | .linux.seccomp = ($sec[0] |
 	ct_delete runc "$ID"
 fi
 
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after all containers are deleted, BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "after all containers are deleted, BPF programs, hook state and cgroups are as before" \
+	"$BASE"
 tap_done

@@ -70,13 +70,8 @@ start()
 	shift
 	b=$(ct_bundle -c "$CFG" "$@" "$name" -- sleep 600) || return 1
 	ID=$(ct_id "$name")
-	if ! ct_start runc "$ID" "$b"; then
-		tap_ok 1 "$name: container starts"
-		tap_diag "runc exit $CT_RC:" "$(cat "$CT_ERR")"
-		return 1
-	fi
+	ct_start_ok "$name: container starts" runc "$ID" "$b" || return 1
 	PID=$CT_PID
-	tap_ok 0 "$name: container starts"
 }
 
 # attack PROGRAM: runs it in the container $ID and relays its results.
@@ -106,21 +101,11 @@ fi
 # OUT (its TAP) and SUBFLOWS (ss -tnie of the container's netns meanwhile).
 held()
 {
-	local fifo=$CT_TMP/hold-$1 pid
-
-	rm -f "$fifo" && mkfifo "$fifo" || return 1
-	timeout 60 runc exec "$ID" mptcp "$1" <"$fifo" >"$CT_TMP/mptcp.out" 2>&1 &
-	pid=$!
-	CT_PIDS+=("$pid")
-	exec {hold}>"$fifo"
-	for _ in $(seq 100); do
-		grep -q '^held' "$CT_TMP/mptcp.out" && break
-		sleep 0.1
-	done
+	ct_hold "mptcp-$1" timeout 60 runc exec "$ID" mptcp "$1" || return 1
+	ct_wait_for "$CT_TMP/mptcp-$1.out" '^held'
 	SUBFLOWS=$(nsenter -t "$PID" -n ss -tnie state established 2>&1)
-	exec {hold}>&-
-	wait "$pid"
-	OUT=$(cat "$CT_TMP/mptcp.out")
+	ct_release
+	OUT=$(cat "$CT_TMP/mptcp-$1.out")
 	return 0
 }
 
@@ -152,7 +137,6 @@ if start getforce -a sockopt-hook.io/policy=getforce; then
 	ct_delete runc "$ID"
 fi
 
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after the containers are deleted, BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "after the containers are deleted, BPF programs, hook state and cgroups are as before" \
+	"$BASE"
 tap_done

@@ -83,7 +83,6 @@ for mode in clamp force getforce; do
 	tap_relay "$mode" "$RC" <<<"$OUT"
 done
 
-diff=$(ct_same_as "$BASE")
-tap_ok $? "after the containers are gone, BPF programs, hook state and cgroups are as before" ||
-	tap_diag "$diff"
+ct_check_same "after the containers are gone, BPF programs, hook state and cgroups are as before" \
+	"$BASE"
 tap_done

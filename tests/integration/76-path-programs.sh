@@ -83,6 +83,16 @@ below()
 	ct_run runc "$ID" "$b"
 }
 
+# not_started DESCRIPTION REGEX REGEX-DESCRIPTION: the last container
+# `below` ran did not start, and runc's error carries the hook's line,
+# which matches REGEX.
+not_started()
+{
+	[ "$CT_RC" != 0 ] && ! grep -q . "$CT_OUT"
+	tap_ok $? "$1"
+	tap_like "$(cat "$CT_ERR")" "$2" "$3" || tap_diag "$(cat "$CT_ERR")"
+}
+
 # parent_keeps: the parent's program is still attached, and nothing of ours.
 parent_keeps()
 {
@@ -99,14 +109,11 @@ tap_is "$CT_RC $(cat "$CT_OUT")" "0 keepalive=EPERM" \
 	"override, no policy: the parent's program runs in the container"
 
 below refused -a sockopt-hook.io/policy=restricted refused -- sockcheck set-mark 5
-[ "$CT_RC" != 0 ] && ! grep -q . "$CT_OUT"
-tap_ok $? "override, on_override_program refuse: the container does not start"
-tap_like "$(cat "$CT_ERR")" \
+not_started "override, on_override_program refuse: the container does not start" \
 	"oci-sockopt-hook: container $ID: cgroup $PARENT_REL has setsockopt program $PROG '$NAME' attached with BPF_F_ALLOW_OVERRIDE: our program on cgroup $PARENT_REL/$ID would switch it off for this container; refusing because on_override_program is 'refuse' in $CT_EXAMPLE_CONFIG" \
-	"override, refuse: one line with the program's id, name and cgroup" || tap_diag "$(cat "$CT_ERR")"
+	"override, refuse: one line with the program's id, name and cgroup"
 parent_keeps "override, refuse"
-diff=$(ct_same_as "$progs" progs)
-tap_ok $? "override, refuse: no program of ours loaded or left" || tap_diag "$diff"
+ct_check_same "override, refuse: no program of ours loaded or left" "$progs" progs
 [ ! -e "$CT_STATE_DIR/$ID.json" ]
 tap_ok $? "override, refuse: no record"
 
@@ -123,11 +130,9 @@ parent_keeps "override, warn, after delete"
 
 parent_prog exclusive
 below exclusive -c "$WARN" -a sockopt-hook.io/policy=restricted exclusive -- sockcheck set-mark 5
-[ "$CT_RC" != 0 ] && ! grep -q . "$CT_OUT"
-tap_ok $? "exclusive: the container does not start, even with on_override_program warn"
-tap_like "$(cat "$CT_ERR")" \
+not_started "exclusive: the container does not start, even with on_override_program warn" \
 	"oci-sockopt-hook: container $ID: cgroup $PARENT_REL, above the container's cgroup $PARENT_REL/$ID, has setsockopt program $PROG '$NAME' attached exclusively \(neither BPF_F_ALLOW_MULTI nor BPF_F_ALLOW_OVERRIDE\): the kernel refuses any program below it" \
-	"exclusive: one line naming the program, not a bare EPERM" || tap_diag "$(cat "$CT_ERR")"
+	"exclusive: one line naming the program, not a bare EPERM"
 parent_keeps "exclusive"
 
 # ---- multi --------------------------------------------------------------------
@@ -149,6 +154,5 @@ parent_keeps "multi, undo-deny"
 
 "$CGPROG" detach "$PARENT" "$PROG"
 cleanup_parent
-diff=$(ct_same_as "$BASE")
-tap_ok $? "at the end, BPF programs, hook state and cgroups are as before" || tap_diag "$diff"
+ct_check_same "at the end, BPF programs, hook state and cgroups are as before" "$BASE"
 tap_done

@@ -5,12 +5,13 @@
 # behaviour or a leak in any hook run fails the container, so the suite.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
+# shellcheck source=../lib/host.sh
+. "$here/../lib/host.sh"
 tap_require_root
-BUILD=${BUILD:-build}
-san=$top/$BUILD/san/oci-sockopt-hook
+top=$TESTS_TOP BUILD=$TESTS_BUILD
+san=$BUILD/san/oci-sockopt-hook
 [ -x "$san" ] || tap_skip_all "no $san (make hook-san)"
 
 # Suites that run the hook through runc/crun or directly.

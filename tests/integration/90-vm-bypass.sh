@@ -5,16 +5,15 @@
 # The guest's TAP is this suite's TAP; the figures are reported.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 . "$here/../lib/tap.sh"
+# shellcheck source=../lib/host.sh
+. "$here/../lib/host.sh"
 tap_require_root
-
-exec 9>/run/lock/oci-sockopt-hook-tests.lock
-flock 9
+host_lock || tap_bail "cannot take $HOST_LOCK"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$top/tests/vm/run-vm-suite.sh" -B "$top/build" >"$out" 2>&1
+"$TESTS_TOP/tests/vm/run-vm-suite.sh" -B "$TESTS_BUILD" >"$out" 2>&1
 rc=$?
 cat "$out"
 sed -n '/^# figures/,/^vm-suite:/{/^#/s/^# */# report: /p}' "$out"

@@ -4,7 +4,7 @@
 # Container fixtures for the integration tests: a busybox rootfs, OCI
 # bundles whose config.json calls the hook, runs under runc and crun, and
 # cleanup of exactly what a test created. Source tap.sh first, then call
-# ct_require and ct_init.
+# ct_require and ct_init (ct_setup does both).
 #
 # Runtimes are named:
 #   runc       runc run ...
@@ -26,9 +26,11 @@
 #   crun-nocg         the caller's cgroup, here "0::/", the root: the hook
 #                     has to create a cgroup of its own.
 
-CT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-CT_BUILD=${BUILD:-build}
-[[ $CT_BUILD == /* ]] || CT_BUILD=$CT_TOP/$CT_BUILD
+# shellcheck source=host.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host.sh"
+
+CT_TOP=$TESTS_TOP
+CT_BUILD=$TESTS_BUILD
 HOOK=${HOOK:-$CT_BUILD/oci-sockopt-hook}
 SOCKCHECK=${SOCKCHECK:-$CT_BUILD/tests/sockcheck}
 CT_EXAMPLE_CONFIG=$CT_TOP/examples/config.json
@@ -50,20 +52,29 @@ CT_CG_BEFORE=
 CT_MOUNTED_HUGETLB=0
 CT_MADE_HUGETLB_DIR=0
 
-# ct_require [runtime...]: skips the whole test file unless it can run.
+# ct_require_host: skips the whole test file unless it can run the hook
+# on this host: root, BPF, the hook built, a cgroup2 mount (sets CT_CG2).
+ct_require_host()
+{
+	tap_require_root
+	tap_require_cmd jq timeout
+	tap_require_bpf
+	[ -x "$HOOK" ] || tap_skip_all "hook not built: $HOOK (run make)"
+	CT_CG2=$(host_cgroup2_mount)
+	[ -n "$CT_CG2" ] || tap_skip_all "no cgroup2 mount"
+}
+
+# ct_require [runtime...]: skips the whole test file unless it can run
+# containers, under these runtimes.
 ct_require()
 {
 	local rt
 
-	tap_require_root
-	tap_require_cmd jq nsenter ss timeout
-	tap_require_bpf
+	ct_require_host
+	tap_require_cmd nsenter ss
 	[ -x /bin/busybox ] || tap_skip_all "/bin/busybox missing (busybox-static)"
-	[ -x "$HOOK" ] || tap_skip_all "hook not built: $HOOK (run make)"
 	[ -x "$SOCKCHECK" ] ||
 		tap_skip_all "$SOCKCHECK not built (run make test-progs)"
-	CT_CG2=$(ct_cgroup2_mount)
-	[ -n "$CT_CG2" ] || tap_skip_all "no cgroup2 mount"
 	for rt in "$@"; do
 		case $rt in
 		runc) tap_require_cmd runc ;;
@@ -73,35 +84,26 @@ ct_require()
 	done
 }
 
-ct_cgroup2_mount()
+# ct_init_host: waits for other test runs (their snapshots of BPF programs
+# and cgroups would see each other's containers: host_lock), then makes the
+# temp dir and the hook state dir, and sets cleanup on exit.
+ct_init_host()
 {
-	awk '{ for (i = 7; i < NF; i++) if ($i == "-") break;
-	       if ($(i + 1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo
-}
-
-# ct_init: waits for other test scripts of ours (their snapshots of BPF
-# programs and cgroups would see each other's containers), then makes the
-# temp dir, the hook state dir and the rootfs, and sets cleanup on exit.
-ct_init()
-{
-	local lock=${CT_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
-
-	if ! exec {CT_LOCK_FD}>>"$lock" ||
-		! flock -w "$((CT_TIMEOUT * 10))" "$CT_LOCK_FD"; then
-		echo "Bail out! cannot take $lock (another test run holds it?)"
-		exit 1
-	fi
+	host_lock || tap_bail "cannot take $HOST_LOCK (another test run holds it?)"
 	CT_TMP=$(mktemp -d /tmp/sockopt-hook-test.XXXXXX) || exit 1
 	trap ct_cleanup EXIT
 	trap 'exit 130' INT TERM
 	CT_STATE_DIR=$CT_TMP/state
 	mkdir -p "$CT_STATE_DIR" "$CT_TMP/bundles" "$CT_TMP/configs"
-	CT_ROOTFS=$CT_TMP/rootfs
-	ct_rootfs "$CT_ROOTFS" || {
-		echo "Bail out! cannot build rootfs in $CT_ROOTFS"
-		exit 1
-	}
 	CT_CG_BEFORE=$(ct_cgroup_dirs)
+}
+
+# ct_init: ct_init_host, and the containers' rootfs.
+ct_init()
+{
+	ct_init_host
+	CT_ROOTFS=$CT_TMP/rootfs
+	ct_rootfs "$CT_ROOTFS" || tap_bail "cannot build rootfs in $CT_ROOTFS"
 }
 
 # ct_setup RUNTIME...: ct_require and ct_init, then whatever the runtimes
@@ -112,10 +114,7 @@ ct_setup()
 	ct_init
 	case " $* " in
 	*" crun"*)
-		ct_hugetlb_setup || {
-			echo "Bail out! cannot mount the v1 hugetlb hierarchy"
-			exit 1
-		}
+		ct_hugetlb_setup || tap_bail "cannot mount the v1 hugetlb hierarchy"
 		;;
 	esac
 }
@@ -269,7 +268,7 @@ ct_run()
 # CT_OUT, CT_ERR and CT_PID (the host pid of its init, empty on failure).
 ct_start()
 {
-	local rt=$1 id=$2 bundle=$3 want=${4:-} i
+	local rt=$1 id=$2 bundle=$3 want=${4:-}
 
 	ct_rt "$rt" || return 1
 	CT_IDS+=("$rt $id")
@@ -282,10 +281,71 @@ ct_start()
 	[ "$CT_RC" = 0 ] || return 1
 	CT_PID=$("${CT_RT[@]}" state "$id" 2>/dev/null | jq -r '.pid // empty')
 	[ -n "$want" ] || return 0
-	for i in $(seq 1 100); do
-		grep -Eq "$want" "$CT_OUT" && return 0
+	ct_wait_for "$CT_OUT" "$want"
+}
+
+# ct_wait_for FILE REGEX [TENTHS]: waits up to TENTHS tenths of a second
+# (default 100) for a line of FILE to match the extended REGEX.
+ct_wait_for()
+{
+	local i
+
+	for ((i = 0; i < ${3:-100}; i++)); do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
+	return 1
+}
+
+# ct_hold NAME CMD...: runs CMD in the background (in CT_PIDS), its output
+# in $CT_TMP/NAME.out and its stdin a fifo that we hold open: it sees end
+# of file at ct_release. Sets CT_HOLD_PID.
+ct_hold()
+{
+	local fifo=$CT_TMP/$1.in out=$CT_TMP/$1.out
+
+	shift
+	rm -f "$fifo" && mkfifo "$fifo" || return 1
+	"$@" <"$fifo" >"$out" 2>&1 &
+	CT_HOLD_PID=$!
+	CT_PIDS+=("$CT_HOLD_PID")
+	exec {CT_HOLD_FD}>"$fifo"
+}
+
+# ct_release: closes the fifo of the last ct_hold and waits for its
+# command.
+ct_release()
+{
+	exec {CT_HOLD_FD}>&-
+	wait "$CT_HOLD_PID"
+}
+
+# ct_diag_run [BUNDLE]: what the runtime, the hook (BUNDLE/hook.err, where
+# crun puts it) and the container said, as comments.
+ct_diag_run()
+{
+	tap_diag "runtime exit $CT_RC; stderr:" "$(cat "$CT_ERR")"
+	[ -n "${1:-}" ] && [ -s "$1/hook.err" ] &&
+		tap_diag "hook stderr:" "$(cat "$1/hook.err")"
+	tap_diag "container stdout:" "$(cat "$CT_OUT")"
+}
+
+# ct_start_ok DESCRIPTION RUNTIME ID BUNDLE [WAIT-REGEX]: ct_start as one
+# test, with ct_diag_run when it fails. Sets CT_CG to the container's
+# cgroup v2 directory ("" when it failed).
+ct_start_ok()
+{
+	local desc=$1
+
+	shift
+	CT_CG=
+	if ct_start "$@"; then
+		tap_ok 0 "$desc"
+		CT_CG=$(ct_cgroup_of "$CT_PID")
+		return 0
+	fi
+	tap_ok 1 "$desc"
+	ct_diag_run "$3"
 	return 1
 }
 
@@ -318,11 +378,6 @@ ct_our_progs()
 			"\(.attach_type) \(.name)"' | sort
 }
 
-ct_prog_count()
-{
-	timeout 20 bpftool prog list | grep -c '^[0-9]'
-}
-
 # ct_fwmark PID PORT: fwmark of the TCP listener on PORT in PID's netns,
 # as ss prints it ("0x7"), or "none".
 ct_fwmark()
@@ -353,19 +408,25 @@ ct_default_state_ours()
 	find "$CT_DEFAULT_STATE_DIR" -mindepth 1 -name "*${1:-$CT_PREFIX}*" | sort
 }
 
-# ct_snapshot [PART...]: what a container must not leave behind. PARTs:
-# progs, state, cgroups (default: all three).
+# ct_snapshot [-d STATE-DIR] [PART...]: what a container must not leave
+# behind. PARTs: progs, state (the hook's state dir, $CT_STATE_DIR unless
+# -d names another), cgroups (default: all three).
 ct_snapshot()
 {
-	local part parts=("$@")
+	local part parts state=$CT_STATE_DIR
 
+	if [ "${1:-}" = -d ]; then
+		state=$2
+		shift 2
+	fi
+	parts=("$@")
 	[ $# -gt 0 ] || parts=(progs state cgroups)
 	for part in "${parts[@]}"; do
 		case $part in
-		progs) echo "bpf programs: $(ct_prog_count)" ;;
+		progs) echo "bpf programs: $(host_prog_count)" ;;
 		state)
-			echo "state dir $CT_STATE_DIR:"
-			(cd "$CT_STATE_DIR" && find . | sort)
+			echo "state dir $state:"
+			(cd "$state" && find . | sort)
 			echo "ours in $CT_DEFAULT_STATE_DIR:"
 			ct_default_state_ours
 			;;
@@ -377,9 +438,10 @@ ct_snapshot()
 	done
 }
 
-# ct_same_as BEFORE [PART...]: waits up to 5 s for ct_snapshot PART... to
-# equal BEFORE (the kernel frees a removed cgroup's programs
-# asynchronously). Prints the difference and fails otherwise.
+# ct_same_as BEFORE [-d STATE-DIR] [PART...]: waits up to 5 s for
+# ct_snapshot [-d STATE-DIR] PART... to equal BEFORE (the kernel frees a
+# removed cgroup's programs asynchronously). Prints the difference and
+# fails otherwise.
 ct_same_as()
 {
 	local before=$1 now
@@ -394,9 +456,55 @@ ct_same_as()
 	return 1
 }
 
+# ct_check_same DESCRIPTION BEFORE [-d STATE-DIR] [PART...]: one test,
+# which passes when ct_same_as does; the difference as comments otherwise.
+ct_check_same()
+{
+	local desc=$1 diff
+
+	shift
+	diff=$(ct_same_as "$@")
+	tap_ok $? "$desc" || tap_diag "$diff"
+}
+
+# ct_sleeper CGROUP-DIR: a process of ours (sleep 600, in CT_PIDS) moved
+# into CGROUP-DIR, made if need be, stands in for a container's init. Sets
+# CT_SLEEPER to its pid; fails if the cgroup cannot be made or joined.
+ct_sleeper()
+{
+	mkdir -p "$1" || return 1
+	sleep 600 &
+	CT_SLEEPER=$!
+	CT_PIDS+=("$CT_SLEEPER")
+	echo "$CT_SLEEPER" >"$1/cgroup.procs"
+}
+
+# ct_kill PID: kills a process of ours, waits for it, and takes it off
+# CT_PIDS (its pid may be another process's later).
+ct_kill()
+{
+	local keep=() pid
+
+	kill -KILL "$1" 2>/dev/null && wait "$1" 2>/dev/null
+	for pid in "${CT_PIDS[@]}"; do
+		[ "$pid" = "$1" ] || keep+=("$pid")
+	done
+	CT_PIDS=("${keep[@]}")
+}
+
+# ct_remove_cgroup DIR: kills every process in the subtree, waits up to
+# 5 s for it to empty, then removes it, deepest first.
+ct_remove_cgroup()
+{
+	echo 1 >"$1/cgroup.kill" 2>/dev/null
+	ct_wait_for "$1/cgroup.events" '^populated 0' 50
+	find "$1" -depth -type d -exec rmdir {} \; 2>/dev/null
+}
+
 # ct_cleanup: deletes our containers, kills the pids we started, removes
-# cgroups left with our container ids in their path, unmounts what we
-# mounted, and removes the temp dir.
+# the cgroups with our container ids in their path made since ct_init
+# (with whatever still runs there), unmounts what we mounted, and removes
+# the temp dir.
 ct_cleanup()
 {
 	local entry pid dir
@@ -405,13 +513,16 @@ ct_cleanup()
 		ct_delete "${entry% *}" "${entry#* }"
 	done
 	for pid in "${CT_PIDS[@]}"; do
-		kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+		ct_kill "$pid"
 	done
 	if [ -n "$CT_CG2" ] && [ -n "$CT_CG_BEFORE" ]; then
 		comm -13 <(echo "$CT_CG_BEFORE") <(ct_cgroup_dirs) | sort -r |
 			while read -r dir; do
 				case $dir in
-				*"$CT_PREFIX"*) rmdir "$CT_CG2/$dir" 2>/dev/null ;;
+				*"$CT_PREFIX"*)
+					[ -d "$CT_CG2/$dir" ] &&
+						ct_remove_cgroup "$CT_CG2/$dir"
+					;;
 				esac
 			done
 	fi

@@ -46,6 +46,17 @@ def load_toml(path):
         return tomllib.load(f)
 
 
+def checked_toml(name):
+    """examples/NAME as TOML, one check that it parses; None if not."""
+    try:
+        data = load_toml(os.path.join(EX, name))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        check(False, "%s parses as TOML" % name, e)
+        return None
+    check(True, "%s parses as TOML" % name)
+    return data
+
+
 def hooks_d_matches(when, annotations):
     """containers/common pkg/hooks When.Match, for the annotations part:
     every (key regex, value regex) pair must match some annotation."""
@@ -155,25 +166,15 @@ def daemonset(docs):
 
 
 def runtime_configs():
-    crio_path = os.path.join(EX, "crio", "99-sockopt-hook.conf")
-    try:
-        crio = load_toml(crio_path)
-        check(True, "crio/99-sockopt-hook.conf parses as TOML")
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        check(False, "crio/99-sockopt-hook.conf parses as TOML", e)
-        crio = {}
+    crio = checked_toml("crio/99-sockopt-hook.conf") or {}
     dirs = crio.get("crio", {}).get("runtime", {}).get("hooks_dir", [])
     check(HOOKS_DIR in dirs, "CRI-O hooks_dir lists %s, where make install "
           "puts the hooks.d file" % HOOKS_DIR, dirs)
     check("/usr/share/containers/oci/hooks.d" in dirs,
           "CRI-O hooks_dir keeps CRI-O's default directory", dirs)
 
-    path = os.path.join(EX, "containerd", "config.toml")
-    try:
-        cfg = load_toml(path)
-        check(True, "containerd/config.toml parses as TOML")
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        check(False, "containerd/config.toml parses as TOML", e)
+    cfg = checked_toml("containerd/config.toml")
+    if cfg is None:
         return
     check(cfg.get("version") == 2, "containerd config version 2")
     rt = cfg["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["sockopt"]

@@ -15,14 +15,6 @@ out_val()
 	sed -n "s/^$1=//p" "$CT_OUT" | head -n 1
 }
 
-# diag_failure BUNDLE: what the runtime and the hook said.
-diag_failure()
-{
-	tap_diag "runtime exit $CT_RC; stderr:" "$(cat "$CT_ERR")"
-	[ -s "$1/hook.err" ] && tap_diag "hook stderr:" "$(cat "$1/hook.err")"
-	tap_diag "container stdout:" "$(cat "$CT_OUT")"
-}
-
 # start_listener RT NAME ARGS...: starts a container that runs its checks
 # and then keeps a TCP listener open. Sets CG to its cgroup v2 directory.
 start_listener()
@@ -32,16 +24,11 @@ start_listener()
 	shift 2
 	bundle=$(ct_bundle -r "$rt" "$@" "$name" -- /bin/sh -c \
 		"sockcheck all; sockcheck listen $PORT 120")
-	CG=
-	if ct_start "$rt" "$(ct_id "$name")" "$bundle" '^listen='; then
-		tap_ok 0 "$rt $name: container starts"
-		CG=$(ct_cgroup_of "$CT_PID")
-		tap_diag "container init $CT_PID is in cgroup $CG"
-		return 0
-	fi
-	tap_ok 1 "$rt $name: container starts"
-	diag_failure "$bundle"
-	return 1
+	ct_start_ok "$rt $name: container starts" "$rt" "$(ct_id "$name")" \
+		"$bundle" '^listen='
+	CG=$CT_CG
+	[ -n "$CG" ] || return 1
+	tap_diag "container init $CT_PID is in cgroup $CG"
 }
 
 # check_own_cgroup RT NAME: the container has a cgroup of its own.
@@ -61,12 +48,9 @@ check_own_cgroup()
 # delete_and_compare RT NAME BEFORE
 delete_and_compare()
 {
-	local diff
-
 	ct_delete "$1" "$(ct_id "$2")"
-	diff=$(ct_same_as "$3")
-	tap_ok $? "$1 $2: after delete, BPF programs, hook state and cgroups are as before" ||
-		tap_diag "$diff"
+	ct_check_same "$1 $2: after delete, BPF programs, hook state and cgroups are as before" \
+		"$3"
 }
 
 check_restricted()

@@ -24,7 +24,7 @@ hook_said()
 # matching every REGEX, and that nothing was left behind.
 refused()
 {
-	local rt=$1 name=$2 bundle=$3 before said re ok=0 diff
+	local rt=$1 name=$2 bundle=$3 before said re ok=0
 
 	shift 3
 	before=$(ct_snapshot)
@@ -46,25 +46,18 @@ refused()
 	tap_ok $ok "$rt $name: the reason names: $*" ||
 		tap_diag "hook said: $said"
 	[ $ok = 0 ] && tap_diag "hook said: $said"
-	diff=$(ct_same_as "$before")
-	tap_ok $? "$rt $name: BPF programs, hook state and cgroups are as before" ||
-		tap_diag "$diff"
+	ct_check_same "$rt $name: BPF programs, hook state and cgroups are as before" "$before"
 }
 
 # started RUNTIME NAME BUNDLE: runs the container (sockcheck all) and checks
 # that it ran, and that it left nothing behind.
 started()
 {
-	local rt=$1 name=$2 bundle=$3 before diff
+	local rt=$1 name=$2 bundle=$3 before
 
 	before=$(ct_snapshot)
 	ct_run "$rt" "$(ct_id "$name")" "$bundle"
 	[ "$CT_RC" = 0 ] && grep -q '^done=ok' "$CT_OUT"
-	tap_ok $? "$rt $name: the container starts and runs" || {
-		tap_diag "exit $CT_RC; stderr:" "$(cat "$CT_ERR")" "stdout:" "$(cat "$CT_OUT")"
-		[ -s "$bundle/hook.err" ] && tap_diag "hook stderr:" "$(cat "$bundle/hook.err")"
-	}
-	diff=$(ct_same_as "$before")
-	tap_ok $? "$rt $name: BPF programs, hook state and cgroups are as before" ||
-		tap_diag "$diff"
+	tap_ok $? "$rt $name: the container starts and runs" || ct_diag_run "$bundle"
+	ct_check_same "$rt $name: BPF programs, hook state and cgroups are as before" "$before"
 }

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# shellcheck shell=bash
+# shellcheck shell=sh disable=SC3043
 #
-# Tiny TAP producer for bash test scripts. Source it, then:
+# The TAP producer of every shell test: the bash suites and the VM guest's
+# busybox sh scripts (tests/vm/guest/). Plain sh with `local`, except
+# tap_like, which needs bash. Source it, then:
 #
 #   tap_require_root; tap_require_bpf; tap_require_cmd runc
 #   tap_plan 3                      (optional; tap_done prints it otherwise)
@@ -11,10 +13,11 @@
 #   tap_like "$text" "regex" "description"
 #   tap_skip "description" "reason"
 #   tap_diag "text..."              (comment lines on stdout)
-#   tap_relay PREFIX RC <<<"$out"   (the TAP lines of an attack program)
+#   tap_relay PREFIX RC <<<"$out"   (the TAP lines of another program)
 #   tap_done                        (exits 0 if all passed, 1 otherwise)
 #
-# tap_skip_all "reason" prints "1..0 # SKIP reason" and exits 77.
+# tap_skip_all "reason" prints "1..0 # SKIP reason" and exits 77;
+# tap_bail "reason" prints "Bail out! reason" and exits 1.
 
 TAP_COUNT=0
 TAP_FAILED=0
@@ -29,12 +32,10 @@ tap_plan()
 # Each argument is one or more lines of comment.
 tap_diag()
 {
-	local arg line
+	local arg
 
 	for arg in "$@"; do
-		while IFS= read -r line; do
-			echo "# $line"
-		done <<<"$arg"
+		printf '%s\n' "$arg" | sed 's/^/# /'
 	done
 }
 
@@ -47,14 +48,17 @@ tap_ok()
 		echo "ok $TAP_COUNT - $2"
 		return 0
 	fi
-	[[ $2 == *"# TODO"* ]] || TAP_FAILED=$((TAP_FAILED + 1))
+	case $2 in
+	*"# TODO"*) ;;
+	*) TAP_FAILED=$((TAP_FAILED + 1)) ;;
+	esac
 	echo "not ok $TAP_COUNT - $2"
 	return 1
 }
 
 tap_check()
 {
-	local desc=$1
+	local desc="$1"
 
 	shift
 	"$@"
@@ -72,6 +76,9 @@ tap_is()
 	return 1
 }
 
+# tap_like TEXT REGEX DESCRIPTION: bash's =~ (an extended regex against
+# the whole text, newlines included).
+# shellcheck disable=SC3010
 tap_like()
 {
 	if [[ $1 =~ $2 ]]; then
@@ -85,22 +92,23 @@ tap_like()
 }
 
 # tap_relay PREFIX RC: re-emits the "ok"/"not ok" lines of a program's TAP
-# output (stdin) as our own, prefixed, and its "#" lines as comments. RC is
-# the program's exit status: a program that failed without a "not ok"
-# line, or printed no result at all, is one more failure.
+# output (stdin; numbered or not) as our own, prefixed, its "#" lines as
+# comments, and any other line as a comment naming PREFIX. RC is the
+# program's exit status: a program that failed without a "not ok" line,
+# or printed no result at all, is one more failure.
 tap_relay()
 {
-	local prefix=$1 rc=$2 line results=0 failed=0
+	local prefix="$1" rc="$2" line results=0 failed=0
 
 	while IFS= read -r line; do
 		case $line in
 		"ok "*)
 			results=$((results + 1))
-			tap_ok 0 "$prefix: ${line#ok * - }"
+			tap_ok 0 "$prefix: $(tap_description "$line")"
 			;;
 		"not ok "*)
 			results=$((results + 1)) failed=$((failed + 1))
-			tap_ok 1 "$prefix: ${line#not ok * - }"
+			tap_ok 1 "$prefix: $(tap_description "$line")"
 			;;
 		"#"*) echo "$line" ;;
 		"1.."*) ;;
@@ -110,6 +118,17 @@ tap_relay()
 	if [ "$results" = 0 ] || { [ "$rc" != 0 ] && [ "$failed" = 0 ]; }; then
 		tap_ok 1 "$prefix: ran to completion (exit $rc, $results result(s))"
 	fi
+}
+
+# tap_description LINE: what follows "ok N - " or "not ok - " in LINE.
+tap_description()
+{
+	local d="${1#not }"
+
+	d=${d#ok }
+	d=${d#"${d%%[!0-9]*}"}
+	d=${d# }
+	printf '%s\n' "${d#- }"
 }
 
 tap_skip()
@@ -122,6 +141,12 @@ tap_skip_all()
 {
 	echo "1..0 # SKIP $*"
 	exit 77
+}
+
+tap_bail()
+{
+	echo "Bail out! $*"
+	exit 1
 }
 
 tap_require_root()

@@ -289,18 +289,30 @@ static int ring_sock_cmd(struct ring *r, int sock, __u32 op, int level,
 	return res;
 }
 
+/*
+ * One SOL_SOCKET option command (op) on a new TCP socket, through a new
+ * ring: 0 with the socket in *fd and the command's cqe->res in *res, or 1
+ * (the reason printed) when the socket or the ring cannot be had.
+ */
+static int uring_sockopt(__u32 op, int opt, int *val, int *fd, int *res)
+{
+	struct ring r;
+
+	*fd = tcp_socket();
+	if (*fd < 0 || ring_setup(&r))
+		return 1;
+	*res = ring_sock_cmd(&r, *fd, op, SOL_SOCKET, opt, val, sizeof(*val));
+	return 0;
+}
+
 static int cmd_uring_set(const char *what, int val)
 {
 	int opt = !strcmp(what, "mark") ? SO_MARK : SO_RCVBUF;
 	socklen_t len = sizeof(int);
 	int fd, res, got = 0;
-	struct ring r;
 
-	fd = tcp_socket();
-	if (fd < 0 || ring_setup(&r))
+	if (uring_sockopt(ESC_SOCKET_URING_OP_SETSOCKOPT, opt, &val, &fd, &res))
 		return 1;
-	res = ring_sock_cmd(&r, fd, ESC_SOCKET_URING_OP_SETSOCKOPT, SOL_SOCKET,
-			    opt, &val, sizeof(val));
 	printf("uring_setsockopt=%s\n", res < 0 ? errname(-res) : "ok");
 	if (getsockopt(fd, SOL_SOCKET, opt, &got, &len) < 0)
 		printf("value=%s\n", errname(errno));
@@ -312,13 +324,10 @@ static int cmd_uring_set(const char *what, int val)
 static int cmd_uring_get_mark(void)
 {
 	int fd, res, val = -1;
-	struct ring r;
 
-	fd = tcp_socket();
-	if (fd < 0 || ring_setup(&r))
+	if (uring_sockopt(ESC_SOCKET_URING_OP_GETSOCKOPT, SO_MARK, &val, &fd,
+			  &res))
 		return 1;
-	res = ring_sock_cmd(&r, fd, ESC_SOCKET_URING_OP_GETSOCKOPT, SOL_SOCKET,
-			    SO_MARK, &val, sizeof(val));
 	if (res < 0)
 		printf("uring_getsockopt=%s\n", errname(-res));
 	else
@@ -385,45 +394,53 @@ static int unix_addr(const char *path, struct sockaddr_un *sa)
 	return 0;
 }
 
-static int send_fd(int conn, int fd)
-{
-	char byte = 'f';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+/* A one-byte message with room for one fd in its control data. */
+struct fd_msg {
+	char byte;
+	struct iovec iov;
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr msg;
+};
+
+static void fd_msg_init(struct fd_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->byte = 'f';
+	m->iov.iov_base = &m->byte;
+	m->iov.iov_len = 1;
+	m->msg.msg_iov = &m->iov;
+	m->msg.msg_iovlen = 1;
+	m->msg.msg_control = m->u.buf;
+	m->msg.msg_controllen = sizeof(m->u.buf);
+}
+
+static int send_fd(int conn, int fd)
+{
+	struct fd_msg m;
 	struct cmsghdr *c;
 
-	memset(&u, 0, sizeof(u));
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	c = CMSG_FIRSTHDR(&msg);
+	fd_msg_init(&m);
+	c = CMSG_FIRSTHDR(&m.msg);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(conn, &msg, 0) < 0 ? -errno : 0;
+	return sendmsg(conn, &m.msg, 0) < 0 ? -errno : 0;
 }
 
 static int recv_fd(int conn)
 {
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct fd_msg m;
 	struct cmsghdr *c;
 	int fd;
 
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	if (recvmsg(conn, &msg, MSG_CMSG_CLOEXEC) <= 0)
+	fd_msg_init(&m);
+	if (recvmsg(conn, &m.msg, MSG_CMSG_CLOEXEC) <= 0)
 		return -EPROTO;
-	c = CMSG_FIRSTHDR(&msg);
+	c = CMSG_FIRSTHDR(&m.msg);
 	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 		return -EPROTO;
 	memcpy(&fd, CMSG_DATA(c), sizeof(int));

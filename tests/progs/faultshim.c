@@ -51,6 +51,15 @@ typedef long (*syscall_fn)(long, ...);
 typedef int (*open_fn)(const char *, int, ...);
 typedef int (*openat_fn)(int, const char *, int, ...);
 
+/* The next definition of libc function NAME (libc's own), looked up once. */
+#define REAL(type, name)                                      \
+	({                                                    \
+		static type real_;                            \
+		if (!real_)                                   \
+			real_ = (type)dlsym(RTLD_NEXT, name); \
+		real_;                                        \
+	})
+
 enum action { ACT_FAIL, ACT_RMCG, ACT_MVPID, ACT_SWAP };
 
 struct fault {
@@ -364,11 +373,8 @@ static inline __attribute__((always_inline)) long raw_syscall(long nr,
 static inline __attribute__((always_inline)) long raw_syscall(long nr,
 							      const long *a)
 {
-	static syscall_fn real;
-
-	if (!real)
-		real = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
-	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return REAL(syscall_fn, "syscall")(nr, a[0], a[1], a[2], a[3], a[4],
+					   a[5]);
 }
 #endif
 
@@ -412,52 +418,41 @@ static void before_open(const char *path)
 	swap_cgroup(cg);
 }
 
-static mode_t open_mode(int flags, va_list ap)
-{
-	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
-}
+/*
+ * The mode argument of an open-like call whose flags parameter is FLAGS:
+ * there is one only when the call may create a file.
+ */
+#define OPEN_MODE(flags)                             \
+	({                                           \
+		mode_t mode_ = 0;                    \
+		va_list ap_;                         \
+		va_start(ap_, flags);                \
+		if ((flags) & (O_CREAT | O_TMPFILE)) \
+			mode_ = va_arg(ap_, mode_t); \
+		va_end(ap_);                         \
+		mode_;                               \
+	})
 
 int open(const char *path, int flags, ...)
 {
-	static open_fn real;
-	va_list ap;
-	mode_t mode;
+	mode_t mode = OPEN_MODE(flags);
 
-	va_start(ap, flags);
-	mode = open_mode(flags, ap);
-	va_end(ap);
-	if (!real)
-		real = (open_fn)dlsym(RTLD_NEXT, "open");
 	before_open(path);
-	return real(path, flags, mode);
+	return REAL(open_fn, "open")(path, flags, mode);
 }
 
 int open64(const char *path, int flags, ...)
 {
-	static open_fn real;
-	va_list ap;
-	mode_t mode;
+	mode_t mode = OPEN_MODE(flags);
 
-	va_start(ap, flags);
-	mode = open_mode(flags, ap);
-	va_end(ap);
-	if (!real)
-		real = (open_fn)dlsym(RTLD_NEXT, "open64");
 	before_open(path);
-	return real(path, flags, mode);
+	return REAL(open_fn, "open64")(path, flags, mode);
 }
 
 int openat(int dir, const char *path, int flags, ...)
 {
-	static openat_fn real;
-	va_list ap;
-	mode_t mode;
+	mode_t mode = OPEN_MODE(flags);
 
-	va_start(ap, flags);
-	mode = open_mode(flags, ap);
-	va_end(ap);
-	if (!real)
-		real = (openat_fn)dlsym(RTLD_NEXT, "openat");
 	before_open(path);
-	return real(dir, path, flags, mode);
+	return REAL(openat_fn, "openat")(dir, path, flags, mode);
 }

@@ -79,28 +79,27 @@ static int check_get_mark(void)
 	return 0;
 }
 
-static int check_rcvbuf(int size)
+/* Sets a SOL_SOCKET int option and prints what reads back, as "key=". */
+static int check_set_get(int opt, int val, const char *key)
 {
 	int fd = tcp_socket();
 
 	if (fd < 0)
 		return 1;
-	if (set_int(fd, SOL_SOCKET, SO_RCVBUF, size, "rcvbuf") == 0)
-		print_int(fd, SOL_SOCKET, SO_RCVBUF, "rcvbuf");
+	if (set_int(fd, SOL_SOCKET, opt, val, key) == 0)
+		print_int(fd, SOL_SOCKET, opt, key);
 	close(fd);
 	return 0;
 }
 
+static int check_rcvbuf(int size)
+{
+	return check_set_get(SO_RCVBUF, size, "rcvbuf");
+}
+
 static int check_keepalive(void)
 {
-	int fd = tcp_socket();
-
-	if (fd < 0)
-		return 1;
-	if (set_int(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "keepalive") == 0)
-		print_int(fd, SOL_SOCKET, SO_KEEPALIVE, "keepalive");
-	close(fd);
-	return 0;
+	return check_set_get(SO_KEEPALIVE, 1, "keepalive");
 }
 
 static int check_cc(const char *name)
@@ -127,31 +126,39 @@ static int check_cc(const char *name)
 	return 0;
 }
 
-static int parse_family(const char *s, int *out)
+struct named {
+	const char *name;
+	int value;
+};
+
+static const struct named families[] = {
+	{ "inet", AF_INET },
+	{ "inet6", AF_INET6 },
+	{ "unix", AF_UNIX },
+};
+
+static const struct named socktypes[] = {
+	{ "stream", SOCK_STREAM },
+	{ "dgram", SOCK_DGRAM },
+	{ "raw", SOCK_RAW },
+};
+
+/* *out = the value named s in the n entries of table, or -EINVAL. */
+static int lookup(const struct named *table, size_t n, const char *s, int *out)
 {
-	if (!strcmp(s, "inet"))
-		*out = AF_INET;
-	else if (!strcmp(s, "inet6"))
-		*out = AF_INET6;
-	else if (!strcmp(s, "unix"))
-		*out = AF_UNIX;
-	else
-		return -EINVAL;
-	return 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(s, table[i].name)) {
+			*out = table[i].value;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
-static int parse_type(const char *s, int *out)
-{
-	if (!strcmp(s, "stream"))
-		*out = SOCK_STREAM;
-	else if (!strcmp(s, "dgram"))
-		*out = SOCK_DGRAM;
-	else if (!strcmp(s, "raw"))
-		*out = SOCK_RAW;
-	else
-		return -EINVAL;
-	return 0;
-}
+#define LOOKUP(table, s, out) \
+	lookup(table, sizeof(table) / sizeof(table[0]), s, out)
 
 /* Prints "socket_FAM_TYPE=ok" or "socket_FAM_TYPE=ERR". */
 static void check_socket(const char *fam, const char *type, int family,
@@ -249,8 +256,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "keepalive") && argc == 2)
 		return check_keepalive();
 	if (!strcmp(cmd, "socket") && argc == 4 &&
-	    !parse_family(argv[2], &family) &&
-	    !parse_type(argv[3], &socktype)) {
+	    !LOOKUP(families, argv[2], &family) &&
+	    !LOOKUP(socktypes, argv[3], &socktype)) {
 		check_socket(argv[2], argv[3], family, socktype);
 		return 0;
 	}

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "error.h"
+#include "tap.h"
 
 static char captured[4096];
 static int saved_stderr = -1;
@@ -52,6 +54,34 @@ static inline int count_lines(const char *s)
 	for (; *s; s++)
 		n += *s == '\n';
 	return n;
+}
+
+/* Parses an operator config as the hook does; a failure is reported. */
+static inline int parse_config(const char *text, struct sh_config *cfg)
+{
+	struct sh_error err = { 0 };
+
+	return reported(config_parse("t.json", text, strlen(text), cfg, &err),
+			&err);
+}
+
+/* Expects the config refused, with one error line that holds want. */
+static inline void config_refused(const char *text, const char *want,
+				  const char *what)
+{
+	struct sh_config cfg;
+	const char *err;
+	int r;
+
+	capture_start();
+	r = parse_config(text, &cfg);
+	err = capture_end();
+	ok(r < 0 && strstr(err, want) && count_lines(err) == 1, "refuses %s",
+	   what);
+	if (r == 0)
+		config_free(&cfg);
+	else if (!strstr(err, want))
+		printf("#   got: %s", err);
 }
 
 #endif /* SH_UNIT_HELPERS_H */

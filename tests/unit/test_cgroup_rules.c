@@ -155,14 +155,12 @@ static void test_choice(void)
 static void setting(const char *text, bool valid, int shared, int override,
 		    const char *what)
 {
-	struct sh_error cerr = { 0 };
 	struct sh_config cfg;
 	const char *err;
 	int r;
 
 	capture_start();
-	r = reported(config_parse("t.json", text, strlen(text), &cfg, &cerr),
-		     &cerr);
+	r = parse_config(text, &cfg);
 	err = capture_end();
 	if (!valid) {
 		ok(r < 0 && count_lines(err) == 1, "%s: refused, one line",

@@ -9,32 +9,6 @@
 #include "options.h"
 #include "tap.h"
 
-static int parse(const char *text, struct sh_config *cfg)
-{
-	struct sh_error err = { 0 };
-
-	return reported(
-		config_parse("test.json", text, strlen(text), cfg, &err), &err);
-}
-
-/* Parses text, expects failure, and checks the one error line. */
-static void refuses(const char *text, const char *want, const char *what)
-{
-	struct sh_config cfg;
-	const char *err;
-	int r;
-
-	capture_start();
-	r = parse(text, &cfg);
-	err = capture_end();
-	ok(r < 0 && strstr(err, want) && count_lines(err) == 1,
-	   "refuses %s (%s)", what, want);
-	if (r == 0)
-		config_free(&cfg);
-	else if (!strstr(err, want))
-		printf("#   got: %s", err);
-}
-
 static const struct sh_rule_entry *rule_for(const struct sh_rule_entry *rules,
 					    size_t n, int level, int optname)
 {
@@ -88,7 +62,7 @@ static void test_example(void)
 static void test_numbers_and_defaults(void)
 {
 	struct sh_config cfg;
-	int r = parse(
+	int r = parse_config(
 		"{\"policies\":{\"p\":{\"default\":\"deny\",\"setsockopt\":"
 		"[{\"level\":1,\"option\":36,\"action\":\"allow\"},"
 		"{\"level\":\"SOL_TCP\",\"option\":\"TCP_MAXSEG\",\"action\":\"force\",\"value\":1200}]}}}",
@@ -111,65 +85,79 @@ static void test_numbers_and_defaults(void)
 
 static void test_refusals(void)
 {
-	refuses("{", "invalid JSON", "truncated JSON");
-	refuses("[]", "$: must be a JSON object", "non-object root");
-	refuses("{\"defaults\":{},}", "invalid JSON",
-		"trailing comma (strict)");
-	refuses("{\"defaults\":{\"polcy\":\"\"}}",
-		"defaults.polcy: unknown key (did you mean 'policy'?)",
-		"misspelt key with hint");
-	refuses("{\"on_unsupported\":\"ignore\"}",
-		"on_unsupported: unknown value", "bad on_unsupported");
-	refuses("{\"defaults\":{\"bypass_prot_mem\":\"yes\"}}",
-		"defaults.bypass_prot_mem: must be true or false",
-		"string bool");
-	refuses("{\"defaults\":{\"policy\":\"x\"}}",
-		"defaults.policy: names unknown policy",
-		"unknown default policy");
-	refuses("{\"annotations\":{\"allow_policies\":[\"x\"]}}",
-		"annotations.allow_policies[0]: names unknown policy",
-		"unknown allowed policy");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MRAK\",\"action\":\"deny\"}]}}}",
+	config_refused("{", "invalid JSON", "truncated JSON");
+	config_refused("[]", "$: must be a JSON object", "non-object root");
+	config_refused("{\"defaults\":{},}", "invalid JSON",
+		       "trailing comma (strict)");
+	config_refused("{\"defaults\":{\"polcy\":\"\"}}",
+		       "defaults.polcy: unknown key (did you mean 'policy'?)",
+		       "misspelt key with hint");
+	config_refused("{\"on_unsupported\":\"ignore\"}",
+		       "on_unsupported: unknown value", "bad on_unsupported");
+	config_refused("{\"defaults\":{\"bypass_prot_mem\":\"yes\"}}",
+		       "defaults.bypass_prot_mem: must be true or false",
+		       "string bool");
+	config_refused("{\"defaults\":{\"policy\":\"x\"}}",
+		       "defaults.policy: names unknown policy",
+		       "unknown default policy");
+	config_refused("{\"annotations\":{\"allow_policies\":[\"x\"]}}",
+		       "annotations.allow_policies[0]: names unknown policy",
+		       "unknown allowed policy");
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MRAK\",\"action\":\"deny\"}]}}}",
 		"policies.p.setsockopt[0].option: unknown option 'SO_MRAK' (did you mean 'SO_MARK'?)",
 		"misspelt option with hint");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"SO_MARK\",\"action\":\"deny\"}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"SO_MARK\",\"action\":\"deny\"}]}}}",
 		"'SO_MARK' is not an option of level SOL_TCP",
 		"option of another level");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"block\"}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"block\"}]}}}",
 		"setsockopt[0].action: unknown action", "unknown action");
-	refuses("{\"policies\":{\"p\":{\"getsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"clamp\",\"max\":1}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"getsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"clamp\",\"max\":1}]}}}",
 		"expected deny or force", "clamp on getsockopt");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\",\"max\":4294967296}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\",\"max\":4294967296}]}}}",
 		"setsockopt[0].max: 4294967296 is out of range for SO_RCVBUF",
 		"clamp out of the unsigned range");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\",\"min\":9,\"max\":1}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\",\"min\":9,\"max\":1}]}}}",
 		"min (9) is greater than max (1)", "inverted clamp");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\"}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_RCVBUF\",\"action\":\"clamp\"}]}}}",
 		"clamp needs 'min', 'max' or both", "clamp without bounds");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"clamp\",\"max\":1}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"clamp\",\"max\":1}]}}}",
 		"clamp needs an int option", "clamp on a string option");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"force\",\"value\":\"seven\"}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"force\",\"value\":\"seven\"}]}}}",
 		"a string value on SO_MARK, which takes an int",
 		"string force on int option");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"force\",\"value\":3}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"force\",\"value\":3}]}}}",
 		"an int value on TCP_CONGESTION", "int force on string option");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"force\",\"value\":\"0123456789abcdefg\"}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_TCP\",\"option\":\"TCP_CONGESTION\",\"action\":\"force\",\"value\":\"0123456789abcdefg\"}]}}}",
 		"string must be 1 to 15 bytes", "over-long string force");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"deny\",\"max\":3}]}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"deny\",\"max\":3}]}}}",
 		"setsockopt[0].max: unknown key", "stray key for action");
-	refuses("{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"deny\"},"
+	config_refused(
+		"{\"policies\":{\"p\":{\"setsockopt\":[{\"level\":\"SOL_SOCKET\",\"option\":\"SO_MARK\",\"action\":\"deny\"},"
 		"{\"level\":\"SOL_SOCKET\",\"option\":36,\"action\":\"allow\"}]}}}",
 		"setsockopt[1]: duplicate rule", "duplicate rule");
-	refuses("{\"policies\":{\"p\":{\"socket\":{\"deny\":[{\"family\":\"AF_UNIX\"}]}}}}",
+	config_refused(
+		"{\"policies\":{\"p\":{\"socket\":{\"deny\":[{\"family\":\"AF_UNIX\"}]}}}}",
 		"sock_create only sees AF_INET and AF_INET6", "AF_UNIX deny");
-	refuses("{\"policies\":{\"p\":{\"socket\":{\"deny\":[{}]}}}}",
-		"socket.deny[0]: needs at least one", "empty deny rule");
-	refuses("{\"policies\":{\"p\":{\"socket\":{\"mark\":-1}}}}",
-		"policies.p.socket.mark: out of range", "negative mark");
-	refuses("{\"policies\":{\"a/b\":{}}}", "may only use letters",
-		"bad policy name");
-	refuses("{\"policies\":{\"p\":{\"default\":\"maybe\"}}}",
-		"policies.p.default: unknown value", "bad default");
+	config_refused("{\"policies\":{\"p\":{\"socket\":{\"deny\":[{}]}}}}",
+		       "socket.deny[0]: needs at least one", "empty deny rule");
+	config_refused("{\"policies\":{\"p\":{\"socket\":{\"mark\":-1}}}}",
+		       "policies.p.socket.mark: out of range", "negative mark");
+	config_refused("{\"policies\":{\"a/b\":{}}}", "may only use letters",
+		       "bad policy name");
+	config_refused("{\"policies\":{\"p\":{\"default\":\"maybe\"}}}",
+		       "policies.p.default: unknown value", "bad default");
 }
 
 static void test_names(void)

@@ -25,15 +25,6 @@ static int resolve(const struct sh_config *cfg, const struct oci_state *st,
 	return reported(policy_resolve(cfg, st, eff, &err), &err);
 }
 
-static int parse_config(const char *name, const char *text,
-			struct sh_config *cfg)
-{
-	struct sh_error err = { 0 };
-
-	return reported(config_parse(name, text, strlen(text), cfg, &err),
-			&err);
-}
-
 static void state_refused(const char *text, const char *want)
 {
 	struct oci_state st;
@@ -258,7 +249,7 @@ static void run_merge_case(const struct sh_config *cfg,
 static void test_merge(void)
 {
 	struct sh_config cfg;
-	int r = parse_config("merge.json", merge_config, &cfg);
+	int r = parse_config(merge_config, &cfg);
 
 	ok(r == 0, "merge config parses");
 	if (r)
@@ -277,7 +268,7 @@ static void test_refused_bypass(void)
 	struct oci_state st;
 	struct sh_effective eff;
 	const char *err;
-	int r = parse_config("nobypass.json", text, &cfg);
+	int r = parse_config(text, &cfg);
 
 	r = r	  ?:
 		    state("{\"id\":\"m\",\"annotations\":{\"sockopt-hook.io/bypass-prot-mem\":\"true\"}}",

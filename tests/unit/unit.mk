@@ -6,33 +6,30 @@ UNIT_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-%)
 UNIT_SAN_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-san-%)
 SAN_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o)
 
-$(BUILD)/san/%.o: hook/%.c $(HDRS) $(SKELS) $(BUILD)/bpf_build_id.h
+$(BUILD)/san/%.o: hook/%.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/tests/unit-%: tests/unit/test_%.c $(LIB_OBJS) tests/unit/*.h
+$(BUILD)/tests/unit-%: tests/unit/test_%.c $(LIB_OBJS) | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(UNIT_CFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
+	$(Q)$(CC) $(UNIT_CFLAGS) $(DEPFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
-$(BUILD)/tests/unit-san-%: tests/unit/test_%.c $(SAN_OBJS) tests/unit/*.h
+$(BUILD)/tests/unit-san-%: tests/unit/test_%.c $(SAN_OBJS) | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $< $(SAN_OBJS) -o $@ $(PKG_LIBS)
+	$(Q)$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) $< $(SAN_OBJS) -o $@ $(PKG_LIBS)
 
 unit: $(UNIT_BINS)
 unit-san: $(UNIT_SAN_BINS)
 
 # The hook itself under ASan+UBSan, for the integration suites.
-$(BUILD)/san/main.o: hook/main.c $(HDRS) $(SKELS) $(BUILD)/bpf_build_id.h
-	@mkdir -p $(@D)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
-
 $(BUILD)/san/oci-sockopt-hook: $(SAN_OBJS) $(BUILD)/san/main.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $(PKG_LIBS)
 
 hook-san: $(BUILD)/san/oci-sockopt-hook
 .PHONY: hook-san
+
+-include $(SAN_OBJS:.o=.d) $(BUILD)/san/main.d $(UNIT_BINS:%=%.d) $(UNIT_SAN_BINS:%=%.d)

@@ -98,6 +98,16 @@ static void err_msg(const char *what, int err)
 	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(err));
 }
 
+/* A /proc file opened for reading, or NULL (said on stderr). */
+static FILE *open_proc(const char *path)
+{
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		err_msg(path, errno);
+	return f;
+}
+
 static void msleep(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -149,11 +159,9 @@ static long sockstat_mem(bool tcp)
 	long val = -1;
 	FILE *f;
 
-	f = fopen("/proc/net/sockstat", "re");
-	if (!f) {
-		err_msg("/proc/net/sockstat", errno);
+	f = open_proc("/proc/net/sockstat");
+	if (!f)
 		return -1;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		char *p;
 
@@ -179,11 +187,9 @@ static long netstat_counter(const char *name)
 	long val = -1;
 	FILE *f;
 
-	f = fopen("/proc/net/netstat", "re");
-	if (!f) {
-		err_msg("/proc/net/netstat", errno);
+	f = open_proc("/proc/net/netstat");
+	if (!f)
 		return -1;
-	}
 	while (fgets(head, sizeof(head), f) && fgets(vals, sizeof(vals), f)) {
 		if (strncmp(head, "TcpExt:", 7))
 			continue;

@@ -8,11 +8,11 @@
 # TAP results and figures. Everything is cached under BUILD_DIR/vm
 # (default: build/ of this repository).
 #
-# The image holds busybox, tests/vm/guest/ as /guest, memacct, and, when
-# they exist, BUILD_DIR/oci-sockopt-hook with its shared libraries,
-# BUILD_DIR/tests/sockcheck, bpftool, and examples/config.json plus a
-# "bypass-marked" policy as /guest/config.json. VM_EXTRA="HOST[:GUEST] ..."
-# adds more files (see mkinitramfs.sh).
+# The image holds busybox, tests/vm/guest/ as /guest with tests/lib/tap.sh
+# beside it, memacct, and, when they exist, BUILD_DIR/oci-sockopt-hook with
+# its shared libraries, BUILD_DIR/tests/sockcheck, bpftool, and
+# examples/config.json plus a "bypass-marked" policy as /guest/config.json.
+# VM_EXTRA="HOST[:GUEST] ..." adds more files (see mkinitramfs.sh).
 #
 # Exit: 0 all passed; 1 a test or the rig failed; 77 qemu or a suitable
 # kernel cannot be had here (the reason is printed).
@@ -60,7 +60,8 @@ if [ ! -x "$memacct" ] || [ "$here/memacct.c" -nt "$memacct" ]; then
 	mv "$memacct.tmp" "$memacct"
 fi
 
-extras=("$memacct:/bin/memacct")
+# the guest scripts print TAP with the tests' own library
+extras=("$memacct:/bin/memacct" "$top/tests/lib/tap.sh:/guest/tap.sh")
 if [ -x "$build/oci-sockopt-hook" ]; then
 	extras+=("$build/oci-sockopt-hook:/bin/oci-sockopt-hook")
 	say "hook: $build/oci-sockopt-hook"

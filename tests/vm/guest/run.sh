@@ -27,16 +27,16 @@ ver_ge() {
 
 rig_checks() {
 	kr=$(uname -r)
-	diag "uname -r: $kr"
-	diag "cpus: $(nproc), mem: $(awk '/MemTotal/ { print $2 " kB" }' /proc/meminfo)"
-	check "kernel $kr >= $MIN_KERNEL" ver_ge "$kr" "$MIN_KERNEL"
-	check "$BYPASS exists" test -e "$BYPASS"
-	check "cgroup2 is mounted at /sys/fs/cgroup" \
+	tap_diag "uname -r: $kr"
+	tap_diag "cpus: $(nproc), mem: $(awk '/MemTotal/ { print $2 " kB" }' /proc/meminfo)"
+	tap_check "kernel $kr >= $MIN_KERNEL" ver_ge "$kr" "$MIN_KERNEL"
+	tap_check "$BYPASS exists" test -e "$BYPASS"
+	tap_check "cgroup2 is mounted at /sys/fs/cgroup" \
 		grep -q '^cgroup2 /sys/fs/cgroup cgroup2' /proc/mounts
-	check "bpffs is mounted at /sys/fs/bpf" \
+	tap_check "bpffs is mounted at /sys/fs/bpf" \
 		grep -q '^bpf /sys/fs/bpf bpf' /proc/mounts
-	check "lo is up" sh -c 'ip -o link show up dev lo | grep -q lo'
-	diag "/proc/net/sockstat:"
+	tap_check "lo is up" sh -c 'ip -o link show up dev lo | grep -q lo'
+	tap_diag "/proc/net/sockstat:"
 	sed 's/^/#   /' /proc/net/sockstat
 }
 
@@ -45,19 +45,10 @@ rig_checks() {
 # 4 * mem_pcpu_rsv pages read from sockstat alone.
 sysctl_checks() {
 	if [ ! -w "$BYPASS" ]; then
-		skip "no $BYPASS: cannot validate memacct"
+		tap_skip "memacct against the sysctl" "no $BYPASS"
 		return
 	fi
-	for proto in tcp udp; do
-		for fam in 4 6; do
-			sides=""
-			[ $proto = tcp ] && sides="-a"
-			for side in "" $sides; do
-				sysctl_case "$proto/v$fam${side:+/accepted}" \
-					-p $proto -f $fam $side
-			done
-		done
-	done
+	each_case sysctl_case
 }
 
 # sysctl_case NAME MEMACCT-ARGS...
@@ -65,16 +56,11 @@ sysctl_case() {
 	_n=$1
 	shift
 	echo 0 >"$BYPASS"
-	mrun "$@" -P 32
-	x_off=$M_EXACT
-	mrun "$@"
-	s_off=$M_GROWTH
-	pages=$M_PAGES
+	mboth "$@"
+	x_off=$M_X s_off=$M_S pages=$M_PAGES
 	echo 1 >"$BYPASS"
-	mrun "$@" -P 32
-	x_on=$M_EXACT
-	mrun "$@"
-	s_on=$M_GROWTH
+	mboth "$@"
+	x_on=$M_X s_on=$M_S
 	echo 0 >"$BYPASS"
 	figure "sysctl $_n: 32 pages exact off=${x_off:-na} on=${x_on:-na};" \
 		"${pages:-?} pages sockstat off=${s_off:-error} on=${s_on:-error}"
@@ -82,7 +68,7 @@ sysctl_case() {
 		check_charged "$_n, 32 pages, exact, no bypass" "$x_off"
 		check_bypassed "$_n, 32 pages, exact, sysctl bypass" "$x_on"
 	else
-		skip "$_n, 32 pages: kcore not readable, no exact counter"
+		tap_skip "$_n, 32 pages, exact" "kcore not readable, no exact counter"
 	fi
 	check_charged "$_n, ${pages:-?} pages, sockstat, no bypass" "$s_off"
 	check_bypassed "$_n, ${pages:-?} pages, sockstat, sysctl bypass" "$s_on"
@@ -91,7 +77,7 @@ sysctl_case() {
 # pressure_checks: many senders, tcp_mem tiny, with and without the sysctl
 pressure_checks() {
 	if [ ! -w "$BYPASS" ]; then
-		skip "no $BYPASS: no pressure scenario"
+		tap_skip "pressure scenario" "no $BYPASS"
 		return
 	fi
 	for b in 0 1; do
@@ -102,21 +88,21 @@ pressure_checks() {
 		p=$(kv pressures "$line")
 		figure "pressure sysctl=$b pressures=${p:-error} mem=$(kv mem "$line") queued=$(kv queued "$line") sent=$(kv sent "$line")"
 		if [ $b = 0 ]; then
-			check "pressure without bypass: TCPMemoryPressures ${p:-error} > 0" \
+			tap_check "pressure without bypass: TCPMemoryPressures ${p:-error} > 0" \
 				test "${p:-0}" -gt 0
 		else
-			check "pressure with sysctl bypass: TCPMemoryPressures ${p:-error} = 0" \
+			tap_check "pressure with sysctl bypass: TCPMemoryPressures ${p:-error} = 0" \
 				test -n "$p" -a "${p:-1}" -eq 0
 		fi
 	done
 }
 
 # per-CPU caches of the protocol counters: see memacct.c
-diag "net.core.mem_pcpu_rsv: $(cat /proc/sys/net/core/mem_pcpu_rsv 2>/dev/null || echo none)"
+tap_diag "net.core.mem_pcpu_rsv: $(cat /proc/sys/net/core/mem_pcpu_rsv 2>/dev/null || echo none)"
 rig_checks
 sysctl_checks
 pressure_checks 2>&1
 if [ -r /guest/hook.sh ]; then
 	. /guest/hook.sh
 fi
-done_testing
+tap_done

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# What the test suites, tests/run.sh and the benchmarks share about this
+# host: the source tree and build directory, the machine-wide lock, the
+# cgroup2 mount, the loaded BPF programs.
+#
+# The lock serializes everything that snapshots the host's BPF programs and
+# cgroups, or rewrites files in the build directory (make install): a whole
+# tests/run.sh, a suite run alone, bench/run.sh. Whoever is outermost takes
+# it; its children inherit the open lock file (the fd is named in
+# HOST_LOCK_FD), and flock on that same open file succeeds at once, so a
+# suite under tests/run.sh, or tests/run.sh under 80-sanitized-hook.sh,
+# does not wait for its parent. TESTS_LOCK names another lock file,
+# TESTS_LOCK_WAIT the seconds to wait for it (default 1800).
+
+HOST_LOCK=${TESTS_LOCK:-/run/lock/oci-sockopt-hook-tests.lock}
+
+# The source tree, and the build directory (BUILD, relative to the tree
+# unless absolute; default build) as an absolute path.
+TESTS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TESTS_BUILD=${BUILD:-build}
+[[ $TESTS_BUILD == /* ]] || TESTS_BUILD=$TESTS_TOP/$TESTS_BUILD
+
+# host_lock: takes the lock, or finds it held for us by a parent. Fails
+# after TESTS_LOCK_WAIT seconds, with a line on stderr.
+host_lock()
+{
+	local fd=${HOST_LOCK_FD:-} wait=${TESTS_LOCK_WAIT:-1800}
+
+	if [[ $fd =~ ^[0-9]+$ ]] &&
+		[ "$(readlink "/proc/self/fd/$fd" 2>/dev/null)" = "$(readlink -f "$HOST_LOCK")" ] &&
+		flock -n "$fd"; then
+		return 0
+	fi
+	# flock needs an open file, not a writable one (the file may be root's).
+	exec {fd}>>"$HOST_LOCK" 2>/dev/null || exec {fd}<"$HOST_LOCK" || return 1
+	if ! flock -n "$fd"; then
+		echo "waiting for $HOST_LOCK (a test run or benchmark holds it)" >&2
+		if ! flock -w "$wait" "$fd"; then
+			echo "cannot take $HOST_LOCK within ${wait}s" >&2
+			exec {fd}>&-
+			return 1
+		fi
+	fi
+	export HOST_LOCK_FD=$fd
+}
+
+# host_cgroup2_mount: where the cgroup2 hierarchy is mounted ("" if not).
+host_cgroup2_mount()
+{
+	awk '{ for (i = 7; i < NF; i++) if ($i == "-") break;
+	       if ($(i + 1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo
+}
+
+# host_prog_count [NAME-REGEX]: how many BPF programs are loaded (whose
+# name matches NAME-REGEX, if given).
+# shellcheck disable=SC2120
+host_prog_count()
+{
+	timeout 20 bpftool -j prog show 2>/dev/null |
+		jq --arg re "${1:-}" '[.[]? | select((.name // "") | test($re))] | length'
+}
