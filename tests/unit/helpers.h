@@ -65,17 +65,26 @@ static inline int parse_config(const char *text, struct sh_config *cfg)
 			&err);
 }
 
+/* The same, with what it says on stderr kept in *said. */
+static inline int parse_config_said(const char *text, struct sh_config *cfg,
+				    const char **said)
+{
+	int r;
+
+	capture_start();
+	r = parse_config(text, cfg);
+	*said = capture_end();
+	return r;
+}
+
 /* Expects the config refused, with one error line that holds want. */
 static inline void config_refused(const char *text, const char *want,
 				  const char *what)
 {
 	struct sh_config cfg;
 	const char *err;
-	int r;
+	int r = parse_config_said(text, &cfg, &err);
 
-	capture_start();
-	r = parse_config(text, &cfg);
-	err = capture_end();
 	ok(r < 0 && strstr(err, want) && count_lines(err) == 1, "refuses %s",
 	   what);
 	if (r == 0)

@@ -157,11 +157,8 @@ static void setting(const char *text, bool valid, int shared, int override,
 {
 	struct sh_config cfg;
 	const char *err;
-	int r;
+	int r = parse_config_said(text, &cfg, &err);
 
-	capture_start();
-	r = parse_config(text, &cfg);
-	err = capture_end();
 	if (!valid) {
 		ok(r < 0 && count_lines(err) == 1, "%s: refused, one line",
 		   what);
