@@ -31,10 +31,9 @@ static void udplite_level(void)
 	int fd = new_socket(AF_INET, SOCK_DGRAM, 0);
 	int rc = try_set_int(fd, SOL_UDPLITE, UDP_CORK, 1);
 
-	attack_ok(
-		rc == EPERM && read_int(fd, SOL_UDP, UDP_CORK) == 0,
-		"setsockopt(SOL_UDPLITE, UDP_CORK) on a UDP socket gives EPERM and the socket stays uncorked (rc %s, UDP_CORK %d)",
-		rc ? errname(rc) : "ok", read_int(fd, SOL_UDP, UDP_CORK));
+	tap_ok(rc == EPERM && read_int(fd, SOL_UDP, UDP_CORK) == 0,
+	       "setsockopt(SOL_UDPLITE, UDP_CORK) on a UDP socket gives EPERM and the socket stays uncorked (rc %s, UDP_CORK %d)",
+	       rc ? errname(rc) : "ok", read_int(fd, SOL_UDP, UDP_CORK));
 	close(fd);
 }
 
@@ -44,10 +43,9 @@ static void rcvbufforce(void)
 	int rc = try_set_int(fd, SOL_SOCKET, SO_RCVBUFFORCE, 4 << 20);
 	int got = read_int(fd, SOL_SOCKET, SO_RCVBUF);
 
-	attack_ok(
-		rc == 0 && got <= 2 * 65536,
-		"SO_RCVBUFFORCE of 4 MiB is clamped like SO_RCVBUF (rc %s, the kernel keeps %d)",
-		rc ? errname(rc) : "ok", got);
+	tap_ok(rc == 0 && got <= 2 * 65536,
+	       "SO_RCVBUFFORCE of 4 MiB is clamped like SO_RCVBUF (rc %s, the kernel keeps %d)",
+	       rc ? errname(rc) : "ok", got);
 	close(fd);
 }
 
@@ -57,9 +55,9 @@ static void timestamp_new(void)
 	int rc = try_set_int(fd, SOL_SOCKET, SO_TIMESTAMP_NEW_, 1);
 	int got = read_int(fd, SOL_SOCKET, SO_TIMESTAMP_NEW_);
 
-	attack_ok(rc == EPERM && got == 0,
-		  "SO_TIMESTAMP_NEW is denied like SO_TIMESTAMP (rc %s, on %d)",
-		  rc ? errname(rc) : "ok", got);
+	tap_ok(rc == EPERM && got == 0,
+	       "SO_TIMESTAMP_NEW is denied like SO_TIMESTAMP (rc %s, on %d)",
+	       rc ? errname(rc) : "ok", got);
 	close(fd);
 }
 
@@ -72,10 +70,9 @@ static void rcvtimeo_new(void)
 	int rc = try_set(fd, SOL_SOCKET, SO_RCVTIMEO_NEW_, tv, sizeof(tv));
 
 	getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO_NEW_, got, &len);
-	attack_ok(
-		rc == EPERM && got[0] == 0 && got[1] == 0,
-		"SO_RCVTIMEO_NEW is denied like SO_RCVTIMEO (rc %s, timeout %llds)",
-		rc ? errname(rc) : "ok", got[0]);
+	tap_ok(rc == EPERM && got[0] == 0 && got[1] == 0,
+	       "SO_RCVTIMEO_NEW is denied like SO_RCVTIMEO (rc %s, timeout %llds)",
+	       rc ? errname(rc) : "ok", got[0]);
 	close(fd);
 }
 
@@ -85,10 +82,9 @@ static void bindtoifindex(void)
 	int rc = try_set_int(fd, SOL_SOCKET, SO_BINDTOIFINDEX, 1);
 	int got = read_int(fd, SOL_SOCKET, SO_BINDTOIFINDEX);
 
-	attack_ok(
-		rc == EPERM && got == 0,
-		"SO_BINDTOIFINDEX is denied like SO_BINDTODEVICE (rc %s, bound to %d)",
-		rc ? errname(rc) : "ok", got);
+	tap_ok(rc == EPERM && got == 0,
+	       "SO_BINDTOIFINDEX is denied like SO_BINDTODEVICE (rc %s, bound to %d)",
+	       rc ? errname(rc) : "ok", got);
 	close(fd);
 }
 
@@ -130,10 +126,9 @@ static void sol_ip_on_inet6(void)
 	int rc = try_set_int(fd, IPPROTO_IP, IP_TTL, 200);
 	int got = read_int(fd, IPPROTO_IP, IP_TTL), wire = mapped_ttl(fd);
 
-	attack_ok(
-		rc == 0 && got <= 32 && wire >= 1 && wire <= 32,
-		"SOL_IP IP_TTL 200 on an AF_INET6 socket is clamped, on the socket and on the wire (rc %s, TTL %d, a v4-mapped datagram arrives with %d)",
-		rc ? errname(rc) : "ok", got, wire);
+	tap_ok(rc == 0 && got <= 32 && wire >= 1 && wire <= 32,
+	       "SOL_IP IP_TTL 200 on an AF_INET6 socket is clamped, on the socket and on the wire (rc %s, TTL %d, a v4-mapped datagram arrives with %d)",
+	       rc ? errname(rc) : "ok", got, wire);
 	close(fd);
 }
 
@@ -145,5 +140,5 @@ int main(void)
 	rcvtimeo_new();
 	bindtoifindex();
 	sol_ip_on_inet6();
-	return attack_done();
+	return tap_done();
 }

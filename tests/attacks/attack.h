@@ -3,52 +3,22 @@
  * What every attack program shares. An attack runs inside a policed
  * container, tries one way around the policy, and then asserts the kernel's
  * final state (read back with getsockopt, or seen from the other end), not
- * only the return code. It prints TAP lines; the shell suite relays them
- * (tap_relay in tests/lib/tap.sh) and the exit status is 0 only if every
- * assertion held.
+ * only the return code. It prints TAP lines (tests/lib/tap.h); the shell
+ * suite relays them (tap_relay in tests/lib/tap.sh) and the exit status is 0
+ * only if every assertion held.
  */
 #ifndef ATTACK_H
 #define ATTACK_H
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../lib/tap.h"
 #include "probe_util.h"
-
-static int attack_count, attack_failed;
-
-__attribute__((format(printf, 2, 3))) static bool
-attack_ok(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++attack_count);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	attack_failed += !ok;
-	return ok;
-}
-
-__attribute__((format(printf, 1, 2))) static void attack_diag(const char *fmt,
-							      ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 /* The int the kernel holds for an option, or INT_MIN (and errno). */
 static int read_int(int fd, int level, int opt)
@@ -77,16 +47,9 @@ static int new_socket(int family, int type, int protocol)
 	int fd = socket(family, type | SOCK_CLOEXEC, protocol);
 
 	if (fd < 0)
-		attack_diag("socket(%d, %d, %d): %s", family, type, protocol,
-			    errname(errno));
+		tap_diag("socket(%d, %d, %d): %s", family, type, protocol,
+			 errname(errno));
 	return fd;
-}
-
-/* Prints the plan; the exit status for main. */
-static int attack_done(void)
-{
-	printf("1..%d\n", attack_count);
-	return attack_failed || !attack_count ? 1 : 0;
 }
 
 #endif /* ATTACK_H */

@@ -88,9 +88,9 @@ static void check_option(const struct kind *k, int value, const char *want)
 	else if (getsockopt(fd, k->level, k->opt, &got, &len))
 		err = errno;
 	res = outcome(err, got);
-	attack_ok(!strcmp(res, want), "setsockopt(%s, %d): %s %s (want %s)",
-		  k->opt_name, value,
-		  err ? "fails with" : "the socket reads back", res, want);
+	tap_ok(!strcmp(res, want), "setsockopt(%s, %d): %s %s (want %s)",
+	       k->opt_name, value, err ? "fails with" : "the socket reads back",
+	       res, want);
 	close(fd);
 }
 
@@ -128,8 +128,8 @@ static void check_packet(const struct kind *k, int value, const char *want,
 	int err;
 
 	if (fd < 0 || rx_open(&rx, k->family)) {
-		attack_ok(false, "sockets for control message %s: %s",
-			  k->cmsg_name, errname(errno));
+		tap_ok(false, "sockets for control message %s: %s",
+		       k->cmsg_name, errname(errno));
 		return;
 	}
 	if (rx_send_plain(&rx, fd, &seen) == 0)
@@ -145,14 +145,13 @@ static void check_packet(const struct kind *k, int value, const char *want,
 	else
 		snprintf(what, sizeof(what), "the packet carries %s %s",
 			 field_names[k->field], res);
-	attack_ok(!strcmp(res, want),
-		  "sendmsg with control message %s=%d: %s (want %s)",
-		  k->cmsg_name, value, what, want);
+	tap_ok(!strcmp(res, want),
+	       "sendmsg with control message %s=%d: %s (want %s)", k->cmsg_name,
+	       value, what, want);
 	if (prio) {
 		res = outcome(err, seen.priority);
-		attack_ok(!strcmp(res, prio),
-			  "and the packet's priority is %s (want %s)", res,
-			  prio);
+		tap_ok(!strcmp(res, prio),
+		       "and the packet's priority is %s (want %s)", res, prio);
 	}
 	close(fd);
 	close(rx.fd);
@@ -174,5 +173,5 @@ int main(int argc, char **argv)
 	}
 	check_option(k, value, argv[3]);
 	check_packet(k, value, argv[4], argc == 6 ? argv[5] : NULL);
-	return attack_done();
+	return tap_done();
 }

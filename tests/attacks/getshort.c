@@ -33,11 +33,10 @@ static void mark(int cap)
 	get_bytes(fd, SOL_SOCKET, SO_MARK, cap, b, &len);
 	for (int i = 0; i < cap && i < 4; i++)
 		zero &= b[i] == 0;
-	attack_ok(
-		len == (cap < 4 ? cap : 4) && zero &&
-			b[cap < 4 ? cap : 4] == 0xee,
-		"getsockopt(SO_MARK) into %d bytes shows only the forced 0 (optlen %d, bytes %02x %02x %02x %02x)",
-		cap, len, b[0], b[1], b[2], b[3]);
+	tap_ok(len == (cap < 4 ? cap : 4) && zero &&
+		       b[cap < 4 ? cap : 4] == 0xee,
+	       "getsockopt(SO_MARK) into %d bytes shows only the forced 0 (optlen %d, bytes %02x %02x %02x %02x)",
+	       cap, len, b[0], b[1], b[2], b[3]);
 	close(fd);
 }
 
@@ -49,10 +48,9 @@ static void congestion(int cap)
 	char pad[16] = "reno";
 
 	get_bytes(fd, IPPROTO_TCP, TCP_CONGESTION, cap, b, &len);
-	attack_ok(
-		len == want && !memcmp(b, pad, want) && b[want] == 0xee,
-		"getsockopt(TCP_CONGESTION) into %d bytes shows \"%.*s\" of the forced reno (optlen %d)",
-		cap, len > 0 ? len : 0, (char *)b, len);
+	tap_ok(len == want && !memcmp(b, pad, want) && b[want] == 0xee,
+	       "getsockopt(TCP_CONGESTION) into %d bytes shows \"%.*s\" of the forced reno (optlen %d)",
+	       cap, len > 0 ? len : 0, (char *)b, len);
 	close(fd);
 }
 
@@ -63,11 +61,10 @@ static void ttl(int cap)
 
 	get_bytes(fd, IPPROTO_IP, IP_TTL, cap, b, &len);
 	memcpy(&v, b, cap < 4 ? 1 : 4);
-	attack_ok(
-		(cap < 4 ? len == 1 && b[0] == 5 : len == 4 && v == 5) &&
-			b[len > 0 ? len : 0] == 0xee,
-		"getsockopt(IP_TTL) into %d bytes comes back as IPv4 would send a TTL of 5 (optlen %d, first byte %d)",
-		cap, len, b[0]);
+	tap_ok((cap < 4 ? len == 1 && b[0] == 5 : len == 4 && v == 5) &&
+		       b[len > 0 ? len : 0] == 0xee,
+	       "getsockopt(IP_TTL) into %d bytes comes back as IPv4 would send a TTL of 5 (optlen %d, first byte %d)",
+	       cap, len, b[0]);
 	close(fd);
 }
 
@@ -80,10 +77,9 @@ static void pacing(int cap)
 	try_set_int(fd, SOL_SOCKET, SO_MAX_PACING_RATE, 999999);
 	get_bytes(fd, SOL_SOCKET, SO_MAX_PACING_RATE, cap, b, &len);
 	memcpy(&v, b, len == 8 ? 8 : 4);
-	attack_ok(
-		len == (cap >= 8 ? 8 : 4) && v == 12345,
-		"getsockopt(SO_MAX_PACING_RATE) into %d bytes shows the forced 12345 (optlen %d)",
-		cap, len);
+	tap_ok(len == (cap >= 8 ? 8 : 4) && v == 12345,
+	       "getsockopt(SO_MAX_PACING_RATE) into %d bytes shows the forced 12345 (optlen %d)",
+	       cap, len);
 	close(fd);
 }
 
@@ -98,5 +94,5 @@ int main(void)
 	}
 	pacing(4);
 	pacing(8);
-	return attack_done();
+	return tap_done();
 }

@@ -266,9 +266,9 @@ static void clamp_line(const struct plan_line *p, unsigned char *buf)
 				lens[i], rc ? errname(rc) : "ok", got);
 		close(fd);
 	}
-	attack_ok(!used,
-		  "clamp %s (%s) to max %lld: %d at every length leaves %lld%s",
-		  p->name, fam(&p->t), p->lo, (int)p->hi, p->rlo, bad);
+	tap_ok(!used,
+	       "clamp %s (%s) to max %lld: %d at every length leaves %lld%s",
+	       p->name, fam(&p->t), p->lo, (int)p->hi, p->rlo, bad);
 }
 
 /* Force: hi at any length must leave lo, and the call succeeds. */
@@ -305,9 +305,9 @@ static void force_line(const struct plan_line *p, unsigned char *buf)
 				lens[i], rc ? errname(rc) : "ok", got, got_s);
 		close(fd);
 	}
-	attack_ok(!used,
-		  "force %s (%s) to %s: any value at every length leaves it%s",
-		  p->name, fam(&p->t), p->kind == 'S' ? p->slo : "lo", bad);
+	tap_ok(!used,
+	       "force %s (%s) to %s: any value at every length leaves it%s",
+	       p->name, fam(&p->t), p->kind == 'S' ? p->slo : "lo", bad);
 }
 
 /* getsockopt into cap bytes must give the reference's rc, optlen, bytes. */
@@ -327,13 +327,11 @@ static void getforce_line(const struct plan_line *p, unsigned char *buf)
 	strcat(hex, "-");
 	for (int i = rc ? 0 : (int)len; i < p->cap && i < 64; i++)
 		untouched &= buf[i] == 0xee;
-	attack_ok(
-		rc == p->rc && (rc || ((int)len == p->optlen &&
-				       !strcmp(hex, p->hex) && untouched)),
-		"getsockopt %s (%s) into %d bytes reads as a real one: rc %s optlen %d bytes %s (real: rc %s optlen %d bytes %s)",
-		p->t.opt->name, fam(&p->t), p->cap, rc ? errname(rc) : "ok",
-		(int)len, hex, p->rc ? errname(p->rc) : "ok", p->optlen,
-		p->hex);
+	tap_ok(rc == p->rc && (rc || ((int)len == p->optlen &&
+				      !strcmp(hex, p->hex) && untouched)),
+	       "getsockopt %s (%s) into %d bytes reads as a real one: rc %s optlen %d bytes %s (real: rc %s optlen %d bytes %s)",
+	       p->t.opt->name, fam(&p->t), p->cap, rc ? errname(rc) : "ok",
+	       (int)len, hex, p->rc ? errname(p->rc) : "ok", p->optlen, p->hex);
 	close(fd);
 }
 
@@ -345,8 +343,8 @@ static int run_plan(const char *mode, const char *path)
 	struct plan_line p;
 
 	if (!f || !buf) {
-		attack_ok(false, "read the plan %s", path);
-		return attack_done();
+		tap_ok(false, "read the plan %s", path);
+		return tap_done();
 	}
 	while (fgets(line, sizeof(line), f)) {
 		if (!parse_line(line, &p))
@@ -360,7 +358,7 @@ static int run_plan(const char *mode, const char *path)
 	}
 	fclose(f);
 	free(buf);
-	return attack_done();
+	return tap_done();
 }
 
 int main(int argc, char **argv)

@@ -25,10 +25,9 @@ static void rcvbuf(int len)
 	memcpy(buf, &want, sizeof(want));
 	rc = try_set(fd, SOL_SOCKET, SO_RCVBUF, buf, len);
 	got = read_int(fd, SOL_SOCKET, SO_RCVBUF);
-	attack_ok(
-		rc == 0 && got > 0 && got <= 2 * 65536,
-		"SO_RCVBUF of 4 MiB in a %d-byte buffer is clamped (rc %s, the kernel keeps %d)",
-		len, rc ? errname(rc) : "ok", got);
+	tap_ok(rc == 0 && got > 0 && got <= 2 * 65536,
+	       "SO_RCVBUF of 4 MiB in a %d-byte buffer is clamped (rc %s, the kernel keeps %d)",
+	       len, rc ? errname(rc) : "ok", got);
 	free(buf);
 	close(fd);
 }
@@ -42,10 +41,9 @@ static void congestion(int len)
 	strcpy(buf, "cubic");
 	rc = try_set(fd, IPPROTO_TCP, TCP_CONGESTION, buf, len);
 	getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cclen);
-	attack_ok(
-		rc == 0 && !strcmp(cc, "reno"),
-		"TCP_CONGESTION \"cubic\" in a %d-byte buffer is forced to reno (rc %s, the kernel uses %s)",
-		len, rc ? errname(rc) : "ok", cc);
+	tap_ok(rc == 0 && !strcmp(cc, "reno"),
+	       "TCP_CONGESTION \"cubic\" in a %d-byte buffer is forced to reno (rc %s, the kernel uses %s)",
+	       len, rc ? errname(rc) : "ok", cc);
 	free(buf);
 	close(fd);
 }
@@ -57,11 +55,10 @@ static void ttl_byte(int family)
 
 	rc = try_set(fd, IPPROTO_IP, IP_TTL, &ttl, 1);
 	got = read_int(fd, IPPROTO_IP, IP_TTL);
-	attack_ok(
-		rc == 0 && got >= 1 && got <= 32,
-		"a 1-byte IP_TTL of 255 on an %s socket is clamped (rc %s, TTL %d)",
-		family == AF_INET ? "AF_INET" : "AF_INET6",
-		rc ? errname(rc) : "ok", got);
+	tap_ok(rc == 0 && got >= 1 && got <= 32,
+	       "a 1-byte IP_TTL of 255 on an %s socket is clamped (rc %s, TTL %d)",
+	       family == AF_INET ? "AF_INET" : "AF_INET6",
+	       rc ? errname(rc) : "ok", got);
 	close(fd);
 }
 
@@ -75,5 +72,5 @@ int main(void)
 	congestion((int)page + 1);
 	ttl_byte(AF_INET);
 	ttl_byte(AF_INET6);
-	return attack_done();
+	return tap_done();
 }

@@ -62,37 +62,33 @@ int main(int argc, char **argv)
 	socklen_t cclen = sizeof(cc);
 	int rc, got;
 
-	if (!attack_ok(cli >= 0,
-		       "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP) works (%s)",
-		       cli >= 0 ? "ok" : errname(errno)))
-		return attack_done();
+	if (!tap_ok(cli >= 0,
+		    "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP) works (%s)",
+		    cli >= 0 ? "ok" : errname(errno)))
+		return tap_done();
 	if (!strcmp(mode, "quiet")) {
-		attack_ok(connected_pair(&cli, &srv) == 0,
-			  "an MPTCP connection with no option set is up");
+		tap_ok(connected_pair(&cli, &srv) == 0,
+		       "an MPTCP connection with no option set is up");
 		hold();
-		return attack_done();
+		return tap_done();
 	}
 	rc = try_set_int(cli, SOL_SOCKET, SO_MARK, 5);
-	attack_ok(
-		rc == EPERM && read_int(cli, SOL_SOCKET, SO_MARK) == 7,
-		"setsockopt(SO_MARK) on an MPTCP socket gives EPERM, the stamped mark 7 stays (rc %s)",
-		rc ? errname(rc) : "ok");
+	tap_ok(rc == EPERM && read_int(cli, SOL_SOCKET, SO_MARK) == 7,
+	       "setsockopt(SO_MARK) on an MPTCP socket gives EPERM, the stamped mark 7 stays (rc %s)",
+	       rc ? errname(rc) : "ok");
 	rc = try_set_int(cli, SOL_SOCKET, SO_RCVBUF, 4 << 20);
 	got = read_int(cli, SOL_SOCKET, SO_RCVBUF);
-	attack_ok(
-		rc == 0 && got <= 2 * 65536,
-		"SO_RCVBUF of 4 MiB on an MPTCP socket is clamped (rc %s, %d)",
-		rc ? errname(rc) : "ok", got);
+	tap_ok(rc == 0 && got <= 2 * 65536,
+	       "SO_RCVBUF of 4 MiB on an MPTCP socket is clamped (rc %s, %d)",
+	       rc ? errname(rc) : "ok", got);
 	strcpy(cubic, "cubic");
 	rc = try_set(cli, IPPROTO_TCP, TCP_CONGESTION, cubic, 8192);
-	attack_ok(connected_pair(&cli, &srv) == 0,
-		  "the MPTCP connection is up");
+	tap_ok(connected_pair(&cli, &srv) == 0, "the MPTCP connection is up");
 	getsockopt(cli, IPPROTO_TCP, TCP_CONGESTION, cc, &cclen);
-	attack_ok(
-		rc == 0 && !strcmp(cc, "reno"),
-		"TCP_CONGESTION \"cubic\" (8192 bytes) on an MPTCP socket reaches the subflow as reno (rc %s, subflow uses %s)",
-		rc ? errname(rc) : "ok", cc);
+	tap_ok(rc == 0 && !strcmp(cc, "reno"),
+	       "TCP_CONGESTION \"cubic\" (8192 bytes) on an MPTCP socket reaches the subflow as reno (rc %s, subflow uses %s)",
+	       rc ? errname(rc) : "ok", cc);
 	if (!strcmp(mode, "hold"))
 		hold();
-	return attack_done();
+	return tap_done();
 }

@@ -179,20 +179,19 @@ static void check_frame(int fd, const char *how, struct rx *rx)
 
 	if (!err)
 		err = -rx_read(rx, &seen);
-	if (!attack_ok(!err,
-		       "%s: the hand-made frame is sent and received (%s)", how,
-		       err ? errname(err) : "ok"))
+	if (!tap_ok(!err, "%s: the hand-made frame is sent and received (%s)",
+		    how, err ? errname(err) : "ok"))
 		return;
 	rx_describe("the frame", &seen);
-	attack_ok(seen.ttl == EVIL_TTL && seen.tos == EVIL_TOS,
-		  "%s: the receiver sees TTL %lld and TOS %#llx (want %d and "
-		  "%#x)",
-		  how, seen.ttl, seen.tos, EVIL_TTL, EVIL_TOS);
-	attack_ok(seen.mark == 0 && seen.priority == 0 && plain.mark > 0 &&
-			  plain.priority > 0,
-		  "%s: the frame carries mark %lld and priority %lld, a "
-		  "datagram from an inet socket the stamp, %lld and %lld",
-		  how, seen.mark, seen.priority, plain.mark, plain.priority);
+	tap_ok(seen.ttl == EVIL_TTL && seen.tos == EVIL_TOS,
+	       "%s: the receiver sees TTL %lld and TOS %#llx (want %d and "
+	       "%#x)",
+	       how, seen.ttl, seen.tos, EVIL_TTL, EVIL_TOS);
+	tap_ok(seen.mark == 0 && seen.priority == 0 && plain.mark > 0 &&
+		       plain.priority > 0,
+	       "%s: the frame carries mark %lld and priority %lld, a "
+	       "datagram from an inet socket the stamp, %lld and %lld",
+	       how, seen.mark, seen.priority, plain.mark, plain.priority);
 }
 
 int main(int argc, char **argv)
@@ -210,19 +209,19 @@ int main(int argc, char **argv)
 		return 1;
 	fd = open_packet(argv[1], &step);
 	if (!strcmp(argv[2], "opens")) {
-		attack_ok(fd >= 0, "%s: the socket opens (%s)", argv[1],
-			  fd < 0 ? errname(-fd) : "ok");
-		return attack_done();
+		tap_ok(fd >= 0, "%s: the socket opens (%s)", argv[1],
+		       fd < 0 ? errname(-fd) : "ok");
+		return tap_done();
 	}
 	if (strcmp(argv[2], "sent")) {
-		attack_ok(fd < 0 && !strcmp(errname(-fd), argv[2]),
-			  "%s: the socket is refused: %s gives %s (want %s)",
-			  argv[1], step, fd < 0 ? errname(-fd) : "a socket",
-			  argv[2]);
-		return attack_done();
+		tap_ok(fd < 0 && !strcmp(errname(-fd), argv[2]),
+		       "%s: the socket is refused: %s gives %s (want %s)",
+		       argv[1], step, fd < 0 ? errname(-fd) : "a socket",
+		       argv[2]);
+		return tap_done();
 	}
-	if (attack_ok(fd >= 0, "%s: a packet socket opens (%s)", argv[1],
-		      fd < 0 ? errname(-fd) : "ok"))
+	if (tap_ok(fd >= 0, "%s: a packet socket opens (%s)", argv[1],
+		   fd < 0 ? errname(-fd) : "ok"))
 		check_frame(fd, argv[1], &rx);
-	return attack_done();
+	return tap_done();
 }

@@ -28,7 +28,7 @@ static int read_priority(int fd)
 	int prio = -1;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, &len))
-		attack_diag("getsockopt(SO_PRIORITY)=%s", errname(errno));
+		tap_diag("getsockopt(SO_PRIORITY)=%s", errname(errno));
 	return prio;
 }
 
@@ -41,7 +41,7 @@ static void try_override(int level, int opt, const char *name, int value,
 	const char *res;
 
 	if (!colon || parse_int(colon + 1, &want_prio)) {
-		attack_ok(false, "bad expectation '%s' for %s", want, name);
+		tap_ok(false, "bad expectation '%s' for %s", want, name);
 		return;
 	}
 	if (fd < 0)
@@ -49,14 +49,13 @@ static void try_override(int level, int opt, const char *name, int value,
 	res = setsockopt(fd, level, opt, &value, sizeof(value)) ?
 		      errname(errno) :
 		      "ok";
-	attack_ok(strlen(res) == (size_t)(colon - want) &&
-			  !strncmp(res, want, strlen(res)),
-		  "setsockopt(%s, %#x): %s (want %.*s)", name, value, res,
-		  (int)(colon - want), want);
+	tap_ok(strlen(res) == (size_t)(colon - want) &&
+		       !strncmp(res, want, strlen(res)),
+	       "setsockopt(%s, %#x): %s (want %.*s)", name, value, res,
+	       (int)(colon - want), want);
 	prio = read_priority(fd);
-	attack_ok(prio == want_prio,
-		  "then the socket's priority is %d (want %d)", prio,
-		  want_prio);
+	tap_ok(prio == want_prio, "then the socket's priority is %d (want %d)",
+	       prio, want_prio);
 	close(fd);
 }
 
@@ -73,19 +72,19 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	prio = read_priority(fd);
-	attack_ok(prio == stamp,
-		  "a new socket has the priority sock_create stamped: %d "
-		  "(want %d)",
-		  prio, stamp);
-	attack_diag("setsockopt(SO_PRIORITY, 7)=%s (7 and up need "
-		    "CAP_NET_ADMIN or CAP_NET_RAW)",
-		    setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &seven,
-			       sizeof(seven)) ?
-			    errname(errno) :
-			    "ok");
+	tap_ok(prio == stamp,
+	       "a new socket has the priority sock_create stamped: %d "
+	       "(want %d)",
+	       prio, stamp);
+	tap_diag("setsockopt(SO_PRIORITY, 7)=%s (7 and up need "
+		 "CAP_NET_ADMIN or CAP_NET_RAW)",
+		 setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &seven,
+			    sizeof(seven)) ?
+			 errname(errno) :
+			 "ok");
 	close(fd);
 	try_override(SOL_SOCKET, SO_PRIORITY, "SO_PRIORITY", OVERRIDE_PRIORITY,
 		     argv[2]);
 	try_override(SOL_IP, IP_TOS, "IP_TOS", IPTOS_LOWDELAY, argv[3]);
-	return attack_done();
+	return tap_done();
 }

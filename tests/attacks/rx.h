@@ -48,7 +48,7 @@ static int rx_set(int fd, int level, int opt, const char *name)
 
 	if (setsockopt(fd, level, opt, &one, sizeof(one)) == 0)
 		return 0;
-	attack_diag("receiver: setsockopt(%s)=%s", name, errname(errno));
+	tap_diag("receiver: setsockopt(%s)=%s", name, errname(errno));
 	return -errno;
 }
 
@@ -90,7 +90,7 @@ static int rx_open(struct rx *rx, int family)
 	if (rx->fd < 0 ||
 	    bind(rx->fd, (struct sockaddr *)&rx->addr, rx->addrlen) < 0 ||
 	    getsockname(rx->fd, (struct sockaddr *)&rx->addr, &rx->addrlen)) {
-		attack_diag("receiver: %s", errname(errno));
+		tap_diag("receiver: %s", errname(errno));
 		return -errno;
 	}
 	return rx_ask_everything(rx->fd, family);
@@ -150,9 +150,9 @@ static int rx_send_plain(struct rx *rx, int fd, struct rx_seen *s)
 
 static void rx_describe(const char *what, const struct rx_seen *s)
 {
-	attack_diag("%s: the receiver saw ttl=%lld tos=%lld mark=%lld "
-		    "priority=%lld",
-		    what, s->ttl, s->tos, s->mark, s->priority);
+	tap_diag("%s: the receiver saw ttl=%lld tos=%lld mark=%lld "
+		 "priority=%lld",
+		 what, s->ttl, s->tos, s->mark, s->priority);
 }
 
 #endif /* RX_H */

@@ -62,10 +62,9 @@ static void run(const struct probe *p)
 
 	rc = try_set_int(fd, p->level, p->opt, p->value);
 	got = kept(p, fd);
-	attack_ok(
-		rc == 0 && got >= 0 && got <= p->max,
-		"%s is clamped as the kernel reads it (rc %s, the kernel keeps %lld, max %lld)",
-		p->what, rc ? errname(rc) : "ok", got, p->max);
+	tap_ok(rc == 0 && got >= 0 && got <= p->max,
+	       "%s is clamped as the kernel reads it (rc %s, the kernel keeps %lld, max %lld)",
+	       p->what, rc ? errname(rc) : "ok", got, p->max);
 	close(fd);
 }
 
@@ -77,10 +76,9 @@ static void pacing(const char *what, const void *buf, int len)
 
 	rc = try_set(fd, SOL_SOCKET, SO_MAX_PACING_RATE, buf, len);
 	getsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &got, &glen);
-	attack_ok(
-		rc == 0 && got <= 1000000,
-		"SO_MAX_PACING_RATE %s is clamped (rc %s, the kernel keeps %llu)",
-		what, rc ? errname(rc) : "ok", (unsigned long long)got);
+	tap_ok(rc == 0 && got <= 1000000,
+	       "SO_MAX_PACING_RATE %s is clamped (rc %s, the kernel keeps %llu)",
+	       what, rc ? errname(rc) : "ok", (unsigned long long)got);
 	close(fd);
 }
 
@@ -93,5 +91,5 @@ int main(void)
 		run(&probes[i]);
 	pacing("as 8 bytes (low word 1)", &wide, sizeof(wide));
 	pacing("as ~0U (unlimited)", &unlimited, sizeof(unlimited));
-	return attack_done();
+	return tap_done();
 }
