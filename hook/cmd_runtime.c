@@ -16,6 +16,7 @@
 #include "oci.h"
 #include "prestart.h"
 #include "teardown.h"
+#include "timing.h"
 
 static void apply_log_settings(const struct sh_config *cfg)
 {
@@ -38,6 +39,7 @@ static int read_state(struct oci_state *st, struct sh_error *err)
 
 	if (!r)
 		log_set_context("container %s", st->id);
+	timing_mark("state");
 	return r;
 }
 
@@ -50,6 +52,7 @@ static int attach_with_state(const struct cmd_args *args, struct oci_state *st,
 	if (r)
 		return r;
 	apply_log_settings(&cfg);
+	timing_mark("config");
 	r = prestart_run(&cfg, st, err);
 	config_free(&cfg);
 	return r;
@@ -83,6 +86,7 @@ static void poststop_with_state(const struct cmd_args *args,
 	int r;
 
 	load_log_settings(args);
+	timing_mark("config");
 	r = state_r == 0 ? teardown_poststop(st, &err) : teardown_gc(&err);
 	if (r < 0)
 		error_report(&err, r);
@@ -105,6 +109,7 @@ static int run_stage(const struct cmd_args *args, stage_fn stage)
 	if (r)
 		error_report(&err, r);
 	oci_state_free(&st);
+	timing_report(args->command);
 	return r;
 }
 
@@ -125,6 +130,7 @@ int cmd_poststop(const struct cmd_args *args)
 		error_report(&err, r);
 	poststop_with_state(args, &st, r);
 	oci_state_free(&st);
+	timing_report(args->command);
 	return 0;
 }
 

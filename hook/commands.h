@@ -7,6 +7,7 @@
 #define SH_MAX_HOOKS_DIRS 16
 
 struct cmd_args {
+	const char *command; /* the command's name */
 	const char *config; /* --config, or NULL */
 	const char *bundle; /* explain --bundle */
 	bool json;

@@ -12,6 +12,7 @@
 #include "load.h"
 #include "commands.h"
 #include "log.h"
+#include "timing.h"
 #include "version.h"
 
 #ifndef SH_VERSION
@@ -132,7 +133,10 @@ int main(int argc, char **argv)
 {
 	struct cmd_args args = { 0 };
 	const struct command *cmd;
-	int r = parse_options(argc, argv, &args);
+	int r;
+
+	timing_start();
+	r = parse_options(argc, argv, &args);
 
 	if (r)
 		return r > 0 ? 0 : 2;
@@ -148,6 +152,7 @@ int main(int argc, char **argv)
 	if (parse_trailing(argc - optind - 1, argv + optind + 1, &args))
 		return 2;
 	load_quiet_libbpf();
+	args.command = cmd->name;
 	r = cmd->run(&args);
 	log_close();
 	return r ? 1 : 0;

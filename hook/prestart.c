@@ -22,6 +22,7 @@
 #include "reaper.h"
 #include "state.h"
 #include "teardown.h"
+#include "timing.h"
 
 /* Also refuses an init that is exiting: moving it would silently fail. */
 static int fill_record(struct sh_record *rec, const struct oci_state *st,
@@ -153,18 +154,23 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	fd = cg_choice_take(cfg, st, &root, &rec->cg, err);
 	if (fd < 0)
 		return fd;
+	timing_mark("cgroup");
 	r = check_path(cfg, fd, l, rec, err);
 	if (r)
 		goto err_cgroup;
+	timing_mark("path");
 	r = attach_commit(fd, l, &rec->progs, err);
 	if (r)
 		goto err_cgroup;
+	timing_mark("attach");
 	r = check_init_stayed(&root, rec, err);
 	if (r)
 		goto err_detach;
+	timing_mark("verify");
 	r = state_write(rec, err);
 	if (r)
 		goto err_detach;
+	timing_mark("record");
 	attach_publish(l, &rec->progs);
 	if (rec->cg.created) {
 		r = reaper_spawn(rec, err);
@@ -195,6 +201,7 @@ static int load_and_attach(const struct sh_config *cfg,
 	r = load_policy(eff, cfg->on_unsupported, &loaded, err);
 	if (r)
 		return r;
+	timing_mark("load");
 	r = attach_to_cgroup(cfg, st, &loaded, &rec, err);
 	load_free(&loaded);
 	if (!r)
@@ -215,6 +222,7 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		r = policy_resolve(cfg, st, &eff, err);
 	if (r)
 		return r;
+	timing_mark("policy");
 	/* No gc here: it reads every record, and prestart must stay O(1).
 	 * poststop, `gc` and the reaper collect what containers left. */
 	if (eff.sandbox || policy_is_empty(&eff)) {
@@ -233,5 +241,6 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		log_info("policy already attached: nothing to do");
 		return 0;
 	}
+	timing_mark("check");
 	return load_and_attach(cfg, st, &eff, err);
 }

@@ -16,6 +16,7 @@
 #include "share.h"
 #include "state.h"
 #include "teardown.h"
+#include "timing.h"
 
 /* Enough for every program of a full node's containers; beyond it the
  * sweep keeps every index entry rather than guess. */
@@ -132,7 +133,9 @@ int teardown_poststop(const struct oci_state *st, struct sh_error *err)
 	if (r)
 		return r;
 	release_container(st);
+	timing_mark("release");
 	r = teardown_gc(err);
+	timing_mark("gc");
 	return r < 0 ? r : 0;
 }
 
