@@ -9,19 +9,23 @@
  * given, separated by spaces.
  * Every command gets STDIN (opened afresh each time) on fd 0, or FILE when
  * its first word is "<FILE"; /dev/null on fd 1; ERRLOG (appended) or
- * /dev/null on fd 2. A command that exits non-zero
- * stops the run with an error that names it.
+ * /dev/null on fd 2. Words NAME=VALUE before the program (after "<FILE")
+ * set its environment, as env(1) would without the extra exec: a hook
+ * runs with the pin directory of its variant. A command that exits
+ * non-zero stops the run with an error that names it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "sockbench.h"
 
-#define SB_MAX_CMDS 32
+#define SB_MAX_CMDS 64
 
 static int redirect(int fd, const char *path, int flags)
 {
@@ -33,11 +37,23 @@ static int redirect(int fd, const char *path, int flags)
 	return 0;
 }
 
+/* A word that sets the environment: NAME=VALUE, NAME not a path. */
+static bool is_assignment(const char *word)
+{
+	const char *eq = strchr(word, '=');
+
+	return eq && eq != word && !memchr(word, '/', (size_t)(eq - word));
+}
+
 static void child(char **cmd, const char *in, const char *errlog)
 {
 	if (redirect(0, in, O_RDONLY) || redirect(1, "/dev/null", O_WRONLY) ||
 	    redirect(2, errlog, O_WRONLY | O_APPEND | O_CREAT))
 		_exit(126);
+	for (; cmd[0] && cmd[1] && is_assignment(cmd[0]); cmd++) {
+		if (putenv(cmd[0]))
+			_exit(126);
+	}
 	execvp(cmd[0], cmd);
 	_exit(127);
 }
@@ -149,7 +165,7 @@ int sb_exec(int argc, char **argv)
 		}
 	}
 	if (split_cmds(argc - optind, argv + optind, &cmds)) {
-		sb_err("usage: exec [-r ROUNDS] [-i STDIN] [-e ERRLOG] -- [<FILE] CMD... [:: ...] [::: ...]");
+		sb_err("usage: exec [-r ROUNDS] [-i STDIN] [-e ERRLOG] -- [<FILE] [NAME=VALUE]... CMD... [:: ...] [::: ...]");
 		return -EINVAL;
 	}
 	for (long r = 0; r < rounds; r++) {
