@@ -7,9 +7,12 @@
 # and cleanup of exactly what we made. The statistics are bench/report.py's.
 #
 # Everything lives under one parent cgroup, $CG2/sockopt-bench-<pid>, one
-# temp dir, and the hook's state dir inside it; cleanup releases every
-# attachment (hook poststop, sockbench detach-empty), kills the pids we
-# started, removes the cgroups and checks that no program of ours is left.
+# temp dir, and two file systems mounted inside it: a tmpfs for the hook's
+# state dir (as /run is on most hosts) and a bpffs for its pins (never
+# /sys/fs/bpf); cleanup releases every attachment (hook poststop,
+# sockbench detach-empty), removes the pins, kills the pids we started,
+# removes the containers and cgroups, unmounts what we mounted and checks
+# that no program of ours is left.
 
 B_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The tests' lock, cgroup2 mount and program count.
@@ -29,9 +32,16 @@ B_TMP=
 B_CG2=
 B_CG=
 B_PIDS=()
-B_ATTACHED=()   # "name config" of every container the hook attached
+declare -A B_ATTACHED # "name config" of every container the hook attached
 B_EMPTY=()      # cgroups with the empty programs attached
 B_RUNC_IDS=()
+B_CRUN_IDS=()
+B_MOUNTS=()     # what we mounted, unmounted in reverse order
+B_MADE_DIRS=()  # mount points we made outside $B_TMP
+B_BPFFS=        # our bpffs; the pins of a preload in $B_PINS
+B_PINS=
+B_PRELOADED=0
+B_CRUN=0        # crun runs here (with the v1 hugetlb hierarchy mounted)
 B_HOOK_PROGS=0  # sh_* programs loaded before we started
 B_BROKEN=0
 
@@ -64,6 +74,7 @@ b_init()
 		}
 	done
 	[ -x /bin/busybox ] || { b_log "bench: /bin/busybox missing"; return 1; }
+	command -v crun >/dev/null && B_CRUN=1
 	if [ ! -x "$HOOK" ] || [ ! -x "$SB" ]; then
 		b_log "bench: build first: $HOOK $SB"
 		return 1
@@ -83,10 +94,86 @@ b_init()
 	trap b_cleanup EXIT
 	trap 'exit 130' INT TERM
 	mkdir -p "$B_TMP/state" "$B_TMP/bundles" "$B_TMP/states" \
-		"$B_TMP/configs" || return 1
+		"$B_TMP/configs" "$B_TMP/bpffs" || return 1
+	b_mount tmpfs "$B_TMP/state" -o mode=0700,size=64m || return 1
+	b_mount bpf "$B_TMP/bpffs" -o mode=0700 || return 1
+	B_BPFFS=$B_TMP/bpffs
+	B_PINS=$B_BPFFS/pins
 	export OCI_SOCKOPT_HOOK_STATE_DIR=$B_TMP/state
+	# Every hook run has a pin dir of ours: this one stays empty (no
+	# preload, the hook's fallback); the preloaded variants name $B_PINS.
+	export OCI_SOCKOPT_HOOK_PIN_DIR=$B_BPFFS/none
 	B_CG=$B_CG2/sockopt-bench-$$
 	mkdir "$B_CG" "$B_CG/park" || return 1
+}
+
+# b_mount TYPE DIR [OPTIONS...]: mounts a TYPE file system of our own at
+# DIR, private (no copy in a runtime's mount namespace keeps it alive),
+# unmounted by b_cleanup.
+b_mount()
+{
+	local type=$1 dir=$2
+
+	shift 2
+	mount -t "$type" "$@" "sockopt-bench" "$dir" ||
+		{ b_log "bench: cannot mount $type at $dir"; return 1; }
+	B_MOUNTS+=("$dir")
+	mount --make-private "$dir"
+}
+
+# b_preload: the hook's preload into our bpffs; the preloaded variants
+# run the hook with OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS.
+b_preload()
+{
+	[ "$B_PRELOADED" = 1 ] && return 0
+	B_PRELOADED=1
+	OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS "$HOOK" --config "$B_CONFIG" preload \
+		>/dev/null 2>>"$B_TMP/hook.err" ||
+		{ b_fail "hook preload: $(tail -n 1 "$B_TMP/hook.err")"; return 1; }
+	[ -n "$(ls -A "$B_PINS" 2>/dev/null)" ] ||
+		{ b_fail "hook preload pinned nothing in $B_PINS"; return 1; }
+}
+
+# b_unpin: removes every pin of the preload (the programs go once no
+# cgroup has them attached).
+b_unpin()
+{
+	[ "$B_PRELOADED" = 1 ] || return 0
+	B_PRELOADED=0
+	OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS "$HOOK" --config "$B_CONFIG" preload \
+		--unpin >/dev/null 2>>"$B_TMP/hook.err" ||
+		b_fail "hook preload --unpin: $(tail -n 1 "$B_TMP/hook.err")"
+}
+
+# b_hugetlb_setup: crun 1.8 refuses a hybrid host while a controller is
+# still available on v2 (tests/lib/container.sh's ct_hugetlb_setup):
+# mounts the v1 hugetlb hierarchy unless it is; B_CRUN=0 if that fails.
+b_hugetlb_setup()
+{
+	local mnt=/sys/fs/cgroup/hugetlb
+
+	[ "$B_CRUN" = 1 ] || return 0
+	mountpoint -q "$mnt" && return 0
+	grep -qw hugetlb "$B_CG2/cgroup.controllers" 2>/dev/null || return 0
+	if [ ! -d "$mnt" ]; then
+		mkdir "$mnt" || { B_CRUN=0; return 0; }
+		B_MADE_DIRS+=("$mnt")
+	fi
+	if mount -t cgroup -o hugetlb none "$mnt"; then
+		B_MOUNTS+=("$mnt")
+	else
+		b_log "bench: cannot mount the v1 hugetlb hierarchy: no crun rows"
+		B_CRUN=0
+	fi
+}
+
+# b_meminfo LABEL: /proc/meminfo once the kernel's deferred frees (RCU)
+# have run, with the per-CPU counter deltas folded (vm.stat_refresh).
+b_meminfo()
+{
+	sleep "${BENCH_SETTLE:-2}"
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
+	cp /proc/meminfo "$B_OUT/raw/meminfo.$1"
 }
 
 # b_config NAME [JQ-FILTER]: an operator config made from
@@ -127,9 +214,10 @@ b_container()
 	B_PIDS+=("$pid")
 	echo "$pid" >"$cg/cgroup.procs" || return 1
 	echo "$pid" >"$B_TMP/states/${name//\//-}.pid"
-	jq -cn --arg id "sb$$-${name//\//-}" --argjson pid "$pid" \
-		--arg b "$bundle" '{ociVersion: "1.0.2", id: $id,
-		status: "creating", pid: $pid, bundle: $b}' \
+	# printf, not jq: a thousand of them for benchmark 8 (names and
+	# paths are ours, nothing in them needs quoting).
+	printf '{"ociVersion":"1.0.2","id":"%s","status":"creating","pid":%d,"bundle":"%s"}\n' \
+		"sb$$-${name//\//-}" "$pid" "$bundle" \
 		>"$B_TMP/states/${name//\//-}.json"
 }
 
@@ -163,26 +251,26 @@ b_parked()
 	return $rc
 }
 
-# b_attach NAME [CONFIG]: hook prestart for container NAME.
+# b_attach NAME [CONFIG [PIN-DIR]]: hook prestart for container NAME;
+# with PIN-DIR ($B_PINS), from the preloaded programs.
 b_attach()
 {
-	local cfg=${2:-$B_CONFIG}
+	local cfg=${2:-$B_CONFIG} pins=${3:-$OCI_SOCKOPT_HOOK_PIN_DIR}
 
-	B_ATTACHED+=("$1 $cfg")
-	"$HOOK" --config "$cfg" prestart <"$(b_state "$1")" 2>>"$B_TMP/hook.err" ||
+	B_ATTACHED["$1 $cfg"]=1
+	OCI_SOCKOPT_HOOK_PIN_DIR=$pins "$HOOK" --config "$cfg" prestart \
+		<"$B_TMP/states/${1//\//-}.json" 2>>"$B_TMP/hook.err" ||
 		{ b_fail "hook prestart of $1: $(tail -n 1 "$B_TMP/hook.err")"; return 1; }
 }
 
 # b_detach NAME [CONFIG]: hook poststop for container NAME.
 b_detach()
 {
-	local cfg=${2:-$B_CONFIG} i
+	local cfg=${2:-$B_CONFIG}
 
-	b_parked "$1" "$HOOK" --config "$cfg" poststop <"$(b_state "$1")" \
-		2>>"$B_TMP/hook.err"
-	for i in "${!B_ATTACHED[@]}"; do
-		[ "${B_ATTACHED[$i]}" = "$1 $cfg" ] && unset 'B_ATTACHED[i]'
-	done
+	b_parked "$1" "$HOOK" --config "$cfg" poststop \
+		<"$B_TMP/states/${1//\//-}.json" 2>>"$B_TMP/hook.err"
+	unset 'B_ATTACHED["$1 $cfg"]'
 	return 0
 }
 
@@ -232,17 +320,22 @@ b_cleanup()
 	for id in "${B_RUNC_IDS[@]}"; do
 		runc delete -f "$id" >/dev/null 2>&1
 	done
-	for entry in "${B_ATTACHED[@]}"; do
+	for id in "${B_CRUN_IDS[@]}"; do
+		crun delete -f "$id" >/dev/null 2>&1
+	done
+	for entry in "${!B_ATTACHED[@]}"; do
 		b_detach "${entry% *}" "${entry#* }"
 	done
 	for entry in "${B_EMPTY[@]}"; do
 		b_detach_empty "$entry"
 	done
+	b_unpin
 	b_kill_all
 	if [ -n "$B_CG" ] && [ -d "$B_CG" ]; then
 		find "$B_CG" -depth -type d -exec rmdir {} + 2>/dev/null
 		[ -d "$B_CG" ] && b_fail "cgroups left under $B_CG"
 	fi
+	b_unmount_all
 	[ -n "$B_TMP" ] && rm -rf "$B_TMP"
 	# The kernel frees a removed cgroup's programs asynchronously. Only
 	# we load sb_empty_*; sh_* may also be another user's (no lock there).
@@ -256,6 +349,26 @@ b_cleanup()
 	[ "${hook_left:-0}" -le 0 ] ||
 		b_log "bench: warning: $hook_left more sh_* programs loaded than at the start"
 	[ "$B_BROKEN" = 0 ] || exit 1
+}
+
+# b_unmount_all: what b_mount and b_hugetlb_setup mounted, newest first;
+# a mount that stays busy is detached (umount -l) and reported.
+b_unmount_all()
+{
+	local i dir
+
+	for ((i = ${#B_MOUNTS[@]} - 1; i >= 0; i--)); do
+		dir=${B_MOUNTS[$i]}
+		umount "$dir" 2>/dev/null || {
+			b_fail "$dir busy at exit: detached (umount -l)"
+			umount -l "$dir"
+		}
+	done
+	B_MOUNTS=()
+	for dir in "${B_MADE_DIRS[@]}"; do
+		rmdir "$dir"
+	done
+	B_MADE_DIRS=()
 }
 
 # ---- results -----------------------------------------------------------

@@ -20,11 +20,15 @@
 set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
+# Benchmarks 1, 8 and 9: what a container start costs.
+# shellcheck source=bench/start.sh
+. "$(dirname "$0")/start.sh"
 
 B_SMOKE=0
 [ "${1:-}" = --smoke ] && B_SMOKE=1
 if [ "$B_SMOKE" = 1 ]; then
 	T=1 CALLS=2000 BATCHES=2 ROUNDS=3 RUNC_ROUNDS=2 SCALE="1 10" SCALE_ROUNDS=3
+	export BENCH_SETTLE=${BENCH_SETTLE:-0.2}
 else
 	T=11 CALLS=50000 BATCHES=5 ROUNDS=15 RUNC_ROUNDS=150 SCALE="1 100 1000" SCALE_ROUNDS=40
 fi
@@ -217,202 +221,6 @@ bench_host()
 			host_trial "${states[$(((t + k) % 3))]}" || return 1
 		done
 	done
-}
-
-# ---- 1: hook latency ---------------------------------------------------
-
-runc_bundle()
-{
-	local v=$1 dir=$B_TMP/runc-$1 hooks=null ann='{}'
-	local env="[\"PATH=/usr/sbin:/usr/bin:/sbin:/bin\", \"OCI_SOCKOPT_HOOK_STATE_DIR=$B_TMP/state\"]"
-
-	mkdir -p "$dir" && (cd "$dir" && runc spec) || return 1
-	case $v in
-	true) hooks='{"prestart": [{"path": "/bin/true"}],
-		      "poststop": [{"path": "/bin/true"}]}' ;;
-	ours)
-		ann='{"sockopt-hook.io/policy": "restricted"}'
-		hooks=$(jq -n --arg h "$HOOK" --arg c "$B_CONFIG" --argjson env "$env" '
-			{prestart: [{path: $h, args: [$h, "--config", $c, "prestart"], env: $env}],
-			 poststop: [{path: $h, args: [$h, "--config", $c, "poststop"], env: $env}]}')
-		;;
-	esac
-	jq --arg root "$B_TMP/rootfs" --argjson hooks "$hooks" --argjson ann "$ann" '
-		.process.terminal = false | .process.args = ["/bin/true"] |
-		.root = {path: $root, readonly: true} | .annotations = $ann |
-		if $hooks == null then del(.hooks) else .hooks = $hooks end' \
-		"$dir/config.json" >"$dir/config.json.new" &&
-		mv "$dir/config.json.new" "$dir/config.json" && echo "$dir"
-}
-
-# hook_runc OTHER-STATE: runc run of a container that exits at once, with
-# no hook, /bin/true hooks, ours (fresh) and ours while another container
-# shares the policy (OTHER-STATE attached just before, released after).
-hook_runc()
-{
-	local v dirs=() cmds=() h=("$HOOK" --config "$B_CONFIG") opk oup
-
-	mkdir -p "$B_TMP/rootfs/bin" "$B_TMP/rootfs/proc" "$B_TMP/rootfs/dev" &&
-		cp /bin/busybox "$B_TMP/rootfs/bin/" &&
-		ln -s busybox "$B_TMP/rootfs/bin/true" || return 1
-	for v in none true ours; do
-		dirs+=("$(runc_bundle "$v")") || return 1
-		B_RUNC_IDS+=("sb$$-runc-$v")
-		cmds+=(runc run --bundle "${dirs[-1]}" "sb$$-runc-$v" :::)
-	done
-	B_RUNC_IDS+=("sb$$-runc-shared")
-	read -ra opk <<<"$(b_park hook-other)"
-	read -ra oup <<<"$(b_unpark hook-other)"
-	cmds+=("<$1" "${h[@]}" prestart :: runc run --bundle "${dirs[-1]}"
-		"sb$$-runc-shared" :: "${opk[@]}" :: "<$1" "${h[@]}" poststop ::
-		"${oup[@]}")
-	b_exec runc "$RUNC_ROUNDS" /dev/null none true ours other_on shared \
-		opk other_off oup -- "${cmds[@]}"
-}
-
-# hook_strace STATE: the system calls of three prestarts (strace makes
-# every call far slower, so its times are not shown), for report.py to
-# count.
-hook_strace()
-{
-	local st=$1 i
-
-	command -v strace >/dev/null || { b_log "bench: no strace: no syscall breakdown"; return 0; }
-	for ((i = 0; i < 3; i++)); do
-		# shellcheck disable=SC2015 # b_fail when either fails
-		strace -f -o "$B_OUT/raw/strace.$i" \
-			"$HOOK" --config "$B_CONFIG" prestart <"$st" 2>>"$B_TMP/hook.err" &&
-			b_parked hook "$HOOK" --config "$B_CONFIG" poststop <"$st" \
-				2>>"$B_TMP/hook.err" ||
-			{ b_fail "hook under strace"; return 1; }
-	done
-}
-
-# hook_perf STATE: where prestart+poststop's CPU time goes, if perf works
-# here: perf's reports by DSO and by symbol, for report.py.
-hook_perf()
-{
-	local st=$1
-
-	command -v perf >/dev/null && [ "$B_SMOKE" = 0 ] || return 0
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	perf record -q -F 10000 -g -o "$B_TMP/perf.data" -- bash -c '
-		for i in $(seq 1 "$3"); do
-			"$0" --config "$1" prestart <"$2" && $4 &&
-				"$0" --config "$1" poststop <"$2" && $5
-		done' "$HOOK" "$B_CONFIG" "$st" "$ROUNDS" "$(b_park hook)" \
-		"$(b_unpark hook)" >/dev/null 2>&1 || return 0
-	# perf 6.1's --comm filter drops DSOs: report.py picks the hook's lines.
-	perf report -i "$B_TMP/perf.data" --no-children --sort comm,dso \
-		--stdio -g none >"$B_OUT/raw/perf.dso" 2>/dev/null
-	perf report -i "$B_TMP/perf.data" --children --sort comm,sym --stdio \
-		-g none >"$B_OUT/raw/perf.sym" 2>/dev/null
-	return 0
-}
-
-# bench_hook: the hook alone in three host states, interleaved round by
-# round (the states' order rotating); then runc; then the breakdown.
-#   cold:   nothing else attached anywhere: prestart turns the three
-#           static keys on and poststop turns them off (text patching);
-#   fresh:  empty programs elsewhere keep the keys on, as on any host with
-#           a policed container, but nothing shares our policy's programs;
-#   shared: another container with the same policy is attached too.
-bench_hook()
-{
-	local st rst cfg_empty scratch=$B_CG/hook-keys h=("$HOOK" --config "$B_CONFIG")
-	local pk up opk oup
-
-	b_log "bench: hook latency"
-	mkdir -p "$scratch" || return 1
-	B_EMPTY+=("$scratch")
-	b_container hook restricted && b_container hook-other restricted || return 1
-	st=$(b_state hook)
-	rst=$(b_state hook-other)
-	read -ra pk <<<"$(b_park hook)"
-	read -ra up <<<"$(b_unpark hook)"
-	read -ra opk <<<"$(b_park hook-other)"
-	read -ra oup <<<"$(b_unpark hook-other)"
-	B_ATTACHED+=("hook $B_CONFIG" "hook-other $B_CONFIG")
-	# poststop comes with the init parked out of its cgroup, as after a
-	# real stop (the park/unpark steps are timed but not reported).
-	b_exec alone "$HOOK_ROUNDS" "$st" \
-		true cold_pre pk1 cold_post up1 \
-		keys_on true2 pre pk2 post up2 keys_off \
-		keys_on2 other_on true3 shared_pre pk3 shared_post up3 \
-		opk other_off oup keys_off2 -- \
-		/bin/true :: "${h[@]}" prestart :: "${pk[@]}" :: \
-		"${h[@]}" poststop :: "${up[@]}" ::: \
-		"$SB" attach-empty "$scratch" :: /bin/true :: \
-		"${h[@]}" prestart :: "${pk[@]}" :: "${h[@]}" poststop :: \
-		"${up[@]}" :: "$SB" detach-empty "$scratch" ::: \
-		"$SB" attach-empty "$scratch" :: "<$rst" "${h[@]}" prestart :: \
-		/bin/true :: "${h[@]}" prestart :: "${pk[@]}" :: \
-		"${h[@]}" poststop :: "${up[@]}" :: "${opk[@]}" :: \
-		"<$rst" "${h[@]}" poststop :: "${oup[@]}" :: \
-		"$SB" detach-empty "$scratch" || return 1
-	b_attach_empty "$scratch" || return 1
-	hook_runc "$rst" || return 1
-	# The same state and config, with the policy emptied: everything but
-	# loading and attaching.
-	cfg_empty=$(b_config empty '.policies.restricted = {}') || return 1
-	b_exec parts "$HOOK_ROUNDS" "$st" true version validate noop pre pk post up -- \
-		/bin/true ::: "$HOOK" --version ::: \
-		"${h[@]}" validate "$B_CONFIG" ::: \
-		"$HOOK" --config "$cfg_empty" prestart ::: \
-		"${h[@]}" prestart :: "${pk[@]}" :: "${h[@]}" poststop :: \
-		"${up[@]}" || return 1
-	hook_strace "$st" || return 1
-	hook_perf "$st"
-	b_detach_empty "$scratch"
-}
-
-# ---- 8: scale ----------------------------------------------------------
-
-# scale_mem LABEL: the loaded programs and maps (bpftool -j), for
-# report.py to sum what the sh_* programs and their maps hold.
-scale_mem()
-{
-	bpftool -j prog show >"$B_OUT/raw/mem.$1.progs" &&
-		bpftool -j map show >"$B_OUT/raw/mem.$1.maps" ||
-		{ b_fail "bpftool prog/map show"; return 1; }
-}
-
-# N counts the probe, whose prestart and poststop are timed while N-1
-# others stay attached. Empty programs on a scratch cgroup keep the static
-# keys on throughout, so that N=1 does not pay for turning them on.
-bench_scale()
-{
-	local size n=0 st i pk up
-
-	b_log "bench: scale ($SCALE)"
-	mkdir -p "$B_CG/scale-keys" || return 1
-	b_attach_empty "$B_CG/scale-keys" || return 1
-	scale_mem base || return 1
-	b_container scale-probe restricted || return 1
-	B_ATTACHED+=("scale-probe $B_CONFIG")
-	st=$(b_state scale-probe)
-	for size in $SCALE; do
-		while [ $((n + 1)) -lt "$size" ]; do
-			n=$((n + 1))
-			b_container "scale/c$n" restricted && b_attach "scale/c$n" ||
-				return 1
-		done
-		b_log "bench: scale: $size container(s)"
-		read -ra pk <<<"$(b_park scale-probe)"
-		read -ra up <<<"$(b_unpark scale-probe)"
-		b_exec "scale.$size" "$SCALE_ROUNDS" "$st" true pre pk post up -- \
-			/bin/true ::: "$HOOK" --config "$B_CONFIG" prestart :: \
-			"${pk[@]}" :: "$HOOK" --config "$B_CONFIG" poststop :: \
-			"${up[@]}" || return 1
-		b_attach scale-probe || return 1
-		scale_mem "$size" || return 1
-		b_detach scale-probe
-	done
-	b_log "bench: scale: releasing $n container(s)"
-	for ((i = n; i >= 1; i--)); do
-		b_detach "scale/c$i"
-	done
-	b_detach_empty "$B_CG/scale-keys"
 }
 
 # ---- the report ---------------------------------------------------------

@@ -1,0 +1,375 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# What a container start costs, for bench/run.sh (which sources this file
+# after lib.sh and its own helpers b_exec and b_fail):
+#   1   the hook alone, fed a saved state, in every host state that
+#       matters (cold, fallback, shared, preloaded, nothing to attach);
+#   1a  runc run and crun run of a container that exits at once;
+#   1b  where the hook's time goes (its own step timings, strace, perf);
+#   8   scale: N policed containers;
+#   9   kernel memory per container at the largest N.
+# The preloaded variants use the hook's `preload` into our own bpffs
+# ($B_PINS, lib.sh); every other hook run has an empty pin dir.
+
+# ---- 1: the hook alone -------------------------------------------------
+
+# The commands of one sockbench exec, built step by step: A_KEYS names
+# what each command's time is stored as, A_CMDS holds the commands.
+A_KEYS=()
+A_CMDS=()
+
+# a_step KEY WORD...: the next command of the current group.
+a_step()
+{
+	A_KEYS+=("$1")
+	shift
+	A_CMDS+=("$@" ::)
+}
+
+# a_group: the next step starts a new group (the groups' order rotates
+# from round to round; within a group the order stays).
+a_group()
+{
+	A_CMDS[-1]=:::
+}
+
+# a_exec PREFIX ROUNDS STDIN: runs what a_step collected (b_exec).
+a_exec()
+{
+	unset 'A_CMDS[-1]'
+	b_exec "$1" "$2" "$3" "${A_KEYS[@]}" -- "${A_CMDS[@]}"
+	local r=$?
+	A_KEYS=()
+	A_CMDS=()
+	return $r
+}
+
+# alone_group VARIANT PROBE OTHER HOOK-WORDS...: the steps of one variant:
+# the static keys on (empty programs on a scratch cgroup, as any policed
+# container would keep them) unless VARIANT is cold; container OTHER
+# attached with the same policy unless OTHER is "-"; /bin/true; then
+# prestart and poststop of container PROBE, its init parked out of its
+# cgroup for poststop as after a real stop. HOOK-WORDS run the hook
+# (NAME=VALUE words first). Only /bin/true, prestart and poststop are
+# reported.
+alone_group()
+{
+	local v=$1 probe=$2 other=$3 scratch=$B_CG/hook-keys pk up opk oup
+
+	shift 3
+	read -ra pk <<<"$(b_park "$probe")"
+	read -ra up <<<"$(b_unpark "$probe")"
+	[ "$v" = cold ] || a_step "$v.keys_on" "$SB" attach-empty "$scratch"
+	if [ "$other" != - ]; then
+		read -ra opk <<<"$(b_park "$other")"
+		read -ra oup <<<"$(b_unpark "$other")"
+		a_step "$v.other_on" "<$(b_state "$other")" "$@" prestart
+	fi
+	a_step "$v.true" /bin/true
+	a_step "$v.pre" "<$(b_state "$probe")" "$@" prestart
+	a_step "$v.pk" "${pk[@]}"
+	a_step "$v.post" "<$(b_state "$probe")" "$@" poststop
+	a_step "$v.up" "${up[@]}"
+	if [ "$other" != - ]; then
+		a_step "$v.opk" "${opk[@]}"
+		a_step "$v.other_off" "<$(b_state "$other")" "$@" poststop
+		a_step "$v.oup" "${oup[@]}"
+	fi
+	[ "$v" = cold ] || a_step "$v.keys_off" "$SB" detach-empty "$scratch"
+	a_group
+}
+
+# ---- 1a: through the runtimes ------------------------------------------
+
+# runtime_bundle VARIANT: a bundle whose container runs /bin/true and
+# exits: none (no hooks), true (/bin/true prestart and poststop), ours
+# (our prestart and poststop, the preloaded programs) or fresh (ours with
+# no pins). The hooks get their environment from the hook entries' env.
+runtime_bundle()
+{
+	local v=$1 dir=$B_TMP/runtime-$1 hooks=null ann='{}' pins env
+
+	mkdir -p "$dir" && (cd "$dir" && runc spec) || return 1
+	case $v in
+	true) hooks='{"prestart": [{"path": "/bin/true"}],
+		      "poststop": [{"path": "/bin/true"}]}' ;;
+	ours | fresh)
+		pins=$OCI_SOCKOPT_HOOK_PIN_DIR
+		[ "$v" = ours ] && pins=$B_PINS
+		env=$(jq -cn --arg s "$OCI_SOCKOPT_HOOK_STATE_DIR" --arg p "$pins" \
+			'["PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+			  "OCI_SOCKOPT_HOOK_STATE_DIR=" + $s,
+			  "OCI_SOCKOPT_HOOK_PIN_DIR=" + $p]')
+		ann='{"sockopt-hook.io/policy": "restricted"}'
+		hooks=$(jq -n --arg h "$HOOK" --arg c "$B_CONFIG" --argjson env "$env" '
+			{prestart: [{path: $h, args: [$h, "--config", $c, "prestart"], env: $env}],
+			 poststop: [{path: $h, args: [$h, "--config", $c, "poststop"], env: $env}]}')
+		;;
+	esac
+	jq --arg root "$B_TMP/rootfs" --argjson hooks "$hooks" --argjson ann "$ann" '
+		.process.terminal = false | .process.args = ["/bin/true"] |
+		.root = {path: $root, readonly: true} | .annotations = $ann |
+		if $hooks == null then del(.hooks) else .hooks = $hooks end' \
+		"$dir/config.json" >"$dir/config.json.new" &&
+		mv "$dir/config.json.new" "$dir/config.json" && echo "$dir"
+}
+
+# hook_runtimes: runc run (no hooks, /bin/true hooks, ours preloaded, ours
+# fresh, ours fresh while container hook-other shares the policy) and
+# crun run (no hooks, /bin/true, ours preloaded), one group each.
+hook_runtimes()
+{
+	local v dir fresh rt id h=("$HOOK" --config "$B_CONFIG") opk oup other
+
+	mkdir -p "$B_TMP/rootfs/bin" "$B_TMP/rootfs/proc" "$B_TMP/rootfs/dev" &&
+		cp /bin/busybox "$B_TMP/rootfs/bin/" &&
+		ln -s busybox "$B_TMP/rootfs/bin/true" || return 1
+	for v in none true ours fresh; do
+		dir=$(runtime_bundle "$v") || return 1
+		[ "$v" = fresh ] && fresh=$dir
+		for rt in runc crun; do
+			[ "$rt" = crun ] && [ "$B_CRUN" = 0 ] && continue
+			[ "$rt" = crun ] && [ "$v" = fresh ] && continue
+			id=sb$$-$rt-$v
+			if [ "$rt" = runc ]; then B_RUNC_IDS+=("$id"); else B_CRUN_IDS+=("$id"); fi
+			a_step "${rt}_$v" "$rt" run --bundle "$dir" "$id"
+			a_group
+		done
+	done
+	other=$(b_state hook-other)
+	read -ra opk <<<"$(b_park hook-other)"
+	read -ra oup <<<"$(b_unpark hook-other)"
+	B_RUNC_IDS+=("sb$$-runc-shared")
+	a_step other_on "<$other" "${h[@]}" prestart
+	a_step runc_shared runc run --bundle "$fresh" "sb$$-runc-shared"
+	a_step opk "${opk[@]}"
+	a_step other_off "<$other" "${h[@]}" poststop
+	a_step oup "${oup[@]}"
+	a_group
+	a_exec rt "$RUNC_ROUNDS" /dev/null
+}
+
+# ---- 1b: where the time goes -------------------------------------------
+
+# hook_steps: the hook's own step timings (OCI_SOCKOPT_HOOK_TIMING=1, one
+# line on stderr per run) of prestart and poststop in each variant, into
+# raw/steps.VARIANT for report.py.
+hook_steps()
+{
+	local v pins st probe pk up t=OCI_SOCKOPT_HOOK_TIMING=1
+
+	for v in fallback preloaded noop; do
+		pins=$OCI_SOCKOPT_HOOK_PIN_DIR probe=hook
+		[ "$v" = fallback ] || pins=$B_PINS
+		[ "$v" = noop ] && probe=hook-noop
+		st=$(b_state "$probe")
+		read -ra pk <<<"$(b_park "$probe")"
+		read -ra up <<<"$(b_unpark "$probe")"
+		"$SB" exec -r "$ROUNDS" -i "$st" -e "$B_OUT/raw/steps.$v" -- \
+			"$t" "OCI_SOCKOPT_HOOK_PIN_DIR=$pins" "$HOOK" \
+			--config "$B_CONFIG" prestart :: "${pk[@]}" :: \
+			"$t" "OCI_SOCKOPT_HOOK_PIN_DIR=$pins" "$HOOK" \
+			--config "$B_CONFIG" poststop :: "${up[@]}" >/dev/null ||
+			{ b_fail "hook with OCI_SOCKOPT_HOOK_TIMING=1 ($v)"; return 1; }
+	done
+}
+
+# hook_strace VARIANT PIN-DIR: the system calls of three prestarts
+# (strace makes every call far slower, so its times are not shown), for
+# report.py to count.
+hook_strace()
+{
+	local v=$1 st i
+
+	command -v strace >/dev/null || { b_log "bench: no strace: no syscall breakdown"; return 0; }
+	st=$(b_state hook)
+	for ((i = 0; i < 3; i++)); do
+		# shellcheck disable=SC2015 # b_fail when either fails
+		OCI_SOCKOPT_HOOK_PIN_DIR=$2 strace -f -o "$B_OUT/raw/strace.$v.$i" \
+			"$HOOK" --config "$B_CONFIG" prestart <"$st" 2>>"$B_TMP/hook.err" &&
+			b_parked hook "$HOOK" --config "$B_CONFIG" poststop <"$st" \
+				2>>"$B_TMP/hook.err" ||
+			{ b_fail "hook under strace"; return 1; }
+	done
+}
+
+# hook_perf: where a fallback prestart+poststop's CPU time goes, if perf
+# works here: perf's reports by DSO and by symbol, for report.py.
+hook_perf()
+{
+	local st
+
+	command -v perf >/dev/null && [ "$B_SMOKE" = 0 ] || return 0
+	st=$(b_state hook)
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	perf record -q -F 10000 -g -o "$B_TMP/perf.data" -- bash -c '
+		for i in $(seq 1 "$3"); do
+			"$0" --config "$1" prestart <"$2" && $4 &&
+				"$0" --config "$1" poststop <"$2" && $5
+		done' "$HOOK" "$B_CONFIG" "$st" "$ROUNDS" "$(b_park hook)" \
+		"$(b_unpark hook)" >/dev/null 2>&1 || return 0
+	# perf 6.1's --comm filter drops DSOs: report.py picks the hook's lines.
+	perf report -i "$B_TMP/perf.data" --no-children --sort comm,dso \
+		--stdio -g none >"$B_OUT/raw/perf.dso" 2>/dev/null
+	perf report -i "$B_TMP/perf.data" --children --sort comm,sym --stdio \
+		-g none >"$B_OUT/raw/perf.sym" 2>/dev/null
+	return 0
+}
+
+# hook_parts: the same state timed through --version, validate, a
+# prestart whose policy is empty (everything but BPF), a fallback and a
+# preloaded prestart; the static keys on.
+hook_parts()
+{
+	local h=("$HOOK" --config "$B_CONFIG") cfg_empty pk up
+
+	cfg_empty=$(b_config empty '.policies.restricted = {}') || return 1
+	read -ra pk <<<"$(b_park hook)"
+	read -ra up <<<"$(b_unpark hook)"
+	a_step true /bin/true
+	a_group
+	a_step version "$HOOK" --version
+	a_group
+	a_step validate "${h[@]}" validate "$B_CONFIG"
+	a_group
+	a_step noop "$HOOK" --config "$cfg_empty" prestart
+	a_group
+	a_step pre "${h[@]}" prestart
+	a_step pk "${pk[@]}"
+	a_step post "${h[@]}" poststop
+	a_step up "${up[@]}"
+	a_group
+	a_step plpre "OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS" "${h[@]}" prestart
+	a_step plpk "${pk[@]}"
+	a_step plpost "OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS" "${h[@]}" poststop
+	a_step plup "${up[@]}"
+	a_group
+	a_exec parts "$HOOK_ROUNDS" "$(b_state hook)"
+}
+
+# bench_hook: the hook alone in every host state, interleaved round by
+# round (the states' order rotating); then runc and crun; then the
+# breakdown.
+#   cold:      nothing else attached anywhere: prestart turns the three
+#              static keys on and poststop turns them off (text patching);
+#   fallback:  the keys on (empty programs elsewhere, as on any host with
+#              a policed container), no pins and nothing shares our
+#              policy's programs: the hook loads and verifies them;
+#   shared:    no pins, another container with the same policy attached:
+#              the hook reuses its programs;
+#   preloaded: `preload` pinned the programs, no container uses them;
+#   plshared:  pins, and another container attached from them;
+#   noop:      a container with no annotation (the config has no default
+#              policy): nothing to attach.
+bench_hook()
+{
+	local h=("$HOOK" --config "$B_CONFIG") hp
+
+	b_log "bench: hook latency"
+	hp=("OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS" "${h[@]}")
+	mkdir -p "$B_CG/hook-keys" || return 1
+	B_EMPTY+=("$B_CG/hook-keys")
+	b_container hook restricted && b_container hook-other restricted &&
+		b_container hook-noop "" || return 1
+	B_ATTACHED["hook $B_CONFIG"]=1
+	B_ATTACHED["hook-other $B_CONFIG"]=1
+	b_preload && b_hugetlb_setup || return 1
+	alone_group cold hook - "${h[@]}"
+	alone_group fallback hook - "${h[@]}"
+	alone_group shared hook hook-other "${h[@]}"
+	alone_group preloaded hook - "${hp[@]}"
+	alone_group plshared hook hook-other "${hp[@]}"
+	alone_group noop hook-noop - "${hp[@]}"
+	a_exec alone "$HOOK_ROUNDS" /dev/null || return 1
+	b_attach_empty "$B_CG/hook-keys" || return 1
+	hook_runtimes || return 1
+	hook_parts || return 1
+	hook_steps || return 1
+	hook_strace fallback "$OCI_SOCKOPT_HOOK_PIN_DIR" &&
+		hook_strace preloaded "$B_PINS" || return 1
+	hook_perf
+	b_detach_empty "$B_CG/hook-keys"
+}
+
+# ---- 8, 9: scale and kernel memory -------------------------------------
+
+# scale_mem LABEL: the loaded programs and maps (bpftool -j), for
+# report.py to sum what the sh_* programs and their maps hold.
+scale_mem()
+{
+	bpftool -j prog show >"$B_OUT/raw/mem.$1.progs" &&
+		bpftool -j map show >"$B_OUT/raw/mem.$1.maps" ||
+		{ b_fail "bpftool prog/map show"; return 1; }
+}
+
+# scale_kmem LABEL: what the kernel holds (benchmark 9): /proc/meminfo
+# and /proc/slabinfo, after the deferred frees.
+scale_kmem()
+{
+	b_meminfo "$1" && cp /proc/slabinfo "$B_OUT/raw/slabinfo.$1"
+}
+
+# scale_time SIZE: the probe's /bin/true, prestart (preloaded) and
+# poststop, interleaved, with SIZE-1 others attached.
+scale_time()
+{
+	local pk up hp=("OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS" "$HOOK" --config "$B_CONFIG")
+
+	read -ra pk <<<"$(b_park scale-probe)"
+	read -ra up <<<"$(b_unpark scale-probe)"
+	a_step true /bin/true
+	a_group
+	a_step pre "${hp[@]}" prestart
+	a_step pk "${pk[@]}"
+	a_step post "${hp[@]}" poststop
+	a_step up "${up[@]}"
+	a_exec "scale.$1" "$SCALE_ROUNDS" "$(b_state scale-probe)"
+}
+
+# Benchmark 8: N counts the probe, whose prestart (of the preloaded
+# policy: at N=1 the first container of it, above that shared) and
+# poststop are timed while N-1 others stay attached. Empty programs on a
+# scratch cgroup keep the static keys on throughout, so that N=1 does not
+# pay for turning them on.
+# Benchmark 9: every cgroup and sleeping process of the largest N is made
+# first, then "bare" is taken; "policed" with all N attached; "released"
+# once all are released again, the cgroups and sleepers still there.
+bench_scale()
+{
+	local size n=0 i max
+
+	b_log "bench: scale ($SCALE)"
+	b_preload || return 1
+	mkdir -p "$B_CG/scale-keys" || return 1
+	b_attach_empty "$B_CG/scale-keys" || return 1
+	scale_mem base || return 1
+	for size in $SCALE; do max=$size; done
+	b_container scale-probe restricted || return 1
+	B_ATTACHED["scale-probe $B_CONFIG"]=1
+	for ((i = 1; i < max; i++)); do
+		b_container "scale/c$i" restricted || return 1
+	done
+	scale_kmem bare || return 1
+	for size in $SCALE; do
+		while [ $((n + 1)) -lt "$size" ]; do
+			n=$((n + 1))
+			b_attach "scale/c$n" "$B_CONFIG" "$B_PINS" || return 1
+		done
+		b_log "bench: scale: $size container(s)"
+		scale_time "$size" || return 1
+		b_attach scale-probe "$B_CONFIG" "$B_PINS" || return 1
+		scale_mem "$size" || return 1
+		if [ "$size" = "$max" ]; then
+			echo "$size $(b_attached_progs "$B_CG/scale-probe")" \
+				>"$B_OUT/raw/kmem.n" && scale_kmem policed || return 1
+		fi
+		b_detach scale-probe
+	done
+	b_log "bench: scale: releasing $n container(s)"
+	for ((i = n; i >= 1; i--)); do
+		b_detach "scale/c$i"
+	done
+	scale_kmem released || return 1
+	b_detach_empty "$B_CG/scale-keys"
+}
