@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "cg.h"
 #include "cleanup.h"
@@ -38,14 +40,60 @@ static int parse_mountinfo_line(char *line, char **mnt, char **root,
 	return field > 4 && *fstype ? 0 : -EINVAL;
 }
 
+/* The initial cgroup namespace's inode (PROC_CGROUP_INIT_INO). */
+#define CG_INIT_NS_INO 0xEFFFFFFBU
+/* A cgroup2 directory's inode is its cgroup id; the root's is 1. */
+#define CG_ROOT_INO 1
+
+static bool is_cgroup2_root(const char *path)
+{
+	struct statfs fs;
+	struct stat st;
+
+	return !statfs(path, &fs) && fs.f_type == CGROUP2_SUPER_MAGIC &&
+	       !stat(path, &st) && st.st_ino == CG_ROOT_INO;
+}
+
+/*
+ * The two usual layouts, without reading mountinfo, which grows with every
+ * container's mounts: cgroup2 at /sys/fs/cgroup (unified) or under it at
+ * unified/ (hybrid), showing the whole hierarchy to a hook in the initial
+ * cgroup namespace, where the paths in /proc/PID/cgroup start at its root.
+ */
+static bool find_root_fast(struct cg_root *root)
+{
+	struct statfs fs;
+	struct stat ns;
+
+	if (stat("/proc/self/ns/cgroup", &ns) || ns.st_ino != CG_INIT_NS_INO ||
+	    statfs("/sys/fs/cgroup", &fs))
+		return false;
+	if (fs.f_type == CGROUP2_SUPER_MAGIC &&
+	    is_cgroup2_root("/sys/fs/cgroup")) {
+		snprintf(root->mount, sizeof(root->mount), "/sys/fs/cgroup");
+		return true;
+	}
+	if (fs.f_type == TMPFS_MAGIC &&
+	    is_cgroup2_root("/sys/fs/cgroup/unified")) {
+		snprintf(root->mount, sizeof(root->mount),
+			 "/sys/fs/cgroup/unified");
+		root->hybrid = true;
+		return true;
+	}
+	return false;
+}
+
 int cg_find_root(struct cg_root *root, struct sh_error *err)
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	_cleanup_fclose_ FILE *f = NULL;
 	_cleanup_free_ char *line = NULL;
 	size_t cap = 0;
 	bool found = false;
 
 	memset(root, 0, sizeof(*root));
+	if (find_root_fast(root))
+		return 0;
+	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return error_errno(err, -errno,
 				   "cannot read /proc/self/mountinfo");

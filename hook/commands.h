@@ -11,6 +11,7 @@ struct cmd_args {
 	const char *config; /* --config, or NULL */
 	const char *bundle; /* explain --bundle */
 	bool json;
+	bool unpin; /* preload --unpin */
 	const char *hooks_dirs[SH_MAX_HOOKS_DIRS]; /* validate --hooks-dir */
 	int nr_hooks_dirs;
 	int argc; /* operands after the command */
@@ -22,6 +23,7 @@ int cmd_poststop(const struct cmd_args *args);
 int cmd_hook(const struct cmd_args *args);
 int cmd_probe(const struct cmd_args *args);
 int cmd_gc(const struct cmd_args *args);
+int cmd_preload(const struct cmd_args *args);
 int cmd_validate(const struct cmd_args *args);
 int cmd_status(const struct cmd_args *args);
 int cmd_explain(const struct cmd_args *args);

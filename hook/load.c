@@ -3,8 +3,9 @@
  * A container's programs: the policy is frozen into .rodata (sock_create)
  * or into a frozen, read-only-to-BPF hash map (sockopt). Containers with
  * the same policy share one copy, found through share.c and verified by
- * the policy hash in .rodata; otherwise a copy is loaded here. Nothing is
- * pinned: the kernel frees a copy when its last cgroup goes.
+ * the policy hash in .rodata, or pinned by `preload`; otherwise a copy is
+ * loaded here. A copy loaded here is not pinned: the kernel frees it when
+ * its last cgroup goes.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "getsockopt.skel.h"
 #include "load.h"
 #include "log.h"
+#include "pin.h"
 #include "setsockopt.skel.h"
 #include "share.h"
 #include "sock_create.skel.h"
@@ -60,6 +62,7 @@ void load_init(struct sh_loaded *l)
 	memset(l, 0, sizeof(*l));
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		l->fd[k] = -1;
+	l->pins = -1;
 }
 
 static uint64_t rules_hash(uint64_t h, const struct sh_rule_entry *rules,
@@ -135,8 +138,8 @@ static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 
 	l->bypass = bypass;
 	l->hash[SH_PROG_SOCK] = sock_hash(eff->policy, bypass);
-	fd = share_find(kind_get(SH_PROG_SOCK)->name, l->hash[SH_PROG_SOCK],
-			&chk);
+	fd = share_find(l->pins, kind_get(SH_PROG_SOCK)->name,
+			l->hash[SH_PROG_SOCK], &chk, &l->pinned[SH_PROG_SOCK]);
 	if (fd >= 0) {
 		l->fd[SH_PROG_SOCK] = fd;
 		return 0;
@@ -256,7 +259,8 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 	int fd;
 
 	l->hash[kind] = hash;
-	fd = share_find(kind_get(kind)->name, hash, chk);
+	fd = share_find(l->pins, kind_get(kind)->name, hash, chk,
+			&l->pinned[kind]);
 	if (fd >= 0) {
 		l->fd[kind] = fd;
 		return 0;
@@ -363,12 +367,25 @@ static int obtain_kind(const struct sh_effective *eff, enum on_unsupported on,
 	return r;
 }
 
+/* Pins are an optimisation: a pin directory that is missing or refused
+ * only means loading here (with a warning for the refused one). */
+static int open_pins(void)
+{
+	struct sh_error err = { 0 };
+	int fd = pin_dir_open(false, &err);
+
+	if (fd < 0 && fd != -ENOENT)
+		log_warn("%s; loading the programs instead", err.msg);
+	return fd;
+}
+
 int load_policy(const struct sh_effective *eff, enum on_unsupported on,
 		struct sh_loaded *l, struct sh_error *err)
 {
 	int r = 0;
 
 	load_init(l);
+	l->pins = open_pins();
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (policy_needs(eff, k))
 			r = obtain_kind(eff, on, k, l, err);
@@ -386,5 +403,7 @@ void load_free(struct sh_loaded *l)
 	sock_create_bpf__destroy(l->sock);
 	setsockopt_bpf__destroy(l->set);
 	getsockopt_bpf__destroy(l->get);
+	if (l->pins >= 0)
+		close(l->pins);
 	load_init(l);
 }

@@ -21,7 +21,9 @@ struct sh_loaded {
 	int fd[SH_PROG_KINDS]; /* -1: this kind is not needed */
 	uint64_t hash[SH_PROG_KINDS];
 	bool fresh[SH_PROG_KINDS]; /* loaded now, not shared */
+	bool pinned[SH_PROG_KINDS]; /* preloaded: found in the pin directory */
 	bool bypass; /* the sock_create copy is the bypass variant */
+	int pins; /* the pin directory, or -1 */
 };
 
 void load_init(struct sh_loaded *l);

@@ -39,6 +39,8 @@ static const struct command commands[] = {
 	{ "validate", cmd_validate,
 	  "check an operator config [CONFIG] [--hooks-dir DIR]..." },
 	{ "gc", cmd_gc, "release state left by containers that are gone" },
+	{ "preload", cmd_preload,
+	  "load and pin every policy's programs ahead of time [--unpin]" },
 };
 
 static void usage(FILE *out)
@@ -100,6 +102,8 @@ static int parse_trailing(int argc, char **argv, struct cmd_args *args)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			args->json = true;
+		} else if (!strcmp(argv[i], "--unpin")) {
+			args->unpin = true;
 		} else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
 			args->config = argv[++i];
 		} else if (!strcmp(argv[i], "--bundle") && i + 1 < argc) {

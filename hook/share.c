@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The index of shared program copies: one small file per (attach type,
- * policy hash) in the state directory, holding a program id, read and
- * written through state.c like the records.
+ * Where a shared program copy is found: a pin that `preload` made (pin.c),
+ * else the index of copies that containers use: one small file per
+ * (attach type, policy hash) in the state directory, holding a program
+ * id, read and written through state.c like the records.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 #include "bpfinfo.h"
 #include "cleanup.h"
 #include "number.h"
+#include "pin.h"
 #include "share.h"
 #include "state.h"
 
@@ -93,13 +95,34 @@ static int rodata_hash(int prog_fd, const struct share_check *chk,
 	return 0;
 }
 
-int share_find(const char *type, uint64_t hash, const struct share_check *chk)
+/* A pin is trusted by where it is (a directory only root writes), and
+ * named by the hash: only its name is checked, against a stray object. */
+static int find_pinned(int pins, const char *type, uint64_t hash,
+		       const struct share_check *chk)
 {
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = pin_get(pins, type, hash);
+	char name[SH_BPF_NAME_MAX];
+	__u32 id;
+
+	if (fd < 0 || bpfinfo_prog(fd, &id, name) ||
+	    strcmp(name, chk->prog_name))
+		return -ENOENT;
+	return take_fd(&fd);
+}
+
+int share_find(int pins, const char *type, uint64_t hash,
+	       const struct share_check *chk, bool *pinned)
+{
+	_cleanup_close_ int fd =
+		pins >= 0 ? find_pinned(pins, type, hash, chk) : -ENOENT;
 	uint64_t found = 0;
 	uint32_t id;
-	int r = read_index(type, hash, &id);
+	int r;
 
+	*pinned = fd >= 0;
+	if (fd >= 0)
+		return take_fd(&fd);
+	r = read_index(type, hash, &id);
 	if (r)
 		return -ENOENT;
 	fd = bpf_prog_get_fd_by_id(id);

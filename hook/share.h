@@ -2,15 +2,17 @@
 #ifndef SH_SHARE_H
 #define SH_SHARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /*
  * Containers with the same effective policy share one loaded copy of each
- * program. Nothing is pinned: a copy lives while some cgroup has it
+ * program: one that `preload` pinned (pin.h), else one that another
+ * container has attached. Such a copy lives while some cgroup has it
  * attached, and an index file in the state directory only says where to
- * look. A candidate is used only after checking its name and the policy
- * hash frozen into its .rodata.
+ * look; it is used only after checking its name and the policy hash
+ * frozen into its .rodata, as program ids are reused.
  */
 struct share_check {
 	const char *prog_name;
@@ -19,8 +21,10 @@ struct share_check {
 };
 
 uint64_t share_hash(uint64_t seed, const void *data, size_t len);
-/* Returns a prog fd, or a negative errno (-ENOENT: nothing to share). */
-int share_find(const char *type, uint64_t hash, const struct share_check *chk);
+/* Returns a prog fd, or a negative errno (-ENOENT: nothing to share);
+ * pins is the pin directory's fd or -1, *pinned says which was found. */
+int share_find(int pins, const char *type, uint64_t hash,
+	       const struct share_check *chk, bool *pinned);
 int share_publish(const char *type, uint64_t hash, uint32_t prog_id);
 /* Removes index files whose (type, hash) no live record uses. */
 typedef int (*share_in_use_fn)(const char *type, uint64_t hash, void *data);

@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <time.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ int state_dir_open(bool create, struct sh_error *err)
 	if (fd < 0)
 		return error_errno(err, -errno,
 				   "cannot open state directory %.128s", dir);
-	r = trust_check_state_dir(fd, dir, err);
+	r = trust_check_dir(fd, "state directory", dir, err);
 	if (r) {
 		close(fd);
 		return r;
@@ -85,6 +86,29 @@ int state_file_replace(const char *name, const char *text, size_t len,
 	if (dir < 0)
 		return dir;
 	return fileio_replace_at(dir, name, text, len);
+}
+
+int state_stamp_renew(const char *name, int interval_sec)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = state_dir_open(false, &err), fd = -1;
+	struct stat st;
+	time_t age;
+
+	if (dir < 0)
+		return dir;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		age = time(NULL) - st.st_mtim.tv_sec;
+		/* A stamp from the future: the clock was set back. */
+		if (age >= 0 && age < interval_sec)
+			return 0;
+	}
+	fd = openat(dir, name,
+		    O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		    0600);
+	if (fd < 0 || futimens(fd, NULL) < 0)
+		return -errno;
+	return 1;
 }
 
 int state_file_unlink_at(int dir, const char *name)

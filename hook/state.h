@@ -36,6 +36,9 @@ int state_file_replace(const char *name, const char *text, size_t len,
 typedef int (*state_file_fn)(int dir, const char *name, void *data);
 int state_file_foreach(state_file_fn fn, void *data);
 int state_file_unlink_at(int dir, const char *name);
+/* 1 when the stamp file is missing or at least interval_sec old, and it
+ * is renewed now; 0 when it is younger; or a negative errno. */
+int state_stamp_renew(const char *name, int interval_sec);
 
 int state_write(const struct sh_record *rec, struct sh_error *err);
 /* -ENOENT: no record; -EBADMSG: an invalid one, ignored with a warning. */

@@ -21,8 +21,14 @@ int teardown_release(const struct sh_record *rec);
 /* The same, but -EBUSY while the cgroup holds any process (the reaper);
  * 1 when the cgroup was already gone (released by someone else). */
 int teardown_release_empty(const struct sh_record *rec);
-/* Releases the container's record, then runs gc; what it cannot do is
- * a warning, but an unsafe state directory is an error (err). */
+/* The stamp in the state directory of poststop's last gc, and how often
+ * poststop runs gc at most: poststop costs O(1), not O(containers). */
+#define TEARDOWN_GC_STAMP "last-gc"
+#define TEARDOWN_GC_INTERVAL 60 /* seconds */
+
+/* Releases the container's record, then runs gc if the last one is older
+ * than TEARDOWN_GC_INTERVAL; what it cannot do is a warning, but an unsafe
+ * state directory is an error (err). */
 int teardown_poststop(const struct oci_state *st, struct sh_error *err);
 /* Removes what containers that are gone left behind; returns the count,
  * or a negative errno (err) when the state directory is unsafe. */

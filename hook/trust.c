@@ -95,20 +95,21 @@ int trust_open_config(const char *path, int *out, struct sh_error *err)
 	return 0;
 }
 
-int trust_check_state_dir(int fd, const char *path, struct sh_error *err)
+int trust_check_dir(int fd, const char *what, const char *path,
+		    struct sh_error *err)
 {
 	struct stat st;
 	const char *why;
 
 	if (fstat(fd, &st) < 0)
-		return error_errno(err, -errno,
-				   "cannot stat state directory %.128s", path);
+		return error_errno(err, -errno, "cannot stat %s %.128s", what,
+				   path);
 	why = S_ISDIR(st.st_mode) ? untrusted(&st, false, false) :
 				    "is not a directory";
 	if (!why)
 		return 0;
-	return error_set(
-		err, -EPERM,
-		"state directory %.128s (owner uid %u, mode %04o) %s: refusing it",
-		path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), why);
+	return error_set(err, -EPERM,
+			 "%s %.128s (owner uid %u, mode %04o) %s: refusing it",
+			 what, path, (unsigned)st.st_uid,
+			 (unsigned)(st.st_mode & 07777), why);
 }

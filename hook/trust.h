@@ -16,8 +16,10 @@
 /* Opens the operator config for reading (O_NOFOLLOW, in its checked
  * directory) and stores the fd, or returns a negative errno. */
 int trust_open_config(const char *path, int *fd, struct sh_error *err);
-/* 0 when the open directory fd (the state directory at path) is owned by
- * the effective uid and not writable by group or others; else -EPERM. */
-int trust_check_state_dir(int fd, const char *path, struct sh_error *err);
+/* 0 when the open directory fd (what, at path: the state directory, the
+ * pin directory) is owned by the effective uid and not writable by group
+ * or others; else -EPERM. */
+int trust_check_dir(int fd, const char *what, const char *path,
+		    struct sh_error *err);
 
 #endif /* SH_TRUST_H */

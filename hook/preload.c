@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The variants a config can produce are exactly what policy_resolve() can
+ * choose: the default policy (or none) and each policy annotations may
+ * ask for, each with the bypass setting it gets from the policy or the
+ * defaults, and the other one too when annotations may set it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "load.h"
+#include "log.h"
+#include "pin.h"
+#include "preload.h"
+
+struct pin_key {
+	enum sh_prog_kind kind;
+	uint64_t hash;
+	bool made; /* pinned by this run */
+};
+
+struct preload {
+	const struct sh_config *cfg;
+	int dir;
+	bool bypass_ok;
+	size_t nr, max;
+	struct pin_key *keys;
+	struct preload_result *res;
+};
+
+static struct pin_key *find_key(const struct preload *pl,
+				enum sh_prog_kind kind, uint64_t hash)
+{
+	for (size_t i = 0; i < pl->nr; i++)
+		if (pl->keys[i].kind == kind && pl->keys[i].hash == hash)
+			return &pl->keys[i];
+	return NULL;
+}
+
+static int pin_program(struct preload *pl, const struct sh_loaded *l,
+		       enum sh_prog_kind kind, struct sh_error *err)
+{
+	const char *type = kind_get(kind)->name;
+	struct pin_key *key;
+	int r;
+
+	if (find_key(pl, kind, l->hash[kind]))
+		return 0;
+	if (pl->nr == pl->max)
+		return error_set(err, -E2BIG, "preload: too many programs");
+	key = &pl->keys[pl->nr];
+	*key = (struct pin_key){ kind, l->hash[kind], false };
+	if (pin_exists(pl->dir, type, key->hash)) {
+		pl->res->kept++;
+	} else {
+		r = pin_add(pl->dir, type, key->hash, l->fd[kind], err);
+		if (r)
+			return r;
+		key->made = true;
+		pl->res->pinned++;
+	}
+	pl->nr++;
+	pl->res->programs++;
+	return 0;
+}
+
+static int preload_variant(struct preload *pl, const struct sh_policy *p,
+			   bool bypass, struct sh_error *err)
+{
+	struct sh_effective eff = { .policy = p, .bypass = bypass };
+	struct sh_loaded l;
+	int r;
+
+	if (policy_is_empty(&eff))
+		return 0;
+	r = load_policy(&eff, ON_UNSUPPORTED_FAIL, &l, err);
+	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
+		if (l.fd[k] >= 0)
+			r = pin_program(pl, &l, k, err);
+	load_free(&l);
+	if (!r)
+		pl->res->policies++;
+	else
+		error_note(err, "for policy %s (bypass-prot-mem %s)",
+			   p ? p->name : "(none)", bypass ? "on" : "off");
+	return r;
+}
+
+/* The bypass setting prestart ends with when bypass is asked for. */
+static int preload_bypass(struct preload *pl, const struct sh_policy *p,
+			  bool bypass, struct sh_error *err)
+{
+	if (!bypass || pl->bypass_ok)
+		return preload_variant(pl, p, bypass, err);
+	pl->res->bypass_skipped = true;
+	if (pl->cfg->on_unsupported == ON_UNSUPPORTED_WARN)
+		return preload_variant(pl, p, false, err);
+	return 0;
+}
+
+static int preload_policy(struct preload *pl, const struct sh_policy *p,
+			  struct sh_error *err)
+{
+	const struct sh_config *cfg = pl->cfg;
+	bool bypass = p && p->has_bypass ? p->bypass : cfg->default_bypass;
+	int r = preload_bypass(pl, p, bypass, err);
+
+	if (!r && cfg->allow_bypass)
+		r = preload_bypass(pl, p, !bypass, err);
+	return r;
+}
+
+static bool bypass_reachable(const struct sh_config *cfg)
+{
+	if (cfg->default_bypass || cfg->allow_bypass)
+		return true;
+	for (size_t i = 0; i < cfg->nr_policies; i++)
+		if (cfg->policies[i].has_bypass && cfg->policies[i].bypass)
+			return true;
+	return false;
+}
+
+static int preload_all(struct preload *pl, struct sh_error *err)
+{
+	const struct sh_config *cfg = pl->cfg;
+	const struct sh_policy *def =
+		cfg->default_policy ?
+			config_find_policy(cfg, cfg->default_policy) :
+			NULL;
+	int r = preload_policy(pl, def, err);
+
+	for (size_t i = 0; i < cfg->nr_policies && !r; i++) {
+		const struct sh_policy *p = &cfg->policies[i];
+
+		if (p != def && config_policy_allowed(cfg, p->name))
+			r = preload_policy(pl, p, err);
+	}
+	return r;
+}
+
+static int sweep_pin(int dir, const char *name, const char *type, uint64_t hash,
+		     void *data)
+{
+	struct preload *pl = data;
+	const struct kind_info *k = type ? kind_by_name(type) : NULL;
+	struct sh_error err = { 0 };
+
+	/* Temp names of an interrupted run; the lock rules out a live one. */
+	if (!k && !pin_is_temp(name))
+		return 0;
+	if (k && find_key(pl, k->kind, hash))
+		return 0;
+	if (pin_remove(dir, name, &err))
+		log_warn("%s", err.msg);
+	else if (k)
+		pl->res->unpinned++;
+	return 0;
+}
+
+static void undo_pins(struct preload *pl)
+{
+	for (size_t i = 0; i < pl->nr; i++) {
+		char name[SH_PIN_NAME_MAX];
+		struct sh_error err = { 0 };
+
+		if (!pl->keys[i].made)
+			continue;
+		pin_name(name, sizeof(name), kind_get(pl->keys[i].kind)->name,
+			 pl->keys[i].hash);
+		if (pin_remove(pl->dir, name, &err))
+			log_warn("%s", err.msg);
+	}
+}
+
+static int probe_bypass(const struct sh_config *cfg, bool *ok,
+			struct sh_error *err)
+{
+	int r = bypass_reachable(cfg) ? load_probe_bypass() : 0;
+
+	if (r < 0)
+		return error_errno(err, r,
+				   "cannot probe for SK_BPF_BYPASS_PROT_MEM");
+	*ok = r == 1;
+	return 0;
+}
+
+int preload_run(const struct sh_config *cfg, struct preload_result *res,
+		struct sh_error *err)
+{
+	/* Each policy twice (bypass on and off), plus none, each 3 kinds. */
+	size_t max = (cfg->nr_policies + 1) * 2 * SH_PROG_KINDS;
+	_cleanup_free_ struct pin_key *keys = calloc(max, sizeof(*keys));
+	_cleanup_close_ int dir = -1;
+	struct preload pl = { cfg, -1, false, 0, max, keys, res };
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if (!keys)
+		return error_set(err, -ENOMEM, "preload: %s", strerror(ENOMEM));
+	r = probe_bypass(cfg, &pl.bypass_ok, err);
+	if (r)
+		return r;
+	dir = pin_dir_open(true, err);
+	if (dir < 0)
+		return dir;
+	pl.dir = dir;
+	r = pin_dir_lock(dir, err);
+	if (!r)
+		r = preload_all(&pl, err);
+	if (r) {
+		undo_pins(&pl);
+		return r;
+	}
+	return pin_foreach(dir, sweep_pin, &pl, err);
+}
+
+static int unpin_any(int dir, const char *name, const char *type, uint64_t hash,
+		     void *data)
+{
+	struct preload_result *res = data;
+	struct sh_error err = { 0 };
+	int r;
+
+	(void)hash;
+	if (!type && !pin_is_temp(name))
+		return 0;
+	r = pin_remove(dir, name, &err);
+	if (r)
+		log_warn("%s", err.msg);
+	else if (type)
+		res->unpinned++;
+	return 0;
+}
+
+int preload_unpin_all(struct preload_result *res, struct sh_error *err)
+{
+	_cleanup_close_ int dir = pin_dir_open(false, err);
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if (dir == -ENOENT)
+		return 0;
+	if (dir < 0)
+		return dir;
+	r = pin_dir_lock(dir, err);
+	if (!r)
+		r = pin_foreach(dir, unpin_any, res, err);
+	/* Another tool's file left in it keeps the directory. */
+	if (!r && rmdir(pin_dir()) < 0 && errno != ENOTEMPTY)
+		r = error_errno(err, -errno, "cannot remove %s", pin_dir());
+	return r;
+}
