@@ -234,7 +234,9 @@ report()
 	rev=$(git -C "$B_TOP" describe --always --dirty 2>/dev/null || echo unknown)
 	[ "${BENCH_VERBOSE:-0}" = 1 ] && opts+=(--verbose)
 	[ "$B_SMOKE" = 1 ] && opts+=(--smoke)
-	"$B_PYTHON" "$B_TOP/bench/report.py" --out "$B_OUT" "${opts[@]}" \
+	# -B: no __pycache__ in the source tree (report.py imports its
+	# siblings).
+	"$B_PYTHON" -B "$B_TOP/bench/report.py" --out "$B_OUT" "${opts[@]}" \
 		--trials "$T" --calls "$CALLS" --rounds "$ROUNDS" --cpu "$B_CPU" \
 		--cpus "$(nproc)" --scale "$SCALE" --git "$rev" \
 		--hook-version "$("$HOOK" --version 2>/dev/null)" ||

@@ -272,6 +272,7 @@ bench_hook()
 	B_EMPTY+=("$B_CG/hook-keys")
 	b_container hook restricted && b_container hook-other restricted &&
 		b_container hook-noop "" || return 1
+	# shellcheck disable=SC2034 # lib.sh's, read by b_cleanup
 	B_ATTACHED["hook $B_CONFIG"]=1
 	B_ATTACHED["hook-other $B_CONFIG"]=1
 	b_preload && b_hugetlb_setup || return 1
@@ -298,6 +299,7 @@ bench_hook()
 # report.py to sum what the sh_* programs and their maps hold.
 scale_mem()
 {
+	# shellcheck disable=SC2015 # b_fail when either fails
 	bpftool -j prog show >"$B_OUT/raw/mem.$1.progs" &&
 		bpftool -j map show >"$B_OUT/raw/mem.$1.maps" ||
 		{ b_fail "bpftool prog/map show"; return 1; }
@@ -307,7 +309,8 @@ scale_mem()
 # and /proc/slabinfo, after the deferred frees.
 scale_kmem()
 {
-	b_meminfo "$1" && cp /proc/slabinfo "$B_OUT/raw/slabinfo.$1"
+	b_meminfo "$1" && cp /proc/slabinfo "$B_OUT/raw/slabinfo.$1" &&
+		cp /sys/devices/system/cpu/possible "$B_OUT/raw/cpus.possible"
 }
 
 # scale_time SIZE: the probe's /bin/true, prestart (preloaded) and
@@ -346,6 +349,7 @@ bench_scale()
 	scale_mem base || return 1
 	for size in $SCALE; do max=$size; done
 	b_container scale-probe restricted || return 1
+	# shellcheck disable=SC2034 # lib.sh's, read by b_cleanup
 	B_ATTACHED["scale-probe $B_CONFIG"]=1
 	for ((i = 1; i < max; i++)); do
 		b_container "scale/c$i" restricted || return 1
