@@ -274,10 +274,12 @@ def report_hook(t):
 
 
 def memory(raw, label):
-    """(programs, maps, memlock bytes, JIT bytes) of the sh_* programs
-    loaded and the maps they use, each counted once."""
+    """(programs, maps, memlock bytes, JIT bytes) of the programs attached
+    to the probe (mem.LABEL.attached) and the maps they use, each counted
+    once: the copies every container of the policy shares."""
+    attached = {p.get("id") for p in raw.json("mem.%s.attached" % label)}
     progs = [p for p in raw.json("mem.%s.progs" % label)
-             if (p.get("name") or "").startswith("sh_")]
+             if p.get("id") in attached]
     ids = {i for p in progs for i in p.get("map_ids") or []}
     maps = [m for m in raw.json("mem.%s.maps" % label) if m["id"] in ids]
     return (len(progs), len(maps),
@@ -301,7 +303,7 @@ def scale_rows(t, size, mem):
     t.detail(s, "N=%d: programs of ours loaded" % size, str(mem[0]), "count")
     t.detail(s, "N=%d: maps of ours loaded" % size, str(mem[1]), "count")
     t.row(s, "N=%-5s prestart %s/%s, poststop %s/%s, true %s ms; %d progs "
-          "%d maps loaded" % (size, pre50, pre99, post50, post99, true50,
+          "%d maps shared" % (size, pre50, pre99, post50, post99, true50,
                               mem[0], mem[1]), "", "-")
     t.row(s, "  N=%d: prestart - /bin/true (paired p50)" % size,
           raw.pair_ms(k + "pre", k + "true"), "ms")
@@ -383,22 +385,31 @@ def slab_growth(raw, n):
                      for b, objs, c in grown if b > 0)
 
 
-def counters_expected(raw, label, progs):
-    """What the per-CPU counters of one container should take: one
-    storage per attachment, its value (rounded to 8) per possible CPU."""
+def possible_cpus(raw):
+    """How many CPUs the kernel may bring up (per-CPU memory is
+    allocated for each), from cpus.possible ("0-1", "0,2-3")."""
     cpus = 0
     for part in raw.text("cpus.possible").strip().split(","):
         lo, _, hi = part.partition("-")
         if lo.isdigit():
             cpus += int(hi or lo) - int(lo) + 1
-    sizes = [m.get("value_size") or 0 for m in raw.json("mem.%s.maps" % label)
-             if m.get("type") == "percpu_cgroup_storage"
-             and (m.get("name") or "") == "counters"]
-    if not sizes or not cpus:
-        return ""
-    value = (max(sizes) + 7) // 8 * 8
-    return ("%d attachments x %d B x %d possible CPUs = %d B"
-            % (progs, value, cpus, progs * value * cpus))
+    return cpus
+
+
+def counted_storages(raw, label):
+    """(storages, per-CPU bytes) of the per-CPU cgroup storages in our
+    counters maps (kmem.storages): each holds its value, rounded up to 8
+    bytes, once per possible CPU."""
+    value = {m["id"]: m.get("bytes_value") or 0
+             for m in raw.json("mem.%s.maps" % label)}
+    cpus, n, size = possible_cpus(raw), 0, 0
+    for line in raw.text("kmem.storages").splitlines():
+        words = line.split()
+        if len(words) == 2 and words[1].isdigit():
+            entries = int(words[1])
+            n += entries
+            size += entries * ((value.get(int(words[0]), 0) + 7) // 8 * 8) * cpus
+    return n, size
 
 
 def report_kmem(t, mem):
@@ -411,24 +422,31 @@ def report_kmem(t, mem):
                       ("bare", "policed", "released"))
     t.row(s, "N=%d containers, %d programs attached to each; bare: the "
           "same cgroups and sleepers, nothing attached" % (n, progs), "", "-")
+    storages, percpu = counted_storages(raw, str(n))
     total = returned = 0
     for f in KMEM_FIELDS:
         d = (pol.get(f, 0) - bare.get(f, 0)) / n / 1024
-        total += d
         returned += (pol.get(f, 0) - rel.get(f, 0)) / n / 1024
         t.row(s, "  %s" % f, "%.2f" % d, "KiB")
+        if f == "Percpu" and percpu / n / 1024 > d:
+            d = percpu / n / 1024
+            t.row(s, "  Percpu, counted: %d storages x %d B x %d CPUs / N"
+                  % (storages, percpu // max(storages, 1)
+                     // max(possible_cpus(raw), 1), possible_cpus(raw)),
+                  "%.2f" % d, "KiB")
+        total += d
     t.row(s, "all of it, per container", "%.2f" % total, "KiB", "<= 8",
           summary="kernel memory per container at N=%d, all of it" % n)
+    t.row(s, "of which reclaimable (SReclaimable: dentries, inodes)",
+          "%.2f" % ((pol.get("SReclaimable", 0) - bare.get("SReclaimable", 0))
+                    / n / 1024), "KiB")
     t.row(s, "freed again at release (policed - released) / N",
           "%.2f" % returned, "KiB")
     growth = slab_growth(raw, n)
     if growth:
         t.row(s, "slab caches grown most, objects per container: " + growth,
               "", "-")
-    expected = counters_expected(raw, str(n), progs)
-    if expected:
-        t.row(s, "per-CPU counters, expected: " + expected, "", "-")
-    t.row(s, "information: our programs and maps, all loaded copies, "
-          "shared by every container: memlock %.1f KiB, JIT code %.1f KiB "
-          "(bpftool; not per attachment)" % (mem[2] / 1024, mem[3] / 1024),
+    t.row(s, "information: the %d programs and %d maps every container "
+          "shares: memlock %.1f KiB, JIT code %.1f KiB (bpftool; once, not "
+          "per attachment)" % (mem[0], mem[1], mem[2] / 1024, mem[3] / 1024),
           "", "-")

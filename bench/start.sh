@@ -295,14 +295,19 @@ bench_hook()
 
 # ---- 8, 9: scale and kernel memory -------------------------------------
 
-# scale_mem LABEL: the loaded programs and maps (bpftool -j), for
-# report.py to sum what the sh_* programs and their maps hold.
+# scale_mem LABEL: the loaded programs and maps and those attached to the
+# probe (bpftool -j), for report.py to sum what the programs a container
+# uses and their maps hold.
 scale_mem()
 {
-	# shellcheck disable=SC2015 # b_fail when either fails
+	local probe=$B_CG/scale-probe
+
+	# shellcheck disable=SC2015 # b_fail when any fails
 	bpftool -j prog show >"$B_OUT/raw/mem.$1.progs" &&
-		bpftool -j map show >"$B_OUT/raw/mem.$1.maps" ||
-		{ b_fail "bpftool prog/map show"; return 1; }
+		bpftool -j map show >"$B_OUT/raw/mem.$1.maps" &&
+		{ [ ! -d "$probe" ] || bpftool -j cgroup show "$probe"; } \
+			>"$B_OUT/raw/mem.$1.attached" ||
+		{ b_fail "bpftool prog/map/cgroup show"; return 1; }
 }
 
 # scale_kmem LABEL: what the kernel holds (benchmark 9): /proc/meminfo
@@ -311,6 +316,27 @@ scale_kmem()
 {
 	b_meminfo "$1" && cp /proc/slabinfo "$B_OUT/raw/slabinfo.$1" &&
 		cp /sys/devices/system/cpu/possible "$B_OUT/raw/cpus.possible"
+}
+
+# scale_storages LABEL: the per-CPU cgroup storages (one per attachment)
+# in each counters map of the programs attached to the probe, as "MAP-ID
+# ENTRIES" lines: /proc/meminfo's Percpu only grows when the allocator
+# populates new pages, so report.py also counts them.
+scale_storages()
+{
+	local ids id n progs
+
+	progs=$(jq -c '[.[].id]' "$B_OUT/raw/mem.$1.attached") &&
+		ids=$(jq -r --slurpfile maps "$B_OUT/raw/mem.$1.maps" \
+			--argjson progs "$progs" '
+		[.[] | select(.id as $p | $progs | index($p)) | .map_ids[]?] |
+		unique | .[] as $id | $maps[0][] |
+		select(.id == $id and .type == "percpu_cgroup_storage") | .id' \
+			"$B_OUT/raw/mem.$1.progs") || return 1
+	for id in $ids; do
+		n=$(bpftool -j map dump id "$id" | jq length) || return 1
+		echo "$id $n"
+	done >"$B_OUT/raw/kmem.storages"
 }
 
 # scale_time SIZE: the probe's /bin/true, prestart (preloaded) and
@@ -366,7 +392,8 @@ bench_scale()
 		scale_mem "$size" || return 1
 		if [ "$size" = "$max" ]; then
 			echo "$size $(b_attached_progs "$B_CG/scale-probe")" \
-				>"$B_OUT/raw/kmem.n" && scale_kmem policed || return 1
+				>"$B_OUT/raw/kmem.n" && scale_kmem policed &&
+				scale_storages "$size" || return 1
 		fi
 		b_detach scale-probe
 	done

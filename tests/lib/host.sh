@@ -34,7 +34,9 @@ host_lock()
 		return 0
 	fi
 	# flock needs an open file, not a writable one (the file may be root's).
-	exec {fd}>>"$HOST_LOCK" 2>/dev/null || exec {fd}<"$HOST_LOCK" || return 1
+	# The braces keep 2>/dev/null to the open: on a bare exec it would
+	# stay, and every later message of the caller would be lost.
+	{ exec {fd}>>"$HOST_LOCK"; } 2>/dev/null || exec {fd}<"$HOST_LOCK" || return 1
 	if ! flock -n "$fd"; then
 		echo "waiting for $HOST_LOCK (a test run or benchmark holds it)" >&2
 		if ! flock -w "$wait" "$fd"; then
