@@ -5,6 +5,7 @@ SYSCONFDIR ?= /etc
 HOOKDIR = $(PREFIX)/libexec/oci/hooks.d
 HOOKSD = $(PREFIX)/share/containers/oci/hooks.d
 MANDIR = $(PREFIX)/share/man
+SYSTEMDDIR = $(PREFIX)/lib/systemd/system
 CONFDIR = $(SYSCONFDIR)/oci-sockopt-hook
 # make predefines CC=cc, so `CC ?= gcc` would never apply: take gcc only
 # where neither the command line nor the environment chose a compiler.
@@ -102,6 +103,11 @@ $(BUILD)/bpf_build_id.h: $(BPF_OBJS)
 	$(Q)printf '#define SH_BPF_BUILD_ID 0x%sULL\n' \
 		"$$(cat $^ | sha256sum | cut -c1-16)" > $@
 
+# An object that exists without its .d file (built before there were any,
+# or the .d lost) is rebuilt: nothing else says which headers it is stale for.
+DEP_OBJS = $(HOOK_OBJS) $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(BUILD)/san/main.o
+$(filter-out $(patsubst %.d,%.o,$(wildcard $(DEP_OBJS:.o=.d))),$(wildcard $(DEP_OBJS))): FORCE
+
 $(BUILD)/obj/%.o: hook/%.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
@@ -125,7 +131,7 @@ include tests/unit/unit.mk
 -include tests/tests.mk
 -include tests/fuzz/fuzz.mk
 -include bench/bench.mk
--include $(BPF_OBJS:.o=.d) $(HOOK_OBJS:.o=.d)
+-include $(wildcard $(BPF_OBJS:.o=.d) $(HOOK_OBJS:.o=.d))
 
 demo:
 	./scripts/deps.sh demo
@@ -161,6 +167,36 @@ $(BUILD)/hooks.d-%.json: examples/hooks.d-%.json FORCE
 	sed -e 's|/usr/local/libexec/oci/hooks.d|$(HOOKDIR)|' \
 		-e 's|/etc/oci-sockopt-hook|$(CONFDIR)|' $< > $@
 
+# The preload units, likewise.
+PRELOAD_UNITS := oci-sockopt-hook-preload.service oci-sockopt-hook-preload.path
+$(BUILD)/systemd/%: examples/systemd/% FORCE
+	@mkdir -p $(@D)
+	sed -e 's|/usr/local/libexec/oci/hooks.d|$(HOOKDIR)|' \
+		-e 's|/etc/oci-sockopt-hook|$(CONFDIR)|' $< > $@
+
+# On the machine itself (no DESTDIR), install preloads: through the units
+# where systemd runs, else once, now. A failure is only a warning: prestart
+# loads what is not pinned.
+INSTALLED_BIN = $(HOOKDIR)/oci-sockopt-hook
+define preload_now
+	if [ -d /run/systemd/system ]; then \
+		systemctl daemon-reload && \
+		systemctl enable --now $(PRELOAD_UNITS) || \
+		echo "warning: cannot start $(PRELOAD_UNITS): prestart loads the programs itself" >&2; \
+	else \
+		$(INSTALLED_BIN) --config $(CONFDIR)/config.json preload || \
+		echo "warning: preload failed: prestart loads the programs itself" >&2; \
+	fi
+endef
+
+define unpreload_now
+	if [ -d /run/systemd/system ]; then \
+		systemctl disable --now $(PRELOAD_UNITS) 2>/dev/null; \
+	fi; \
+	if [ -x $(INSTALLED_BIN) ]; then $(INSTALLED_BIN) preload --unpin || \
+		echo "warning: pins left in place" >&2; fi
+endef
+
 # podman and CRI-O run the hook only where its hooks.d file says so, and the
 # operator's defaults (defaults.policy, defaults.bypass_prot_mem) must reach
 # every container: a config with defaults (the one in place, else the
@@ -170,8 +206,9 @@ $(BUILD)/hooks.d-%.json: examples/hooks.d-%.json FORCE
 HOOKS_D ?= auto
 INSTALLED_CONFIG = $(DESTDIR)$(CONFDIR)/config.json
 
-install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json)
+install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook
+	install -D -m 0644 -t $(DESTDIR)$(SYSTEMDDIR) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%)
 	install -D -m 0644 man/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1
 	install -D -m 0644 man/oci-sockopt-hook.json.5 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
 	@# Never overwrite an operator's config.
@@ -202,11 +239,14 @@ install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json)
 	esac; \
 	echo "hooks.d file ($$variant): $$why"; \
 	install -D -m 0644 $$src $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json
+	@$(if $(DESTDIR),:,$(preload_now))
 
 # Removes what install put there; the config only if it is still the
 # unmodified example. Empty directories go too.
 uninstall:
+	@$(if $(DESTDIR),:,$(unpreload_now))
 	rm -f $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json \
+		$(PRELOAD_UNITS:%=$(DESTDIR)$(SYSTEMDDIR)/%) \
 		$(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
 	@if cmp -s examples/config.json $(DESTDIR)$(CONFDIR)/config.json; then \
 		rm -f $(DESTDIR)$(CONFDIR)/config.json; \
@@ -216,7 +256,7 @@ uninstall:
 	@prune() { d=$$1; while [ "$$d" != "$$2" ] && [ "$$d" != / ] && \
 		rmdir "$$d" 2>/dev/null; do d=$$(dirname "$$d"); done; }; \
 	top=$(if $(DESTDIR),$(DESTDIR),$(PREFIX)); \
-	for d in $(HOOKDIR) $(HOOKSD) $(MANDIR)/man1 $(MANDIR)/man5; do \
+	for d in $(HOOKDIR) $(HOOKSD) $(MANDIR)/man1 $(MANDIR)/man5 $(SYSTEMDDIR); do \
 		prune "$(DESTDIR)$$d" "$$top"; done; \
 	prune "$(DESTDIR)$(CONFDIR)" "$(if $(DESTDIR),$(DESTDIR),$(SYSCONFDIR))"
 

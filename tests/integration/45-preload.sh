@@ -160,8 +160,14 @@ start untrusted "$cfg_log"
 tap_is "$(out_val setsockopt)" EPERM "a prestart that refuses the pin directory still attaches the policy"
 tap_like "$(grep "pin directory" "$CT_TMP/hook.log")" \
 	"pin directory .* refusing it; loading the programs instead" "and logs why it loads"
+touch "$CT_STATE_DIR/last-gc" # no gc in these poststops
 ct_delete runc "$(ct_id untrusted)"
+ct_delete runc "$(ct_id pinned)"
 rmdir "$CT_PIN_DIR"
+ls "$CT_STATE_DIR" | grep '^shared-' >"$CT_TMP/index"
+tap_ok $([ -s "$CT_TMP/index" ]; echo $?) "poststop leaves the index of the copies it loaded to gc: $(tr '\n' ' ' <"$CT_TMP/index")"
+tap_is "$("$HOOK" gc --json 2>&1)" '{"released": 0}' "gc finds no stale record"
+tap_is "$(ls "$CT_STATE_DIR" | grep -c '^shared-')" 0 "and removes the index entries no container uses"
 
 # ---- unpin -------------------------------------------------------------------------
 preload "$cfg_b" >/dev/null
@@ -170,7 +176,6 @@ tap_like "$out" "^unpinned 4 program\(s\) from $CT_PIN_DIR$" "preload --unpin re
 tap_ok $([ ! -e "$CT_PIN_DIR" ]; echo $?) "and the pin directory"
 
 # ---- poststop is O(1): gc at most once a minute --------------------------------
-ct_delete runc "$(ct_id pinned)"
 bundle=$(ct_bundle -P -a sockopt-hook.io/policy=setonly stale -- /bin/sh -c 'sleep 120')
 ct_start_ok "stale: container without a poststop hook starts" runc "$(ct_id stale)" "$bundle"
 ct_delete runc "$(ct_id stale)"

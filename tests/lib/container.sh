@@ -432,7 +432,10 @@ ct_default_state_ours()
 
 # ct_snapshot [-d STATE-DIR] [PART...]: what a container must not leave
 # behind. PARTs: progs, state (the hook's state dir, $CT_STATE_DIR unless
-# -d names another), cgroups (default: all three).
+# -d names another), cgroups (default: all three). In the state dir,
+# poststop's gc stamp and the index of shared copies are left out: poststop
+# leaves both to gc, which runs at most once a minute (45-preload checks
+# that gc removes the index).
 ct_snapshot()
 {
 	local part parts state=$CT_STATE_DIR
@@ -448,7 +451,7 @@ ct_snapshot()
 		progs) echo "bpf programs: $(host_prog_count)" ;;
 		state)
 			echo "state dir $state:"
-			(cd "$state" && find . | sort)
+			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" | sort)
 			echo "ours in $CT_DEFAULT_STATE_DIR:"
 			ct_default_state_ours
 			;;
