@@ -19,18 +19,26 @@ PKG_CONFIG ?= pkg-config
 # zlib is named for --version's zlibVersion(); libbpf needs it anyway.
 LIBS_PC := libbpf json-c libcgroup zlib
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
-# The hook links libbpf, libelf, zlib, json-c and libcgroup statically
-# (STATIC=0 to link them dynamically): it saves the dynamic loader's work on
-# every container start, and the binary runs on nodes whatever their
-# library versions. Only libc stays shared. A fix to one of those libraries
-# then reaches nodes only with a rebuilt hook; distribution packages build
-# with STATIC=0 and get library fixes from the distribution
-# (`oci-sockopt-hook --version` tells which a binary is).
+# The hook is a static PIE (STATIC=0 to link every library dynamically):
+# libbpf, libelf, zlib, json-c, libcgroup and glibc are linked in. No
+# dynamic loader runs at all, which saves about 0.15 ms on each of the two
+# hook runs of every container start (README "Performance"), and the
+# binary runs on nodes whatever their library versions. A fix to one of
+# those libraries then reaches nodes only with a rebuilt hook; distribution
+# packages build with STATIC=0 and get library fixes from the distribution
+# (`oci-sockopt-hook --version` tells which a binary is). The hook calls no
+# glibc function that needs NSS (the linker's getpwnam warnings come from
+# libcgroup's rules parser, which the hook does not use). The unit tests
+# and the sanitizer builds link glibc dynamically, as ASan needs, and so
+# does `make hook-shared` ($(BUILD)/shared, STATIC=0) for valgrind and the
+# LD_PRELOAD fault shim, which a static binary cannot host.
 STATIC ?= 1
 ifeq ($(STATIC),1)
 PKG_LIBS = -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs $(LIBS_PC)) -Wl,-Bdynamic
+BIN_LIBS = -static-pie $(shell $(PKG_CONFIG) --static --libs $(LIBS_PC))
 else
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(LIBS_PC))
+BIN_LIBS = $(PKG_LIBS)
 endif
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2
@@ -81,7 +89,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all deps demo check unit bench fuzz format format-check modules-check clean install uninstall
+.PHONY: FORCE all deps demo check unit hook-shared bench fuzz format format-check modules-check clean install uninstall
 all: $(BIN)
 
 deps:
@@ -123,9 +131,15 @@ $(BUILD)/obj/version.o $(BUILD)/san/version.o: override CFLAGS += \
 	-DSH_BUILT_JSON_C='"$(call modversion,json-c)"' \
 	-DSH_BUILT_LIBCGROUP='"$(call modversion,libcgroup)"'
 
-$(BIN): $(HOOK_OBJS)
+# The linker's NSS warnings name libcgroup functions the hook never calls
+# (see STATIC above): they are dropped, any other message is shown.
+NSS_WARNINGS := -e "in statically linked applications requires at runtime" \
+	-e "in function .\(cgroup_change_cgroup_flags\|cgroup_parse_rules_file\|config_group_task_perm\)'"
+
+$(BIN): $(HOOK_OBJS) Makefile
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PKG_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HOOK_OBJS) -o $@ $(BIN_LIBS) 2>$@.ld; \
+		r=$$?; grep -v $(NSS_WARNINGS) $@.ld >&2; rm -f $@.ld; exit $$r
 
 include tests/unit/unit.mk
 -include tests/tests.mk
@@ -140,7 +154,7 @@ demo:
 
 check:
 	./scripts/deps.sh check
-	$(MAKE) all test-progs unit unit-san hook-san
+	$(MAKE) all test-progs unit unit-san hook-san hook-shared
 	$(MAKE) modules-check
 	./tests/run.sh
 	$(MAKE) fuzz-smoke bench-smoke
@@ -149,6 +163,10 @@ bench:
 	./scripts/deps.sh check
 	$(MAKE) all test-progs
 	$(MAKE) bench-run
+
+# The same hook linked dynamically, for valgrind and the fault shim.
+hook-shared:
+	$(MAKE) STATIC=0 BUILD=$(BUILD)/shared $(BUILD)/shared/oci-sockopt-hook
 
 # Prefixed exports, no include cycle in hook/, the README map up to date.
 modules-check: $(BIN)

@@ -31,6 +31,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 SHIM=$CT_BUILD/tests/faultshim.so
 [ -f "$SHIM" ] || tap_skip_all "$SHIM not built (run make test-progs)"
+# The shim needs a dynamically linked hook: the same code (see Makefile,
+# STATIC).
+HOOK=$(ct_dynamic_hook)
+[ -x "$HOOK" ] || tap_skip_all "$HOOK not built (run make hook-shared)"
 tap_require_cmd unshare
 ct_setup runc crun-nocg
 BASE=$(ct_snapshot)

@@ -254,6 +254,20 @@ ct_mount_bpffs()
 	export OCI_SOCKOPT_HOOK_PIN_DIR=$CT_PIN_DIR
 }
 
+# ct_dynamic_hook: a hook that can host an LD_PRELOAD shim: HOOK itself
+# when it is not an ELF file (the valgrind wrapper) or is dynamically
+# linked (the ASan build, STATIC=0), else the STATIC=0 build of the same
+# sources (make hook-shared): a static binary ignores LD_PRELOAD.
+ct_dynamic_hook()
+{
+	if ! readelf -h "$HOOK" >/dev/null 2>&1 ||
+		readelf -d "$HOOK" | grep -q '(NEEDED)'; then
+		echo "$HOOK"
+	else
+		echo "$CT_BUILD/shared/oci-sockopt-hook"
+	fi
+}
+
 # ct_rt RUNTIME: sets CT_RT to the runtime's command line.
 ct_rt()
 {
