@@ -30,8 +30,9 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
 # glibc function that needs NSS (the linker's getpwnam warnings come from
 # libcgroup's rules parser, which the hook does not use). The unit tests
 # and the sanitizer builds link glibc dynamically, as ASan needs, and so
-# does `make hook-shared` ($(BUILD)/shared, STATIC=0) for valgrind and the
-# LD_PRELOAD fault shim, which a static binary cannot host.
+# does `make hook-dyn` ($(BUILD)/dyn/oci-sockopt-hook: the same objects,
+# only glibc shared) for valgrind and the LD_PRELOAD fault shim, which a
+# static binary cannot host.
 STATIC ?= 1
 ifeq ($(STATIC),1)
 PKG_LIBS = -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs $(LIBS_PC)) -Wl,-Bdynamic
@@ -89,7 +90,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all deps demo check unit hook-shared bench fuzz format format-check modules-check clean install uninstall
+.PHONY: FORCE all deps demo check unit hook-dyn bench fuzz format format-check modules-check clean install uninstall
 all: $(BIN)
 
 deps:
@@ -154,7 +155,7 @@ demo:
 
 check:
 	./scripts/deps.sh check
-	$(MAKE) all test-progs unit unit-san hook-san hook-shared
+	$(MAKE) all test-progs unit unit-san hook-san hook-dyn
 	$(MAKE) modules-check
 	./tests/run.sh
 	$(MAKE) fuzz-smoke bench-smoke
@@ -164,9 +165,13 @@ bench:
 	$(MAKE) all test-progs
 	$(MAKE) bench-run
 
-# The same hook linked dynamically, for valgrind and the fault shim.
-hook-shared:
-	$(MAKE) STATIC=0 BUILD=$(BUILD)/shared $(BUILD)/shared/oci-sockopt-hook
+# The same objects with glibc shared, for valgrind and the fault shim.
+$(BUILD)/dyn/oci-sockopt-hook: $(HOOK_OBJS) Makefile
+	@mkdir -p $(@D)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HOOK_OBJS) -o $@ $(PKG_LIBS)
+
+hook-dyn: $(BUILD)/dyn/oci-sockopt-hook
 
 # Prefixed exports, no include cycle in hook/, the README map up to date.
 modules-check: $(BIN)

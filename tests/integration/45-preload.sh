@@ -125,6 +125,28 @@ comm -23 <(cg_ids "$CG") <(pin_ids) >"$CT_TMP/not-pinned"
 tap_is "$(cat "$CT_TMP/not-pinned")" "" "the new container's programs are the new pins"
 ct_delete runc "$(ct_id changed)"
 
+# ---- a config changed, not yet preloaded: the first container pins -------
+cfg_d=$CT_TMP/configs/d.json
+jq '.policies.late = {"setsockopt": [{"level": "SOL_SOCKET", "option": "SO_KEEPALIVE", "action": "deny"}]} |
+	.annotations.allow_policies += ["late"]' "$cfg_b" >"$cfg_d"
+late()
+{
+	local bundle
+
+	bundle=$(ct_bundle -c "$cfg_d" -a sockopt-hook.io/policy=late "$1" -- sockcheck keepalive)
+	ct_run runc "$(ct_id "$1")" "$bundle"
+	tap_is "$CT_RC $(cat "$CT_OUT")" "0 keepalive=EPERM" "$1: a policy not yet preloaded applies"
+}
+pins_before=$(pins | wc -l)
+late late1
+tap_is "$(pins | wc -l)" $((pins_before + 1)) "its first container pins the setsockopt program it loaded"
+progs_before=$(host_prog_count '^sh_')
+late late2
+tap_is "$(host_prog_count '^sh_')" "$progs_before" "the next container loads nothing"
+tap_like "$(preload "$cfg_d")" "0 pinned now, [0-9]+ already pinned, 0 unpinned" \
+	"preload with that config finds it pinned"
+preload "$cfg_b" >/dev/null
+
 # ---- a preload that fails changes no pin ---------------------------------
 cfg_c=$(ct_config c '.policies.restricted.getsockopt = [{"level": "SOL_SOCKET", "option": "SO_PRIORITY", "action": "deny"}]')
 pins_b=$(pins)

@@ -34,7 +34,7 @@ SHIM=$CT_BUILD/tests/faultshim.so
 # The shim needs a dynamically linked hook: the same code (see Makefile,
 # STATIC).
 HOOK=$(ct_dynamic_hook)
-[ -x "$HOOK" ] || tap_skip_all "$HOOK not built (run make hook-shared)"
+[ -x "$HOOK" ] || tap_skip_all "$HOOK not built (run make hook-dyn)"
 tap_require_cmd unshare
 ct_setup runc crun-nocg
 BASE=$(ct_snapshot)

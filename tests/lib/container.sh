@@ -256,15 +256,15 @@ ct_mount_bpffs()
 
 # ct_dynamic_hook: a hook that can host an LD_PRELOAD shim: HOOK itself
 # when it is not an ELF file (the valgrind wrapper) or is dynamically
-# linked (the ASan build, STATIC=0), else the STATIC=0 build of the same
-# sources (make hook-shared): a static binary ignores LD_PRELOAD.
+# linked (the ASan build, STATIC=0), else the same objects with glibc
+# shared (make hook-dyn): a static binary ignores LD_PRELOAD.
 ct_dynamic_hook()
 {
 	if ! readelf -h "$HOOK" >/dev/null 2>&1 ||
 		readelf -d "$HOOK" | grep -q '(NEEDED)'; then
 		echo "$HOOK"
 	else
-		echo "$CT_BUILD/shared/oci-sockopt-hook"
+		echo "$CT_BUILD/dyn/oci-sockopt-hook"
 	fi
 }
 
