@@ -13,6 +13,8 @@
 
 #include "attach.h"
 #include "cleanup.h"
+#include "log.h"
+#include "pin.h"
 #include "share.h"
 
 /* Our programs' names all start so (see bpf/). */
@@ -51,15 +53,27 @@ int attach_types(const struct sh_loaded *l,
 	return nr;
 }
 
-/* Fresh copies become shareable once they are attached somewhere. */
+/*
+ * Fresh copies become shareable once they are attached somewhere: through
+ * the index, and, when preload has made a pin directory but had no pin
+ * for this policy (a config changed, not yet preloaded), as a pin, so that
+ * only the first container pays. The next preload unpins what the config
+ * no longer needs.
+ */
 void attach_publish(const struct sh_loaded *l, const struct sh_progs *out)
 {
 	for (int i = 0, k = 0; k < SH_PROG_KINDS; k++) {
+		struct sh_error err = { 0 };
+
 		if (l->fd[k] < 0)
 			continue;
 		if (l->fresh[k])
 			share_publish(kind_get(k)->name, l->hash[k],
 				      out->prog[i].id);
+		if (l->fresh[k] && l->pins >= 0 &&
+		    pin_add(l->pins, kind_get(k)->name, l->hash[k], l->fd[k],
+			    &err))
+			log_warn("%s", err.msg);
 		i++;
 	}
 }

@@ -10,21 +10,48 @@
 #include "cleanup.h"
 #include "fileio.h"
 
+/* What the usual state, config and record fit in: from the heap, where a
+ * buffer of the maximum size would cost an mmap, page faults and munmap on
+ * every hook run. */
+#define FILEIO_FIRST_CHUNK 16384
+
+/* Doubles *cap up to max + 1 bytes. */
+static int grow(char **buf, size_t *cap, size_t max)
+{
+	size_t want = *cap * 2 > max + 1 ? max + 1 : *cap * 2;
+	char *bigger = realloc(*buf, want);
+
+	if (!bigger)
+		return -ENOMEM;
+	*buf = bigger;
+	*cap = want;
+	return 0;
+}
+
 int fileio_read_fd(int fd, size_t max, char **out, size_t *len)
 {
-	_cleanup_free_ char *buf = malloc(max + 1);
-	size_t used = 0;
+	size_t used = 0, cap = max + 1 < FILEIO_FIRST_CHUNK ?
+				       max + 1 :
+				       FILEIO_FIRST_CHUNK;
+	_cleanup_free_ char *buf = malloc(cap);
 	ssize_t n;
 
 	if (!buf)
 		return -ENOMEM;
-	while ((n = read(fd, buf + used, max + 1 - used)) > 0) {
+	for (;;) {
+		if (used == cap && grow(&buf, &cap, max))
+			return -ENOMEM;
+		n = read(fd, buf + used, cap - used);
+		if (n <= 0)
+			break;
 		used += n;
 		if (used > max)
 			return -EFBIG;
 	}
 	if (n < 0)
 		return -errno;
+	if (used == cap && grow(&buf, &cap, max))
+		return -ENOMEM;
 	buf[used] = '\0';
 	*out = TAKE_PTR(buf);
 	*len = used;

@@ -25,8 +25,10 @@ static char context[SH_LOG_CONTEXT_MAX];
 void log_open(int use_syslog)
 {
 	syslog_on = use_syslog;
+	/* No LOG_NDELAY: the socket is connected at the first message, and a
+	 * run with nothing to say (nothing to attach) never opens it. */
 	if (syslog_on)
-		openlog(SH_IDENT, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		openlog(SH_IDENT, LOG_PID, LOG_DAEMON);
 }
 
 void log_set_level(int priority)

@@ -39,6 +39,7 @@ struct path_prog {
 	char name[SH_BPF_NAME_MAX];
 	char where[PATH_MAX]; /* the cgroup, below the cgroup2 mount */
 	bool self; /* on the container's cgroup itself */
+	bool found; /* some cgroup on the path has programs of the type */
 };
 
 /* 1 with the first program when the cgroup has some, 0 if none. */
@@ -79,25 +80,41 @@ static int parent_cgroup(int cg_fd, char *rel)
 	return fd;
 }
 
-/* The nearest cgroup, from the container's up, with programs of type. */
-static int nearest(int cg_fd, const char *rel, enum bpf_attach_type type,
-		   struct path_prog *p)
+/* For each type, the nearest cgroup with programs of it, from the
+ * container's up, in one walk: 0, or -errno with *failed the type's index. */
+static int nearest(int cg_fd, const char *rel,
+		   const enum bpf_attach_type *types, int nr,
+		   struct path_prog *p, int *failed)
 {
 	_cleanup_close_ int fd = fcntl(cg_fd, F_DUPFD_CLOEXEC, 3);
-	int r;
+	char where[PATH_MAX];
+	bool self = true;
+	int left = nr, r;
 
-	snprintf(p->where, sizeof(p->where), "%s", rel);
-	p->self = true;
-	while (fd >= 0) {
-		r = query(fd, type, p);
-		if (r)
-			return r;
-		r = parent_cgroup(fd, p->where);
+	snprintf(where, sizeof(where), "%s", rel);
+	while (fd >= 0 && left) {
+		for (int i = 0; i < nr; i++) {
+			if (p[i].found)
+				continue;
+			r = query(fd, types[i], &p[i]);
+			if (r < 0) {
+				*failed = i;
+				return r;
+			}
+			if (!r)
+				continue;
+			p[i].found = true;
+			p[i].self = self;
+			snprintf(p[i].where, sizeof(p[i].where), "%s", where);
+			left--;
+		}
+		r = parent_cgroup(fd, where);
 		close(fd);
 		fd = r;
-		p->self = false;
+		self = false;
 	}
-	return fd == -ENOENT ? 0 : fd;
+	*failed = 0;
+	return fd < 0 && fd != -ENOENT ? fd : 0;
 }
 
 static int refuse_non_multi(const char *rel, enum bpf_attach_type type,
@@ -114,39 +131,41 @@ static int refuse_non_multi(const char *rel, enum bpf_attach_type type,
 		p->where, rel, kind_type_name(type), p->id, p->name);
 }
 
-static int check_type(int cg_fd, const char *rel, enum bpf_attach_type type,
-		      const struct sh_config *cfg, struct sh_error *err)
+static int check_type(const char *rel, enum bpf_attach_type type,
+		      const struct path_prog *p, const struct sh_config *cfg,
+		      struct sh_error *err)
 {
-	struct path_prog p = { 0 };
-	int r = nearest(cg_fd, rel, type, &p);
-
-	if (r < 0)
-		return error_errno(
-			err, r, "cannot query the %s programs above cgroup %s",
-			kind_type_name(type), rel);
-	if (!r || (p.flags & BPF_F_ALLOW_MULTI))
+	if (!p->found || (p->flags & BPF_F_ALLOW_MULTI))
 		return 0;
-	if (p.self || !(p.flags & BPF_F_ALLOW_OVERRIDE))
-		return refuse_non_multi(rel, type, &p, err);
+	if (p->self || !(p->flags & BPF_F_ALLOW_OVERRIDE))
+		return refuse_non_multi(rel, type, p, err);
 	if (cfg->on_override_program == ON_OVERRIDE_PROGRAM_WARN) {
 		log_warn(
 			"cgroup %s has %s program %u '%s' attached with BPF_F_ALLOW_OVERRIDE: our program on cgroup %s switches it off for this container (on_override_program is 'warn')",
-			p.where, kind_type_name(type), p.id, p.name, rel);
+			p->where, kind_type_name(type), p->id, p->name, rel);
 		return 0;
 	}
 	return error_set(
 		err, -EPERM,
 		"cgroup %s has %s program %u '%s' attached with BPF_F_ALLOW_OVERRIDE: our program on cgroup %s would switch it off for this container; refusing because on_override_program is 'refuse' in %s",
-		p.where, kind_type_name(type), p.id, p.name, rel, cfg->path);
+		p->where, kind_type_name(type), p->id, p->name, rel, cfg->path);
 }
 
 int path_progs_check(int cg_fd, const char *rel,
 		     const enum bpf_attach_type *types, int nr,
 		     const struct sh_config *cfg, struct sh_error *err)
 {
-	int r = 0;
+	struct path_prog found[SH_PROG_KINDS] = { 0 };
+	int failed, r;
 
+	if (nr > SH_PROG_KINDS)
+		return error_set(err, -EINVAL, "%d attach types to check", nr);
+	r = nearest(cg_fd, rel, types, nr, found, &failed);
+	if (r < 0)
+		return error_errno(
+			err, r, "cannot query the %s programs above cgroup %s",
+			kind_type_name(types[failed]), rel);
 	for (int i = 0; i < nr && !r; i++)
-		r = check_type(cg_fd, rel, types[i], cfg, err);
+		r = check_type(rel, types[i], &found[i], cfg, err);
 	return r;
 }

@@ -50,9 +50,12 @@ static int check_bpffs(int fd, const char *dir, struct sh_error *err)
 	return 0;
 }
 
+/* 1 when it made the directory, 0 when it was there. */
 static int make_dir(const char *dir, struct sh_error *err)
 {
-	if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+	if (mkdir(dir, 0700) == 0)
+		return 1;
+	if (errno == EEXIST)
 		return 0;
 	if (errno == ENOENT || errno == EPERM || errno == EACCES)
 		return error_errno(
@@ -67,12 +70,12 @@ int pin_dir_open(bool create, struct sh_error *err)
 {
 	const char *dir = pin_dir();
 	_cleanup_close_ int fd = -1;
-	int r;
+	int made = 0, r;
 
 	if (create) {
-		r = make_dir(dir, err);
-		if (r)
-			return r;
+		made = make_dir(dir, err);
+		if (made < 0)
+			return made;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
@@ -81,6 +84,9 @@ int pin_dir_open(bool create, struct sh_error *err)
 	r = check_bpffs(fd, dir, err);
 	if (!r)
 		r = trust_check_dir(fd, "pin directory", dir, err);
+	/* A directory made on the wrong filesystem is not left behind. */
+	if (r && made)
+		rmdir(dir);
 	return r ? r : take_fd(&fd);
 }
 

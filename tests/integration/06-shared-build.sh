@@ -33,8 +33,10 @@ needed()
 
 tap_is "$(needed "$SHARED_BIN" | grep -cE '^lib(bpf|json-c|cgroup|z)\.so\.')" 4 \
 	"STATIC=0: readelf lists libbpf, json-c, libcgroup and zlib as needed"
-tap_is "$(needed "$STATIC_BIN" | grep -vE '^(libc\.so\.6|ld-linux.*)$')" "" \
-	"STATIC=1 (default): glibc's libc and loader are the only shared libraries needed"
+tap_is "$(needed "$STATIC_BIN")" "" \
+	"STATIC=1 (default): a static PIE, no shared library needed"
+tap_is "$(readelf -l "$STATIC_BIN" | grep -c 'INTERP')" 0 \
+	"STATIC=1: no dynamic loader runs"
 lddout=$(ldd "$SHARED_BIN" 2>&1)
 grep -E '^\s*lib(bpf|json-c|cgroup|elf|z)\.so' <<<"$lddout" | grep -q 'not found'
 tap_ok $((!$?)) "STATIC=0: ldd resolves every library" || tap_diag "$lddout"
@@ -60,6 +62,8 @@ for lib in $LIBS; do
 	[ -n "$file" ] && [ "$file" = "$(readlink -f "$want")" ]
 	tap_ok $? "STATIC=0: --version says $lib is shared, from $file (ldd: $want)"
 done
+tap_is "$(jq -r '.libraries[] | select(.name == "glibc") | .linked' <<<"$static_json") $(jq -r '.libraries[] | select(.name == "glibc") | .linked' <<<"$shared_json")" \
+	"static shared" "--version says glibc is linked in (STATIC=1), shared (STATIC=0)"
 tap_is "$(jq -r '.libraries[] | select(.name == "libbpf") | .version' <<<"$shared_json")" \
 	"v$(pkg-config --modversion libbpf | cut -d. -f1-2)" \
 	"STATIC=0: libbpf_version_string() of the loaded library matches pkg-config"

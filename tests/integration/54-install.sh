@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # `make install DESTDIR=...` puts exactly the binary, the hooks.d file, the
-# example operator config and both man pages in place (paths without
-# DESTDIR inside the hooks.d file), never overwrites an operator's config,
+# example operator config, both man pages and the preload units in place
+# (paths without DESTDIR inside the hooks.d file and the units), never
+# overwrites an operator's config,
 # and `make uninstall DESTDIR=...` leaves the tree empty. `man -l` renders
 # both pages without warnings. The hooks.d file runs the hook for every
 # container when the config in place (else the example) has defaults, and
@@ -39,9 +40,11 @@ want="0644 etc/oci-sockopt-hook/config.json
 0644 usr/local/share/containers/oci/hooks.d/oci-sockopt-hook.json
 0644 usr/local/share/man/man1/oci-sockopt-hook.1
 0644 usr/local/share/man/man5/oci-sockopt-hook.json.5
+0644 usr/local/lib/systemd/system/oci-sockopt-hook-preload.service
+0644 usr/local/lib/systemd/system/oci-sockopt-hook-preload.path
 0755 usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
 tap_is "$(cd "$D" && find . -type f -printf '%m %P\n' | sed 's/^644/0644/; s/^755/0755/' | sort -k2)" \
-	"$(sort -k2 <<<"$want")" "exactly the five files, with modes 0755/0644"
+	"$(sort -k2 <<<"$want")" "exactly the seven files, with modes 0755/0644"
 cmp -s "$BIN" "$D/usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
 tap_ok $? "the installed binary is the built one"
 cmp -s "$top/examples/config.json" "$D/etc/oci-sockopt-hook/config.json"
@@ -51,6 +54,13 @@ H=$D/usr/local/share/containers/oci/hooks.d/oci-sockopt-hook.json
 tap_is "$(jq -c '[.version, .hook.path, .hook.args, .hook.env, .stages]' "$H" 2>&1)" \
 	'["1.0.0","/usr/local/libexec/oci/hooks.d/oci-sockopt-hook",["oci-sockopt-hook","hook"],["OCI_SOCKOPT_HOOK_CONFIG=/etc/oci-sockopt-hook/config.json"],["prestart","poststop"]]' \
 	"hooks.d file: schema 1.0.0, the installed path (no DESTDIR in it), the config, prestart+poststop"
+U=$D/usr/local/lib/systemd/system
+tap_is "$(sed -n 's/^ExecStart=//p' "$U/oci-sockopt-hook-preload.service")" \
+	"/usr/local/libexec/oci/hooks.d/oci-sockopt-hook --config /etc/oci-sockopt-hook/config.json preload" \
+	"the preload service runs the installed binary's preload with the installed config"
+tap_is "$(sed -n 's/^\(PathChanged\|Unit\)=//p' "$U/oci-sockopt-hook-preload.path" | tr '\n' ' ')" \
+	"/etc/oci-sockopt-hook/config.json oci-sockopt-hook-preload.service " \
+	"the preload path unit starts it again when the config changes"
 tap_is "$(jq -r '.when.annotations | to_entries[] | select((.key | test("^\\^.*\\$$")) and (.value | test("^\\^.*\\$$")) | not) | .key' "$H")" "" \
 	"hooks.d file: every when.annotations regex is anchored (^...\$)"
 [[ $OUT == *"hooks.d file (annotations): "* ]]

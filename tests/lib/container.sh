@@ -50,6 +50,11 @@ CT_IDS=()
 CT_PIDS=()
 CT_CG_BEFORE=
 CT_MOUNTED_HUGETLB=0
+# Where the hook looks for preloaded programs: nowhere, unless a test
+# mounts a BPF filesystem of its own (ct_mount_bpffs). Pins that the
+# machine's own install made are none of ours.
+CT_PIN_DIR=
+CT_BPFFS=
 CT_MADE_HUGETLB_DIR=0
 
 # ct_require_host: skips the whole test file unless it can run the hook
@@ -94,6 +99,8 @@ ct_init_host()
 	trap ct_cleanup EXIT
 	trap 'exit 130' INT TERM
 	CT_STATE_DIR=$CT_TMP/state
+	CT_PIN_DIR=$CT_TMP/no-pins
+	export OCI_SOCKOPT_HOOK_PIN_DIR=$CT_PIN_DIR
 	mkdir -p "$CT_STATE_DIR" "$CT_TMP/bundles" "$CT_TMP/configs"
 	CT_CG_BEFORE=$(ct_cgroup_dirs)
 }
@@ -215,6 +222,7 @@ ct_bundle()
 		--argjson hookargs "$hookargs" --argjson stopargs "$stopargs" \
 		--argjson poststop "$poststop" \
 		--arg statedir "OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR" \
+		--arg pindir "OCI_SOCKOPT_HOOK_PIN_DIR=$CT_PIN_DIR" \
 		--arg path "$CT_HOOK_PATH_ENV" '
 		.process.terminal = false |
 		.process.args = $args |
@@ -223,13 +231,41 @@ ct_bundle()
 		.hostname = "sockcheck" |
 		.annotations = $ann |
 		.hooks = {($stage): [{"path": $hook, "args": $hookargs,
-				      "env": [$path, $statedir], "timeout": 30}]} |
+				      "env": [$path, $statedir, $pindir],
+				      "timeout": 30}]} |
 		if $poststop == 1 then
 			.hooks.poststop = [{"path": $hook, "args": $stopargs,
-					    "env": [$path, $statedir], "timeout": 30}]
+					    "env": [$path, $statedir, $pindir],
+					    "timeout": 30}]
 		else . end' "$dir/config.json" >"$dir/config.json.new" &&
 		mv "$dir/config.json.new" "$dir/config.json" || return 1
 	echo "$dir"
+}
+
+# ct_mount_bpffs: a BPF filesystem of the test's own (unmounted by
+# ct_cleanup), with CT_PIN_DIR (and the environment's
+# OCI_SOCKOPT_HOOK_PIN_DIR) in it, for bundles made from now on.
+ct_mount_bpffs()
+{
+	mkdir -p "$CT_TMP/bpffs" &&
+		mount -t bpf bpf "$CT_TMP/bpffs" || return 1
+	CT_BPFFS=$CT_TMP/bpffs
+	CT_PIN_DIR=$CT_BPFFS/pins
+	export OCI_SOCKOPT_HOOK_PIN_DIR=$CT_PIN_DIR
+}
+
+# ct_dynamic_hook: a hook that can host an LD_PRELOAD shim: HOOK itself
+# when it is not an ELF file (the valgrind wrapper) or is dynamically
+# linked (the ASan build, STATIC=0), else the same objects with glibc
+# shared (make hook-dyn): a static binary ignores LD_PRELOAD.
+ct_dynamic_hook()
+{
+	if ! readelf -h "$HOOK" >/dev/null 2>&1 ||
+		readelf -d "$HOOK" | grep -q '(NEEDED)'; then
+		echo "$HOOK"
+	else
+		echo "$CT_BUILD/dyn/oci-sockopt-hook"
+	fi
 }
 
 # ct_rt RUNTIME: sets CT_RT to the runtime's command line.
@@ -410,7 +446,10 @@ ct_default_state_ours()
 
 # ct_snapshot [-d STATE-DIR] [PART...]: what a container must not leave
 # behind. PARTs: progs, state (the hook's state dir, $CT_STATE_DIR unless
-# -d names another), cgroups (default: all three).
+# -d names another), cgroups (default: all three). In the state dir,
+# poststop's gc stamp and the index of shared copies are left out: poststop
+# leaves both to gc, which runs at most once a minute (45-preload checks
+# that gc removes the index).
 ct_snapshot()
 {
 	local part parts state=$CT_STATE_DIR
@@ -426,7 +465,7 @@ ct_snapshot()
 		progs) echo "bpf programs: $(host_prog_count)" ;;
 		state)
 			echo "state dir $state:"
-			(cd "$state" && find . | sort)
+			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" | sort)
 			echo "ours in $CT_DEFAULT_STATE_DIR:"
 			ct_default_state_ours
 			;;
@@ -526,6 +565,7 @@ ct_cleanup()
 				esac
 			done
 	fi
+	[ -n "$CT_BPFFS" ] && umount "$CT_BPFFS"
 	if [ "$CT_MOUNTED_HUGETLB" = 1 ]; then
 		umount /sys/fs/cgroup/hugetlb
 		[ "$CT_MADE_HUGETLB_DIR" = 1 ] && rmdir /sys/fs/cgroup/hugetlb

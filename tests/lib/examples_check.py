@@ -156,11 +156,21 @@ def daemonset(docs):
     check(cms == [cm["metadata"]["name"]],
           "the config volume is the ConfigMap", cms)
     init = spec.get("initContainers", [])
-    check(len(init) == 1 and init[0]["command"][0] == "/bin/sh",
-          "one init container, a shell script")
+    check([c["name"] for c in init] == ["install", "preload"] and
+          all(c["command"][0] == "/bin/sh" for c in init),
+          "two init containers, shell scripts: install, then preload")
     mounts = {m["name"] for m in init[0]["volumeMounts"]}
-    check(mounts == set(vols), "the init container mounts every volume",
+    check(mounts == set(vols), "the install container mounts every volume",
           sorted(set(vols) ^ mounts))
+    pre = init[-1]
+    script = " ".join(pre["args"])
+    check(spec.get("hostPID") is True and
+          pre.get("securityContext", {}).get("privileged") is True and
+          "nsenter --target 1 --mount" in script and
+          "/usr/local/libexec/oci/hooks.d/oci-sockopt-hook" in script and
+          "--config /etc/oci-sockopt-hook/config.json preload" in script,
+          "the preload container runs the installed hook's preload in the "
+          "node's mount namespace (hostPID, privileged, nsenter)")
     check(all(c.get("image") for c in spec["containers"] + init),
           "every container names an image")
 

@@ -32,4 +32,4 @@ $(BUILD)/san/oci-sockopt-hook: $(SAN_OBJS) $(BUILD)/san/main.o
 hook-san: $(BUILD)/san/oci-sockopt-hook
 .PHONY: hook-san
 
--include $(SAN_OBJS:.o=.d) $(BUILD)/san/main.d $(UNIT_BINS:%=%.d) $(UNIT_SAN_BINS:%=%.d)
+-include $(wildcard $(SAN_OBJS:.o=.d) $(BUILD)/san/main.d $(UNIT_BINS:%=%.d) $(UNIT_SAN_BINS:%=%.d))

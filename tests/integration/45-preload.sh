@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Issue 11: `preload` loads and pins every policy's programs so that
+# prestart only attaches. Under runc, on a BPF filesystem of the test's
+# own: prestart uses the pins and loads nothing; a config change pins the
+# new policies, unpins the removed ones and leaves running containers as
+# they were; losing the pins (as at a reboot) falls back to loading; a
+# failed preload changes no pin; bad pin directories are refused in one
+# line. Also poststop's O(1) promise (gc at most once a minute) and the
+# no-op prestart (no bpf(), no state directory).
+# shellcheck source-path=SCRIPTDIR
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
+. "$here/../lib/container.sh"
+
+ct_setup runc
+tap_require_cmd strace
+SHIM=$CT_BUILD/tests/faultshim.so
+[ -f "$SHIM" ] || tap_skip_all "$SHIM not built (make test-progs)"
+export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
+before=$(ct_snapshot)
+ct_mount_bpffs || tap_bail "cannot mount a BPF filesystem in $CT_TMP"
+
+# pins: the pin directory's entries, one per line.
+pins()
+{
+	ls -A "$CT_PIN_DIR" 2>/dev/null
+}
+
+# pin_ids: the program ids behind the pins, sorted.
+pin_ids()
+{
+	local p
+
+	for p in $(pins); do
+		timeout 20 bpftool -j prog show pinned "$CT_PIN_DIR/$p" | jq .id
+	done | sort -n
+}
+
+# cg_ids CGROUP: the ids of our programs attached to it, sorted.
+cg_ids()
+{
+	timeout 20 bpftool -j cgroup show "$1" 2>/dev/null |
+		jq '.[]? | select(.name | startswith("sh_")) | .id' | sort -n
+}
+
+preload()
+{
+	"$HOOK" --config "$1" preload 2>&1
+}
+
+# start NAME CONFIG: a "restricted" container that reports what it can
+# do, then waits. Sets CG.
+start()
+{
+	local bundle
+
+	bundle=$(ct_bundle -c "$2" -a sockopt-hook.io/policy=restricted "$1" -- \
+		/bin/sh -c 'sockcheck all; sleep 120')
+	ct_start_ok "$1: container starts" runc "$(ct_id "$1")" "$bundle" \
+		'^keepalive=' || return 1
+	CG=$CT_CG
+}
+
+out_val()
+{
+	sed -n "s/^$1=//p" "$CT_OUT" | head -n 1
+}
+
+# ---- preload, then a container that only attaches --------------------------
+cfg_a=$(ct_config a)
+out=$(preload "$cfg_a")
+tap_is "$?" 0 "preload of examples/config.json succeeds"
+tap_like "$out" "preloaded 4 program\(s\) for 2 policy variant\(s\) in $CT_PIN_DIR: 4 pinned now" \
+	"it pins 4 programs: restricted's 3 and setonly's 1 (bulk is bypass only, refused here)"
+tap_is "$(pins | sed 's/-.*//' | sort | tr '\n' ' ')" \
+	"getsockopt setsockopt setsockopt sock_create " \
+	"the pins are named by kind and policy hash"
+tap_is "$(stat -c %a "$CT_PIN_DIR")" 700 "the pin directory is root's alone (0700)"
+out=$(preload "$cfg_a")
+tap_like "$out" "0 pinned now, 4 already pinned, 0 unpinned" "a second preload keeps the pins"
+
+progs_before=$(host_prog_count '^sh_')
+start pinned "$cfg_a"
+tap_is "$(out_val setsockopt)" EPERM "pinned: setsockopt(SO_MARK) gives EPERM"
+tap_is "$(out_val cc)" reno "pinned: TCP_CONGESTION cubic reads back reno"
+tap_is "$(out_val socket_inet6_stream)" EPERM "pinned: socket(AF_INET6) gives EPERM"
+tap_is "$(host_prog_count '^sh_')" "$progs_before" "pinned: prestart loaded no program"
+old_cg_ids=$(cg_ids "$CG")
+old_cg=$CG
+comm -23 <(echo "$old_cg_ids") <(pin_ids) >"$CT_TMP/not-pinned"
+tap_is "$(echo "$old_cg_ids" | wc -l) $(cat "$CT_TMP/not-pinned")" "3 " \
+	"pinned: the 3 programs attached are the pinned ones"
+
+# ---- a config change ---------------------------------------------------------
+# restricted's clamp changes, setonly goes, a new policy comes.
+cfg_b=$(ct_config b '
+	.policies.restricted.setsockopt |= map(if .option == "SO_RCVBUF" then .max = 32768 else . end) |
+	del(.policies.setonly) | .annotations.allow_policies -= ["setonly"] |
+	.policies.fresh = {"setsockopt": [{"level": "SOL_SOCKET", "option": "SO_PRIORITY", "action": "deny"}]} |
+	.annotations.allow_policies += ["fresh"]')
+old_pins=$(pins)
+out=$(preload "$cfg_b")
+tap_is "$?" 0 "preload after a config change succeeds"
+tap_like "$out" "preloaded 4 program\(s\) for 2 policy variant\(s\) in $CT_PIN_DIR: 2 pinned now, 2 already pinned, 2 unpinned" \
+	"it pins the changed and the new policy's setsockopt, keeps sock_create and getsockopt, unpins the old restricted and setonly ones"
+tap_is "$(comm -12 <(echo "$old_pins") <(pins) | sed 's/-.*//' | tr '\n' ' ')" \
+	"getsockopt sock_create " "the unchanged programs keep their pins"
+tap_is "$(cg_ids "$old_cg")" "$old_cg_ids" "the running container keeps its programs"
+ct_rt runc
+"${CT_RT[@]}" exec "$(ct_id pinned)" sockcheck set-mark 1 >"$CT_TMP/exec.out" 2>&1
+tap_like "$(cat "$CT_TMP/exec.out")" "EPERM" \
+	"the running container's setsockopt(SO_MARK) still gives EPERM"
+"${CT_RT[@]}" exec "$(ct_id pinned)" sockcheck rcvbuf 65536 >"$CT_TMP/exec.out" 2>&1
+tap_like "$(cat "$CT_TMP/exec.out")" "rcvbuf=131072" \
+	"the running container keeps the old clamp: SO_RCVBUF 64 KiB reads back 131072"
+
+start changed "$cfg_b"
+"${CT_RT[@]}" exec "$(ct_id changed)" sockcheck rcvbuf 65536 >"$CT_TMP/exec.out" 2>&1
+tap_like "$(cat "$CT_TMP/exec.out")" "rcvbuf=65536" \
+	"a new container gets the new clamp: SO_RCVBUF 64 KiB reads back 65536 (32 KiB doubled)"
+comm -23 <(cg_ids "$CG") <(pin_ids) >"$CT_TMP/not-pinned"
+tap_is "$(cat "$CT_TMP/not-pinned")" "" "the new container's programs are the new pins"
+ct_delete runc "$(ct_id changed)"
+
+# ---- a config changed, not yet preloaded: the first container pins -------
+cfg_d=$CT_TMP/configs/d.json
+jq '.policies.late = {"setsockopt": [{"level": "SOL_SOCKET", "option": "SO_KEEPALIVE", "action": "deny"}]} |
+	.annotations.allow_policies += ["late"]' "$cfg_b" >"$cfg_d"
+late()
+{
+	local bundle
+
+	bundle=$(ct_bundle -c "$cfg_d" -a sockopt-hook.io/policy=late "$1" -- sockcheck keepalive)
+	ct_run runc "$(ct_id "$1")" "$bundle"
+	tap_is "$CT_RC $(cat "$CT_OUT")" "0 keepalive=EPERM" "$1: a policy not yet preloaded applies"
+}
+pins_before=$(pins | wc -l)
+late late1
+tap_is "$(pins | wc -l)" $((pins_before + 1)) "its first container pins the setsockopt program it loaded"
+progs_before=$(host_prog_count '^sh_')
+late late2
+tap_is "$(host_prog_count '^sh_')" "$progs_before" "the next container loads nothing"
+tap_like "$(preload "$cfg_d")" "0 pinned now, [0-9]+ already pinned, 0 unpinned" \
+	"preload with that config finds it pinned"
+preload "$cfg_b" >/dev/null
+
+# ---- a preload that fails changes no pin ---------------------------------
+cfg_c=$(ct_config c '.policies.restricted.getsockopt = [{"level": "SOL_SOCKET", "option": "SO_PRIORITY", "action": "deny"}]')
+pins_b=$(pins)
+out=$(HOOK=$(ct_dynamic_hook) FAULTSHIM=load:getsockopt:EINVAL LD_PRELOAD=$SHIM preload "$cfg_c")
+rc=$?
+tap_ok $((rc == 0)) "a preload whose getsockopt program cannot load fails (exit $rc)"
+tap_is "$(echo "$out" | wc -l)" 1 "with one line: $out"
+tap_is "$(pins)" "$pins_b" "and leaves the pins as they were"
+
+# ---- pins lost (a reboot): the fallback loads --------------------------------
+umount "$CT_BPFFS" && mount -t bpf bpf "$CT_BPFFS"
+tap_is "$(pins)" "" "a new BPF filesystem has no pins"
+start fallback "$cfg_b"
+tap_is "$(out_val setsockopt)" EPERM "fallback: setsockopt(SO_MARK) gives EPERM"
+tap_is "$(out_val socket_inet6_stream)" EPERM "fallback: socket(AF_INET6) gives EPERM"
+ct_delete runc "$(ct_id fallback)"
+
+# ---- bad pin directories -------------------------------------------------------
+mkdir -p "$CT_TMP/plain"
+out=$(OCI_SOCKOPT_HOOK_PIN_DIR=$CT_TMP/plain/pins preload "$cfg_b")
+rc=$?
+tap_ok $((rc == 0)) "preload into a directory that is not on a BPF filesystem fails (exit $rc)"
+tap_like "$out" "^oci-sockopt-hook: pin directory .* is not on a BPF filesystem [^
+]*$" "with one line saying so"
+mkdir -m 0777 "$CT_PIN_DIR" && chmod 0777 "$CT_PIN_DIR"
+out=$(preload "$cfg_b")
+rc=$?
+tap_ok $((rc == 0)) "preload into a pin directory others may write fails (exit $rc)"
+tap_like "$out" "^oci-sockopt-hook: pin directory .* is writable by group or others: refusing it$" \
+	"with one line saying so"
+cfg_log=$CT_TMP/configs/log.json
+jq --arg f "$CT_TMP/hook.log" '.log_file = $f' "$cfg_b" >"$cfg_log"
+start untrusted "$cfg_log"
+tap_is "$(out_val setsockopt)" EPERM "a prestart that refuses the pin directory still attaches the policy"
+tap_like "$(grep "pin directory" "$CT_TMP/hook.log")" \
+	"pin directory .* refusing it; loading the programs instead" "and logs why it loads"
+touch "$CT_STATE_DIR/last-gc" # no gc in these poststops
+ct_delete runc "$(ct_id untrusted)"
+ct_delete runc "$(ct_id pinned)"
+rmdir "$CT_PIN_DIR"
+ls "$CT_STATE_DIR" | grep '^shared-' >"$CT_TMP/index"
+tap_ok $([ -s "$CT_TMP/index" ]; echo $?) "poststop leaves the index of the copies it loaded to gc: $(tr '\n' ' ' <"$CT_TMP/index")"
+tap_is "$("$HOOK" gc --json 2>&1)" '{"released": 0}' "gc finds no stale record"
+tap_is "$(ls "$CT_STATE_DIR" | grep -c '^shared-')" 0 "and removes the index entries no container uses"
+
+# ---- unpin -------------------------------------------------------------------------
+preload "$cfg_b" >/dev/null
+out=$("$HOOK" preload --unpin 2>&1)
+tap_like "$out" "^unpinned 4 program\(s\) from $CT_PIN_DIR$" "preload --unpin removes every pin"
+tap_ok $([ ! -e "$CT_PIN_DIR" ]; echo $?) "and the pin directory"
+
+# ---- poststop is O(1): gc at most once a minute --------------------------------
+bundle=$(ct_bundle -P -a sockopt-hook.io/policy=setonly stale -- /bin/sh -c 'sleep 120')
+ct_start_ok "stale: container without a poststop hook starts" runc "$(ct_id stale)" "$bundle"
+ct_delete runc "$(ct_id stale)"
+touch "$CT_STATE_DIR/last-gc"
+bundle=$(ct_bundle -a sockopt-hook.io/policy=setonly next -- /bin/true)
+ct_run runc "$(ct_id next)" "$bundle"
+tap_ok $([ -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?) \
+	"a poststop within a minute of the last gc leaves the stale record"
+touch -d '-2 minutes' "$CT_STATE_DIR/last-gc"
+ct_run runc "$(ct_id next2)" "$bundle"
+tap_ok $([ ! -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?) \
+	"the first poststop a minute later runs gc and releases it"
+
+# ---- nothing to attach: no bpf(), no state directory -------------------------------
+bundle=$(ct_bundle plain -- /bin/true)
+jq -cn --arg b "$bundle" '{ociVersion: "1.0.2", id: "x", status: "creating", pid: 1, bundle: $b}' \
+	>"$CT_TMP/noop.json"
+OCI_SOCKOPT_HOOK_STATE_DIR=$CT_TMP/no-state strace -f -qq -e trace=bpf -o "$CT_TMP/noop.st" \
+	"$HOOK" --config "$cfg_b" prestart <"$CT_TMP/noop.json"
+tap_is "$?" 0 "a prestart with nothing to attach succeeds"
+tap_is "$(grep -c 'bpf(' "$CT_TMP/noop.st")" 0 "and makes no bpf() call"
+tap_ok $([ ! -e "$CT_TMP/no-state" ]; echo $?) "and does not touch the state directory"
+
+umount "$CT_BPFFS" && CT_BPFFS=
+ct_check_same "after the containers are deleted, BPF programs, hook state and cgroups are as before" \
+	"$before"
+tap_done
