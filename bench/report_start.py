@@ -7,8 +7,8 @@ what bench/start.sh measured into raw/:
   alone.VARIANT.STEP      the hook alone (VARIANT: cold, fallback, shared,
                           preloaded, plshared, noop; STEP: true, pre, post)
   rt.KEY                  runc/crun run (runc_none, runc_true, runc_ours,
-                          runc_fresh, runc_shared, crun_none, crun_true,
-                          crun_ours)
+                          runc_noop, runc_fresh, runc_shared, crun_none,
+                          crun_true, crun_ours, crun_noop)
   parts.KEY               --version, validate, empty-policy and full
                           prestarts
   steps.VARIANT           the hook's own step timings (stderr lines of
@@ -177,15 +177,18 @@ def report_runtimes(t):
     def p50(key):
         return float(raw.ms("rt." + key) or 0)
 
-    t.row(s, "runc p50: no hooks %.1f, /bin/true hooks %.1f, ours "
-          "preloaded %.1f, fallback %.1f, shared %.1f"
-          % tuple(p50("runc_" + v) for v in
-                  ("none", "true", "ours", "fresh", "shared")), "", "-")
-    for v in ("none", "true", "ours", "fresh", "shared"):
+    t.row(s, "runc p50: no hooks %.1f, /bin/true hooks %.1f, ours: "
+          "preloaded %.1f, nothing to attach %.1f, fallback %.1f, shared "
+          "%.1f" % tuple(p50("runc_" + v) for v in
+                         ("none", "true", "ours", "noop", "fresh",
+                          "shared")), "", "-")
+    for v in ("none", "true", "ours", "noop", "fresh", "shared"):
         t.detail(s, "runc run, %s (p50)" % v, raw.ms("rt.runc_" + v), "ms")
     t.row(s, "runc: ours preloaded - /bin/true (paired p50)",
           raw.pair_ms("rt.runc_ours", "rt.runc_true"), "ms", "<= 1.0",
           summary="runc run: ours (preloaded) - /bin/true hooks")
+    t.row(s, "runc: ours, nothing to attach - /bin/true (paired p50)",
+          raw.pair_ms("rt.runc_noop", "rt.runc_true"), "ms")
     t.row(s, "runc: ours fallback - /bin/true (paired p50)",
           raw.pair_ms("rt.runc_fresh", "rt.runc_true"), "ms")
     t.row(s, "runc: ours shared, no pins - /bin/true (paired p50)",
@@ -196,14 +199,17 @@ def report_runtimes(t):
         t.row(s, "crun: not measured (no crun, or no v1 hugetlb mount)",
               "", "-")
         return
-    t.row(s, "crun p50: no hooks %.1f, /bin/true hooks %.1f, ours "
-          "preloaded %.1f" % tuple(p50("crun_" + v) for v in
-                                   ("none", "true", "ours")), "", "-")
-    for v in ("none", "true", "ours"):
+    t.row(s, "crun p50: no hooks %.1f, /bin/true hooks %.1f, ours: "
+          "preloaded %.1f, nothing to attach %.1f"
+          % tuple(p50("crun_" + v) for v in
+                  ("none", "true", "ours", "noop")), "", "-")
+    for v in ("none", "true", "ours", "noop"):
         t.detail(s, "crun run, %s (p50)" % v, raw.ms("rt.crun_" + v), "ms")
     t.row(s, "crun: ours preloaded - /bin/true (paired p50)",
           raw.pair_ms("rt.crun_ours", "rt.crun_true"), "ms", "<= 1.0",
           summary="crun run: ours (preloaded) - /bin/true hooks")
+    t.row(s, "crun: ours, nothing to attach - /bin/true (paired p50)",
+          raw.pair_ms("rt.crun_noop", "rt.crun_true"), "ms")
     t.row(s, "crun: /bin/true hooks - no hooks (paired p50)",
           raw.pair_ms("rt.crun_true", "rt.crun_none"), "ms")
 

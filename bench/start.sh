@@ -84,8 +84,9 @@ alone_group()
 
 # runtime_bundle VARIANT: a bundle whose container runs /bin/true and
 # exits: none (no hooks), true (/bin/true prestart and poststop), ours
-# (our prestart and poststop, the preloaded programs) or fresh (ours with
-# no pins). The hooks get their environment from the hook entries' env.
+# (our prestart and poststop, the preloaded programs), noop (ours, and
+# pins, but no annotation: nothing to attach) or fresh (ours with no
+# pins). The hooks get their environment from the hook entries' env.
 runtime_bundle()
 {
 	local v=$1 dir=$B_TMP/runtime-$1 hooks=null ann='{}' pins env
@@ -94,14 +95,14 @@ runtime_bundle()
 	case $v in
 	true) hooks='{"prestart": [{"path": "/bin/true"}],
 		      "poststop": [{"path": "/bin/true"}]}' ;;
-	ours | fresh)
-		pins=$OCI_SOCKOPT_HOOK_PIN_DIR
-		[ "$v" = ours ] && pins=$B_PINS
+	ours | noop | fresh)
+		pins=$B_PINS
+		[ "$v" = fresh ] && pins=$OCI_SOCKOPT_HOOK_PIN_DIR
 		env=$(jq -cn --arg s "$OCI_SOCKOPT_HOOK_STATE_DIR" --arg p "$pins" \
 			'["PATH=/usr/sbin:/usr/bin:/sbin:/bin",
 			  "OCI_SOCKOPT_HOOK_STATE_DIR=" + $s,
 			  "OCI_SOCKOPT_HOOK_PIN_DIR=" + $p]')
-		ann='{"sockopt-hook.io/policy": "restricted"}'
+		[ "$v" = noop ] || ann='{"sockopt-hook.io/policy": "restricted"}'
 		hooks=$(jq -n --arg h "$HOOK" --arg c "$B_CONFIG" --argjson env "$env" '
 			{prestart: [{path: $h, args: [$h, "--config", $c, "prestart"], env: $env}],
 			 poststop: [{path: $h, args: [$h, "--config", $c, "poststop"], env: $env}]}')
@@ -115,9 +116,10 @@ runtime_bundle()
 		mv "$dir/config.json.new" "$dir/config.json" && echo "$dir"
 }
 
-# hook_runtimes: runc run (no hooks, /bin/true hooks, ours preloaded, ours
-# fresh, ours fresh while container hook-other shares the policy) and
-# crun run (no hooks, /bin/true, ours preloaded), one group each.
+# hook_runtimes: runc run (no hooks, /bin/true hooks, ours preloaded,
+# ours with nothing to attach, ours fresh, ours fresh while container
+# hook-other shares the policy) and crun run (the same but the last two),
+# one group each.
 hook_runtimes()
 {
 	local v dir fresh rt id h=("$HOOK" --config "$B_CONFIG") opk oup other
@@ -125,7 +127,7 @@ hook_runtimes()
 	mkdir -p "$B_TMP/rootfs/bin" "$B_TMP/rootfs/proc" "$B_TMP/rootfs/dev" &&
 		cp /bin/busybox "$B_TMP/rootfs/bin/" &&
 		ln -s busybox "$B_TMP/rootfs/bin/true" || return 1
-	for v in none true ours fresh; do
+	for v in none true ours noop fresh; do
 		dir=$(runtime_bundle "$v") || return 1
 		[ "$v" = fresh ] && fresh=$dir
 		for rt in runc crun; do
