@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "load.h"
 #include "number.h"
+#include "pin.h"
 #include "state.h"
 
 #define PROBE_INT_FILE_MAX 64 /* a sysctl holding one number */
@@ -32,6 +33,8 @@ struct probe_result {
 	bool sysctl_bypass;
 	int unpriv_bpf; /* kernel.unprivileged_bpf_disabled, -1 unknown */
 	bool state_writable;
+	int pins; /* preloaded programs; -errno: no usable pin directory */
+	char pin_error[SH_ERROR_MSG_MAX];
 };
 
 static int read_int_file(const char *path)
@@ -56,6 +59,26 @@ static bool state_dir_writable(void)
 	return errno == ENOENT && access("/run", W_OK) == 0;
 }
 
+static int count_pin(int dir, const char *name, const char *type, uint64_t hash,
+		     void *data)
+{
+	(void)dir, (void)name, (void)hash;
+	*(int *)data += type != NULL;
+	return 0;
+}
+
+static void probe_pins(struct probe_result *p)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = pin_dir_open(false, &err);
+
+	p->pins = 0;
+	if (dir >= 0 && pin_foreach(dir, count_pin, &p->pins, &err) == 0)
+		return;
+	p->pins = dir >= 0 ? err.code : dir;
+	snprintf(p->pin_error, sizeof(p->pin_error), "%s", err.msg);
+}
+
 static void run_probes(struct probe_result *p)
 {
 	struct sh_error err = { 0 };
@@ -73,6 +96,7 @@ static void run_probes(struct probe_result *p)
 	p->unpriv_bpf =
 		read_int_file("/proc/sys/kernel/unprivileged_bpf_disabled");
 	p->state_writable = state_dir_writable();
+	probe_pins(p);
 }
 
 static const char *verdict(const struct probe_result *p)
@@ -113,6 +137,13 @@ static void print_json(const struct probe_result *p)
 			       json_object_new_string(state_dir()));
 	json_object_object_add(o, "state_dir_writable",
 			       json_object_new_boolean(p->state_writable));
+	json_object_object_add(o, "pin_dir", json_object_new_string(pin_dir()));
+	json_object_object_add(o, "preloaded_programs",
+			       json_object_new_int(p->pins < 0 ? 0 : p->pins));
+	json_object_object_add(o, "pin_dir_error",
+			       p->pins < 0 && p->pins != -ENOENT ?
+				       json_object_new_string(p->pin_error) :
+				       NULL);
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(verdict(p)));
 	puts(json_object_to_json_string_ext(
@@ -137,6 +168,14 @@ static void print_text(const struct probe_result *p)
 	printf("unprivileged_bpf_disabled:  %d\n", p->unpriv_bpf);
 	printf("state dir %s writable: %s\n", state_dir(),
 	       yes(p->state_writable));
+	if (p->pins >= 0)
+		printf("preloaded programs:         %d in %s\n", p->pins,
+		       pin_dir());
+	else if (p->pins == -ENOENT)
+		printf("preloaded programs:         none (no %s: run `oci-sockopt-hook preload`)\n",
+		       pin_dir());
+	else
+		printf("preloaded programs:         none (%s)\n", p->pin_error);
 	printf("verdict: %s\n", verdict(p));
 }
 

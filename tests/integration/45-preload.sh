@@ -81,6 +81,8 @@ tap_is "$(pins | sed 's/-.*//' | sort | tr '\n' ' ')" \
 tap_is "$(stat -c %a "$CT_PIN_DIR")" 700 "the pin directory is root's alone (0700)"
 out=$(preload "$cfg_a")
 tap_like "$out" "0 pinned now, 4 already pinned, 0 unpinned" "a second preload keeps the pins"
+tap_is "$("$HOOK" probe --json | jq -c '[.pin_dir, .preloaded_programs, .pin_dir_error]')" \
+	"[\"$CT_PIN_DIR\",4,null]" "probe counts the preloaded programs"
 
 progs_before=$(host_prog_count '^sh_')
 start pinned "$cfg_a"
@@ -177,6 +179,8 @@ rc=$?
 tap_ok $((rc == 0)) "preload into a pin directory others may write fails (exit $rc)"
 tap_like "$out" "^oci-sockopt-hook: pin directory .* is writable by group or others: refusing it$" \
 	"with one line saying so"
+tap_like "$("$HOOK" probe)" "preloaded programs: +none \(pin directory .* is writable by group or others: refusing it\)" \
+	"probe says why it finds no preloaded program"
 cfg_log=$CT_TMP/configs/log.json
 jq --arg f "$CT_TMP/hook.log" '.log_file = $f' "$cfg_b" >"$cfg_log"
 start untrusted "$cfg_log"
