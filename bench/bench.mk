@@ -24,6 +24,8 @@ BENCH_SKELS := $(BENCH_BPF_NAMES:%=$(BENCH_BUILD)/%.skel.h)
 BENCH_OBJS := $(patsubst bench/%.c,$(BENCH_BUILD)/obj/%.o,\
 	bench/sockbench.c bench/sb_bpf.c bench/sb_exec.c bench/sb_seccomp.c)
 SOCKBENCH := $(BENCH_BUILD)/sockbench
+# The baseline hook that reads the state (bench/readstate.c), static.
+READSTATE := $(BENCH_BUILD)/readstate
 
 $(BENCH_BUILD)/%.bpf.o: bench/%.bpf.c
 	@mkdir -p $(@D)
@@ -40,8 +42,12 @@ $(BENCH_BUILD)/obj/%.o: bench/%.c | $(BENCH_SKELS)
 $(SOCKBENCH): $(BENCH_OBJS)
 	$(BENCH_CC) $(BENCH_CFLAGS) $^ -o $@ $(BENCH_LIBS)
 
+$(READSTATE): bench/readstate.c
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) -static-pie $< -o $@
+
 .PHONY: bench-build bench-run bench-smoke bench-format-check
-bench-build: $(SOCKBENCH) $(if $(BIN),$(BIN)) $(BPF_OBJS)
+bench-build: $(SOCKBENCH) $(READSTATE) $(if $(BIN),$(BIN)) $(BPF_OBJS)
 
 bench-run: bench-build
 	BUILD=$(BUILD) ./bench/run.sh

@@ -75,6 +75,18 @@ class Raw:
         d = sorted(x - y for x, y in self.pairs(a, b))
         return fmt("%.3f", middle(d) / 1e6 if d else None)
 
+    def pair_ci(self, a, b):
+        """A distribution-free 95% confidence interval of that median,
+        "lo..hi" in ms (the order statistics n/2 -+ 0.98 sqrt(n) of the
+        differences), or "" for fewer than 10 rounds. A runtime's own
+        jitter can make it wider than a target."""
+        d = sorted(x - y for x, y in self.pairs(a, b))
+        n = len(d)
+        if n < 10:
+            return ""
+        k = max(int((n - 1.96 * math.sqrt(n)) / 2), 0)
+        return "%.2f..%.2f" % (d[k] / 1e6, d[n - 1 - k] / 1e6)
+
     def pair_ratio(self, a, b):
         """The median over trials of A / B, 3 decimals."""
         r = sorted(x / y for x, y in self.pairs(a, b) if y > 0)

@@ -22,6 +22,7 @@ BUILD=${BUILD:-build}
 [[ $BUILD == /* ]] || BUILD=$B_TOP/$BUILD
 HOOK=${HOOK:-$BUILD/oci-sockopt-hook}
 SB=${SB:-$BUILD/bench/sockbench}
+READSTATE=${READSTATE:-$BUILD/bench/readstate}
 B_OUT=$BUILD/bench
 # Debian's python3 (report.py needs its standard library only); another
 # python3 may come first on PATH.
@@ -77,8 +78,8 @@ b_init()
 	done
 	[ -x /bin/busybox ] || { b_log "bench: /bin/busybox missing"; return 1; }
 	command -v crun >/dev/null && B_CRUN=1
-	if [ ! -x "$HOOK" ] || [ ! -x "$SB" ]; then
-		b_log "bench: build first: $HOOK $SB"
+	if [ ! -x "$HOOK" ] || [ ! -x "$SB" ] || [ ! -x "$READSTATE" ]; then
+		b_log "bench: build first: $HOOK $SB $READSTATE"
 		return 1
 	fi
 	B_CG2=$(host_cgroup2_mount)
