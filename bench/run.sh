@@ -15,7 +15,7 @@
 # something is left behind).
 #
 # Environment: BUILD, HOOK, BENCH_TRIALS, BENCH_CALLS, BENCH_ROUNDS,
-# BENCH_SCALE ("1 100 1000"), BENCH_CPU, BENCH_ONLY (names of benchmarks
+# BENCH_RUNTIME_ROUNDS, BENCH_SCALE ("1 100 1000"), BENCH_CPU, BENCH_ONLY (names of benchmarks
 # to run: datapath rules host hook scale).
 set -u
 # shellcheck source=bench/lib.sh
@@ -37,6 +37,7 @@ fi
 T=${BENCH_TRIALS:-$T}
 CALLS=${BENCH_CALLS:-$CALLS}
 ROUNDS=${BENCH_ROUNDS:-$ROUNDS}
+RUNC_ROUNDS=${BENCH_RUNTIME_ROUNDS:-$RUNC_ROUNDS}
 SCALE=${BENCH_SCALE:-$SCALE}
 HOOK_ROUNDS=$((ROUNDS * 10))
 B_CPU=${BENCH_CPU:-$(($(nproc) - 1))}

@@ -2,9 +2,13 @@
 /*
  * sockbench exec: wall time of fork + exec + wait of each command, the
  * commands interleaved within every round. Commands are separated by "::";
- * ":::" also starts a new group, and the groups' order rotates from round
- * to round (A B C, B C A, C A B, ...) so that no variant always runs first;
- * commands within a group keep their order (set up, measure, tear down).
+ * ":::" also starts a new group. Every round runs the groups in a new
+ * random order (a fixed seed: runs are reproducible), so that no variant
+ * always runs first, nor always after the same other one: what a
+ * variant leaves the kernel to finish (freeing a cgroup, its programs)
+ * lands on each of the others alike, where a rotation (A B C, B C A, ...)
+ * would always hand it to the same successor. Commands within a group
+ * keep their order (set up, measure, tear down).
  * One line per round on stdout: each command's nanoseconds, in the order
  * given, separated by spaces.
  * Every command gets STDIN (opened afresh each time) on fd 0, or FILE when
@@ -124,13 +128,36 @@ static int run_cmd(char **cmd, const char *in, const char *errlog, uint64_t *ns)
 	return run_one(cmd, in, errlog, ns);
 }
 
-/* One round: the groups in turn, starting with group FIRST. */
-static int run_round(const struct sb_cmds *c, int first, const char *in,
+/* xorshift64: enough to shuffle a few groups, the same on every run. */
+static uint64_t next_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* ORDER gets a random permutation of the groups (Fisher-Yates). */
+static void shuffle_groups(int *order, int groups, uint64_t *state)
+{
+	for (int g = 0; g < groups; g++)
+		order[g] = g;
+	for (int g = groups - 1; g > 0; g--) {
+		int k = (int)(next_random(state) % (uint64_t)(g + 1));
+		int t = order[g];
+
+		order[g] = order[k];
+		order[k] = t;
+	}
+}
+
+/* One round: the groups in the order ORDER gives. */
+static int run_round(const struct sb_cmds *c, const int *order, const char *in,
 		     const char *errlog, uint64_t *ns)
 {
 	for (int g = 0; g < c->groups; g++) {
 		for (int i = 0; i < c->n; i++) {
-			if (c->group[i] != (first + g) % c->groups)
+			if (c->group[i] != order[g])
 				continue;
 			if (run_cmd(c->cmd[i], in, errlog, &ns[i]))
 				return -EIO;
@@ -142,7 +169,8 @@ static int run_round(const struct sb_cmds *c, int first, const char *in,
 int sb_exec(int argc, char **argv)
 {
 	const char *in = "/dev/null", *errlog = "/dev/null";
-	uint64_t ns[SB_MAX_CMDS];
+	uint64_t ns[SB_MAX_CMDS], seed = 0x9e3779b97f4a7c15ULL;
+	int order[SB_MAX_CMDS];
 	struct sb_cmds cmds;
 	long rounds = 10;
 	int c;
@@ -169,7 +197,8 @@ int sb_exec(int argc, char **argv)
 		return -EINVAL;
 	}
 	for (long r = 0; r < rounds; r++) {
-		if (run_round(&cmds, (int)(r % cmds.groups), in, errlog, ns))
+		shuffle_groups(order, cmds.groups, &seed);
+		if (run_round(&cmds, order, in, errlog, ns))
 			return -EIO;
 		for (int i = 0; i < cmds.n; i++)
 			printf("%s%llu", i ? " " : "",

@@ -399,9 +399,9 @@ static void usage(FILE *out)
 		"  detach-empty CGROUP  detach them again\n"
 		"  keys SCRATCH-CGROUP  whether the cgroup BPF static keys are on\n"
 		"  cgmove CGROUP PID    move PID into CGROUP\n"
-		"  exec [-r ROUNDS] [-i STDIN] [-e ERRLOG] -- [<FILE] CMD... [:: ...] [::: ...]\n"
+		"  exec [-r ROUNDS] [-i STDIN] [-e ERRLOG] -- [<FILE] [NAME=VALUE]... CMD... [:: ...] [::: ...]\n"
 		"                       ns of fork+exec+wait per command per round;\n"
-		"                       groups (:::) rotate, round by round\n"
+		"                       groups (:::) in a new random order each round\n"
 		"Options: -c join CGROUP first; -C pin to CPU; -s install a seccomp\n"
 		"filter denying setsockopt(SOL_SOCKET, SO_MARK) with EPERM first.\n",
 		SB_IDENT);

@@ -27,8 +27,9 @@ a_step()
 	A_CMDS+=("$@" ::)
 }
 
-# a_group: the next step starts a new group (the groups' order rotates
-# from round to round; within a group the order stays).
+# a_group: the next step starts a new group (sockbench exec runs the
+# groups in a new random order each round; within a group the order
+# stays).
 a_group()
 {
 	A_CMDS[-1]=:::
@@ -256,8 +257,8 @@ hook_parts()
 }
 
 # bench_hook: the hook alone in every host state, interleaved round by
-# round (the states' order rotating); then runc and crun; then the
-# breakdown.
+# round (the states in a new random order each round); then runc and
+# crun; then the breakdown.
 #   cold:      nothing else attached anywhere: prestart turns the three
 #              static keys on and poststop turns them off (text patching);
 #   fallback:  the keys on (empty programs elsewhere, as on any host with
