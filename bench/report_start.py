@@ -429,7 +429,8 @@ def report_kmem(t, mem):
     bare, pol, rel = (meminfo(raw, st) for st in
                       ("bare", "policed", "released"))
     t.row(s, "N=%d containers, %d programs attached to each; bare: the "
-          "same cgroups and sleepers, nothing attached" % (n, progs), "", "-")
+          "same cgroups and sleepers, nothing attached, each /proc/PID/stat "
+          "read as runc reads its init's" % (n, progs), "", "-")
     storages, percpu = counted_storages(raw, str(n))
     total = returned = 0
     for f in KMEM_FIELDS:
