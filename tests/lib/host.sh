@@ -34,7 +34,8 @@ host_lock()
 		return 0
 	fi
 	# flock needs an open file, not a writable one (the file may be root's).
-	exec {fd}>>"$HOST_LOCK" 2>/dev/null || exec {fd}<"$HOST_LOCK" || return 1
+	# Grouped: a bare exec's 2>/dev/null would silence the shell for good.
+	{ exec {fd}>>"$HOST_LOCK"; } 2>/dev/null || exec {fd}<"$HOST_LOCK" || return 1
 	if ! flock -n "$fd"; then
 		echo "waiting for $HOST_LOCK (a test run or benchmark holds it)" >&2
 		if ! flock -w "$wait" "$fd"; then
