@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Benchmarks: `make bench-run` (the full run, a table and
-# build/bench/results.json) and `make bench-smoke` (every benchmark for a
-# few iterations, no timing verdicts; for make check). The top Makefile
-# includes this fragment; it uses its BUILD, BIN and BPF_OBJS.
+# build/bench/results.json), `make bench-smoke` (every benchmark for a
+# few iterations, no timing verdicts; for make check) and `make bench-gap`
+# (where a `runc run` with our hooks spends its time beyond one with
+# /bin/true hooks: an accounting table, and build/bench/gap/). The top
+# Makefile includes this fragment; it uses its BUILD, BIN and BPF_OBJS.
 
 BUILD ?= build
 BENCH_BUILD := $(BUILD)/bench
@@ -40,7 +42,7 @@ $(BENCH_BUILD)/obj/%.o: bench/%.c | $(BENCH_SKELS)
 $(SOCKBENCH): $(BENCH_OBJS)
 	$(BENCH_CC) $(BENCH_CFLAGS) $^ -o $@ $(BENCH_LIBS)
 
-.PHONY: bench-build bench-run bench-smoke bench-format-check
+.PHONY: bench-build bench-run bench-smoke bench-gap bench-format-check
 bench-build: $(SOCKBENCH) $(if $(BIN),$(BIN)) $(BPF_OBJS)
 
 bench-run: bench-build
@@ -48,6 +50,9 @@ bench-run: bench-build
 
 bench-smoke: bench-build
 	BUILD=$(BUILD) ./bench/run.sh --smoke
+
+bench-gap: bench-build
+	BUILD=$(BUILD) ./bench/runc_gap.sh
 
 bench-format-check:
 	clang-format --dry-run -Werror bench/*.[ch]

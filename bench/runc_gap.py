@@ -3,7 +3,7 @@
 """Accounting of the `runc run` gap: bench/runc_gap.sh measures, this reports.
 
     runc_gap.py --raw DIR --variants "none true ours ..." --hook PATH
-                --prefix ID-PREFIX [--cold 0|1]
+                --prefix ID-PREFIX [--order shuffle|rotate]
 
 DIR holds:
   trace             the tracefs instance's text: markers "gap begin|end
@@ -103,6 +103,7 @@ class Run:
     def __init__(self, variant, rnd, begin, driver):
         self.variant, self.round, self.begin, self.driver = variant, rnd, begin, driver
         self.end = None
+        self.cid = None
         self.events = []
         self.error = None
         self.t = {}
@@ -145,7 +146,11 @@ class Run:
 
     def _hook_times(self, stages, forks, execs, exits, reaped):
         t = self.t
+        self.facts["hook_children"] = 0
         for stage, pid in stages:
+            # A child of the hook (the reaper) could hold runc's pipes.
+            self.facts["hook_children"] += sum(1 for e in self.events if e.name == "sched_process_fork"
+                                               and e.pid == pid and e.ts > execs[pid][0][0])
             t[stage + "_fork"] = forks[pid]
             t[stage + "_exec"] = execs[pid][0][0]
             t[stage + "_exec_last"] = execs[pid][-1][0]
@@ -220,6 +225,22 @@ class Run:
         return False
 
 
+def released(runs, events):
+    """When the kernel released each run's cgroup2 cgroup (in a worker,
+    after its BPF programs were released): seconds after the rmdir."""
+    rel = [(e.ts, e.fields.get("path", "")) for e in events
+           if e.name == "cgroup_release" and e.fields.get("root") == "0"]
+    for r in runs:
+        last = r.t.get("rm_last")
+        if last is None or r.variant == "solo":
+            continue
+        cid = "/" + r.cid
+        ts = [t for t, path in rel if t > last and path.endswith(cid)]
+        if ts:
+            r.facts["released_after"] = ts[0] - last
+            r.facts["released_after_end"] = ts[0] > r.end
+
+
 def cut_runs(events, variants, prefix, hook):
     """The runs between markers; the kernel's deferred work in and
     between them."""
@@ -235,7 +256,8 @@ def cut_runs(events, variants, prefix, hook):
                     current = Run(words[2], int(words[3]), e.ts, e.pid)
                 elif current and words[1] == "end":
                     current.end = e.ts
-                    current.finish(prefix + current.variant, hook)
+                    current.cid = prefix + current.variant
+                    current.finish(current.cid, hook)
                     runs.append(current)
                     current = None
             continue
@@ -246,6 +268,7 @@ def cut_runs(events, variants, prefix, hook):
             work.append((t0, e.ts, fn, run))
         if current:
             current.events.append(e)
+    released(runs, events)
     return runs, work
 
 
@@ -361,7 +384,7 @@ def attach_by_elapsed(runs):
                        e.fields.get("val") == "1")
             el = r.t["cg_mkdir"] - last
             slow = seg(r, *ATTACH) > 1e-3
-            key = (min(int(el * 1e3) // 10 * 10, 50), prev.variant in ("ours", "wours", "shared", "cold"))
+            key = (min(int(el * 1e3) // 10 * 10, 50), prev.variant in ("ours", "wours", "shared"))
             n, k = buckets.get(key, (0, 0))
             buckets[key] = (n + 1, k + slow)
         prev = r
@@ -463,13 +486,12 @@ def others(by_round, variants):
     out = ["== other variants, whole run, paired p50 (mean), ms"]
     for a, b, label in (("none", "true", "/bin/true hooks - no hooks"),
                         ("true", "shared", "ours, policy shared with a running container - /bin/true"),
-                        ("wtrue", "wours", "wrapped ours - wrapped /bin/true"),
-                        ("true", "cold", "ours, static keys off before - /bin/true")):
+                        ("wtrue", "wours", "wrapped ours - wrapped /bin/true")):
         if a in variants and b in variants:
             d = paired(by_round, a, b, "begin", "end")
             if d:
                 out.append("  %-64s %8s (%s)" % (label, ms(median(d), "%.3f"), ms(mean(d), "%.3f").strip()))
-    for a, b in (("true", "shared"), ("true", "cold")):
+    for a, b in (("true", "shared"),):
         if b not in variants:
             continue
         d = paired(by_round, a, b, "pre_exec", "pre_exit")
@@ -478,12 +500,17 @@ def others(by_round, variants):
 
 
 def facts(runs, work, variants, raw):
-    out = ["== what else differs, per variant"]
+    out = ["== what else differs, per variant (all runs)",
+           "  %-7s %4s %6s %6s %7s %7s %9s %9s %9s" % (
+               "", "runs", "rmdir", "runc", "ct sock", "hook", "cg2 freed", "freed", "kworker"),
+           "  %-7s %4s %6s %6s %7s %7s %9s %9s %9s" % (
+               "", "", "failed", "retry", "after", "forks", "after", "after the", "frees in"),
+           "  %-7s %4s %6s %6s %7s %7s %9s %9s %9s" % (
+               "", "", "", "", "pre", "", "rmdir p50", "run ends", "run p50")]
     for v in variants:
         rs = [r for r in runs if r.variant == v and not r.error]
         if not rs:
             continue
-        busy = sum(r.facts.get("rmdir_ebusy", 0) for r in rs)
         failed = sum(r.facts.get("rmdir_failed", 0) for r in rs)
         socks = [r.facts["ct_sockets_after_prestart"] for r in rs if "ct_sockets_after_prestart" in r.facts]
         retries = 0
@@ -491,20 +518,26 @@ def facts(runs, work, variants, raw):
         if os.path.exists(err):
             with open(err, encoding="utf-8", errors="replace") as f:
                 retries = sum(1 for line in f if "will retry" in line)
-        inside = [(b - a) for a, b, fn, run in work if run is not None and run.variant == v]
-        nbpf = sum(1 for a, b, fn, run in work if run is not None and run.variant == v and fn == "cgroup_bpf_release")
-        out.append("  %-7s %3d runs: cgroup rmdir failed %d (EBUSY %d), runc 'will retry' %d; "
-                   "container socket()/setsockopt() after prestart %s; "
-                   "deferred frees inside the run %d (%.3f ms), cgroup_bpf_release %d"
-                   % (v, len(rs), failed, busy, retries, max(socks) if socks else "-",
-                      len(inside), sum(inside) * 1e3, nbpf))
+        children = sum(r.facts.get("hook_children", 0) for r in rs)
+        rel = [r.facts["released_after"] for r in rs if "released_after" in r.facts]
+        late = sum(1 for r in rs if r.facts.get("released_after_end"))
+        inside = [sum(b - a for a, b, fn, run in work if run is r) for r in rs]
+        out.append("  %-7s %4d %6d %6d %7s %7d %9s %4d/%-4d %9s" % (
+            v, len(rs), failed, retries, sum(socks) if socks else "-", children,
+            ms(median(rel), "%.3f") if rel else "-", late, len(rel), ms(median(inside), "%.3f")))
+    out.append("  (rmdir failed: runc's unlinkat of a cgroup that failed, as EBUSY would; runc retry: its "
+               "'will retry' warnings; ct sock after pre: socket()/setsockopt() by the container's "
+               "processes once our programs were attached; hook forks: children of the hook processes "
+               "(a reaper would hold runc's pipes); cg2 freed: the kernel's cgroup_release of the "
+               "container's cgroup2 cgroup, in a worker; kworker frees: wall time of the workers "
+               "freeing cgroups, BPF programs and maps while the run went on)")
     fns = {}
     for a, b, fn, run in work:
         n, t, outside = fns.get(fn, (0, 0.0, 0))
         fns[fn] = (n + 1, t + (b - a), outside + (run is None))
     if fns:
-        out.append("  kernel deferred work, whole run: " + "; ".join(
-            "%s x%d %.3f ms (%d between runs)" % (fn, n, t * 1e3, o) for fn, (n, t, o) in sorted(fns.items())))
+        out.append("  kernel deferred work, all rounds: " + "; ".join(
+            "%s x%d %.1f ms" % (fn, n, t * 1e3) for fn, (n, t, o) in sorted(fns.items())))
     return out
 
 
@@ -574,7 +607,6 @@ def main():
     ap.add_argument("--variants", required=True)
     ap.add_argument("--hook", required=True)
     ap.add_argument("--prefix", required=True)
-    ap.add_argument("--cold", default="0")
     ap.add_argument("--order", default="shuffle")
     args = ap.parse_args()
     variants = args.variants.split()

@@ -31,16 +31,17 @@
 #
 # Static keys: empty programs stay attached to a scratch cgroup of ours
 # during the rounds, as in `make bench`, so that no run flips the kernel's
-# cgroup-BPF static keys; with GAP_COLD=1 and no other cgroup socket
-# program on the host, a "cold" variant (ours, without the empty programs)
-# measures the flips too.
+# cgroup-BPF static keys (bench/run.sh's "cold" hook line times the flip
+# in prestart; the flip back happens in the kernel's worker that releases
+# the removed cgroup's programs, which the "cg2 freed" column times).
 #
 # Then a few runs of true and ours under `strace -f -tt -T` and under
 # `perf trace -S` (their times are inflated; they show what is called),
 # kept in $BUILD/bench/gap/raw with the trace.
 #
 # Environment: BUILD, HOOK, GAP_ROUNDS (40), GAP_TRACE_ROUNDS (3),
-# GAP_COLD (0).
+# GAP_ORDER (shuffle, or rotate as bench/run.sh does), GAP_SEED (1),
+# GAP_PAUSE (seconds between runs, 0), GAP_VARIANTS (a subset, in order).
 set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -101,7 +102,7 @@ g_bundle()
 	case $v in
 	true) hooks=$(g_true_json) ;;
 	wtrue) hooks=$(g_true_json "${wrap[@]}") ;;
-	ours | cold) hooks=$(g_hook_json "$B_TMP/state-fresh") ann=$pol ;;
+	ours) hooks=$(g_hook_json "$B_TMP/state-fresh") ann=$pol ;;
 	shared) hooks=$(g_hook_json "$B_TMP/state") ann=$pol ;;
 	wours) hooks=$(G_TIMING=1 g_hook_json "$B_TMP/state-fresh" "${wrap[@]}") ann=$pol ;;
 	esac
@@ -122,6 +123,7 @@ g_setup()
 		cp /bin/busybox "$B_TMP/rootfs/bin/" &&
 		ln -s busybox "$B_TMP/rootfs/bin/true" || return 1
 	# The wrapper: the same sh around /bin/true and around our hook.
+	# shellcheck disable=SC2016 # the wrapper's own variables
 	printf '#!/bin/sh\nf=$1\nshift\nexec "$@" 2>>"$f"\n' >"$B_TMP/wrap.sh" &&
 		chmod 755 "$B_TMP/wrap.sh" || return 1
 	for v in "${VARIANTS[@]}"; do
@@ -133,18 +135,6 @@ g_setup()
 	b_container gap-other restricted && b_attach gap-other || return 1
 	b_container gap-solo restricted || return 1
 	mkdir -p "$B_CG/gap-keys" && b_attach_empty "$B_CG/gap-keys"
-}
-
-# g_cold_ok: no cgroup socket program is attached anywhere but ours, so
-# that detaching our empty programs turns the static keys off.
-g_cold_ok()
-{
-	local others
-
-	others=$(bpftool -j cgroup tree 2>/dev/null | jq --arg me "$B_CG/" '
-		[.[]? | select((.cgroup // "") | startswith($me) | not) |
-		 .programs[]? | select(.attach_type | test("sock|sockopt"))] | length')
-	[ "$others" = 0 ]
 }
 
 # ---- tracing -------------------------------------------------------------
@@ -243,17 +233,11 @@ g_run()
 	local v=$1 r=$2 rc
 
 	[ "$v" = solo ] && { g_solo "$r"; return; }
-	[ "$v" = cold ] && b_detach_empty "$B_CG/gap-keys"
 	g_mark begin "$v" "$r"
 	runc run --bundle "$B_TMP/runc-$v" "$(g_id "$v")" </dev/null \
 		>/dev/null 2>>"$B_OUT/raw/runc.$v.err"
 	rc=$?
 	g_mark end "$v" "$r"
-	if [ "$v" = cold ]; then
-		# The kernel turns the keys off after the release, in a worker.
-		sleep 0.05
-		b_attach_empty "$B_CG/gap-keys"
-	fi
 	[ "$rc" = 0 ] || { b_fail "runc run ($v, round $r) exited $rc: $(tail -n 1 "$B_OUT/raw/runc.$v.err")"; return 1; }
 }
 
@@ -273,7 +257,7 @@ g_order()
 	fi
 	for ((i = n - 1; i > 0; i--)); do
 		j=$((RANDOM % (i + 1)))
-		tmp=${order[$i]} order[$i]=${order[$j]} order[$j]=$tmp
+		tmp=${order[i]} order[i]=${order[j]} order[j]=$tmp
 	done
 	printf '%s\n' "${order[@]}"
 }
@@ -333,28 +317,18 @@ g_cleanup()
 	fi
 	for id in "${G_IDS[@]}"; do
 		runc delete -f "$id" >/dev/null 2>&1
-		for d in $(find /sys/fs/cgroup -maxdepth 4 -type d -name "$id" 2>/dev/null); do
+		while read -r d; do
 			rmdir "$d" || b_fail "cgroup $d left"
-		done
+		done < <(find /sys/fs/cgroup -maxdepth 4 -type d -name "$id" 2>/dev/null)
 	done
 	b_cleanup
 }
 
 main()
 {
-	local cold=0
-
 	command -v busybox >/dev/null || [ -x /bin/busybox ] || { b_log "gap: no busybox"; exit 1; }
 	b_init || exit $?
 	trap g_cleanup EXIT
-	if [ "${GAP_COLD:-0}" = 1 ]; then
-		if g_cold_ok; then
-			VARIANTS+=(cold)
-			cold=1
-		else
-			b_log "gap: other cgroup socket programs are attached on this host: no cold variant"
-		fi
-	fi
 	b_log "gap: $ROUNDS rounds of runc run: ${VARIANTS[*]}"
 	g_setup || exit 1
 	g_trace_on || exit 1
@@ -363,7 +337,7 @@ main()
 	bpftool -j cgroup tree >"$B_OUT/raw/cgroup-tree.json" 2>/dev/null
 	"$B_PYTHON" "$B_TOP/bench/runc_gap.py" --raw "$B_OUT/raw" \
 		--variants "${VARIANTS[*]}" --hook "$HOOK" --prefix "sb$$-gap-" \
-		--cold "$cold" --order "$ORDER" | tee "$B_OUT/table.txt" ||
+		--order "$ORDER" | tee "$B_OUT/table.txt" ||
 		b_fail "runc_gap.py"
 }
 
