@@ -54,6 +54,15 @@ def mean(values):
     return sum(values) / len(values) if values else None
 
 
+def ci95(values):
+    """Half the width of the mean's 95% confidence interval (normal)."""
+    n = len(values)
+    if n < 3:
+        return None
+    m = mean(values)
+    return 1.96 * (sum((v - m) ** 2 for v in values) / (n - 1) / n) ** 0.5
+
+
 def ms(value, spec="%7.3f"):
     return " " * len(spec % 0) if value is None else spec % (value * 1e3)
 
@@ -338,16 +347,16 @@ def own(by_round, v, a, b):
 
 
 def row(label, d, xa, xb):
-    return "%-56s %8s %8s %9s %8s" % (label, ms(median(xa), "%.3f"), ms(median(xb), "%.3f"),
-                                       ms(median(d), "%.3f"), ms(mean(d), "%.3f"))
+    return "%-56s %8s %8s %9s %8s %6s" % (label, ms(median(xa), "%.3f"), ms(median(xb), "%.3f"),
+                                           ms(median(d), "%.3f"), ms(mean(d), "%.3f"), ms(ci95(d), "%.2f"))
 
 
 def table(by_round, runs, variants, raw, order):
     a, b = "true", "ours"
     out = ["== runc run, ours (fresh load) - /bin/true hooks: %d rounds, order %s; ms"
            % (len(paired(by_round, a, b, "begin", "end")), order),
-           "%-56s %8s %8s %9s %8s" % ("", "true", "ours", "ours-true", "mean"),
-           "%-56s %8s %8s %9s %8s" % ("", "p50", "p50", "p50", "")]
+           "%-56s %8s %8s %9s %8s %6s" % ("", "true", "ours", "ours-true", "ours-true", "95%"),
+           "%-56s %8s %8s %9s %8s %6s" % ("", "p50", "p50", "p50", "mean", "CI +-")]
     rows = 0.0
     for label, s, e in SEGMENTS:
         d, xa, xb = pair(by_round, a, b, lambda r, s=s, e=e: seg(r, s, e))
@@ -427,6 +436,9 @@ def stage_rows(by_variant, stage):
         for k, v in steps.items():
             if k != "total":
                 row["    " + k] = v
+        # After the last mark (prestart: the index of shared copies, closing
+        # the BPF objects, the log line): not in any step.
+        row["    after the last mark"] = steps["total"] - sum(v for k, v in steps.items() if k != "total")
         for k in ("on", "preempted", "blocked"):
             if k in cpu:
                 row["  %s" % {"on": "on a CPU", "preempted": "runnable, preempted",

@@ -154,10 +154,13 @@ g_trace_on()
 	echo 'flag == 0x200' >"$t/events/syscalls/sys_enter_unlinkat/filter" &&
 		echo 'ret < 0' >"$t/events/syscalls/sys_exit_unlinkat/filter" &&
 		echo 'ret > 0' >"$t/events/syscalls/sys_exit_wait4/filter" || return 1
-	# When a hook process is off a CPU, and why.
-	echo "prev_comm == \"$c\" || next_comm == \"$c\" || prev_comm == \"true\" ||
-		next_comm == \"true\" || prev_comm == \"$w\" || next_comm == \"$w\"" \
-		>"$t/events/sched/sched_switch/filter" || return 1
+	# When a hook process is off a CPU, and why. One line: the kernel
+	# keeps only the last line of a filter.
+	for f in "$c" true "$w"; do
+		filter+="${filter:+ || }prev_comm == \"$f\" || next_comm == \"$f\""
+	done
+	echo "$filter" >"$t/events/sched/sched_switch/filter" || return 1
+	filter=
 	for e in sched/sched_process_fork sched/sched_process_exec \
 		sched/sched_process_exit sched/sched_switch cgroup/cgroup_mkdir \
 		cgroup/cgroup_rmdir cgroup/cgroup_release \
