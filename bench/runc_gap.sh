@@ -6,7 +6,7 @@
 # (`make bench-gap`).
 #
 # Every round runs `runc run` of a container that exits at once, once per
-# variant, the variants' order rotating from round to round:
+# variant, in an order shuffled each round:
 #   none    no hooks
 #   true    /bin/true as prestart and poststop
 #   ours    our hook, policy "restricted" of examples/config.json, a state
@@ -24,10 +24,11 @@
 # runc reaping its hooks, the cgroups made, populated and removed, rmdir
 # calls and their errors, socket()/setsockopt() calls, the kernel work
 # items that free a removed cgroup's BPF programs, maps and cgroups, and
-# every switch of a hook process off and onto a CPU. Each
-# run's wall time is cut at those events into consecutive segments, so
-# the segments add up to the run. bench/runc_gap.py pairs ours and true
-# round by round and prints the accounting table.
+# every switch of a hook process off and onto a CPU. bench/runc_gap.py
+# (with runc_gap_trace.py) cuts each run's wall time at those events into
+# consecutive segments, which add up to the run, pairs ours and true round
+# by round and prints the accounting table (also in
+# $BUILD/bench/gap/table.txt).
 #
 # Static keys: empty programs stay attached to a scratch cgroup of ours
 # during the rounds, as in `make bench`, so that no run flips the kernel's
@@ -127,6 +128,7 @@ g_setup()
 	printf '#!/bin/sh\nf=$1\nshift\nexec "$@" 2>>"$f"\n' >"$B_TMP/wrap.sh" &&
 		chmod 755 "$B_TMP/wrap.sh" || return 1
 	for v in "${VARIANTS[@]}"; do
+		[ "$v" = solo ] && continue
 		g_bundle "$v" || return 1
 		B_RUNC_IDS+=("$(g_id "$v")")
 		G_IDS+=("$(g_id "$v")")
@@ -163,7 +165,7 @@ g_trace_on()
 	filter=
 	for e in sched/sched_process_fork sched/sched_process_exec \
 		sched/sched_process_exit sched/sched_switch cgroup/cgroup_mkdir \
-		cgroup/cgroup_rmdir cgroup/cgroup_release \
+		cgroup/cgroup_rmdir cgroup/cgroup_release cgroup/cgroup_attach_task \
 		cgroup/cgroup_notify_populated syscalls/sys_enter_unlinkat \
 		syscalls/sys_exit_unlinkat syscalls/sys_exit_wait4 \
 		syscalls/sys_enter_socket syscalls/sys_enter_setsockopt; do
@@ -288,6 +290,7 @@ g_syscall_traces()
 
 	for ((i = 0; i < TRACE_ROUNDS; i++)); do
 		for v in true ours; do
+			[ -d "$B_TMP/runc-$v" ] || continue
 			if command -v strace >/dev/null; then
 				strace -f -tt -T -o "$B_OUT/raw/strace.$v.$i" \
 					runc run --bundle "$B_TMP/runc-$v" "$(g_id "$v")" \
