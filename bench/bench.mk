@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Benchmarks: `make bench-run` (the full run, a table and
-# build/bench/results.json) and `make bench-smoke` (every benchmark for a
-# few iterations, no timing verdicts; for make check). The top Makefile
-# includes this fragment; it uses its BUILD, BIN and BPF_OBJS.
+# build/bench/results.json), `make bench-smoke` (every benchmark for a
+# few iterations, no timing verdicts; for make check) and `make bench-gap`
+# (where a `runc run` with our hooks spends its time beyond one with
+# /bin/true hooks: an accounting table, and build/bench/gap/). The top
+# Makefile includes this fragment; it uses its BUILD, BIN and BPF_OBJS.
 
 BUILD ?= build
 BENCH_BUILD := $(BUILD)/bench
@@ -46,7 +48,7 @@ $(READSTATE): bench/readstate.c
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -static-pie $< -o $@
 
-.PHONY: bench-build bench-run bench-smoke bench-format-check
+.PHONY: bench-build bench-run bench-smoke bench-gap bench-format-check
 bench-build: $(SOCKBENCH) $(READSTATE) $(if $(BIN),$(BIN)) $(BPF_OBJS)
 
 bench-run: bench-build
@@ -54,6 +56,9 @@ bench-run: bench-build
 
 bench-smoke: bench-build
 	BUILD=$(BUILD) ./bench/run.sh --smoke
+
+bench-gap: bench-build
+	BUILD=$(BUILD) ./bench/runc_gap.sh
 
 bench-format-check:
 	clang-format --dry-run -Werror bench/*.[ch]
