@@ -261,15 +261,20 @@ def hook_detail(by_round, runs, raw):
                 "p50 ms" % ("prestart" if stage == "pre" else "poststop"),
                 "  %-44s %8s %8s %10s %10s" % ("", "runc", "alone",
                                                "runc-alone", "ours-true")]
-        for label in next(iter(runc.values())) if runc else []:
-            d = [runc[k][label] - solo[k][label] for k in runc if k in solo]
+        # A step some runs lack (poststop's gc, once a minute) counts only
+        # in the runs that have it.
+        labels = list(dict.fromkeys(lb for r in runc.values() for lb in r))
+        for label in labels:
+            d = [runc[k][label] - solo[k][label] for k in runc
+                 if label in runc[k] and label in solo.get(k, {})]
             # /bin/true's exec -> exit is all exec, ld.so, libraries, exit.
             dt = [runc[k][label] - true[k] for k in runc
-                  if true.get(k) is not None and
+                  if true.get(k) is not None and label in runc[k] and
                   label.startswith(("exec", "  exec"))]
             out.append("  %-44s %8s %8s %10s %10s" % (
-                label, ms(median([r[label] for r in runc.values()])),
-                ms(median([r[label] for r in solo.values()])),
+                label,
+                ms(median([r[label] for r in runc.values() if label in r])),
+                ms(median([r[label] for r in solo.values() if label in r])),
                 ms(median(d)), ms(median(dt))))
     return out
 
