@@ -205,6 +205,21 @@ b_bundle()
 	echo "$dir"
 }
 
+# b_runtime_spec DIR HOOKS-JSON ANNOTATIONS-JSON: DIR/config.json (from
+# runc spec) made into a container that runs /bin/true at once from the
+# bench's busybox rootfs, with these hooks (null: none) and annotations.
+b_runtime_spec()
+{
+	local dir=$1
+
+	jq --arg root "$B_TMP/rootfs" --argjson hooks "$2" --argjson ann "$3" '
+		.process.terminal = false | .process.args = ["/bin/true"] |
+		.root = {path: $root, readonly: true} | .annotations = $ann |
+		if $hooks == null then del(.hooks) else .hooks = $hooks end' \
+		"$dir/config.json" >"$dir/config.json.new" &&
+		mv "$dir/config.json.new" "$dir/config.json"
+}
+
 # b_container NAME POLICY: cgroup $B_CG/NAME (parents made as needed) with
 # one sleeping process, and its OCI state in $B_TMP/states/NAME.json.
 b_container()

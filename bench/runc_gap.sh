@@ -107,12 +107,7 @@ g_bundle()
 	shared) hooks=$(g_hook_json "$B_TMP/state") ann=$pol ;;
 	wours) hooks=$(G_TIMING=1 g_hook_json "$B_TMP/state-fresh" "${wrap[@]}") ann=$pol ;;
 	esac
-	jq --arg root "$B_TMP/rootfs" --argjson hooks "$hooks" --argjson ann "$ann" '
-		.process.terminal = false | .process.args = ["/bin/true"] |
-		.root = {path: $root, readonly: true} | .annotations = $ann |
-		if $hooks == null then del(.hooks) else .hooks = $hooks end' \
-		"$dir/config.json" >"$dir/config.json.new" &&
-		mv "$dir/config.json.new" "$dir/config.json"
+	b_runtime_spec "$dir" "$hooks" "$ann"
 }
 
 g_setup()

@@ -114,12 +114,7 @@ runtime_bundle()
 			 poststop: [{path: $h, args: [$h, "--config", $c, "poststop"], env: $env}]}')
 		;;
 	esac
-	jq --arg root "$B_TMP/rootfs" --argjson hooks "$hooks" --argjson ann "$ann" '
-		.process.terminal = false | .process.args = ["/bin/true"] |
-		.root = {path: $root, readonly: true} | .annotations = $ann |
-		if $hooks == null then del(.hooks) else .hooks = $hooks end' \
-		"$dir/config.json" >"$dir/config.json.new" &&
-		mv "$dir/config.json.new" "$dir/config.json" && echo "$dir"
+	b_runtime_spec "$dir" "$hooks" "$ann" && echo "$dir"
 }
 
 # hook_runtimes: runc run (no hooks, /bin/true hooks, readstate hooks,
