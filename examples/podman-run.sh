@@ -8,9 +8,13 @@
 # podman reads hooks.d files only from its hooks directories; `make install`
 # puts ours in /usr/local/share/containers/oci/hooks.d, which podman does
 # not read by default, so name it with --hooks-dir (or add it to
-# hooks_dir in containers.conf). The hooks.d file runs the hook only for
-# containers that carry a sockopt-hook.io/ annotation, so the annotation
-# is what turns the policy on:
+# hooks_dir in containers.conf). A --hooks-dir replaces podman's default
+# directories, which would hide the other hooks installed there (nvidia,
+# seccomp recording): this script names them too, those that exist, after
+# ours, so that one of theirs may still mask ours as it would by default.
+# The hooks.d file runs the hook only for containers that carry a
+# sockopt-hook.io/ annotation, so the annotation is what turns the policy
+# on:
 #
 #   SOCKOPT_POLICY=restricted podman-run.sh alpine sh -c 'ip -d link'
 #   SOCKOPT_BYPASS=true podman-run.sh --network host my/bulk-transfer
@@ -20,6 +24,9 @@
 #                   (default "restricted"; empty: no policy annotation)
 #   SOCKOPT_BYPASS  "true" or "false" (default: no bypass annotation)
 #   HOOKS_DIR       default /usr/local/share/containers/oci/hooks.d
+#   PODMAN_HOOKS_DIRS  podman's own hooks directories, kept (default
+#                   "/usr/share/containers/oci/hooks.d
+#                   /etc/containers/oci/hooks.d", later ones winning)
 #   PODMAN          the podman command and its global options
 #                   (default "podman"; split on spaces)
 #
@@ -38,5 +45,9 @@ fi
 if [ -n "$SOCKOPT_POLICY" ]; then
 	set -- --annotation "sockopt-hook.io/policy=$SOCKOPT_POLICY" "$@"
 fi
-# shellcheck disable=SC2086 # PODMAN is a command line on purpose
-exec ${PODMAN:-podman} --hooks-dir "$HOOKS_DIR" run --rm "$@"
+dirs="--hooks-dir $HOOKS_DIR"
+for d in ${PODMAN_HOOKS_DIRS-/usr/share/containers/oci/hooks.d /etc/containers/oci/hooks.d}; do
+	[ -d "$d" ] && dirs="$dirs --hooks-dir $d"
+done
+# shellcheck disable=SC2086 # PODMAN and dirs are word lists on purpose
+exec ${PODMAN:-podman} $dirs run --rm "$@"

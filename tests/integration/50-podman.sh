@@ -102,7 +102,8 @@ tap_ok $? "operator config with log_file and log_level debug"
 : >"$LOG"
 
 # run NAME POLICY [PODMAN-RUN-ARGS...] -- ARGS...: examples/podman-run.sh
-# with SOCKOPT_POLICY=POLICY. Sets OUT, RC, CID and NEWLOG (what the hook
+# with SOCKOPT_POLICY=POLICY, and as podman's own hooks directories only
+# PODMAN_HOOKS_DIRS (none unless set: the machine's are not the test's). Sets OUT, RC, CID and NEWLOG (what the hook
 # logged during the run).
 run()
 {
@@ -117,6 +118,7 @@ run()
 	cidfile=$PM/$name.cid
 	lines=$(wc -l <"$LOG")
 	OUT=$(SOCKOPT_POLICY=$policy HOOKS_DIR=$HOOKS_DIR PODMAN="${PODMAN[*]}" \
+		PODMAN_HOOKS_DIRS=${PODMAN_HOOKS_DIRS-} \
 		timeout -k 5 "$CT_TIMEOUT" "$CT_TOP/examples/podman-run.sh" \
 		--cidfile "$cidfile" --cgroup-parent "/$CGPARENT" --net=none \
 		--cap-add NET_ADMIN --ulimit "nofile=$NOFILE:$NOFILE" \
@@ -143,6 +145,19 @@ tap_ok $? "the hook logged the attach for container ${CID:0:12}" || diag_run res
 [[ $NEWLOG == *"container $CID: released"* ]]
 tap_ok $? "podman ran the poststop stage: the hook released the container" ||
 	diag_run restricted
+
+# Another tool's hook in one of podman's own hooks directories (a stand-in
+# for /usr/share/containers/oci/hooks.d): podman-run.sh must keep it, as a
+# --hooks-dir replaces podman's directories.
+OTHER=$PM/other-hooks
+mkdir -p "$OTHER" &&
+	jq -n --arg m "$PM/other-ran" '{version: "1.0.0",
+		hook: {path: "/bin/sh", args: ["sh", "-c", ("touch " + $m)]},
+		when: {always: true}, stages: ["prestart"]}' >"$OTHER/other.json"
+PODMAN_HOOKS_DIRS=$OTHER run kept restricted -- /bin/sockcheck set-mark 5
+tap_is "$OUT $([ -e "$PM/other-ran" ] && echo other-ran)" "setsockopt=EPERM other-ran" \
+	"podman-run.sh keeps podman's own hooks directories: the policy applies and the other hook ran" ||
+	diag_run kept
 
 run none "" -- /bin/sockcheck set-mark 5
 tap_is "$OUT" "setsockopt=ok" "podman, no annotation: SO_MARK works" || diag_run none
