@@ -10,6 +10,11 @@
 
 #define SH_ANNOTATION_BYPASS "sockopt-hook.io/bypass-prot-mem"
 #define SH_ANNOTATION_POLICY "sockopt-hook.io/policy"
+/* "name=value,name=value": per container, for names too long for the
+ * scoped form (a Kubernetes key's name part is at most 63 characters). */
+#define SH_ANNOTATION_CONTAINERS_POLICY "sockopt-hook.io/containers.policy"
+#define SH_ANNOTATION_CONTAINERS_BYPASS \
+	"sockopt-hook.io/containers.bypass-prot-mem"
 #define SH_MAX_STATE_SIZE (1 << 20)
 #define SH_MAX_BUNDLE_CONFIG (8 << 20)
 #define SH_MAX_ID_LEN 256

@@ -2,8 +2,9 @@
 /*
  * The effective policy: operator defaults, then the named policy, then the
  * workload's annotations, each only as far as the operator allows it.
- * Container-scoped keys (KEY.<container-name>) override pod-level ones;
- * pod.c says which container this is. Keys in log lines are ours plus a
+ * Container-scoped keys (KEY.<container-name>) override the container's
+ * entry in a containers.* list, which overrides pod-level keys; pod.c says
+ * which container this is. Keys in log lines are ours plus a
  * checked container name; values are quoted with LOG_Q.
  */
 #include <errno.h>
@@ -60,24 +61,91 @@ int policy_parse_bool(const char *key, const char *value, bool *out,
 		LOG_Q(value));
 }
 
-/* Returns the value and sets *key_used to the key it came from. */
-static const char *scoped_annotation(const struct oci_state *st,
-				     const char *name, const char *base,
-				     char *key_buf, size_t len,
-				     const char **key_used)
+struct annotation_pick {
+	char key[SH_ANNOTATION_KEY_MAX]; /* where the value came from */
+	char entry[SH_ANNOTATION_ENTRY_MAX]; /* a value from a list */
+	const char *value; /* NULL: no annotation for this container */
+};
+
+static int invalid_list(const char *key, const char *value, const char *why,
+			struct sh_error *err)
 {
-	const char *v;
+	return error_set(
+		err, -EINVAL,
+		"annotation %s=%s is invalid: %s (expected name=value[,name=value...])",
+		key, LOG_Q(value), why);
+}
+
+/* name's entry in "name=value, name=value": 1, 0 when it has none, or an
+ * error for a list that is not one (a typo must not drop a policy). */
+static int list_entry(const char *key, const char *list, const char *name,
+		      char *out, size_t len, struct sh_error *err)
+{
+	const char *p = list;
+	int found = 0;
+
+	while (*p) {
+		size_t n = strcspn(p, ","), sp = strspn(p, " ");
+		const char *eq = memchr(p, '=', n);
+		size_t nlen, vlen;
+
+		if (!eq || eq == p + sp)
+			return invalid_list(key, list,
+					    "an entry without a name", err);
+		nlen = strcspn(p + sp, " =");
+		if (strspn(p + sp + nlen, " ") != (size_t)(eq - p - sp - nlen))
+			return invalid_list(key, list,
+					    "a name with a space in it", err);
+		vlen = n - (size_t)(eq + 1 - p);
+		while (vlen && eq[1] == ' ')
+			eq++, vlen--;
+		while (vlen && eq[vlen] == ' ')
+			vlen--;
+		if (nlen == strlen(name) && !strncmp(p + sp, name, nlen)) {
+			if (found++)
+				return invalid_list(key, list,
+						    "a container named twice",
+						    err);
+			if (!vlen || vlen >= len)
+				return invalid_list(
+					key, list, "an empty or overlong value",
+					err);
+			snprintf(out, len, "%.*s", (int)vlen, eq + 1);
+		}
+		p += n + (p[n] == ',');
+	}
+	return found;
+}
+
+/* KEY.NAME, else NAME's entry in the list LIST_KEY, else KEY. */
+static int container_annotation(const struct oci_state *st, const char *name,
+				const char *key, const char *list_key,
+				struct annotation_pick *pick,
+				struct sh_error *err)
+{
+	const char *list = oci_annotation(st, list_key);
+	int r;
 
 	if (name) {
-		snprintf(key_buf, len, "%s.%s", base, name);
-		v = oci_annotation(st, key_buf);
-		if (v) {
-			*key_used = key_buf;
-			return v;
-		}
+		snprintf(pick->key, sizeof(pick->key), "%s.%s", key, name);
+		pick->value = oci_annotation(st, pick->key);
+		if (pick->value)
+			return 0;
 	}
-	*key_used = base;
-	return oci_annotation(st, base);
+	if (name && list) {
+		r = list_entry(list_key, list, name, pick->entry,
+			       sizeof(pick->entry), err);
+		if (r < 0)
+			return r;
+		snprintf(pick->key, sizeof(pick->key), "%s[%s]", list_key,
+			 name);
+		pick->value = r ? pick->entry : NULL;
+		if (pick->value)
+			return 0;
+	}
+	snprintf(pick->key, sizeof(pick->key), "%s", key);
+	pick->value = oci_annotation(st, key);
+	return 0;
 }
 
 static int choose_policy(const struct sh_config *cfg, const char *key,
@@ -134,10 +202,8 @@ static void apply_defaults(const struct sh_config *cfg,
 int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 		   struct sh_effective *eff, struct sh_error *err)
 {
-	char policy_buf[SH_ANNOTATION_KEY_MAX],
-		bypass_buf[SH_ANNOTATION_KEY_MAX];
+	struct annotation_pick pick;
 	struct pod_identity who;
-	const char *key, *value;
 	int r;
 
 	memset(eff, 0, sizeof(*eff));
@@ -149,25 +215,22 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 		return 0;
 	}
 	apply_defaults(cfg, eff);
-	value = scoped_annotation(st, who.name, SH_ANNOTATION_POLICY,
-				  policy_buf, sizeof(policy_buf), &key);
-	if (value) {
-		r = choose_policy(cfg, key, value, eff, err);
-		if (r)
-			return r;
-	}
+	r = container_annotation(st, who.name, SH_ANNOTATION_POLICY,
+				 SH_ANNOTATION_CONTAINERS_POLICY, &pick, err);
+	if (!r && pick.value)
+		r = choose_policy(cfg, pick.key, pick.value, eff, err);
+	if (r)
+		return r;
 	if (eff->policy && eff->policy->has_bypass) {
 		eff->bypass = eff->policy->bypass;
 		eff->bypass_source = SRC_POLICY;
 	}
-	value = scoped_annotation(st, who.name, SH_ANNOTATION_BYPASS,
-				  bypass_buf, sizeof(bypass_buf), &key);
-	if (value) {
-		r = apply_bypass_annotation(cfg, key, value, eff, err);
-		if (r)
-			return r;
-	}
-	return 0;
+	r = container_annotation(st, who.name, SH_ANNOTATION_BYPASS,
+				 SH_ANNOTATION_CONTAINERS_BYPASS, &pick, err);
+	if (!r && pick.value)
+		r = apply_bypass_annotation(cfg, pick.key, pick.value, eff,
+					    err);
+	return r;
 }
 
 bool policy_needs(const struct sh_effective *eff, enum sh_prog_kind kind)

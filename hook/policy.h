@@ -9,9 +9,12 @@
 #include "kind.h"
 #include "pod.h"
 
-/* "sockopt-hook.io/bypass-prot-mem.<container name>" and its NUL. */
+/* The longest key text: "sockopt-hook.io/containers.bypass-prot-mem[<name>]"
+ * and its NUL. */
 #define SH_ANNOTATION_KEY_MAX \
-	(sizeof(SH_ANNOTATION_BYPASS) + 1 + SH_MAX_CONTAINER_NAME)
+	(sizeof(SH_ANNOTATION_CONTAINERS_BYPASS) + 2 + SH_MAX_CONTAINER_NAME)
+/* A value taken from a containers.* list: a policy name or a boolean. */
+#define SH_ANNOTATION_ENTRY_MAX (SH_POLICY_NAME_MAX + 1)
 /* "annotation <key>", "policy <name>" or "defaults.bypass_prot_mem". */
 #define SH_SOURCE_TEXT_MAX (sizeof("annotation ") + SH_ANNOTATION_KEY_MAX)
 

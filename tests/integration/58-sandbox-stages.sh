@@ -68,6 +68,14 @@ tap_is "$(probe crio-name get-mark "$CRIO.ContainerType=container" \
 	sockopt-hook.io/policy.web=setonly)" \
 	"mark=EPERM" \
 	"CRI-O container db with a copied $CRI.container-name=web: policy.web does not apply to it"
+# A container name longer than a scoped key's name part may be (63
+# characters: "policy." leaves 56): its entry in containers.policy.
+LONG=web-$(printf 'x%.0s' $(seq 59))
+tap_is "$(probe long-name get-mark "$CRI.container-type=container" \
+	"$CRI.container-name=$LONG" \
+	"sockopt-hook.io/containers.policy=db=restricted, $LONG=setonly")" \
+	"mark=0" \
+	"containerd container with a 63-character name: its containers.policy entry (setonly) applies, not defaults.policy"
 ct_check_same "after the sandbox checks: BPF programs, hook state and cgroups are as before" \
 	"$BASE"
 

@@ -21,10 +21,13 @@ TOP = sys.argv[1]
 HOOKS_DIR = sys.argv[2]
 EX = os.path.join(TOP, "examples")
 KEYS = ["sockopt-hook.io/policy", "sockopt-hook.io/bypass-prot-mem",
-        "sockopt-hook.io/policy.web", "sockopt-hook.io/bypass-prot-mem.web"]
+        "sockopt-hook.io/policy.web", "sockopt-hook.io/bypass-prot-mem.web",
+        "sockopt-hook.io/containers.policy",
+        "sockopt-hook.io/containers.bypass-prot-mem"]
 # Keys the hooks.d file must not react to.
 NOT_KEYS = ["example.com/policy", "sockopt-hook.io/policyx",
             "xsockopt-hook.io/policy", "sockopt-hook.io/policy/web",
+            "sockopt-hook.io/containers.policyx", "sockopt-hook.io/containers",
             "io.kubernetes.container.name"]
 # Keys containerd must not pass on for us.
 UNRELATED = ["example.com/policy", "xsockopt-hook.io/policy",

@@ -208,6 +208,50 @@ static const struct merge_case merge_cases[] = {
 	  -EINVAL, NULL, 0,
 	  "container name '../..' (from io.kubernetes.cri.container-name) refused",
 	  "a container name with '/': refused" },
+	/* containers.* lists: every legal container name (63 characters
+	 * here, more than a scoped key's name part allows). */
+	{ CONTAINERD(
+		  "container",
+		  "web-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx") ",\"sockopt-hook.io/containers.policy\":\"db=bulk, web-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx = restricted\"}",
+	  0, "restricted", 0, NULL,
+	  "a 63-character name picks its list entry" },
+	{ CONTAINERD(
+		  "container",
+		  "web") ",\"sockopt-hook.io/containers.policy\":\"web=restricted\",\"sockopt-hook.io/policy.web\":\"bulk\"}",
+	  0, "bulk", 1, NULL, "the scoped key wins over the list" },
+	{ CONTAINERD(
+		  "container",
+		  "db") ",\"sockopt-hook.io/containers.policy\":\"web=restricted\",\"sockopt-hook.io/policy\":\"bulk\"}",
+	  0, "bulk", 1, NULL, "a container not in the list gets the pod key" },
+	{ CONTAINERD(
+		  "container",
+		  "web") ",\"sockopt-hook.io/containers.bypass-prot-mem\":\"web=true\"}",
+	  0, "base", 1, NULL, "bypass from the list" },
+	{ CONTAINERD(
+		  "container",
+		  "web") ",\"sockopt-hook.io/containers.policy\":\"web=hidden\"}",
+	  -EPERM, NULL, 0,
+	  "annotation sockopt-hook.io/containers.policy[web]='hidden' refused",
+	  "a refusal names the list and the container" },
+	{ CONTAINERD(
+		  "container",
+		  "web") ",\"sockopt-hook.io/containers.policy\":\"db=bulk,restricted\"}",
+	  -EINVAL, NULL, 0, "an entry without a name",
+	  "an entry without '=' is refused" },
+	{ CONTAINERD(
+		  "container",
+		  "web") ",\"sockopt-hook.io/containers.policy\":\"web=bulk,web=restricted\"}",
+	  -EINVAL, NULL, 0, "a container named twice",
+	  "a container named twice is refused" },
+	{ CONTAINERD(
+		  "container",
+		  "web") ",\"sockopt-hook.io/containers.policy\":\"we b=bulk\"}",
+	  -EINVAL, NULL, 0, "a name with a space in it",
+	  "a name with a space is refused" },
+	{ CONTAINERD("container",
+		     "web") ",\"sockopt-hook.io/containers.policy\":\"web=\"}",
+	  -EINVAL, NULL, 0, "an empty or overlong value",
+	  "an empty value is refused" },
 	/* Untrusted text in log lines: quoted, escaped, bounded. */
 	{ "{\"sockopt-hook.io/bypass-prot-mem\":\"true\\n\\r\\t\\u001b[31m'\\\\\\u00e9\"}",
 	  -EINVAL, NULL, 0,
