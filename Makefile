@@ -55,7 +55,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 # Each object's own header dependencies, in a .d file next to it.
 DEPFLAGS = -MMD -MP
 
-ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+ARCH = $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # With -target bpf, clang leaves out the host's own system include
 # directories (asm/types.h and the like are in a multiarch directory on
 # Debian): add the ones clang itself searches, after everything else, as

@@ -13,10 +13,10 @@ BENCH_CLANG ?= $(CLANG)
 BENCH_BPFTOOL ?= $(BPFTOOL)
 BENCH_PKG_CONFIG ?= $(PKG_CONFIG)
 
-BENCH_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
+BENCH_CFLAGS = -O2 -g -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 	-Wno-unused-parameter -D_GNU_SOURCE -I$(BENCH_BUILD) -Ibench \
 	$(shell $(BENCH_PKG_CONFIG) --cflags libbpf)
-BENCH_LIBS := $(shell $(BENCH_PKG_CONFIG) --libs libbpf)
+BENCH_LIBS = $(shell $(BENCH_PKG_CONFIG) --libs libbpf)
 # The top Makefile's target flags and clang's system include directories.
 BENCH_BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall \
 	-Werror $(CLANG_BPF_SYS_INCLUDES)
