@@ -211,6 +211,9 @@ def runtime_configs():
           stages == ["poststop", "prestart"],
           "the base spec runs the installed hook at prestart and poststop",
           (paths, stages))
+    check("rlimits" not in spec.get("process", {}),
+          "the base spec sets no process.rlimits (containerd keeps a base "
+          "spec's, and ctr oci spec caps open files at 1024)")
 
 
 def hooks_d():
