@@ -5,6 +5,7 @@
  * nor unknown fields are checked, only what we use.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "log.h"
 #include "oci.h"
 #include "strictjson.h"
+#include "trust.h"
 
 bool oci_valid_id(const char *id)
 {
@@ -192,20 +194,45 @@ int oci_parse_bundle_config(const char *what, const char *text, size_t len,
 	return r;
 }
 
-/* The bundle as the runtime named it: canonical, so no link redirects it. */
+/* Absolute, without "//", "." or ".." parts or a trailing "/": what a
+ * runtime writes (runc and crun clean the path they are given). */
+static bool clean_path(const char *path)
+{
+	size_t len = strlen(path);
+
+	if (path[0] != '/' || (len > 1 && path[len - 1] == '/') ||
+	    strstr(path, "//"))
+		return false;
+	for (const char *p = path; (p = strchr(p, '/')); p++)
+		if (!strncmp(p, "/./", 3) || !strcmp(p, "/.") ||
+		    !strncmp(p, "/../", 4) || !strcmp(p, "/.."))
+			return false;
+	return true;
+}
+
+/*
+ * The bundle as the runtime named it. Storage is often relocated through a
+ * link (/var/lib/containers -> /data/containers), so links are followed,
+ * but only those whoever could replace them could not use to choose which
+ * config.json (and so which annotations) the hook reads: root's, in a
+ * directory only root writes. The resolved directory is opened once.
+ */
 static int open_bundle(const char *bundle, struct sh_error *err)
 {
 	_cleanup_free_ char *real = realpath(bundle, NULL);
-	int dir;
+	int dir, r;
 
 	if (!real)
 		return error_errno(err, -errno, "bundle %.128s", bundle);
-	if (strcmp(real, bundle))
+	if (!clean_path(bundle))
 		return error_set(
 			err, -EINVAL,
 			"bundle %.128s is not a canonical path (it resolves to %.128s)",
 			bundle, real);
-	dir = open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	r = strcmp(real, bundle) ? trust_check_links(bundle, "bundle", err) : 0;
+	if (r)
+		return r;
+	dir = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dir < 0)
 		return error_errno(err, -errno, "bundle %.128s", bundle);
 	return dir;

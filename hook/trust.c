@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "cleanup.h"
 #include "error.h"
@@ -112,4 +114,57 @@ int trust_check_dir(int fd, const char *what, const char *path,
 			 "%s %.128s (owner uid %u, mode %04o) %s: refusing it",
 			 what, path, (unsigned)st.st_uid,
 			 (unsigned)(st.st_mode & 07777), why);
+}
+
+/* The link (lst) at path: root's or the caller's, in a directory that only
+ * they write (or sticky and root's). */
+static const char *untrusted_link(const char *path, const struct stat *lst)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	const char *dir, *name;
+	struct stat dst;
+
+	if (!copy)
+		return "cannot be checked (out of memory)";
+	struct statfs fs;
+
+	if (lst->st_uid != 0 && lst->st_uid != geteuid())
+		return "is owned by neither root nor the caller";
+	split_path(copy, &dir, &name);
+	if (stat(dir, &dst) < 0 || statfs(dir, &fs) < 0)
+		return "is in a directory that cannot be checked";
+	/* /proc/PID/root and the like lead into another process's view. */
+	if (fs.f_type == PROC_SUPER_MAGIC)
+		return "is a /proc link";
+	return untrusted(&dst, true, true) ?
+		       "is in a directory others may write" :
+		       NULL;
+}
+
+int trust_check_links(const char *path, const char *what, struct sh_error *err)
+{
+	char prefix[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (path[0] != '/' || len >= sizeof(prefix))
+		return error_set(err, -EINVAL,
+				 "%s %.128s is not an absolute path", what,
+				 path);
+	for (size_t i = 1; i <= len; i++) {
+		struct stat lst;
+		const char *why;
+
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)i, path);
+		if (lstat(prefix, &lst) < 0 || !S_ISLNK(lst.st_mode))
+			continue;
+		why = untrusted_link(prefix, &lst);
+		if (why)
+			return error_set(
+				err, -EPERM,
+				"%s %.128s: the link %.128s (owner uid %u) %s: refusing it",
+				what, path, prefix, (unsigned)lst.st_uid, why);
+	}
+	return 0;
 }

@@ -22,4 +22,9 @@ int trust_open_config(const char *path, int *fd, struct sh_error *err);
 int trust_check_dir(int fd, const char *what, const char *path,
 		    struct sh_error *err);
 
+/* 0 when every symbolic link on the way to path is one root trusts: owned
+ * by root or the caller, in a directory only they may write (or sticky and
+ * root's); else -EPERM naming the link. */
+int trust_check_links(const char *path, const char *what, struct sh_error *err);
+
 #endif /* SH_TRUST_H */

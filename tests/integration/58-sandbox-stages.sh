@@ -76,6 +76,14 @@ tap_is "$(probe long-name get-mark "$CRI.container-type=container" \
 	"sockopt-hook.io/containers.policy=db=restricted, $LONG=setonly")" \
 	"mark=0" \
 	"containerd container with a 63-character name: its containers.policy entry (setonly) applies, not defaults.policy"
+# Storage relocated through a link root made (/var/lib/containers ->
+# /data/containers): the runtime names the bundle through the link.
+b=$(ct_bundle -c "$DEFAULTS" relocated -- sockcheck set-mark 5)
+ln -s "$CT_TMP/bundles" "$CT_TMP/relocated"
+ct_run runc "$(ct_id relocated)" "$CT_TMP/relocated/relocated"
+tap_is "$(cat "$CT_OUT")" "setsockopt=EPERM" \
+	"a bundle reached through a root-owned link (relocated storage): the policy applies" ||
+	tap_diag "$(cat "$CT_ERR")"
 ct_check_same "after the sandbox checks: BPF programs, hook state and cgroups are as before" \
 	"$BASE"
 
