@@ -217,27 +217,11 @@ int preload_run(const struct sh_config *cfg, struct preload_result *res,
 	return pin_foreach(dir, sweep_pin, &pl, err);
 }
 
-static int unpin_any(int dir, const char *name, const char *type, uint64_t hash,
-		     void *data)
-{
-	struct preload_result *res = data;
-	struct sh_error err = { 0 };
-	int r;
-
-	(void)hash;
-	if (!type && !pin_is_temp(name))
-		return 0;
-	r = pin_remove(dir, name, &err);
-	if (r)
-		log_warn("%s", err.msg);
-	else if (type)
-		res->unpinned++;
-	return 0;
-}
-
 int preload_unpin_all(struct preload_result *res, struct sh_error *err)
 {
 	_cleanup_close_ int dir = pin_dir_open(false, err);
+	/* No variant wanted: the sweep removes every pin. */
+	struct preload pl = { .res = res };
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -247,7 +231,7 @@ int preload_unpin_all(struct preload_result *res, struct sh_error *err)
 		return dir;
 	r = pin_dir_lock(dir, err);
 	if (!r)
-		r = pin_foreach(dir, unpin_any, res, err);
+		r = pin_foreach(dir, sweep_pin, &pl, err);
 	/* Another tool's file left in it keeps the directory. */
 	if (!r && rmdir(pin_dir()) < 0 && errno != ENOTEMPTY)
 		r = error_errno(err, -errno, "cannot remove %s", pin_dir());
