@@ -45,13 +45,18 @@ static int parse_mountinfo_line(char *line, char **mnt, char **root,
 /* A cgroup2 directory's inode is its cgroup id; the root's is 1. */
 #define CG_ROOT_INO 1
 
-static bool is_cgroup2_root(const char *path)
+static bool is_root_cgroup(const char *path)
 {
-	struct statfs fs;
 	struct stat st;
 
-	return !statfs(path, &fs) && fs.f_type == CGROUP2_SUPER_MAGIC &&
-	       !stat(path, &st) && st.st_ino == CG_ROOT_INO;
+	return !stat(path, &st) && st.st_ino == CG_ROOT_INO;
+}
+
+static bool is_cgroup2(const char *path)
+{
+	struct statfs fs;
+
+	return !statfs(path, &fs) && fs.f_type == CGROUP2_SUPER_MAGIC;
 }
 
 /*
@@ -68,13 +73,14 @@ static bool find_root_fast(struct cg_root *root)
 	if (stat("/proc/self/ns/cgroup", &ns) || ns.st_ino != CG_INIT_NS_INO ||
 	    statfs("/sys/fs/cgroup", &fs))
 		return false;
+	/* /sys/fs/cgroup's statfs is taken once, for both layouts. */
 	if (fs.f_type == CGROUP2_SUPER_MAGIC &&
-	    is_cgroup2_root("/sys/fs/cgroup")) {
+	    is_root_cgroup("/sys/fs/cgroup")) {
 		snprintf(root->mount, sizeof(root->mount), "/sys/fs/cgroup");
 		return true;
 	}
-	if (fs.f_type == TMPFS_MAGIC &&
-	    is_cgroup2_root("/sys/fs/cgroup/unified")) {
+	if (fs.f_type == TMPFS_MAGIC && is_cgroup2("/sys/fs/cgroup/unified") &&
+	    is_root_cgroup("/sys/fs/cgroup/unified")) {
 		snprintf(root->mount, sizeof(root->mount),
 			 "/sys/fs/cgroup/unified");
 		root->hybrid = true;
