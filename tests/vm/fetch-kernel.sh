@@ -73,92 +73,11 @@ command -v apt-get >/dev/null || skip "apt-get not found"
 command -v dpkg-deb >/dev/null || skip "dpkg-deb not found"
 [ -r "$keyring" ] || skip "$keyring missing (debian-archive-keyring)"
 
-# The Debian archive (not the security one) that the system's apt already
-# uses. First ask apt, which knows each source's Release labels once the
-# system lists exist; otherwise read the sources files ourselves.
-mirror_from_apt() {
-	apt-get indextargets --format '$(LABEL)|$(ORIGIN)|$(TARGET_OF)|$(REPO_URI)' 2>/dev/null |
-		awk -F'|' '$1 == "Debian" && $2 == "Debian" && $3 == "deb" { print $4; exit }'
-}
-
-mirror_from_files() {
-	local f
-	{
-		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-			[ -r "$f" ] || continue
-			awk '$1 == "deb" {
-				i = 2
-				if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-				print $i "|" $(i + 1)
-			}' "$f"
-		done
-		for f in /etc/apt/sources.list.d/*.sources; do
-			[ -r "$f" ] || continue
-			# deb822: one stanza per paragraph
-			awk 'function flush() {
-				if (types ~ /(^| )deb( |$)/ && enabled !~ /^no$/)
-					print uris "|" suites
-				types = uris = suites = enabled = ""
-			}
-			/^[ \t]*$/ { flush(); next }
-			/^#/ { next }
-			tolower($1) == "types:" { $1 = ""; types = $0 }
-			tolower($1) == "uris:" { $1 = ""; uris = $0 }
-			tolower($1) == "suites:" { $1 = ""; suites = $0 }
-			tolower($1) == "enabled:" { enabled = tolower($2) }
-			END { flush() }' "$f"
-		done
-	} | awk -F'|' '{
-		n = split($1, u, " ")
-		for (i = 1; i <= n; i++)
-			if (u[i] !~ /security/ && $2 !~ /security/ && u[i] ~ /^(https?|file):/) {
-				print u[i]; exit
-			}
-	}'
-}
-
-mirror=${VM_APT_MIRROR:-}
-[ -n "$mirror" ] || mirror=$(mirror_from_apt || true)
-[ -n "$mirror" ] || mirror=$(mirror_from_files || true)
-[ -n "$mirror" ] || skip "no Debian mirror found in the apt sources"
-mirror=${mirror%/}
-
-mkdir -p "$aptdir/etc/sources.list.d" "$aptdir/etc/preferences.d" \
-	"$aptdir/state/lists/partial" "$aptdir/cache/archives/partial" \
-	"$aptdir/dl" "$cache"
-: >"$aptdir/state/status"
-cat >"$aptdir/etc/sources.list" <<EOF
-deb [signed-by=$keyring] $mirror $suite main
-EOF
-
-apt_opts=(
-	-o "Dir::Etc::SourceList=$aptdir/etc/sources.list"
-	-o "Dir::Etc::SourceParts=$aptdir/etc/sources.list.d"
-	-o "Dir::Etc::Preferences=$aptdir/etc/preferences"
-	-o "Dir::Etc::PreferencesParts=$aptdir/etc/preferences.d"
-	-o "Dir::State=$aptdir/state"
-	-o "Dir::State::status=$aptdir/state/status"
-	-o "Dir::Cache=$aptdir/cache"
-	-o "Dir::Cache::pkgcache=$aptdir/cache/pkgcache.bin"
-	-o "Dir::Cache::srcpkgcache=$aptdir/cache/srcpkgcache.bin"
-	-o "APT::Architecture=amd64"
-	-o "APT::Architectures::=amd64"
-	-o "Acquire::Languages=none"
-	-o "APT::Sandbox::User=root"
-	-q
-)
-
-say "apt-get update: $suite from $mirror"
-if ! apt-get "${apt_opts[@]}" update >"$aptdir/update.log" 2>&1 ||
-	grep -Eq '^(E:|W: Failed|Err:)' "$aptdir/update.log"; then
-	cat "$aptdir/update.log" >&2
-	skip "cannot read the $suite suite from $mirror"
-fi
-
-field() { # field PACKAGE FIELD: the candidate's FIELD
-	apt-cache "${apt_opts[@]}" show "$1" 2>/dev/null |
-		awk -v f="$2:" '$1 == f { $1 = ""; sub(/^ /, ""); print; exit } /^$/ { exit }'
-}
+# shellcheck source=tests/vm/unstable-apt.sh
+. "$(dirname "$0")/unstable-apt.sh"
+mkdir -p "$cache"
+unstable_apt_init "$aptdir" || skip "cannot read the $suite suite (see above)"
+field() { unstable_field "$@"; }
 
 # ABI from the meta package's dependency on linux-image-<abi>-<flavour>
 abi=$(field "linux-image-$flavour" Depends | tr ',|' '\n\n' |
