@@ -13,7 +13,7 @@ TEST_SHIM_CFLAGS := -shared -fPIC -O2 -Wall -Wextra -Werror -D_GNU_SOURCE
 # demo-only machine lacks; 72-escapes.sh skips its compat checks without
 # them. Checked with wildcards, so that plain `make` runs no compiler.
 M32_OK := $(and $(wildcard /usr/lib32/libc.a),$(wildcard /usr/lib/gcc/*/*/32/crtbeginT.o))
-PROBE_PROGS := $(addprefix $(BUILD)/tests/,sockcheck escape \
+PROBE_PROGS := $(addprefix $(BUILD)/tests/,sockcheck escape pause \
 	$(if $(M32_OK),sockcheck32 escape32))
 # Host-side helpers: another tool's cgroup program, an inotify hog.
 HOST_PROGS := $(addprefix $(BUILD)/tests/,cgprog inotify_hog)

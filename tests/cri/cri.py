@@ -1,0 +1,432 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""A CRI client that runs a pod the way kubelet does (tests/cri/).
+
+    cri.py [-a SOCKET] [--stubs DIR] COMMAND ...
+
+    version                      the runtime's name and version
+    image-id REF                 the image's id (kubelet's EnsureImageExists)
+    run-pod POD.json             RunPodSandbox, then CreateContainer and
+                                 StartContainer for each container; prints
+                                 {"sandbox": ID, "containers": {NAME: ID}}
+    exec CONTAINER-ID CMD...     ExecSync: the command's stdout and stderr,
+                                 and its exit code as ours
+    inspect CONTAINER-ID         ContainerStatus verbose info (pid, runtimeSpec)
+    inspect-pod SANDBOX-ID       PodSandboxStatus verbose info
+    remove-pod SANDBOX-ID        StopContainer and RemoveContainer for each of
+                                 the pod's containers, StopPodSandbox,
+                                 RemovePodSandbox
+    pods                         the ids of all pod sandboxes, one a line
+
+POD.json is a Kubernetes Pod (what `kubectl get pod -o json` shows) with
+the fields used here: metadata.name, namespace, uid, labels, annotations;
+spec.runtimeClassName (taken as the RuntimeClass's handler, as in
+examples/kubernetes/runtimeclass.yaml), spec.hostNetwork (it must be true:
+no CNI here), spec.terminationGracePeriodSeconds, spec.containers[].name,
+image, command, args, securityContext.capabilities.add. Every pod is
+BestEffort (no resources). Options kubelet takes from its own flags:
+--cgroup-driver (cgroupfs or systemd), --log-root (its --pod-logs-dir,
+/var/log/pods), --pod-root (its root dir's pods/, for the files it mounts).
+
+The stubs (api_pb2.py) are the ones tests/cri/gen-stubs.sh made with this
+machine's grpc_tools: only the messages are used, the methods are called by
+name, so that the client works with Debian 12's python3-grpcio and
+protobuf and with unstable's, whatever grpc_tools wrote the _grpc module.
+Exit: 0 done; 1 an RPC or the pod failed; 2 usage; exec: the command's code.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+import zlib
+
+SERVICE = "/runtime.v1.RuntimeService/"
+IMAGES = "/runtime.v1.ImageService/"
+
+# The paths kubelet masks and makes read-only in every container that is
+# not privileged (pkg/securitycontext/util.go, defaultMaskedPaths and
+# defaultReadonlyPaths, ProcMount Default).
+MASKED_PATHS = ["/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys",
+                "/proc/latency_stats", "/proc/timer_list",
+                "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
+                "/sys/firmware", "/sys/devices/virtual/powercap"]
+READONLY_PATHS = ["/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+                  "/proc/sysrq-trigger"]
+# cm.MinShares (pkg/kubelet/cm/helpers_linux.go): a BestEffort pod's CPU
+# shares; the CFS period kubelet sends with them (quotaPeriod).
+MIN_SHARES = 2
+CFS_PERIOD = 100000
+# BestEffort's oom_score_adj (pkg/kubelet/qos/policy.go).
+BESTEFFORT_OOM_SCORE_ADJ = 1000
+
+
+def load_stubs(stubs):
+    sys.path.insert(0, stubs)
+    try:
+        import api_pb2
+    except ImportError as e:
+        sys.exit("cri.py: no CRI stubs in %s (tests/cri/gen-stubs.sh): %s"
+                 % (stubs, e))
+    return api_pb2
+
+
+class Cri:
+    """A connection to a CRI runtime's unix socket."""
+
+    def __init__(self, address, stubs, timeout=60):
+        import grpc
+        self.grpc = grpc
+        self.pb = load_stubs(stubs)
+        self.timeout = timeout
+        self.channel = grpc.insecure_channel("unix://" + address)
+
+    def call(self, path, method, request, deadline=None):
+        rpc = self.channel.unary_unary(
+            path + method,
+            request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=getattr(self.pb, method + "Response").FromString)
+        return rpc(request, timeout=deadline or self.timeout)
+
+    # "deadline", not "timeout": StopContainer and ExecSync have a field
+    # of that name.
+    def runtime(self, method, deadline=None, **fields):
+        request = getattr(self.pb, method + "Request")(**fields)
+        return self.call(SERVICE, method, request, deadline)
+
+    def images(self, method, **fields):
+        request = getattr(self.pb, method + "Request")(**fields)
+        return self.call(IMAGES, method, request)
+
+    def wait_ready(self, seconds):
+        """Version until it answers: the runtime is up."""
+        end = time.monotonic() + seconds
+        while True:
+            try:
+                return self.runtime("Version", deadline=2)
+            except self.grpc.RpcError:
+                if time.monotonic() > end:
+                    raise
+                time.sleep(0.2)
+
+    def image_id(self, ref):
+        """kuberuntime_image.go EnsureImageExists -> GetImageRef: the id of
+        the image the runtime has for the reference (kubelet never pulls
+        here: imagePullPolicy IfNotPresent and the image is present)."""
+        resp = self.images("ImageStatus", image=self.pb.ImageSpec(image=ref))
+        if not resp.image.id:
+            raise LookupError("image %s is not in the runtime's store" % ref)
+        return resp.image.id
+
+
+def enum(pb, enum_name, value):
+    return getattr(pb, enum_name).Value(value)
+
+
+def cgroup_parent(driver, uid):
+    """The pod's cgroup, as kubelet's pod container manager names it for a
+    BestEffort pod (pkg/kubelet/cm/pod_container_manager_linux.go
+    GetPodContainerName, cgroup_manager_linux.go ToSystemd/ToCgroupfs)."""
+    if driver == "systemd":
+        return "kubepods-besteffort-pod%s.slice" % uid.replace("-", "_")
+    return "/kubepods/besteffort/pod%s" % uid
+
+
+def host_dns():
+    """A host-network pod with dnsPolicy ClusterFirst gets the node's
+    resolv.conf (pkg/kubelet/network/dns/dns.go, podDNSHost)."""
+    servers, searches, options = [], [], []
+    try:
+        with open("/etc/resolv.conf") as f:
+            for line in f:
+                words = line.split()
+                if len(words) < 2 or words[0].startswith(("#", ";")):
+                    continue
+                if words[0] == "nameserver":
+                    servers.append(words[1])
+                elif words[0] == "search":
+                    searches = words[1:]
+                elif words[0] == "options":
+                    options += words[1:]
+    except OSError:
+        pass
+    return servers, searches, options
+
+
+def hugepage_sizes():
+    """The sizes kubelet sends a limit of 0 for in a pod without hugepages
+    requests (kuberuntime_container_linux.go GetHugepageLimitsFromResources,
+    from the machine's /sys/kernel/mm/hugepages), where the runtime can set
+    them: a hybrid host needs the v1 hugetlb hierarchy mounted."""
+    unified_only = os.path.exists("/sys/fs/cgroup/cgroup.controllers")
+    if not unified_only and not os.path.ismount("/sys/fs/cgroup/hugetlb"):
+        return []
+    sizes = []
+    try:
+        names = os.listdir("/sys/kernel/mm/hugepages")
+    except OSError:
+        return []
+    for name in sorted(names):
+        kb = int(name[len("hugepages-"):-len("kB")])
+        if kb % 1048576 == 0:
+            sizes.append("%dGB" % (kb // 1048576))
+        elif kb % 1024 == 0:
+            sizes.append("%dMB" % (kb // 1024))
+        else:
+            sizes.append("%dKB" % kb)
+    return sizes
+
+
+class Pod:
+    """A Pod manifest and the CRI messages kubelet makes of it."""
+
+    def __init__(self, cri, manifest, opts):
+        self.cri, self.pb, self.opts = cri, cri.pb, opts
+        self.meta = manifest["metadata"]
+        self.spec = manifest["spec"]
+        self.uid = self.meta["uid"]
+        self.namespace = self.meta.get("namespace", "default")
+        if not self.spec.get("hostNetwork"):
+            raise ValueError("only hostNetwork pods (no CNI here)")
+        self.grace = int(self.spec.get("terminationGracePeriodSeconds", 30))
+        # pkg/kubelet/kuberuntime/kuberuntime_manager.go BuildPodLogsDirectory.
+        self.log_dir = os.path.join(opts.log_root, "%s_%s_%s" % (
+            self.namespace, self.meta["name"], self.uid))
+        self.pod_dir = os.path.join(opts.pod_root, self.uid)
+
+    def namespaces(self):
+        """runtimeutil.NamespacesForPod (kuberuntime/util/util.go): the
+        node's network, a pod-wide IPC namespace, a PID namespace per
+        container (shareProcessNamespace unset)."""
+        pb = self.pb
+        return pb.NamespaceOption(network=enum(pb, "NamespaceMode", "NODE"),
+                                  pid=enum(pb, "NamespaceMode", "CONTAINER"),
+                                  ipc=enum(pb, "NamespaceMode", "POD"))
+
+    def besteffort_resources(self):
+        return self.pb.LinuxContainerResources(cpu_period=CFS_PERIOD,
+                                               cpu_shares=MIN_SHARES)
+
+    def sandbox_config(self):
+        """kuberuntime_sandbox.go generatePodSandboxConfig and
+        generatePodSandboxLinuxConfig; labels.go newPodLabels and
+        newPodAnnotations."""
+        pb = self.pb
+        labels = dict(self.meta.get("labels") or {})
+        labels["io.kubernetes.pod.name"] = self.meta["name"]
+        labels["io.kubernetes.pod.namespace"] = self.namespace
+        labels["io.kubernetes.pod.uid"] = self.uid
+        servers, searches, options = host_dns()
+        profile = pb.SecurityProfile.ProfileType
+        security = pb.LinuxSandboxSecurityContext(
+            namespace_options=self.namespaces(), privileged=False,
+            # "Forcing sandbox to run as runtime/default" (issue 84623).
+            seccomp=pb.SecurityProfile(
+                profile_type=profile.Value("RuntimeDefault")))
+        linux = pb.LinuxPodSandboxConfig(
+            cgroup_parent=cgroup_parent(self.opts.cgroup_driver, self.uid),
+            security_context=security, sysctls={},
+            # applySandboxResources (kuberuntime_sandbox_linux.go).
+            resources=self.besteffort_resources())
+        return pb.PodSandboxConfig(
+            metadata=pb.PodSandboxMetadata(name=self.meta["name"],
+                                           namespace=self.namespace,
+                                           uid=self.uid, attempt=0),
+            # No hostname: a hostNetwork pod keeps the node's.
+            log_directory=self.log_dir,
+            dns_config=pb.DNSConfig(servers=servers, searches=searches,
+                                    options=options),
+            labels=labels,
+            annotations=self.meta.get("annotations") or {},
+            linux=linux)
+
+    def container_mounts(self, name):
+        """The two files kubelet mounts into every container of a
+        hostNetwork pod: its managed /etc/hosts and the termination message
+        file (kubelet_pods.go makeMounts, kuberuntime_container.go
+        makeMounts)."""
+        pb = self.pb
+        hosts = os.path.join(self.pod_dir, "etc-hosts")
+        if not os.path.exists(hosts):
+            with open(hosts, "w") as f:
+                f.write("127.0.0.1\tlocalhost\n::1\tlocalhost\n")
+        term_dir = os.path.join(self.pod_dir, "containers", name)
+        os.makedirs(term_dir, exist_ok=True)
+        term = os.path.join(term_dir, "%08x" % zlib.crc32(os.urandom(8)))
+        open(term, "w").close()
+        return [pb.Mount(container_path="/etc/hosts", host_path=hosts,
+                         selinux_relabel=True),
+                pb.Mount(container_path="/dev/termination-log",
+                         host_path=term, selinux_relabel=True)]
+
+    def container_config(self, container, image_id):
+        """kuberuntime_container.go generateContainerConfig,
+        kuberuntime_container_linux.go generateLinuxContainerConfig,
+        security_context.go determineEffectiveSecurityContext, labels.go
+        newContainerLabels and newContainerAnnotations."""
+        pb = self.pb
+        name = container["name"]
+        labels = {"io.kubernetes.container.name": name,
+                  "io.kubernetes.pod.name": self.meta["name"],
+                  "io.kubernetes.pod.namespace": self.namespace,
+                  "io.kubernetes.pod.uid": self.uid}
+        # kubecontainer.HashContainer: a hash of the container's spec.
+        spec_hash = zlib.crc32(json.dumps(container, sort_keys=True).encode())
+        annotations = {
+            "io.kubernetes.container.hash": "%x" % spec_hash,
+            "io.kubernetes.container.restartCount": "0",
+            "io.kubernetes.container.terminationMessagePath": "/dev/termination-log",
+            "io.kubernetes.container.terminationMessagePolicy": "File",
+            "io.kubernetes.pod.terminationGracePeriod": str(self.grace),
+        }
+        resources = self.besteffort_resources()
+        resources.oom_score_adj = BESTEFFORT_OOM_SCORE_ADJ
+        for size in hugepage_sizes():
+            resources.hugepage_limits.add(page_size=size, limit=0)
+        if os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
+            # cgroup v2: the whole container is killed on OOM unless the
+            # kubelet's singleProcessOOMKill says otherwise.
+            resources.unified["memory.oom.group"] = "1"
+        caps = ((container.get("securityContext") or {})
+                .get("capabilities") or {}).get("add") or []
+        profile = pb.SecurityProfile.ProfileType
+        security = pb.LinuxContainerSecurityContext(
+            namespace_options=self.namespaces(),
+            masked_paths=MASKED_PATHS, readonly_paths=READONLY_PATHS,
+            # The kubelet's seccompDefault is false: Unconfined.
+            seccomp=pb.SecurityProfile(
+                profile_type=profile.Value("Unconfined")))
+        if caps:
+            security.capabilities.add_capabilities.extend(
+                "CAP_" + c if not c.startswith("CAP_") else c for c in caps)
+        return pb.ContainerConfig(
+            metadata=pb.ContainerMetadata(name=name, attempt=0),
+            image=pb.ImageSpec(image=image_id,
+                               user_specified_image=container["image"]),
+            command=container.get("command") or [],
+            args=container.get("args") or [],
+            working_dir=container.get("workingDir", ""),
+            mounts=self.container_mounts(name),
+            labels=labels, annotations=annotations,
+            log_path=os.path.join(name, "0.log"),
+            linux=pb.LinuxContainerConfig(resources=resources,
+                                          security_context=security))
+
+    def run(self):
+        """kuberuntime_manager.go SyncPod: the sandbox first, then each
+        container (kuberuntime_container.go startContainer)."""
+        handler = self.spec.get("runtimeClassName") or ""
+        os.makedirs(self.log_dir, mode=0o755, exist_ok=True)
+        os.makedirs(self.pod_dir, mode=0o750, exist_ok=True)
+        config = self.sandbox_config()
+        sandbox = self.cri.runtime("RunPodSandbox", config=config,
+                                   runtime_handler=handler).pod_sandbox_id
+        ids = {}
+        for container in self.spec["containers"]:
+            image_id = self.cri.image_id(container["image"])
+            os.makedirs(os.path.join(self.log_dir, container["name"]),
+                        mode=0o755, exist_ok=True)
+            cid = self.cri.runtime(
+                "CreateContainer", pod_sandbox_id=sandbox,
+                config=self.container_config(container, image_id),
+                sandbox_config=config).container_id
+            self.cri.runtime("StartContainer", container_id=cid)
+            ids[container["name"]] = cid
+        return {"sandbox": sandbox, "containers": ids}
+
+
+def grace_of(cri, sandbox):
+    """The pod's grace period, from what its containers were given."""
+    pods = cri.runtime("ListContainers", filter=cri.pb.ContainerFilter(
+        pod_sandbox_id=sandbox)).containers
+    return [(c.id, int(c.annotations.get(
+        "io.kubernetes.pod.terminationGracePeriod", "30"))) for c in pods]
+
+
+def remove_pod(cri, sandbox):
+    """kuberuntime_manager.go killPodWithSyncResult: stop every container
+    with the grace period, stop the sandbox; then the garbage collector
+    (kuberuntime_gc.go) removes the containers and the sandbox."""
+    containers = grace_of(cri, sandbox)
+    for cid, grace in containers:
+        cri.runtime("StopContainer", container_id=cid, timeout=grace,
+                    deadline=grace + 30)
+    cri.runtime("StopPodSandbox", pod_sandbox_id=sandbox)
+    for cid, _ in containers:
+        cri.runtime("RemoveContainer", container_id=cid)
+    cri.runtime("RemovePodSandbox", pod_sandbox_id=sandbox)
+
+
+def verbose_info(resp):
+    """containerd's verbose status: {"info": "<json>"}."""
+    return {k: json.loads(v) if v[:1] in "{[" else v
+            for k, v in resp.info.items()}
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("-a", "--address", default="/run/containerd/containerd.sock")
+    p.add_argument("--stubs", default=os.environ.get("CRI_STUBS", "build/cri"))
+    p.add_argument("--timeout", type=int, default=60)
+    p.add_argument("--cgroup-driver", choices=["cgroupfs", "systemd"],
+                   default="cgroupfs")
+    p.add_argument("--log-root", default="/var/log/pods")
+    p.add_argument("--pod-root", default="/var/lib/kubelet/pods")
+    p.add_argument("--wait", type=float, default=0,
+                   help="wait up to this many seconds for the runtime")
+    p.add_argument("command")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    opts = p.parse_args(argv[1:])
+    cri = Cri(opts.address, opts.stubs, opts.timeout)
+    import grpc
+    try:
+        if opts.wait:
+            cri.wait_ready(opts.wait)
+        return run_command(cri, opts)
+    except grpc.RpcError as e:
+        print("cri.py: %s: %s: %s" % (opts.command, e.code().name,
+                                      e.details()), file=sys.stderr)
+    except (OSError, ValueError, LookupError, KeyError) as e:
+        print("cri.py: %s: %s" % (opts.command, e), file=sys.stderr)
+    return 1
+
+
+def run_command(cri, opts):
+    cmd, args = opts.command, opts.args
+    if cmd == "version" and not args:
+        v = cri.runtime("Version")
+        print(v.runtime_name, v.runtime_version, v.runtime_api_version)
+    elif cmd == "image-id" and len(args) == 1:
+        print(cri.image_id(args[0]))
+    elif cmd == "run-pod" and len(args) == 1:
+        with open(args[0]) as f:
+            manifest = json.load(f)
+        print(json.dumps(Pod(cri, manifest, opts).run()))
+    elif cmd == "exec" and len(args) >= 2:
+        # The prober's ExecSync (pkg/kubelet/prober): a timeout per call.
+        r = cri.runtime("ExecSync", container_id=args[0], cmd=args[1:],
+                        timeout=opts.timeout, deadline=opts.timeout + 10)
+        sys.stdout.write(r.stdout.decode(errors="replace"))
+        sys.stderr.write(r.stderr.decode(errors="replace"))
+        return r.exit_code
+    elif cmd == "inspect" and len(args) == 1:
+        r = cri.runtime("ContainerStatus", container_id=args[0], verbose=True)
+        print(json.dumps(verbose_info(r)))
+    elif cmd == "inspect-pod" and len(args) == 1:
+        r = cri.runtime("PodSandboxStatus", pod_sandbox_id=args[0],
+                        verbose=True)
+        print(json.dumps(verbose_info(r)))
+    elif cmd == "remove-pod" and len(args) == 1:
+        remove_pod(cri, args[0])
+    elif cmd == "pods" and not args:
+        for s in cri.runtime("ListPodSandbox").items:
+            print(s.id)
+    else:
+        print("cri.py: bad command: %s" % " ".join([cmd] + args),
+              file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

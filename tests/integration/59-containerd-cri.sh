@@ -1,0 +1,381 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Pods through containerd's CRI, as kubelet runs them (issue 12): a private
+# Debian 12 containerd 1.6 (config version 2, the handler of
+# examples/containerd/config.toml as a drop-in, its base runtime spec
+# pointed at the built hook), driven by tests/cri/cri.py with kubelet's
+# messages (cgroupfs driver, host network). What the workload sees, by
+# ExecSync of sockcheck in the containers:
+#  - one pod on the "sockopt" handler, three containers: web
+#    (sockopt-hook.io/policy.web: restricted), loader (the list form,
+#    sockopt-hook.io/containers.policy: loader=setonly), plain (no key):
+#    each gets its own policy; the pause sandbox gets no program and no
+#    record;
+#  - the open-files limit of a pod on "sockopt" equals that of a pod on
+#    the default handler, where a handler whose base spec carries
+#    `ctr oci spec`'s process.rlimits (the example before 039d559) caps
+#    it at 1024: SOCKOPT_BASE_SPEC=<that file> makes the check fail;
+#  - a pod with the annotation on the default handler (no RuntimeClass) is
+#    not policed: the silent case, as it is today;
+#  - after the pods are removed and containerd stopped: no record, no
+#    program, no cgroup, no mount, nothing in /run/containerd.
+# shellcheck source-path=SCRIPTDIR
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
+. "$here/../lib/container.sh"
+# shellcheck source=../lib/cri.sh
+. "$here/../lib/cri.sh"
+
+EXAMPLES=$CT_TOP/examples/containerd
+SOCKOPT_BASE_SPEC=${SOCKOPT_BASE_SPEC:-$EXAMPLES/sockopt-hook-base-spec.json}
+
+ct_require runc
+tap_require_cmd containerd ctr containerd-shim-runc-v2 "$CRI_PYTHON"
+[ -x "$CT_BUILD/tests/pause" ] ||
+	tap_skip_all "$CT_BUILD/tests/pause not built (run make test-progs)"
+"$CRI_PYTHON" -c 'import grpc' 2>/dev/null ||
+	tap_skip_all "$CRI_PYTHON has no grpc (python3-grpcio)"
+CRI_STUBS=$("$CT_TOP/tests/cri/gen-stubs.sh" "$CT_BUILD" 2>"$CT_BUILD/cri-gen-stubs.err" | tail -n1)
+case $? in
+0) ;;
+77) tap_skip_all "no CRI stubs: $(tail -n1 "$CT_BUILD/cri-gen-stubs.err")" ;;
+*) tap_bail "tests/cri/gen-stubs.sh failed: $(cat "$CT_BUILD/cri-gen-stubs.err")" ;;
+esac
+
+ct_init
+# kubelet sends hugepage limits, which runc sets only where the hugetlb
+# controller is there: a hybrid node has every v1 controller mounted.
+ct_hugetlb_setup || tap_bail "cannot mount the v1 hugetlb hierarchy"
+BASE=$(ct_snapshot)
+CTD=$CT_TMP/containerd
+CRI_SOCK=$CTD/containerd.sock
+CRI_DIR=$CT_TMP/cri
+CRI_DRIVER=cgroupfs
+RUN_CTD_EXISTED=$([ -e /run/containerd ] && echo 1 || echo 0)
+RUN_CTD_S_EXISTED=$([ -e /run/containerd/s ] && echo 1 || echo 0)
+CTD_PID=
+LOG=$CT_TMP/hook.log
+HOOK_CONFIG=$(ct_config cri ". + {log_file: \"$LOG\", log_level: \"debug\"}")
+mkdir -p "$CTD"/{root,state,conf.d,opt,runc} "$CRI_DIR"
+
+# The v1 hierarchies (and the v2 one) where kubelet's /kubepods was not
+# there before us: cleanup removes ours from these only.
+declare -A KUBEPODS_OURS=()
+for h in /sys/fs/cgroup/*/; do
+	[ -d "$h/kubepods" ] || KUBEPODS_OURS[$h]=1
+done
+
+# remove_pod_cgroups: what kubelet's pod container manager does after the
+# pod's sandbox is gone (runc removes only the containers' own cgroups):
+# the pods' cgroups, and /kubepods where it was not there before.
+remove_pod_cgroups()
+{
+	local h entry uid
+
+	for h in /sys/fs/cgroup/*/; do
+		[ -d "$h/kubepods" ] || continue
+		if [ -n "${KUBEPODS_OURS[$h]:-}" ]; then
+			find "$h/kubepods" -depth -type d -exec rmdir {} \; 2>/dev/null
+			continue
+		fi
+		for entry in "${ALL_UIDS[@]}"; do
+			uid=$entry
+			[ -d "$h/kubepods/besteffort/pod$uid" ] &&
+				find "$h/kubepods/besteffort/pod$uid" -depth -type d \
+					-exec rmdir {} \; 2>/dev/null
+		done
+	done
+}
+
+# our_processes: the pids whose command line names our containerd's socket
+# (its shims), and containerd itself.
+our_processes()
+{
+	local f
+
+	[ -n "$CTD_PID" ] && kill -0 "$CTD_PID" 2>/dev/null && echo "$CTD_PID"
+	for f in /proc/[0-9]*/cmdline; do
+		tr '\0' ' ' <"$f" 2>/dev/null | grep -qF -- "$CTD" &&
+			basename "$(dirname "$f")"
+	done | sort -u
+}
+
+our_mounts()
+{
+	awk -v t="$CT_TMP" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo
+}
+
+stop_containerd()
+{
+	local i pid
+
+	[ -n "$CTD_PID" ] || return 0
+	kill -TERM "$CTD_PID" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$CTD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$CTD_PID" 2>/dev/null
+	wait "$CTD_PID" 2>/dev/null
+	CTD_PID=
+	# Shims of containers we could not remove (a failed run).
+	for pid in $(our_processes); do
+		kill -KILL "$pid" 2>/dev/null
+	done
+}
+
+# shellcheck disable=SC2317 # the EXIT trap calls it
+cleanup()
+{
+	local entry m
+
+	if [ -n "$CTD_PID" ]; then
+		for entry in "${CRI_PODS[@]}"; do
+			cri_remove_pod "${entry%% *}" >/dev/null 2>&1
+		done
+	fi
+	stop_containerd
+	our_mounts | sort -r | while read -r m; do umount -l "$m"; done
+	remove_pod_cgroups
+	[ "$RUN_CTD_S_EXISTED" = 0 ] && rmdir /run/containerd/s 2>/dev/null
+	[ "$RUN_CTD_EXISTED" = 0 ] && rmdir /run/containerd 2>/dev/null
+	ct_cleanup
+}
+trap cleanup EXIT
+ALL_UIDS=()
+
+# --- containerd 1.6, config version 2 with drop-ins ------------------------
+
+# base_spec OUT [JQ]: the example's base spec with the hooks pointed at the
+# built hook, the test's config and state dir.
+base_spec()
+{
+	jq --arg hook "$HOOK" --arg cfg "OCI_SOCKOPT_HOOK_CONFIG=$HOOK_CONFIG" \
+		--arg state "OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR" \
+		--arg pins "OCI_SOCKOPT_HOOK_PIN_DIR=$CT_PIN_DIR" \
+		--arg path "$CT_HOOK_PATH_ENV" \
+		".hooks |= map_values(map(.path = \$hook |
+			.env = [\$path, \$cfg, \$state, \$pins]))${2:+ | $2}" \
+		"$SOCKOPT_BASE_SPEC" >"$1"
+}
+base_spec "$CTD/sockopt-hook-base-spec.json"
+# The control: the base spec as made before 039d559, `ctr oci spec`'s
+# rlimits in it.
+RLIMITS=$(ctr oci spec | jq -c .process.rlimits)
+base_spec "$CTD/rlimits-base-spec.json" ".process.rlimits = $RLIMITS"
+
+# The main config: where this containerd keeps its things, and the
+# drop-ins. No plugin section here: containerd 1.x merges an imported file
+# plugin by plugin, its [plugins."io.containerd.grpc.v1.cri"] replacing the
+# whole CRI section that came before (containerd issues 5837 and 7982; 2.0
+# merges them key by key, containerd PR 9982).
+cat >"$CTD/config.toml" <<EOF
+version = 2
+root = "$CTD/root"
+state = "$CTD/state"
+imports = ["$CTD/conf.d/*.toml"]
+disabled_plugins = ["io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper",
+  "io.containerd.snapshotter.v1.aufs"]
+
+[grpc]
+  address = "$CRI_SOCK"
+[ttrpc]
+  address = "$CRI_SOCK.ttrpc"
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$CTD/opt"
+EOF
+
+# The node's own CRI section: the default handler runc, without the hook.
+node_cri()
+{
+	cat <<EOF
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$CRI_PAUSE"
+  # This host cannot lower oom_score_adj (the pause container's -998).
+  restrict_oom_score_adj = true
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "$CTD/cni/bin"
+    conf_dir = "$CTD/cni/conf.d"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    default_runtime_name = "runc"
+    snapshotter = "overlayfs"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        Root = "$CTD/runc"
+
+EOF
+}
+
+# example_handler NAME BASE-SPEC: the example's handler as an operator
+# merges it: named NAME, its base spec where we put it, the cgroupfs driver
+# of this host, runc's state under ours.
+example_handler()
+{
+	sed -e '/^version = /d' \
+		-e "s|/etc/containerd/sockopt-hook-base-spec.json|$CTD/$2|" \
+		-e "s|SystemdCgroup = true|SystemdCgroup = false\n    Root = \"$CTD/runc\"|" \
+		-e "s/runtimes\.sockopt/runtimes.$1/" "$EXAMPLES/config.toml"
+}
+
+# The drop-in: the node's CRI section and, in the same file for the
+# reason above, the example's handler, then the control handler
+# sockopt-rlimits (the rlimits base spec).
+{
+	node_cri
+	example_handler sockopt sockopt-hook-base-spec.json
+	example_handler sockopt-rlimits rlimits-base-spec.json
+} >"$CTD/conf.d/10-cri.toml"
+
+# What an operator who drops the example in as a file of its own gets from
+# containerd 1.6: a CRI section with that handler and nothing else (no
+# runc, the default sandbox image), which the CRI plugin refuses to load.
+mkdir -p "$CTD/alone/conf.d"
+sed "s|$CTD/conf.d|$CTD/alone/conf.d|" "$CTD/config.toml" >"$CTD/alone/config.toml"
+node_cri >"$CTD/alone/conf.d/10-cri.toml"
+cp "$EXAMPLES/config.toml" "$CTD/alone/conf.d/20-sockopt.toml"
+alone=$(containerd --config "$CTD/alone/config.toml" config dump 2>&1)
+[[ $alone == *'runtimes.sockopt]'* && $alone != *'runtimes.runc]'* &&
+	$alone != *"$CRI_PAUSE"* ]]
+tap_ok $? "containerd 1.6: the example as a drop-in file of its own replaces the node's CRI section (runc handler and sandbox_image gone)" ||
+	tap_diag "$alone"
+
+containerd --config "$CTD/config.toml" >"$CTD/containerd.log" 2>&1 &
+CTD_PID=$!
+VERSION=$(cri --wait 30 version 2>&1)
+tap_like "$VERSION" '^containerd ' \
+	"private containerd (config version 2, the example's drop-in) answers CRI: $VERSION" ||
+	{ tap_diag "$(tail -n 30 "$CTD/containerd.log")"; tap_bail "containerd did not start"; }
+CONFIG_DUMP=$(containerd --config "$CTD/config.toml" config dump 2>/dev/null)
+[[ $CONFIG_DUMP == *'runtimes.runc]'* && $CONFIG_DUMP == *"$CRI_PAUSE"* &&
+	$(sed -n '/runtimes.sockopt]/,/runtimes.sockopt.options]/p' <<<"$CONFIG_DUMP") == *'pod_annotations = ["sockopt-hook.io/*"]'* ]]
+tap_ok $? "the merged config: runc, the pause image, the example's handler sockopt with pod_annotations [\"sockopt-hook.io/*\"]" ||
+	tap_diag "$CONFIG_DUMP"
+
+cri_images "$CRI_DIR/images" "$CT_ROOTFS" "$CT_BUILD/tests/pause" ||
+	tap_bail "cannot build the image archives"
+out=$(for img in busybox pause; do
+	ctr -a "$CRI_SOCK" -n k8s.io images import "$CRI_DIR/images/$img.tar" 2>&1 || echo "import $img failed"
+done)
+ids=$(cri image-id "$CRI_BUSYBOX" && cri image-id "$CRI_PAUSE")
+tap_like "$ids" '^sha256:[0-9a-f]{64}'$'\n''sha256:[0-9a-f]{64}$' \
+	"ctr images import: the busybox and pause images are in CRI's store" ||
+	tap_diag "$out" "$ids"
+
+# --- one pod, three containers, three policies ------------------------------
+
+SLEEPER='["sleep", "3600"]'
+POD=$(cri_pod policed sockopt '{
+	"sockopt-hook.io/policy.web": "restricted",
+	"sockopt-hook.io/containers.policy": "loader=setonly"}' "[
+	{\"name\": \"web\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\"]},
+	{\"name\": \"loader\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\"]},
+	{\"name\": \"plain\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\"]}]")
+ALL_UIDS+=("$(jq -r .metadata.uid "$POD")")
+cri_run_pod "$POD"
+tap_ok $? "pod on handler sockopt: RunPodSandbox, CreateContainer and StartContainer of web, loader, plain" ||
+	tap_diag "$(tail -n 20 "$CTD/containerd.log")" "$(cat "$LOG" 2>/dev/null)"
+SANDBOX=$CRI_SANDBOX
+declare -A POLICED=()
+for n in "${!CRI_IDS[@]}"; do POLICED[$n]=${CRI_IDS[$n]}; done
+
+tap_is "$(cri_exec "${POLICED[web]}" sockcheck get-mark)" "mark=EPERM" \
+	"web (sockopt-hook.io/policy.web: restricted): getsockopt(SO_MARK) gives EPERM"
+tap_is "$(cri_exec "${POLICED[web]}" sockcheck set-mark 5)" "setsockopt=EPERM" \
+	"web: setsockopt(SO_MARK) gives EPERM"
+tap_is "$(cri_exec "${POLICED[loader]}" sockcheck get-mark)" "mark=0" \
+	"loader (containers.policy: loader=setonly): getsockopt(SO_MARK) allowed"
+tap_is "$(cri_exec "${POLICED[loader]}" sockcheck set-mark 5)" "setsockopt=EPERM" \
+	"loader: setsockopt(SO_MARK) gives EPERM"
+tap_is "$(cri_exec "${POLICED[plain]}" sockcheck set-mark 5)" "setsockopt=ok" \
+	"plain (no key of its own, no pod-wide key): setsockopt(SO_MARK) allowed (it has CAP_NET_ADMIN)"
+ann=$(cri_spec_annotations "${POLICED[web]}")
+[[ $ann == *'"io.kubernetes.cri.container-name":"web"'* &&
+	$ann == *'"sockopt-hook.io/policy.web":"restricted"'* &&
+	$ann == *'"sockopt-hook.io/containers.policy":"loader=setonly"'* ]]
+tap_ok $? "web's OCI spec: containerd names the container and passes the pod's sockopt-hook.io keys" ||
+	tap_diag "$ann"
+
+WEB_CG=$(ct_cgroup_of "$(cri_pid "${POLICED[web]}")")
+tap_ok "$([ -n "$WEB_CG" ] && [ -n "$(ct_our_progs "$WEB_CG")" ] &&
+	[ -f "$CT_STATE_DIR/${POLICED[web]}.json" ]; echo $?)" \
+	"web: the hook's programs on its cgroup ($WEB_CG) and its record in the state dir"
+PAUSE_PID=$(cri_sandbox_pid "$SANDBOX")
+PAUSE_CG=$(ct_cgroup_of "$PAUSE_PID")
+progs=$(ct_our_progs "$PAUSE_CG"; ct_our_progs "$PAUSE_CG" effective)
+tap_ok "$([ -n "$PAUSE_CG" ] && [ -z "$progs" ] &&
+	[ ! -e "$CT_STATE_DIR/$SANDBOX.json" ]; echo $?)" \
+	"the pause sandbox ($PAUSE_CG): no program of ours attached or in effect, no record" ||
+	tap_diag "pause pid '$PAUSE_PID', cgroup '$PAUSE_CG', programs: $progs" "$(ls "$CT_STATE_DIR")"
+tap_like "$(cat "$LOG")" "container $SANDBOX: [^$'\n']*sandbox" \
+	"the hook ran for the pause sandbox and said why it did nothing" ||
+	tap_diag "$(grep -F "$SANDBOX" "$LOG")"
+
+# --- the open-files limit ------------------------------------------------------
+
+POD=$(cri_pod default-handler "" '{"sockopt-hook.io/policy": "restricted"}' \
+	"[{\"name\": \"app\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\"]}]")
+ALL_UIDS+=("$(jq -r .metadata.uid "$POD")")
+cri_run_pod "$POD"
+tap_ok $? "pod on the default handler (no RuntimeClass) with sockopt-hook.io/policy: restricted: runs"
+DEFAULT_APP=${CRI_IDS[app]}
+POD=$(cri_pod rlimits sockopt-rlimits '{"sockopt-hook.io/policy": "restricted"}' \
+	"[{\"name\": \"app\", \"command\": $SLEEPER}]")
+ALL_UIDS+=("$(jq -r .metadata.uid "$POD")")
+cri_run_pod "$POD"
+tap_ok $? "pod on handler sockopt-rlimits (base spec with \`ctr oci spec\`'s rlimits): runs"
+RLIMITS_APP=${CRI_IDS[app]}
+
+nofile_sockopt=$(cri_exec "${POLICED[web]}" sh -c 'ulimit -n')
+nofile_default=$(cri_exec "$DEFAULT_APP" sh -c 'ulimit -n')
+nofile_rlimits=$(cri_exec "$RLIMITS_APP" sh -c 'ulimit -n')
+tap_diag "report: open files (ulimit -n) in a pod: default handler $nofile_default, sockopt handler $nofile_sockopt, base spec with ctr oci spec's rlimits $nofile_rlimits"
+tap_is "$nofile_sockopt" "$nofile_default" \
+	"the open-files limit on handler sockopt is the default handler's ($nofile_default)"
+tap_is "$nofile_rlimits" 1024 \
+	"control: a base spec with \`ctr oci spec\`'s process.rlimits caps the pod at 1024 (the example before 039d559)"
+tap_is "$(cri_exec "$RLIMITS_APP" sockcheck get-mark)" "mark=EPERM" \
+	"control: the sockopt-rlimits pod is policed (restricted)"
+
+# --- the silent case: the annotation without the RuntimeClass -----------------
+
+APP_CG=$(ct_cgroup_of "$(cri_pid "$DEFAULT_APP")")
+tap_is "$(cri_exec "$DEFAULT_APP" sockcheck set-mark 5; cri_exec "$DEFAULT_APP" sockcheck get-mark)" \
+	"setsockopt=ok"$'\n'"mark=5" \
+	"default handler: sockopt-hook.io/policy is ignored, SO_MARK set and read (silent: no hook runs)"
+tap_ok "$([ -n "$APP_CG" ] && [ -z "$(ct_our_progs "$APP_CG")" ] &&
+	[ ! -e "$CT_STATE_DIR/$DEFAULT_APP.json" ]; echo $?)" \
+	"default handler: no program on the container's cgroup, no record"
+ann=$(cri_spec_annotations "$DEFAULT_APP")
+[[ $ann != *sockopt-hook.io* ]]
+tap_ok $? "default handler: the pod's sockopt-hook.io key is not in the container's OCI spec (no pod_annotations)" ||
+	tap_diag "$ann"
+
+# --- teardown ------------------------------------------------------------------
+
+rc=0
+for entry in "${CRI_PODS[@]}"; do
+	cri_remove_pod "${entry%% *}" || rc=1
+done
+tap_ok $rc "StopContainer, RemoveContainer, StopPodSandbox, RemovePodSandbox of the three pods"
+tap_is "$(cri pods)" "" "containerd lists no pod sandbox"
+tap_is "$(find "$CT_STATE_DIR" -name '*.json' ! -name 'shared-*')" "" \
+	"no record left in the hook's state dir"
+remove_pod_cgroups
+ct_check_same "after the pods: BPF programs, hook state and cgroups (v2) are as before" "$BASE"
+left=$(for h in /sys/fs/cgroup/*/; do
+	[ -n "${KUBEPODS_OURS[$h]:-}" ] && [ -e "$h/kubepods" ] && echo "$h/kubepods"
+done)
+tap_is "$left" "" "no kubepods cgroup left in any hierarchy"
+stop_containerd
+tap_is "$(our_processes)" "" "containerd stopped, no shim left"
+our_mounts | sort -r | while read -r m; do umount "$m"; done
+tap_is "$(our_mounts)" "" "no mount left under the test's directory"
+ls_run=$(ls -A /run/containerd/s 2>/dev/null)
+tap_is "$ls_run" "" "no shim socket left in /run/containerd/s"
+tap_done
