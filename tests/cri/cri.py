@@ -156,11 +156,8 @@ def host_dns():
 def hugepage_sizes():
     """The sizes kubelet sends a limit of 0 for in a pod without hugepages
     requests (kuberuntime_container_linux.go GetHugepageLimitsFromResources,
-    from the machine's /sys/kernel/mm/hugepages), where the runtime can set
-    them: a hybrid host needs the v1 hugetlb hierarchy mounted."""
-    unified_only = os.path.exists("/sys/fs/cgroup/cgroup.controllers")
-    if not unified_only and not os.path.ismount("/sys/fs/cgroup/hugetlb"):
-        return []
+    from the machine's /sys/kernel/mm/hugepages). containerd drops them
+    where the hugetlb controller is missing (disable_hugetlb_controller)."""
     sizes = []
     try:
         names = os.listdir("/sys/kernel/mm/hugepages")
