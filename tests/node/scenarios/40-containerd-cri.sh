@@ -1,0 +1,226 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# containerd 2.x through CRI, as kubelet runs pods on a systemd node
+# (tests/cri/cri.py with the systemd cgroup driver), configured as an
+# operator would: /etc/containerd/config.toml (version 3) with the
+# example's handler as a version 3 drop-in in /etc/containerd/conf.d/
+# (examples/containerd/config.toml with the version 3 plugin name), the
+# example base spec in /etc/containerd/ (it runs what `make install` put in
+# /usr/local), SystemdCgroup = true, the pause image pinned.
+#  - one pod on handler sockopt, three containers: web
+#    (sockopt-hook.io/policy.web: restricted), loader (containers.policy:
+#    loader=bulk, the bypass), plain (no key): each sees its own policy
+#    (/probe: sockcheck all and memacct), in a cri-containerd scope of the
+#    pod's kubepods slice; the pause sandbox gets nothing;
+#  - open files in a pod on sockopt = on the default handler;
+#  - the annotation on the default handler: not policed (silent);
+#  - the tcp_mem pressure scenario (tests/vm/guest) with the workload run
+#    by CRI: a pod annotated sockopt-hook.io/bypass-prot-mem: "true" sees no
+#    memory pressure, one without it does (figures);
+#  - after the pods are removed: no record, no program, no scope or slice.
+# shellcheck source=tests/node/guest/lib.sh
+. "$NODE_PAYLOAD/lib.sh"
+SRC=$NODE_PAYLOAD/src
+# shellcheck source=tests/lib/cri.sh
+. "$SRC/tests/lib/cri.sh"
+
+CRI_SOCK=/run/containerd/containerd.sock
+CRI_DIR=$NODE_VAR/cri-pods
+CRI_DRIVER=systemd
+ETC=/etc/containerd
+rm -rf "$CRI_DIR" && mkdir -p "$CRI_DIR" "$ETC/conf.d"
+
+tap_like "$(containerd --version)" ' v?2\.[0-9]+' "containerd 2.x: $(containerd --version)"
+out=$("$SRC/tests/cri/gen-stubs.sh" "$NODE_VAR" 2>&1)
+case $? in
+0) CRI_STUBS=$(tail -n1 <<<"$out") ;;
+77) tap_diag "$out"; tap_skip_all "no CRI stubs here: $(tail -n1 <<<"$out")" ;;
+*) tap_diag "$out"; tap_bail "tests/cri/gen-stubs.sh failed" ;;
+esac
+tap_ok 0 "CRI stubs generated here by $(python3 -m grpc_tools.protoc --version)"
+
+# --- containerd configured as an operator would (config version 3) -------
+
+[ -e "$ETC/config.toml" ] && cp "$ETC/config.toml" "$CRI_DIR/config.toml.orig"
+cat >"$ETC/config.toml" <<EOF
+version = 3
+imports = ["$ETC/conf.d/*.toml"]
+
+[plugins.'io.containerd.cri.v1.images'.pinned_images]
+  sandbox = "$CRI_PAUSE"
+
+# kubelet's cgroupDriver is systemd on this node: runc's must be too.
+[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+  [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
+    SystemdCgroup = true
+EOF
+# The example, in version 3 terms: the CRI runtime plugin's new name.
+sed -e 's/^version = 2/version = 3/' \
+	-e "s/\"io.containerd.grpc.v1.cri\"/'io.containerd.cri.v1.runtime'/" \
+	"$SRC/examples/containerd/config.toml" >"$ETC/conf.d/sockopt.toml"
+cp "$SRC/examples/containerd/sockopt-hook-base-spec.json" "$ETC/"
+out=$(systemctl restart containerd 2>&1)
+tap_ok $? "systemctl restart containerd with config.toml v3 and conf.d/sockopt.toml" ||
+	tap_diag "$out"
+VERSION=$(cri --wait 60 version 2>&1)
+tap_like "$VERSION" '^containerd ' "containerd answers CRI: $VERSION" ||
+	{ journalctl -u containerd --no-pager | tail -n 30 | sed 's/^/# /'; tap_bail "no CRI"; }
+dump=$(containerd config dump 2>&1)
+sockopt=$(sed -n "/runtimes.sockopt\]/,/runtimes.sockopt.options\]/p" <<<"$dump")
+[[ $sockopt == *'pod_annotations = ['*'sockopt-hook.io/*'* &&
+	$sockopt == *"$ETC/sockopt-hook-base-spec.json"* &&
+	$dump == *'runtimes.runc]'* && $dump == *"$CRI_PAUSE"* ]]
+tap_ok $? "the v3 drop-in merges into the CRI runtime plugin: runc, the pinned pause image and the example's handler" ||
+	tap_diag "$dump"
+
+# --- images ---------------------------------------------------------------
+
+mkdir -p "$CRI_DIR/pause-bin"
+if [ -x "$NODE_PAYLOAD/bin/pause" ]; then
+	cp "$NODE_PAYLOAD/bin/pause" "$CRI_DIR/pause-bin/pause"
+else
+	# tests/progs/pause.c is not in this payload: a shell that does the
+	# same (PID 1 ignores signals it has no handler for).
+	cp /bin/busybox "$CRI_DIR/pause-bin/busybox"
+	printf '#!/busybox sh\ntrap "exit 0" TERM INT\nwhile :; do /busybox sleep 1; done\n' \
+		>"$CRI_DIR/pause-bin/pause-sh"
+	printf '#!/busybox sh\nexec /busybox sh /pause-sh\n' >"$CRI_DIR/pause-bin/pause"
+	chmod 0755 "$CRI_DIR/pause-bin/pause" "$CRI_DIR/pause-bin/pause-sh"
+fi
+cri_images "$CRI_DIR/images" "$NODE_ROOTFS" "$CRI_DIR/pause-bin/pause" &&
+	cp -a "$CRI_DIR/pause-bin/." "$CRI_DIR/images/pause-rootfs/" &&
+	"$CRI_PYTHON" "$SRC/tests/cri/mkimage.py" "$CRI_DIR/images/pause.tar" \
+		"$CRI_PAUSE" "$CRI_DIR/images/pause-rootfs" /pause
+out=$(for img in busybox pause; do
+	ctr -n k8s.io images import "$CRI_DIR/images/$img.tar" 2>&1 || echo "import $img failed"
+done)
+ids=$(cri image-id "$CRI_BUSYBOX" && cri image-id "$CRI_PAUSE")
+tap_like "$ids" '^sha256:[0-9a-f]{64}'$'\n''sha256:[0-9a-f]{64}$' \
+	"ctr images import: the busybox and pause images are in CRI's store" ||
+	tap_diag "$out" "$ids"
+
+# --- one pod, three containers --------------------------------------------
+
+snapshot
+CAPS='["NET_ADMIN", "NET_RAW"]'
+SLEEPER='["sleep", "3600"]'
+POD=$(cri_pod policed sockopt '{
+	"sockopt-hook.io/policy.web": "restricted",
+	"sockopt-hook.io/containers.policy": "loader=bulk"}' "[
+	{\"name\": \"web\", \"command\": $SLEEPER, \"caps\": $CAPS},
+	{\"name\": \"loader\", \"command\": $SLEEPER, \"caps\": $CAPS},
+	{\"name\": \"plain\", \"command\": $SLEEPER, \"caps\": $CAPS}]")
+UID_POLICED=$(jq -r .metadata.uid "$POD")
+cri_run_pod "$POD"
+tap_ok $? "pod on handler sockopt (RuntimeClass): sandbox and web, loader, plain started" ||
+	journalctl -u containerd --no-pager | tail -n 20 | sed 's/^/# /'
+SANDBOX=$CRI_SANDBOX
+declare -A POLICED=()
+for n in "${!CRI_IDS[@]}"; do POLICED[$n]=${CRI_IDS[$n]}; done
+
+PROBE_OUT=$(cri_exec "${POLICED[web]}" /probe)
+tap_diag "$PROBE_OUT"
+check_restricted "CRI web (policy.web: restricted)"
+check_charged "CRI web (restricted, no bypass)" "$(out_val memacct)"
+PROBE_OUT=$(cri_exec "${POLICED[loader]}" /probe)
+check_bypassed "CRI loader (containers.policy: loader=bulk)"
+tap_is "$(out_val setsockopt)" ok "CRI loader (bulk): setsockopt(SO_MARK) works"
+PROBE_OUT=$(cri_exec "${POLICED[plain]}" /probe)
+check_unpoliced "CRI plain (no key)"
+
+slice=kubepods-besteffort-pod${UID_POLICED//-/_}.slice
+WEB_CG=$(cgroup_of "$(cri_pid "${POLICED[web]}")")
+tap_like "$WEB_CG" "^/kubepods\\.slice/kubepods-besteffort\\.slice/$slice/cri-containerd-${POLICED[web]}\\.scope\$" \
+	"web's cgroup: a cri-containerd scope in the pod's slice ($WEB_CG)"
+tap_check "web: the hook's record" test -f "$NODE_STATE/${POLICED[web]}.json"
+PAUSE_CG=$(cgroup_of "$(cri_sandbox_pid "$SANDBOX")")
+tap_is "$(sh_progs "$PAUSE_CG")" "" "the pause sandbox ($PAUSE_CG): no program of ours in effect"
+tap_check "the pause sandbox: no record" test ! -e "$NODE_STATE/$SANDBOX.json"
+tap_diag "the sandbox's OCI spec hooks (containerd $(containerd --version | awk '{print $3}')): $(cri inspect-pod "$SANDBOX" | jq -c '.info.runtimeSpec.hooks // {}')"
+
+# --- open files, and the silent case --------------------------------------
+
+POD=$(cri_pod default-handler "" '{"sockopt-hook.io/policy": "restricted"}' \
+	"[{\"name\": \"app\", \"command\": $SLEEPER, \"caps\": $CAPS}]")
+UID_DEFAULT=$(jq -r .metadata.uid "$POD")
+cri_run_pod "$POD"
+tap_ok $? "pod on the default handler with sockopt-hook.io/policy: restricted: runs"
+DEFAULT_APP=${CRI_IDS[app]}
+nofile_sockopt=$(cri_exec "${POLICED[web]}" sh -c 'ulimit -n')
+nofile_default=$(cri_exec "$DEFAULT_APP" sh -c 'ulimit -n')
+echo "FIGURE open files in a pod: default handler $nofile_default, sockopt handler $nofile_sockopt"
+tap_is "$nofile_sockopt" "$nofile_default" \
+	"open files on handler sockopt = on the default handler ($nofile_default)"
+PROBE_OUT=$(cri_exec "$DEFAULT_APP" /probe)
+check_unpoliced "default handler, annotated (silent: not policed)"
+tap_check "default handler: no record" test ! -e "$NODE_STATE/$DEFAULT_APP.json"
+
+# --- the bypass under pressure, the workload run by CRI -------------------
+
+POD=$(cri_pod bypass sockopt '{"sockopt-hook.io/bypass-prot-mem": "true"}' \
+	"[{\"name\": \"app\", \"command\": $SLEEPER}]")
+UID_BYPASS=$(jq -r .metadata.uid "$POD")
+cri_run_pod "$POD"
+tap_ok $? "pod with sockopt-hook.io/bypass-prot-mem: \"true\" on handler sockopt: runs"
+BYPASS_APP=${CRI_IDS[app]}
+POD=$(cri_pod nobypass sockopt '{}' "[{\"name\": \"app\", \"command\": $SLEEPER}]")
+UID_NOBYPASS=$(jq -r .metadata.uid "$POD")
+cri_run_pod "$POD"
+tap_ok $? "pod without the annotation on handler sockopt: runs"
+NOBYPASS_APP=${CRI_IDS[app]}
+
+# /proc/sys is read-only in a container: the node sets tcp_mem (the pods
+# share its network namespace), as tests/vm/guest/run.sh does with -m.
+TCP_MEM=$(cat /proc/sys/net/ipv4/tcp_mem)
+restore_tcp_mem() { echo "$TCP_MEM" >/proc/sys/net/ipv4/tcp_mem; }
+trap restore_tcp_mem EXIT
+echo "1000 1000 1000" >/proc/sys/net/ipv4/tcp_mem
+# pressure NAME CONTAINER-ID: the pressure scenario in the container; sets
+# P_COUNT (TcpExtTCPMemoryPressures growth)
+pressure()
+{
+	local line
+
+	line=$(cri --timeout 120 exec "$2" memacct pressure -n 200 -b 262144 -t 5 2>&1 | tail -n1)
+	P_COUNT=$(sed -n 's/.*pressures=\([0-9]*\).*/\1/p' <<<" $line")
+	echo "FIGURE CRI pressure $1: pressures=${P_COUNT:-error} $line"
+}
+pressure "bypass-prot-mem pod" "$BYPASS_APP"
+tap_is "${P_COUNT:-error}" 0 "tcp_mem 1000 pages, CRI pod with the bypass: TCPMemoryPressures 0"
+pressure "pod without the bypass" "$NOBYPASS_APP"
+[[ ${P_COUNT:-} =~ ^[0-9]+$ ]] && [ "$P_COUNT" -gt 0 ]
+tap_ok $? "tcp_mem 1000 pages, CRI pod without the bypass: TCPMemoryPressures ${P_COUNT:-error} > 0"
+restore_tcp_mem
+
+# --- teardown -------------------------------------------------------------
+
+rc=0
+for entry in "${CRI_PODS[@]}"; do
+	cri_remove_pod "${entry%% *}" || rc=1
+done
+tap_ok $rc "Stop/Remove of every container and pod sandbox"
+tap_is "$(cri pods)" "" "containerd lists no pod sandbox"
+# kubelet's pod container manager removes the pod slices (this node has no
+# kubelet: and the kubepods slices, which it would keep).
+for uid in "$UID_POLICED" "$UID_DEFAULT" "$UID_BYPASS" "$UID_NOBYPASS"; do
+	systemctl stop "kubepods-besteffort-pod${uid//-/_}.slice" 2>/dev/null
+done
+systemctl stop kubepods-besteffort.slice kubepods.slice 2>/dev/null
+tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left"
+wait_until 20 same_progs
+tap_ok $? "the BPF programs loaded are those before the pods"
+wait_until 20 test ! -d /sys/fs/cgroup/kubepods.slice
+tap_ok $? "no kubepods cgroup left"
+tap_is "$(systemctl list-units --all --plain --no-legend 'cri-containerd-*.scope' | wc -l)" 0 \
+	"no cri-containerd scope left"
+
+# the node's containerd as it was
+if [ -e "$CRI_DIR/config.toml.orig" ]; then
+	cp "$CRI_DIR/config.toml.orig" "$ETC/config.toml"
+else
+	rm -f "$ETC/config.toml"
+fi
+rm -f "$ETC/conf.d/sockopt.toml" "$ETC/sockopt-hook-base-spec.json"
+systemctl restart containerd
+tap_done
