@@ -190,11 +190,20 @@ def runtime_configs():
     check("/usr/share/containers/oci/hooks.d" in dirs,
           "CRI-O hooks_dir keeps CRI-O's default directory", dirs)
 
-    cfg = checked_toml("containerd/config.toml")
-    if cfg is None:
-        return
-    check(cfg.get("version") == 2, "containerd config version 2")
-    rt = cfg["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["sockopt"]
+    for name, version, plugin in (
+            ("containerd/config.toml", 2, "io.containerd.grpc.v1.cri"),
+            ("containerd/config-v3.toml", 3, "io.containerd.cri.v1.runtime")):
+        cfg = checked_toml(name)
+        if cfg is not None:
+            containerd_handler(name, cfg, version, plugin)
+
+
+def containerd_handler(name, cfg, version, plugin):
+    check(cfg.get("version") == version,
+          "%s: containerd config version %d" % (name, version))
+    rt = cfg["plugins"][plugin]["containerd"]["runtimes"]["sockopt"]
+    check(rt.get("options", {}).get("SystemdCgroup") is True,
+          "%s: the handler's runc uses the systemd cgroup driver" % name)
     check(rt.get("runtime_type") == "io.containerd.runc.v2",
           "the handler runs runc (io.containerd.runc.v2)")
     base = rt.get("base_runtime_spec", "")
