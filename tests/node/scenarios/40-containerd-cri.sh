@@ -3,8 +3,8 @@
 # containerd 2.x through CRI, as kubelet runs pods on a systemd node
 # (tests/cri/cri.py with the systemd cgroup driver), configured as an
 # operator would: /etc/containerd/config.toml (version 3) with the
-# example's handler as a version 3 drop-in in /etc/containerd/conf.d/
-# (examples/containerd/config.toml with the version 3 plugin name), the
+# example's handler as a drop-in in /etc/containerd/conf.d/
+# (examples/containerd/config-v3.toml, unchanged), the
 # example base spec in /etc/containerd/ (it runs what `make install` put in
 # /usr/local), SystemdCgroup = true, the pause image pinned.
 #  - one pod on handler sockopt, three containers: web
@@ -55,10 +55,10 @@ imports = ["$ETC/conf.d/*.toml"]
   [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
     SystemdCgroup = true
 EOF
-# The example, in version 3 terms: the CRI runtime plugin's new name.
-sed -e 's/^version = 2/version = 3/' \
-	-e "s/\"io.containerd.grpc.v1.cri\"/'io.containerd.cri.v1.runtime'/" \
-	"$SRC/examples/containerd/config.toml" >"$ETC/conf.d/sockopt.toml"
+# The example for containerd 2.x, as it is: containerd 2.x merges an
+# imported file's plugin sections key by key (1.x replaced them whole: see
+# 59-containerd-cri.sh).
+cp "$SRC/examples/containerd/config-v3.toml" "$ETC/conf.d/sockopt.toml"
 cp "$SRC/examples/containerd/sockopt-hook-base-spec.json" "$ETC/"
 out=$(systemctl restart containerd 2>&1)
 tap_ok $? "systemctl restart containerd with config.toml v3 and conf.d/sockopt.toml" ||
