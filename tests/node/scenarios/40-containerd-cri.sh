@@ -12,7 +12,9 @@
 #    loader=bulk, the bypass), plain (no key): each sees its own policy
 #    (/probe: sockcheck all and memacct), in a cri-containerd scope of the
 #    pod's kubepods slice; the pause sandbox gets nothing;
-#  - open files in a pod on sockopt = on the default handler;
+#  - open files (soft and hard) in a pod on sockopt = on the default
+#    handler; a control handler with `ctr oci spec`'s rlimits in its base
+#    spec (the example before 039d559) caps them at 1024;
 #  - the annotation on the default handler: not policed (silent);
 #  - the tcp_mem pressure scenario (tests/vm/guest) with the workload run
 #    by CRI: a pod annotated sockopt-hook.io/bypass-prot-mem: "true" sees no
@@ -60,6 +62,13 @@ EOF
 # 59-containerd-cri.sh).
 cp "$SRC/examples/containerd/config-v3.toml" "$ETC/conf.d/sockopt.toml"
 cp "$SRC/examples/containerd/sockopt-hook-base-spec.json" "$ETC/"
+# The control: a handler whose base spec has `ctr oci spec`'s rlimits, as
+# the example had before 039d559.
+jq --argjson r "$(ctr oci spec | jq -c .process.rlimits)" '.process.rlimits = $r' \
+	"$ETC/sockopt-hook-base-spec.json" >"$ETC/sockopt-rlimits-base-spec.json"
+sed -e 's/runtimes\.sockopt/runtimes.sockopt-rlimits/' \
+	-e 's/sockopt-hook-base-spec\.json/sockopt-rlimits-base-spec.json/' \
+	"$ETC/conf.d/sockopt.toml" >"$ETC/conf.d/sockopt-rlimits.toml"
 out=$(systemctl restart containerd 2>&1)
 tap_ok $? "systemctl restart containerd with config.toml v3 and conf.d/sockopt.toml" ||
 	tap_diag "$out"
@@ -147,11 +156,21 @@ UID_DEFAULT=$(jq -r .metadata.uid "$POD")
 cri_run_pod "$POD"
 tap_ok $? "pod on the default handler with sockopt-hook.io/policy: restricted: runs"
 DEFAULT_APP=${CRI_IDS[app]}
-nofile_sockopt=$(cri_exec "${POLICED[web]}" sh -c 'ulimit -n')
-nofile_default=$(cri_exec "$DEFAULT_APP" sh -c 'ulimit -n')
-echo "FIGURE open files in a pod: default handler $nofile_default, sockopt handler $nofile_sockopt"
+POD=$(cri_pod rlimits sockopt-rlimits '{}' "[{\"name\": \"app\", \"command\": $SLEEPER}]")
+UID_RLIMITS=$(jq -r .metadata.uid "$POD")
+cri_run_pod "$POD"
+tap_ok $? "pod on the control handler sockopt-rlimits: runs"
+RLIMITS_APP=${CRI_IDS[app]}
+# shellcheck disable=SC2016 # expanded by the container's shell
+NOFILE='echo "$(ulimit -Sn) $(ulimit -Hn)"'
+nofile_sockopt=$(cri_exec "${POLICED[web]}" sh -c "$NOFILE")
+nofile_default=$(cri_exec "$DEFAULT_APP" sh -c "$NOFILE")
+nofile_rlimits=$(cri_exec "$RLIMITS_APP" sh -c "$NOFILE")
+echo "FIGURE open files (soft hard) in a pod: default handler $nofile_default, sockopt handler $nofile_sockopt, base spec with ctr oci spec's rlimits $nofile_rlimits"
 tap_is "$nofile_sockopt" "$nofile_default" \
-	"open files on handler sockopt = on the default handler ($nofile_default)"
+	"open files (soft hard) on handler sockopt = on the default handler ($nofile_default)"
+[ "$nofile_rlimits" = "1024 1024" ] && [ "$nofile_rlimits" != "$nofile_default" ]
+tap_ok $? "control: a base spec with ctr oci spec's rlimits gives \"$nofile_rlimits\", not the default handler's"
 PROBE_OUT=$(cri_exec "$DEFAULT_APP" /probe)
 check_unpoliced "default handler, annotated (silent: not policed)"
 tap_check "default handler: no record" test ! -e "$NODE_STATE/$DEFAULT_APP.json"
@@ -203,7 +222,7 @@ tap_ok $rc "Stop/Remove of every container and pod sandbox"
 tap_is "$(cri pods)" "" "containerd lists no pod sandbox"
 # kubelet's pod container manager removes the pod slices (this node has no
 # kubelet: and the kubepods slices, which it would keep).
-for uid in "$UID_POLICED" "$UID_DEFAULT" "$UID_BYPASS" "$UID_NOBYPASS"; do
+for uid in "$UID_POLICED" "$UID_DEFAULT" "$UID_RLIMITS" "$UID_BYPASS" "$UID_NOBYPASS"; do
 	systemctl stop "kubepods-besteffort-pod${uid//-/_}.slice" 2>/dev/null
 done
 systemctl stop kubepods-besteffort.slice kubepods.slice 2>/dev/null
@@ -221,6 +240,7 @@ if [ -e "$CRI_DIR/config.toml.orig" ]; then
 else
 	rm -f "$ETC/config.toml"
 fi
-rm -f "$ETC/conf.d/sockopt.toml" "$ETC/sockopt-hook-base-spec.json"
+rm -f "$ETC/conf.d/sockopt.toml" "$ETC/conf.d/sockopt-rlimits.toml" \
+	"$ETC/sockopt-hook-base-spec.json" "$ETC/sockopt-rlimits-base-spec.json"
 systemctl restart containerd
 tap_done
