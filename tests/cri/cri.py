@@ -332,19 +332,20 @@ class Pod:
         return {"sandbox": sandbox, "containers": ids}
 
 
-def grace_of(cri, sandbox):
-    """The pod's grace period, from what its containers were given."""
-    pods = cri.runtime("ListContainers", filter=cri.pb.ContainerFilter(
+def containers_of(cri, sandbox):
+    """The pod's containers, each with the grace period kubelet gave it
+    (the io.kubernetes.pod.terminationGracePeriod annotation)."""
+    found = cri.runtime("ListContainers", filter=cri.pb.ContainerFilter(
         pod_sandbox_id=sandbox)).containers
     return [(c.id, int(c.annotations.get(
-        "io.kubernetes.pod.terminationGracePeriod", "30"))) for c in pods]
+        "io.kubernetes.pod.terminationGracePeriod", "30"))) for c in found]
 
 
 def remove_pod(cri, sandbox):
     """kuberuntime_manager.go killPodWithSyncResult: stop every container
     with the grace period, stop the sandbox; then the garbage collector
     (kuberuntime_gc.go) removes the containers and the sandbox."""
-    containers = grace_of(cri, sandbox)
+    containers = containers_of(cri, sandbox)
     for cid, grace in containers:
         cri.runtime("StopContainer", container_id=cid, timeout=grace,
                     deadline=grace + 30)
