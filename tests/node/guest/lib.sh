@@ -8,11 +8,15 @@
 # shellcheck source=tests/lib/tap.sh
 . "$NODE_PAYLOAD/tap.sh"
 
-# What `make install HOOKSD=/etc/containers/oci/hooks.d` put where
-# (00-node.sh runs it, as an operator would).
+# What `make install HOOKSD=/usr/share/containers/oci/hooks.d` put where
+# (00-node.sh runs it, as an operator would). That hooks.d directory is the
+# one podman 5 reads by default (containers/common's DefaultHooksDirs; it
+# no longer reads /etc/containers/oci/hooks.d unless containers.conf's
+# hooks_dir names it: 30-podman.sh shows both); CRI-O reads it too.
 NODE_HOOK=/usr/local/libexec/oci/hooks.d/oci-sockopt-hook
 NODE_CONFIG=/etc/oci-sockopt-hook/config.json
-NODE_HOOKSD=/etc/containers/oci/hooks.d
+NODE_HOOKSD=/usr/share/containers/oci/hooks.d
+NODE_ETC_HOOKSD=/etc/containers/oci/hooks.d
 NODE_STATE=/run/oci-sockopt-hook
 # the suite's own state in the node: rootfs, bundles, the image tarball
 NODE_VAR=/var/lib/node-suite

@@ -6,7 +6,8 @@
 #    podman 5, containerd 2.x);
 #  - `make install` from the repository (the hook built on the host, not
 #    rebuilt: -o), the example config, the hooks.d file in
-#    /etc/containers/oci/hooks.d (podman's and CRI-O's default directory),
+#    /usr/share/containers/oci/hooks.d (podman 5's default directory, and
+#    CRI-O's),
 #    the preload units enabled and run by systemd;
 #  - the probe rootfs (busybox-static and the static probes) for the
 #    bundles, imported into podman as localhost/node-probe.
@@ -44,7 +45,7 @@ hd="$NODE_HOOKSD/oci-sockopt-hook.json"
 tap_is "$(jq -r .hook.path "$hd" 2>&1)" "$NODE_HOOK" "$hd runs the installed binary"
 tap_is "$(jq -r '.stages | join(" ")' "$hd" 2>&1)" "prestart poststop" "$hd: prestart and poststop"
 tap_check "the hooks.d file runs the hook only for annotated containers (example config: no defaults)" \
-	jq -e '.when.annotations | length > 0' "$hd"
+	sh -c 'jq -e ".when.annotations | length > 0" "$0" >/dev/null' "$hd"
 tap_is "$(systemctl is-enabled oci-sockopt-hook-preload.path 2>&1)" enabled \
 	"oci-sockopt-hook-preload.path enabled"
 tap_is "$(systemctl show -P Result oci-sockopt-hook-preload.service)" success \

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # podman 5 through its default hooks.d directory (no --hooks-dir: the file
-# `make install` put in /etc/containers/oci/hooks.d) with its systemd
+# `make install` put in /usr/share/containers/oci/hooks.d) with its systemd
 # cgroup manager: `podman run --rm` with the policy and the bypass, one
 # without annotations (the hooks.d file leaves it alone), and a detached
 # container driven by exec, stop and rm. Nothing left after each.
@@ -20,6 +20,22 @@ libpod_scopes() {
 	systemctl list-units --all --plain --no-legend 'libpod-*.scope' | awk '{ print $1 }'
 }
 
+# the directories podman reads hooks from, as it says at debug level
+dirs=$(podman --log-level=debug run --rm --network=none "$NODE_IMAGE" true 2>&1 |
+	sed -n 's/.*msg="reading hooks from \([^"]*\)".*/\1/p' | tr '\n' ' ')
+tap_diag "podman reads hooks from: $dirs"
+tap_like "$dirs" "(^| )$NODE_HOOKSD " "podman reads hooks from $NODE_HOOKSD by default"
+
+# podman 5 does not read /etc/containers/oci/hooks.d by default: the
+# hooks.d file there alone polices nothing
+mkdir -p "$NODE_ETC_HOOKSD"
+mv "$NODE_HOOKSD/oci-sockopt-hook.json" "$NODE_ETC_HOOKSD/"
+PROBE_OUT=$(podman run --rm --network=none "${ann[@]}" "$NODE_IMAGE" /probe 2>&1)
+tap_is "$(out_val cc)" cubic \
+	"podman 5 ignores $NODE_ETC_HOOKSD by default: the hooks.d file there alone polices nothing"
+mv "$NODE_ETC_HOOKSD/oci-sockopt-hook.json" "$NODE_HOOKSD/"
+tap_check "the hooks.d file back in $NODE_HOOKSD" test -f "$NODE_HOOKSD/oci-sockopt-hook.json"
+
 # --rm, with the policy and the bypass
 snapshot
 PROBE_OUT=$(podman run --rm --network=none "${ann[@]}" "$NODE_IMAGE" /probe 2>&1)
@@ -37,6 +53,7 @@ tap_ok $? "podman run --rm: no libpod scope left ($(libpod_scopes | tr '\n' ' ')
 PROBE_OUT=$(podman run --rm --network=none "${caps[@]}" "$NODE_IMAGE" /probe 2>&1)
 tap_ok $? "podman run --rm without annotations"
 check_unpoliced "podman, no annotations"
+check_charged "podman, no annotations" "$(out_val memacct)"
 
 # detached: run -d, exec, stop, rm
 snapshot
@@ -50,12 +67,6 @@ scope="libpod-$cid.scope"
 tap_is "$(systemctl show -P ActiveState "$scope")" active "podman: systemd knows the scope (active)"
 tap_is "$(sh_progs "$cg")" "sh_getsockopt sh_setsockopt sh_sock_bypass" \
 	"podman: our programs in effect on the container's cgroup"
-show_hooks_debug() {
-	tap_diag "hooks.d: $(ls -l "$NODE_HOOKSD" 2>&1)"
-	podman --log-level=debug run --rm --network=none "${ann[@]}" "$NODE_IMAGE" true 2>&1 |
-		grep -i 'hook' | sed 's/^/# debug: /'
-}
-[ -n "$(sh_progs "$cg")" ] || show_hooks_debug
 tap_check "podman: the hook's record $NODE_STATE/$cid.json" test -f "$NODE_STATE/$cid.json"
 PROBE_OUT=$(podman exec node-podman /probe 2>&1)
 tap_ok $? "podman exec"
