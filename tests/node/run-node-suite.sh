@@ -64,7 +64,7 @@ case $rc in
 *) rigfail "fetch-kernel.sh exited $rc" ;;
 esac
 say "$(echo "$kout" | head -n1)"
-# shellcheck disable=SC1091
+# shellcheck disable=SC1091,SC2153 # KVER comes from kernel.env
 kver=$(. "$build/vm/cache/kernel.env" && echo "$KVER")
 set +e
 iout=$("$here/image/build-image.sh" "$build" "$kver")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # the paths are for the scenarios
 #
 # Helpers of the node scenarios (tests/node/scenarios/*.sh), sourced by each
 # one inside the node. run.sh exports NODE_PAYLOAD (the payload disk's mount
@@ -42,7 +42,9 @@ wait_until() {
 prog_ids() { bpftool prog show -j | jq -r '.[].id' | sort -n; }
 
 # the hook's container records in its state directory
-state_records() { ls "$NODE_STATE" 2>/dev/null | grep '\.json$'; }
+state_records() {
+	find "$NODE_STATE" -maxdepth 1 -name '*.json' -printf '%f\n' 2>/dev/null | sort
+}
 
 # cgroup_of PID: the cgroup v2 path of PID ("/system.slice/x.scope")
 cgroup_of() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
@@ -202,6 +204,7 @@ oci_runtime_scenario() {
 	check_bypassed "$rt exec"
 
 	"${r[@]}" kill "$id" KILL
+	# shellcheck disable=SC2317 # called through wait_until
 	rt_stopped() { [ "$("${r[@]}" state "$id" | jq -r .status)" = stopped ]; }
 	wait_until 20 rt_stopped
 	tap_ok $? "$rt: kill KILL stops $id"

@@ -12,7 +12,7 @@ NODE_PAYLOAD=$(cd "$(dirname "$0")" && pwd)
 export NODE_PAYLOAD
 export PATH="$NODE_PAYLOAD/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # the console is a terminal: no colours, no pager in what the tools print
-export NO_COLOR=1 SYSTEMD_COLORS=0 SYSTEMD_PAGER= PAGER=cat TERM=dumb
+export NO_COLOR=1 SYSTEMD_COLORS=0 SYSTEMD_PAGER='' PAGER=cat TERM=dumb
 # shellcheck disable=SC1091
 [ ! -r "$NODE_PAYLOAD/env" ] || . "$NODE_PAYLOAD/env"
 mkdir -p /var/lib/node-suite

@@ -80,6 +80,7 @@ NODE_KVER=$kver NODE_IMAGE_DIR=$here mmdebstrap --mode=root --variant=apt \
 
 install -m 0644 "$root/boot/vmlinuz-$kver" "$tmp/vmlinuz"
 install -m 0644 "$root/boot/initrd.img-$kver" "$tmp/initrd.img"
+# shellcheck disable=SC2016 # dpkg-query's format
 chroot "$root" dpkg-query -W -f '${Package} ${Version}\n' >"$tmp/versions"
 used=$(du -sm "$root" | cut -f1)
 # room for container images, podman's and containerd's state

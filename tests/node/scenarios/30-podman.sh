@@ -10,7 +10,7 @@
 
 # CAP_NET_ADMIN and CAP_NET_RAW: SO_MARK and raw sockets are then refused
 # by the policy, not by podman's default capabilities
-caps=(--cap-add NET_ADMIN,NET_RAW)
+caps=(--cap-add NET_ADMIN --cap-add NET_RAW)
 ann=("${caps[@]}" --annotation "$NODE_ANN_POLICY=restricted" --annotation "$NODE_ANN_BYPASS=true")
 info=$(podman info --format '{{.Host.OCIRuntime.Name}} {{.Host.CgroupManager}} {{.Host.CgroupsVersion}}' 2>&1)
 tap_diag "$(podman --version), $info"
