@@ -148,21 +148,22 @@ sh_progs() {
 		jq -r '.[].name' | grep '^sh_' | sort | tr '\n' ' ' | sed 's/ $//'
 }
 
-# make_bundle DIR ID CGROUPS_PATH ANNOTATIONS_JSON: an OCI bundle from
-# `runc spec` running `sleep 600` in the probe rootfs, with CAP_NET_ADMIN
+# make_bundle DIR ID CGROUPS_PATH ANNOTATIONS_JSON [ARGS_JSON]: an OCI
+# bundle from `runc spec` running ARGS_JSON (["sleep", "600"]) in the
+# probe rootfs, with CAP_NET_ADMIN
 # and CAP_NET_RAW (so that SO_MARK and raw sockets are refused by the
 # policy, not by missing capabilities), with the hooks an
 # operator adds for runc and crun (examples/runc-crun-hooks.json, which
 # point at what `make install` installed) and these annotations
 make_bundle() {
-	local dir=$1 id=$2 cgpath=$3 ann=$4
+	local dir=$1 id=$2 cgpath=$3 ann=$4 args=${5:-'["sleep", "600"]'}
 
 	rm -rf "$dir" && mkdir -p "$dir" || return 1
 	(cd "$dir" && runc spec) || return 1
 	jq --slurpfile ex "$NODE_PAYLOAD/src/examples/runc-crun-hooks.json" \
 		--arg root "$NODE_ROOTFS" --arg cgp "$cgpath" --arg id "$id" \
-		--argjson ann "$ann" '
-		.process.terminal = false | .process.args = ["sleep", "600"] |
+		--argjson ann "$ann" --argjson args "$args" '
+		.process.terminal = false | .process.args = $args |
 		.root = {path: $root, readonly: true} | .hostname = $id |
 		.linux.cgroupsPath = $cgp | .hooks = $ex[0].hooks |
 		.process.capabilities |= with_entries(.value += ["CAP_NET_ADMIN", "CAP_NET_RAW"]) |
@@ -211,4 +212,17 @@ oci_runtime_scenario() {
 	out=$("${r[@]}" delete "$id" 2>&1)
 	tap_ok $? "$rt: delete $id" || tap_diag "$out"
 	check_gone "$rt" "$unit" "$cg"
+
+	# in the foreground: RUNTIME run returns when /probe exits and deletes
+	# the container itself (poststop from the runtime's own teardown)
+	id=$id-fg
+	snapshot
+	make_bundle "$NODE_VAR/bundles/$id" "$id" "system.slice:$rt:$id" "$ann" '["/probe"]'
+	PROBE_OUT=$("${r[@]}" run -b "$NODE_VAR/bundles/$id" "$id" </dev/null 2>&1)
+	tap_ok $? "$rt ${*}: run $id in the foreground"
+	tap_diag "$PROBE_OUT"
+	check_restricted "$rt run"
+	check_bypassed "$rt run"
+	tap_is "$("${r[@]}" list -q | grep -cx "$id")" 0 "$rt: $id deleted when its process exited"
+	check_gone "$rt run" "$rt-$id.scope" "/system.slice/$rt-$id.scope"
 }

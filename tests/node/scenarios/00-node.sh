@@ -55,6 +55,12 @@ tap_is "$(systemctl is-enabled oci-sockopt-hook-preload.path 2>&1)" enabled \
 tap_is "$(systemctl show -P Result oci-sockopt-hook-preload.service)" success \
 	"the preload ran under systemd"
 tap_check "$NODE_HOOK validate $NODE_CONFIG" "$NODE_HOOK" validate "$NODE_CONFIG"
+probe=$("$NODE_HOOK" probe --json 2>&1)
+tap_diag "$probe"
+tap_is "$(jq -c '[.hybrid, .cgroup2_mount, .bypass_prot_mem]' <<<"$probe" 2>&1)" \
+	'[false,"/sys/fs/cgroup",true]' "probe --json: cgroup v2 only at /sys/fs/cgroup, bypass-prot-mem supported"
+tap_like "$(jq -r .preloaded_programs <<<"$probe" 2>&1)" '^[1-9][0-9]*$' \
+	"probe --json: the preload unit pinned programs"
 
 # the probe rootfs: busybox and the static probes
 rm -rf "$NODE_ROOTFS" && mkdir -p "$NODE_ROOTFS/bin" "$NODE_ROOTFS/proc" \
