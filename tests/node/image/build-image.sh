@@ -14,7 +14,7 @@
 #   versions   the installed packages and versions
 # KEY hashes this directory's files and KVER: a change to the package list,
 # this script or the baked units rebuilds, anything else reuses the image
-# with no network access. Older images are removed.
+# with no network access. Older images are removed once a new one is built.
 #
 # Prints the image directory on the last line of stdout.
 # Exit: 0 ready; 77 mmdebstrap or the mirror cannot be had; 1 otherwise.
@@ -45,7 +45,10 @@ command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed (e2fsprogs)"
 mirror=$(unstable_mirror) || skip "no Debian mirror in this machine's apt sources"
 [ -r "$unstable_keyring" ] || skip "$unstable_keyring missing"
 
-rm -rf "$node"/image-* "$node"/rootfs.*
+# the suite must be readable (77 when it is not), as for the kernel
+unstable_apt_init "$node/apt" ||
+	{ rm -rf "$node/apt"; skip "cannot read the unstable suite from $mirror (see above)"; }
+rm -rf "$node"/rootfs.* "$node/apt"
 root=$(mktemp -d "$node/rootfs.XXXXXX")
 tmp="$out.tmp"
 trap 'rm -rf "$root" "$tmp"' EXIT
@@ -87,6 +90,10 @@ used=$(du -sm "$root" | cut -f1)
 size=$((used * 5 / 4 + 1536))
 mkfs.ext4 -q -F -L noderoot -E root_owner=0:0 -d "$root" "$tmp/root.img" "${size}M" >&2
 rm -rf "$root"
+# the new image replaces the older ones
+for old in "$node"/image-*; do
+	[ "$old" = "$tmp" ] || rm -rf "$old"
+done
 mv "$tmp" "$out"
 say "built in $(($(date +%s) - start))s: ${used} MB used, ${size} MB image"
 echo "$out"
