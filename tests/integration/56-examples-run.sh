@@ -195,15 +195,15 @@ tap_is "$CT_RC:$(tail -n 1 "$CT_OUT")" "0:oci-sockopt-hook installed" \
 	tap_diag "stderr:" "$(cat "$CT_ERR")"
 tap_is "$(cd "$NODE" && find . -type f -printf '%m %P\n' | sort -k2)" \
 	"$(printf '%s\n' "644 etc/oci-sockopt-hook/config.json" \
-		"644 etc/containers/oci/hooks.d/oci-sockopt-hook.json" \
+		"644 usr/share/containers/oci/hooks.d/oci-sockopt-hook.json" \
 		"755 usr/local/libexec/oci/hooks.d/oci-sockopt-hook" | sort -k2)" \
 	"DaemonSet: the node has exactly the binary, the config and the hooks.d file (no temp files)"
 cmp -s "$CT_BUILD/oci-sockopt-hook" "$N/libexec/oci/hooks.d/oci-sockopt-hook" &&
 	cmp -s "$CT_EXAMPLE_CONFIG" "$NODE/etc/oci-sockopt-hook/config.json" &&
 	cmp -s "$IMG/dist/usr/local/share/containers/oci/hooks.d/oci-sockopt-hook.json" \
-		"$NODE/etc/containers/oci/hooks.d/oci-sockopt-hook.json"
+		"$NODE/usr/share/containers/oci/hooks.d/oci-sockopt-hook.json"
 tap_ok $? "DaemonSet: the files are the built binary, the ConfigMap's config and the installed hooks.d file"
-tap_is "$(jq -r .hook.path "$NODE/etc/containers/oci/hooks.d/oci-sockopt-hook.json")" \
+tap_is "$(jq -r .hook.path "$NODE/usr/share/containers/oci/hooks.d/oci-sockopt-hook.json")" \
 	/usr/local/libexec/oci/hooks.d/oci-sockopt-hook \
 	"DaemonSet: the hooks.d file runs the binary where the DaemonSet put it"
 

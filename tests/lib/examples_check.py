@@ -152,10 +152,10 @@ def daemonset(docs):
           "the selector matches the pod template's labels")
     vols = {v["name"]: v for v in spec["volumes"]}
     host = sorted(v["hostPath"]["path"] for v in vols.values() if "hostPath" in v)
-    check(host == ["/etc/containers/oci/hooks.d", "/etc/oci-sockopt-hook",
-                   "/usr/local/libexec/oci/hooks.d"],
+    check(host == ["/etc/oci-sockopt-hook", "/usr/local/libexec/oci/hooks.d",
+                   "/usr/share/containers/oci/hooks.d"],
           "hostPath volumes: exactly the three install directories, the "
-          "hooks.d file where podman, CRI-O and NRI look by default", host)
+          "hooks.d file where CRI-O, podman 5 and NRI look by default", host)
     install = spec["initContainers"][0]
     check(install["securityContext"].get("seLinuxOptions", {}).get("type")
           == "spc_t", "the install container runs as spc_t on SELinux nodes")

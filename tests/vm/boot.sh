@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # boot.sh -k KERNEL -i INITRD -l LOG [-r RESULTS] [-t SECS] [-m MEM]
-#         [-s SMP] [-a APPEND]
+#         [-s SMP] [-a APPEND] [-d DISK[,OPTS]]...
 #
-# Boot KERNEL with INITRD under qemu-system-x86_64 (TCG, no disk, no NIC),
-# the serial console going to LOG. The guest's /init prints
+# Boot KERNEL with INITRD under qemu-system-x86_64 (TCG, no NIC), the
+# serial console going to LOG. Each -d attaches a raw virtio disk
+# (/dev/vda, /dev/vdb, ... in order; OPTS are more -drive options, such as
+# snapshot=on); without -d there is none. The guest (the VM suite's /init,
+# the node's node-suite) prints
 #   @@VM-BOOTED uptime=S@@
 #   @@VM-RESULTS-BEGIN@@ ... @@VM-RESULTS-END rc=N uptime=S@@
 # and the lines between the two results markers are written to RESULTS
@@ -21,12 +24,13 @@ set -euo pipefail
 
 prog=boot
 usage() {
-	echo "usage: $0 -k KERNEL -i INITRD -l LOG [-r RESULTS] [-t SECS] [-m MEM] [-s SMP] [-a APPEND]" >&2
+	echo "usage: $0 -k KERNEL -i INITRD -l LOG [-r RESULTS] [-t SECS] [-m MEM] [-s SMP] [-a APPEND] [-d DISK[,OPTS]]..." >&2
 	exit 2
 }
 
 kernel="" initrd="" log="" results="" secs=240 mem=1G smp=2 append=""
-while getopts "k:i:l:r:t:m:s:a:" opt; do
+drives=()
+while getopts "k:i:l:r:t:m:s:a:d:" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -36,6 +40,7 @@ while getopts "k:i:l:r:t:m:s:a:" opt; do
 	m) mem=$OPTARG ;;
 	s) smp=$OPTARG ;;
 	a) append=$OPTARG ;;
+	d) drives+=(-drive "file=$OPTARG,format=raw,if=virtio") ;;
 	*) usage ;;
 	esac
 done
@@ -74,7 +79,7 @@ timeout --kill-after=10 "$secs" "$qemu" \
 	-nodefaults -no-user-config -nographic -monitor none \
 	-machine pc -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -m "$mem" -smp "$smp" -no-reboot \
 	-chardev "file,id=con,path=$log" -serial chardev:con \
-	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" "${drives[@]}" \
 	</dev/null >"$log.qemu" 2>&1
 qrc=$?
 set -e

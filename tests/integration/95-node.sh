@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The hook on a node as users run it: a Debian unstable node (systemd as
+# PID 1, cgroup v2 only, the VM suite's >= 6.19 kernel, runc 1.3, crun
+# 1.2x, podman 5, containerd 2.x) booted under QEMU (tests/node/), the hook
+# installed there with `make install`, the scenarios' TAP and figures
+# reported here. QEMU touches no host BPF or cgroup; the lock is held as
+# for every suite.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+# shellcheck source=../lib/host.sh
+. "$here/../lib/host.sh"
+tap_require_root
+host_lock || tap_bail "cannot take $HOST_LOCK"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$TESTS_TOP/tests/node/run-node-suite.sh" -B "$TESTS_BUILD" >"$out" 2>&1
+rc=$?
+cat "$out"
+sed -n '/^# figures/,/^node-suite:/{/^#/s/^# */# report: /p}' "$out"
+grep '^boot:\|^node:' "$out" | sed 's/^/# report: /'
+exit $rc

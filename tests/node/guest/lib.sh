@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash disable=SC2034 # the paths are for the scenarios
+#
+# Helpers of the node scenarios (tests/node/scenarios/*.sh), sourced by each
+# one inside the node. run.sh exports NODE_PAYLOAD (the payload disk's mount
+# point) and puts its bin/ (the static probes) on PATH.
+
+# shellcheck source=tests/lib/tap.sh
+. "$NODE_PAYLOAD/tap.sh"
+
+# What `make install HOOKSD=/usr/share/containers/oci/hooks.d` put where
+# (00-node.sh runs it, as an operator would). That hooks.d directory is the
+# one podman 5 reads by default (containers/common's DefaultHooksDirs; it
+# no longer reads /etc/containers/oci/hooks.d unless containers.conf's
+# hooks_dir names it: 30-podman.sh shows both); CRI-O reads it too.
+NODE_HOOK=/usr/local/libexec/oci/hooks.d/oci-sockopt-hook
+NODE_CONFIG=/etc/oci-sockopt-hook/config.json
+NODE_HOOKSD=/usr/share/containers/oci/hooks.d
+NODE_ETC_HOOKSD=/etc/containers/oci/hooks.d
+NODE_STATE=/run/oci-sockopt-hook
+# the suite's own state in the node: rootfs, bundles, the image tarball
+NODE_VAR=/var/lib/node-suite
+NODE_ROOTFS=$NODE_VAR/rootfs
+NODE_IMAGE=localhost/node-probe:latest
+# the annotations of the policed containers: the example config's
+# "restricted" policy and the memory-accounting opt-out
+NODE_ANN_POLICY=sockopt-hook.io/policy
+NODE_ANN_BYPASS=sockopt-hook.io/bypass-prot-mem
+
+# wait_until SECS CMD...: poll CMD every 0.2 s until it succeeds
+wait_until() {
+	local end=$((SECONDS + $1))
+
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.2
+	done
+}
+
+# BPF programs loaded in the kernel (ids, one a line)
+prog_ids() { bpftool prog show -j | jq -r '.[].id' | sort -n; }
+
+# the hook's container records in its state directory
+state_records() {
+	find "$NODE_STATE" -maxdepth 1 -name '*.json' -printf '%f\n' 2>/dev/null | sort
+}
+
+# cgroup_of PID: the cgroup v2 path of PID ("/system.slice/x.scope")
+cgroup_of() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
+
+# our_progs CGROUP_PATH: the names of the programs attached to that cgroup
+# (relative to /sys/fs/cgroup), sorted, space separated
+our_progs() {
+	bpftool cgroup show "/sys/fs/cgroup$1" -j 2>/dev/null |
+		jq -r '.[].name' | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# snapshot: what must be the same after a container is gone
+NODE_SNAP_PROGS="" NODE_SNAP_RECORDS=""
+snapshot() {
+	NODE_SNAP_PROGS=$(prog_ids | tr '\n' ' ')
+	NODE_SNAP_RECORDS=$(state_records | tr '\n' ' ')
+}
+
+# same_progs: the loaded programs are those of the snapshot again
+same_progs() { [ "$(prog_ids | tr '\n' ' ')" = "$NODE_SNAP_PROGS" ]; }
+
+# check_gone NAME UNIT CGROUP: after the container NAME is deleted, no
+# record, no scope unit, no cgroup, no program beyond the snapshot's
+check_gone() {
+	local name=$1 unit=$2 cg=$3 left
+
+	tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" \
+		"$name: no hook state record left"
+	wait_until 20 same_progs
+	tap_ok $? "$name: the BPF programs loaded are those before the container"
+	left=$(comm -13 <(echo "$NODE_SNAP_PROGS" | tr ' ' '\n' | sort) <(prog_ids | sort))
+	[ -z "$left" ] || bpftool prog show | sed 's/^/# left: /'
+	wait_until 20 test ! -d "/sys/fs/cgroup$cg"
+	tap_ok $? "$name: cgroup $cg removed"
+	wait_until 20 unit_gone "$unit"
+	tap_ok $? "$name: unit $unit gone ($(systemctl show -P ActiveState "$unit" 2>&1))"
+}
+
+unit_gone() {
+	case $(systemctl show -P ActiveState "$1" 2>/dev/null) in
+	"" | inactive | failed) return 0 ;;
+	esac
+	return 1
+}
+
+# out_val KEY: KEY's value in the probe output $PROBE_OUT ("key=value")
+out_val() { sed -n "s/^$1=//p" <<<"$PROBE_OUT" | head -n1; }
+
+# check_restricted NAME: the probe output $PROBE_OUT shows the example
+# config's "restricted" policy, seen from inside the container
+check_restricted() {
+	local n=$1 rcv
+
+	tap_is "$(out_val setsockopt)" EPERM "$n: setsockopt(SO_MARK) gives EPERM inside"
+	tap_is "$(out_val mark)" EPERM "$n: getsockopt(SO_MARK) gives EPERM inside"
+	rcv=$(out_val rcvbuf)
+	[[ $rcv =~ ^[0-9]+$ ]] && [ "$rcv" -le 131072 ]
+	tap_ok $? "$n: SO_RCVBUF of 4 MiB reads back <= 131072 (got $rcv)"
+	tap_is "$(out_val cc)" reno "$n: TCP_CONGESTION cubic reads back reno"
+	tap_is "$(out_val socket_inet6_stream)" EPERM "$n: socket(AF_INET6, SOCK_STREAM) gives EPERM"
+	tap_is "$(out_val socket_inet_raw)" EPERM "$n: socket(AF_INET, SOCK_RAW) gives EPERM"
+	tap_is "$(out_val socket_inet_stream)" ok "$n: socket(AF_INET, SOCK_STREAM) works"
+}
+
+# check_unpoliced NAME: $PROBE_OUT (with CAP_NET_ADMIN) shows no policy
+check_unpoliced() {
+	tap_is "$(out_val setsockopt)" ok "$1: setsockopt(SO_MARK) works (no policy)"
+	tap_is "$(out_val mark)" 0 "$1: getsockopt(SO_MARK) works, no mark (no policy)"
+	tap_is "$(out_val cc)" cubic "$1: TCP_CONGESTION cubic stays (no policy)"
+	tap_is "$(out_val socket_inet6_stream)" ok "$1: socket(AF_INET6) works (no policy)"
+}
+
+# growth LINE: the sockstat growth in a memacct line ("... growth=N ...")
+growth() { sed -n 's/.* growth=\([-0-9]*\).*/\1/p' <<<" $1" | head -n1; }
+
+# check_bypassed NAME: the memacct line of the probe output: for 1024
+# pages sent, memory_allocated grew by at most 10 pages (charged: > 32)
+check_bypassed() {
+	local g
+
+	g=$(growth "$(out_val memacct)")
+	[[ $g =~ ^-?[0-9]+$ ]] && [ "$g" -le 10 ]
+	tap_ok $? "$1: TCP memory not charged inside (memory_allocated growth ${g:-missing} <= 10 pages)"
+	echo "FIGURE $1 growth=${g:-missing}"
+}
+
+# check_charged NAME LINE: a memacct line from outside any policed cgroup
+check_charged() {
+	local g
+
+	g=$(growth "$2")
+	[[ $g =~ ^-?[0-9]+$ ]] && [ "$g" -gt 32 ]
+	tap_ok $? "$1: TCP memory charged (growth ${g:-missing} > 32 pages)"
+	echo "FIGURE $1 growth=${g:-missing}"
+}
+
+# sh_progs CGROUP_PATH: our programs in effect on that cgroup (attached to
+# it or inherited), sorted, space separated
+sh_progs() {
+	bpftool cgroup show "/sys/fs/cgroup$1" effective -j 2>/dev/null |
+		jq -r '.[].name' | grep '^sh_' | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# make_bundle DIR ID CGROUPS_PATH ANNOTATIONS_JSON [ARGS_JSON]: an OCI
+# bundle from `runc spec` running ARGS_JSON (["sleep", "600"]) in the
+# probe rootfs, with CAP_NET_ADMIN
+# and CAP_NET_RAW (so that SO_MARK and raw sockets are refused by the
+# policy, not by missing capabilities), with the hooks an
+# operator adds for runc and crun (examples/runc-crun-hooks.json, which
+# point at what `make install` installed) and these annotations
+make_bundle() {
+	local dir=$1 id=$2 cgpath=$3 ann=$4 args=${5:-'["sleep", "600"]'}
+
+	rm -rf "$dir" && mkdir -p "$dir" || return 1
+	(cd "$dir" && runc spec) || return 1
+	jq --slurpfile ex "$NODE_PAYLOAD/src/examples/runc-crun-hooks.json" \
+		--arg root "$NODE_ROOTFS" --arg cgp "$cgpath" --arg id "$id" \
+		--argjson ann "$ann" --argjson args "$args" '
+		.process.terminal = false | .process.args = $args |
+		.root = {path: $root, readonly: true} | .hostname = $id |
+		.linux.cgroupsPath = $cgp | .hooks = $ex[0].hooks |
+		.process.capabilities |= with_entries(.value += ["CAP_NET_ADMIN", "CAP_NET_RAW"]) |
+		.annotations = $ann' "$dir/config.json" >"$dir/config.json.new" &&
+		mv "$dir/config.json.new" "$dir/config.json"
+}
+
+# oci_runtime_scenario RUNTIME ARGS...: the runc/crun scenario with the
+# systemd cgroup driver (ARGS are RUNTIME's global options that choose it):
+# a detached container with the "restricted" policy and the bypass, its
+# scope, the policy and the bypass seen from inside (RUNTIME exec), and
+# nothing left after kill + delete
+oci_runtime_scenario() {
+	local rt=$1 id=node-$1 cg pid unit out
+	shift
+	local -a r=("$rt" "$@")
+	local ann="{\"$NODE_ANN_POLICY\": \"restricted\", \"$NODE_ANN_BYPASS\": \"true\"}"
+
+	tap_diag "$("$rt" --version | head -n1)"
+	snapshot
+	make_bundle "$NODE_VAR/bundles/$id" "$id" "system.slice:$rt:$id" "$ann"
+	tap_ok $? "$rt: bundle with the example hooks and annotations $ann"
+	"${r[@]}" run -d -b "$NODE_VAR/bundles/$id" "$id" </dev/null >/dev/null 2>"$NODE_VAR/$id.err"
+	tap_ok $? "$rt ${*}: run -d $id" || sed 's/^/# /' "$NODE_VAR/$id.err"
+	pid=$("${r[@]}" state "$id" | jq -r .pid)
+	cg=$(cgroup_of "$pid")
+	unit="$rt-$id.scope"
+	tap_like "$cg" "^/system\\.slice/$rt-$id\\.scope(/[a-z]+)?\$" \
+		"$rt: the container's cgroup is a systemd scope ($cg)"
+	tap_is "$(systemctl show -P ActiveState "$unit")" active "$rt: systemd knows $unit (active)"
+	tap_is "$(sh_progs "$cg")" "sh_getsockopt sh_setsockopt sh_sock_bypass" \
+		"$rt: our programs in effect on $cg (restricted + bypass: one sock_create program)"
+	cg=${cg%/container}
+	tap_check "$rt: the hook's record $NODE_STATE/$id.json" test -f "$NODE_STATE/$id.json"
+
+	PROBE_OUT=$("${r[@]}" exec "$id" /probe 2>&1)
+	tap_diag "$PROBE_OUT"
+	check_restricted "$rt exec"
+	check_bypassed "$rt exec"
+
+	"${r[@]}" kill "$id" KILL
+	# shellcheck disable=SC2317 # called through wait_until
+	rt_stopped() { [ "$("${r[@]}" state "$id" | jq -r .status)" = stopped ]; }
+	wait_until 20 rt_stopped
+	tap_ok $? "$rt: kill KILL stops $id"
+	out=$("${r[@]}" delete "$id" 2>&1)
+	tap_ok $? "$rt: delete $id" || tap_diag "$out"
+	check_gone "$rt" "$unit" "$cg"
+
+	# in the foreground: RUNTIME run returns when /probe exits and deletes
+	# the container itself (poststop from the runtime's own teardown)
+	id=$id-fg
+	snapshot
+	make_bundle "$NODE_VAR/bundles/$id" "$id" "system.slice:$rt:$id" "$ann" '["/probe"]'
+	PROBE_OUT=$("${r[@]}" run -b "$NODE_VAR/bundles/$id" "$id" </dev/null 2>&1)
+	tap_ok $? "$rt ${*}: run $id in the foreground"
+	tap_diag "$PROBE_OUT"
+	check_restricted "$rt run"
+	check_bypassed "$rt run"
+	tap_is "$("${r[@]}" list -q | grep -cx "$id")" 0 "$rt: $id deleted when its process exited"
+	check_gone "$rt run" "$rt-$id.scope" "/system.slice/$rt-$id.scope"
+}

@@ -1,0 +1,185 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run-node-suite.sh [-B BUILD_DIR] [-t SECS]
+#
+# The node suite (issue 12): boot a Debian unstable node (systemd as PID 1,
+# cgroup v2 only, the VM suite's kernel, runc 1.3, crun 1.2x, podman 5,
+# containerd 2.x) under qemu (TCG) and run tests/node/scenarios/ in it
+# against the hook built in BUILD_DIR (default: build/ of this repository),
+# installed there with `make install`.
+#
+#   BUILD_DIR/node/image-KEY/  the cached image (image/build-image.sh)
+#   BUILD_DIR/node/payload.img the per-run payload disk (/dev/vdb):
+#     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct static),
+#     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook)
+#   BUILD_DIR/node/console.log, results.tap
+#
+# Environment: NODE_SCENARIOS="pattern..." runs only the scenarios whose
+# file name contains one of the patterns (00-node always runs: it
+# installs the hook); NODE_TIMEOUT (seconds for the whole boot, 900),
+# NODE_SCENARIO_TIMEOUT (each scenario, 300), NODE_BOOT_MAX (seconds to
+# reach the suite's unit, 180), VM_VERBOSE=1 (the console live),
+# VM_TCG_THREAD (single).
+#
+# Ends with "node: N passed, N failed". Exit: 0 all passed; 1 a test or the
+# rig failed; 77 qemu, mmdebstrap, the mirror or the kernel cannot be had
+# (the reason is printed).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build="$top/build"
+secs=${NODE_TIMEOUT:-900}
+while getopts "B:t:" opt; do
+	case $opt in
+	B) build=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	*) echo "usage: $0 [-B BUILD_DIR] [-t SECS]" >&2; exit 2 ;;
+	esac
+done
+mkdir -p "$build/node"
+build=$(cd "$build" && pwd)
+node="$build/node"
+
+say() { echo "node-suite: $*" >&2; }
+skip() { say "SKIP: $*"; echo "node: SKIP: $*"; exit 77; }
+rigfail() { say "FAIL: $*"; echo "node: 0 passed, 1 failed"; exit 1; }
+t0=$(date +%s)
+
+command -v qemu-system-x86_64 >/dev/null ||
+	skip "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed (e2fsprogs)"
+[ -x "$build/oci-sockopt-hook" ] || rigfail "$build/oci-sockopt-hook missing (make all)"
+[ -x "$build/tests/sockcheck" ] || rigfail "$build/tests/sockcheck missing (make test-progs)"
+
+# the kernel of the VM suite, then the image for it
+set +e
+kout=$("$top/tests/vm/fetch-kernel.sh" "$build")
+rc=$?
+set -e
+case $rc in
+0) ;;
+77) skip "no kernel >= 6.19 can be had (see above)" ;;
+*) rigfail "fetch-kernel.sh exited $rc" ;;
+esac
+say "$(echo "$kout" | head -n1)"
+# shellcheck disable=SC1091,SC2153 # KVER comes from kernel.env
+kver=$(. "$build/vm/cache/kernel.env" && echo "$KVER")
+set +e
+iout=$("$here/image/build-image.sh" "$build" "$kver")
+rc=$?
+set -e
+case $rc in
+0) ;;
+77) skip "the node image cannot be built here (see above)" ;;
+*) rigfail "image/build-image.sh exited $rc" ;;
+esac
+image=$(echo "$iout" | tail -n1)
+t_image=$(date +%s)
+
+# memacct: static, rebuilt when its source changes
+memacct="$node/memacct"
+if [ ! -x "$memacct" ] || [ "$top/tests/vm/memacct.c" -nt "$memacct" ]; then
+	${CC:-gcc} -static -O2 -Wall -Wextra -o "$memacct.tmp" "$top/tests/vm/memacct.c"
+	mv "$memacct.tmp" "$memacct"
+fi
+
+# selected NAME: NAME matches $NODE_SCENARIOS, or it is empty
+selected() {
+	local pat
+
+	[ -n "${NODE_SCENARIOS:-}" ] || return 0
+	case $1 in 00-*) return 0 ;; esac
+	for pat in $NODE_SCENARIOS; do
+		# shellcheck disable=SC2053
+		[[ $1 == *$pat* ]] && return 0
+	done
+	return 1
+}
+
+# the payload
+stage="$node/payload"
+rm -rf "$stage"
+mkdir -p "$stage/scenarios" "$stage/bin" "$stage/src/build"
+install -m 0755 "$here/guest/run.sh" "$stage/run.sh"
+install -m 0644 "$here/guest/lib.sh" "$stage/lib.sh"
+install -m 0644 "$top/tests/lib/tap.sh" "$stage/tap.sh"
+for s in "$here"/scenarios/*.sh; do
+	selected "$(basename "$s")" && install -m 0755 "$s" "$stage/scenarios/"
+done
+install -m 0755 "$build/tests/sockcheck" "$memacct" "$stage/bin/"
+echo "NODE_SCENARIO_TIMEOUT=${NODE_SCENARIO_TIMEOUT:-300}" >"$stage/env"
+# the repository as an operator has it: its files (no build products)
+# and the hook built here
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	git -C "$top" ls-files -co --exclude-standard |
+		while read -r f; do [ -e "$top/$f" ] && echo "$f"; done |
+		tar -C "$top" -cf - -T - | tar -C "$stage/src" -xf -
+else
+	tar -C "$top" --exclude=./build --exclude=./.git -cf - . | tar -C "$stage/src" -xf -
+fi
+install -m 0755 "$build/oci-sockopt-hook" "$stage/src/build/oci-sockopt-hook"
+payload="$node/payload.img"
+rm -f "$payload"
+mkfs.ext4 -q -F -L nodepayload -d "$stage" "$payload" 256M
+
+# boot; qemu's snapshot=on overlay goes to a temporary file under build/
+log="$node/console.log"
+results="$node/results.tap"
+mkdir -p "$node/tmp"
+set +e
+TMPDIR="$node/tmp" VM_BOOT_MAX=${NODE_BOOT_MAX:-180} "$top/tests/vm/boot.sh" \
+	-k "$image/vmlinuz" -i "$image/initrd.img" -l "$log" -r "$results" \
+	-t "$secs" -m 3G -s 2 \
+	-a "root=/dev/vda rw fsck.mode=skip systemd.getty_auto=0 systemd.show_status=error" \
+	-d "$image/root.img,snapshot=on" -d "$payload"
+brc=$?
+set -e
+rm -rf "$node/tmp" "$stage"
+
+# the figures and the per-scenario counts
+[ -s "$results" ] || : >"$results"
+grep -v '^FIGURE \|^@@NODE-SCENARIO' "$results" || true
+if grep -q '^FIGURE ' "$results"; then
+	echo "# figures (memory_allocated growth in pages for 1024 pages sent):"
+	sed -n 's/^FIGURE /#   /p' "$results"
+fi
+summary=$(awk '
+	/^@@NODE-SCENARIO [^ ]*@@/ { n = $2; sub(/@@$/, "", n); open = n; ok[n] = nok[n] = plan[n] = 0; order[++k] = n; next }
+	/^@@NODE-SCENARIO-END / {
+		rc[open] = $3; sub(/^rc=/, "", rc[open]); s = $4; gsub(/secs=|@@/, "", s); secs[open] = s; open = ""; next
+	}
+	open != "" && /^ok / { ok[open]++ }
+	open != "" && /^not ok / { nok[open]++ }
+	open != "" && /^1\.\.[0-9]/ { plan[open] = 1 }
+	END {
+		for (i = 1; i <= k; i++) {
+			n = order[i]; extra = 0
+			if (!(n in rc)) { why = "died (no end marker)"; extra = 1 }
+			else if (rc[n] == 77) why = "skipped"
+			else if (!plan[n]) { why = "no TAP plan"; extra = 1 }
+			else if (rc[n] != 0 && nok[n] == 0) { why = "exit " rc[n] " with no failed test"; extra = 1 }
+			else why = "exit " rc[n]
+			printf "%s %d %d %s, %ss\n", n, ok[n], nok[n] + extra, why, secs[n]
+		}
+	}' "$results")
+pass=0 fail=0
+while read -r name p f rest; do
+	[ -n "$name" ] || continue
+	echo "# scenario $name: $p passed, $f failed ($rest)"
+	pass=$((pass + p)) fail=$((fail + f))
+done <<<"$summary"
+ran=$(grep -c . <<<"$summary" || true)
+want=$(find "$here/scenarios" -name '*.sh' | while read -r s; do selected "$(basename "$s")" && echo; done | grep -c '' || true)
+if [ "$ran" != "$want" ]; then
+	say "FAIL: $ran of $want scenarios reported"
+	fail=$((fail + 1))
+fi
+if [ $brc -ge 2 ]; then
+	say "FAIL: the node rig failed (boot.sh exit $brc); console log: $log"
+	fail=$((fail + 1))
+fi
+say "image $image (ready in $((t_image - t0))s), results $results, console $log, $(($(date +%s) - t0))s in all"
+echo "node: $pass passed, $fail failed"
+[ "$fail" = 0 ] && [ $brc = 0 ]
