@@ -212,6 +212,93 @@ tap_is "$(cat "$CT_OUT")" "setsockopt=ok" \
 	"CRI-O, the pause container under handler sockopt: not refused, not policed" ||
 	ct_diag_run "$b"
 
+# --- hooks.d, under podman's matcher ----------------------------------------
+# podman decides from hooks.d files as CRI-O does (containers/common
+# pkg/hooks/1.0.0/when.go). The annotation file alone never runs the hook
+# for a container without our keys; examples/hooks.d-oci-sockopt-hook-handler.json
+# next to it does, for the handler's containers (and an annotated one then
+# gets the hook twice per stage, which is harmless).
+if command -v podman >/dev/null && command -v conmon >/dev/null; then
+	PM=$CT_TMP/podman
+	CGPARENT=$CT_PREFIX-podman
+	mkdir -p "$PM/hooks" "$PM/cni"
+	PODMAN=(podman --root "$PM/root" --runroot "$PM/runroot" --tmpdir "$PM/tmp"
+		--network-config-dir "$PM/cni" --storage-driver vfs
+		--cgroup-manager=cgroupfs --events-backend=none --runtime crun)
+	# shellcheck disable=SC2317 # run by the EXIT trap
+	pm_cleanup()
+	{
+		local dir
+
+		timeout 30 "${PODMAN[@]}" rm -fa >/dev/null 2>&1
+		for dir in /sys/fs/cgroup/*/"$CGPARENT"; do
+			[ -d "$dir" ] || continue
+			find "$dir" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+			rmdir "$dir" 2>/dev/null
+		done
+		ct_cleanup
+	}
+	trap pm_cleanup EXIT
+	# hooksd FILE: the example hooks.d file, run with the test's hook,
+	# config and state dir.
+	hooksd()
+	{
+		jq --arg hook "$HOOK" --arg cfg "OCI_SOCKOPT_HOOK_CONFIG=$REFUSE" \
+			--arg state "OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR" \
+			'.hook.path = $hook | .hook.env = [$cfg, $state]' \
+			"$EX/$1" >"$PM/hooks/$1"
+	}
+	hooksd hooks.d-oci-sockopt-hook.json
+	# pm NAME [--annotation K=V...]: a CRI-O-style container "app" under
+	# handler sockopt (the keys CRI-O and its default_annotations write).
+	pm()
+	{
+		local name=$1
+
+		shift
+		PM_OUT=$(timeout -k 5 "$CT_TIMEOUT" "${PODMAN[@]}" run --rm \
+			--hooks-dir "$PM/hooks" --cgroup-parent "/$CGPARENT" \
+			--net=none --cap-add NET_ADMIN \
+			--ulimit "nofile=$NOFILE:$NOFILE" --ulimit "nproc=$NPROC:$NPROC" \
+			--annotation "$HANDLER_KEY=sockopt" \
+			--annotation io.kubernetes.cri-o.ContainerType=container \
+			--annotation io.kubernetes.container.name=app \
+			--annotation io.kubernetes.pod.name="$name" \
+			--annotation io.kubernetes.pod.namespace=shop \
+			"$@" --rootfs "$CT_ROOTFS" /bin/sockcheck set-mark 5 2>"$PM/$name.err")
+		PM_RC=$?
+	}
+	HANDLER_KEY=node.sockopt-hook.io/runtime-handler
+	# crun may not raise limits above the caller's hard limits (50-podman.sh).
+	NOFILE=$(ulimit -Hn)
+	NPROC=$(ulimit -Hu)
+	[ "$NOFILE" = unlimited ] || [ "$NOFILE" -gt 4096 ] && NOFILE=4096
+	[ "$NPROC" = unlimited ] || [ "$NPROC" -gt 4096 ] && NPROC=4096
+	before=$(ct_snapshot progs state)
+	: >"$LOG"
+	pm annotation-file-only
+	tap_is "$PM_RC $PM_OUT $(grep -c . "$LOG")" "0 setsockopt=ok 0" \
+		"podman, only the annotation hooks.d file: a container without our keys never reaches the hook" ||
+		tap_diag "$(cat "$PM/annotation-file-only.err")"
+	hooksd hooks.d-oci-sockopt-hook-handler.json
+	pm handler-file
+	[ "$PM_RC" != 0 ] && [ -z "$PM_OUT" ]
+	tap_ok $? "podman, with the handler hooks.d file: the container without our keys does not start (exit $PM_RC)"
+	tap_like "$(cat "$LOG")" "error: .*container 'app' of pod 'handler-file' in namespace 'shop' runs under runtime handler 'sockopt' .*refused by require_annotations" \
+		"podman, with the handler hooks.d file: the log holds the refusal"
+	: >"$LOG"
+	pm both-files --annotation sockopt-hook.io/policy=restricted
+	tap_is "$PM_OUT" "setsockopt=EPERM" \
+		"podman, both hooks.d files match an annotated container: policed (SO_MARK gives EPERM)" ||
+		tap_diag "$(cat "$PM/both-files.err")" "$(cat "$LOG")"
+	tap_is "$(grep -c 'attached 3 program' "$LOG") $(grep -c 'policy already attached' "$LOG") $(grep -c 'error:' "$LOG")" "1 1 0" \
+		"podman, both files: the second prestart finds the policy attached, no stage fails" ||
+		tap_diag "$(cat "$LOG")"
+	ct_check_same "podman: BPF programs and hook state are as before" "$before" progs state
+else
+	tap_skip 5 "podman or conmon is not installed"
+fi
+
 # --- bad values, validate and explain --------------------------------------
 bad()
 {
