@@ -18,8 +18,14 @@
 #  - with a key (examples/kubernetes/pod-restricted.yaml) it is policed;
 #  - the pod's sandbox under the handler, and a container under another
 #    handler, are not refused;
+#  - under podman's hooks.d matcher (the same as CRI-O's): the annotation
+#    file alone never runs the hook for an unannotated container, the
+#    handler file (examples/hooks.d-oci-sockopt-hook-handler.json) does,
+#    and with both an annotated container is policed once;
 #  - bad require_annotations values: one line from the hook (nothing
-#    started) and from validate; validate and explain say what it does.
+#    started) and from validate; validate and explain say what it does,
+#    and validate warns when no hooks.d file would show the hook an
+#    unannotated container.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -325,6 +331,15 @@ tap_like "$out" "require_annotations: a Kubernetes container .*node.sockopt-hook
 	"validate says what require_annotations does"
 tap_is "$("$HOOK" validate --json "$REFUSE" 2>/dev/null | jq -c '.require_annotations | [.runtime_handlers, .on_missing]')" \
 	'[["sockopt"],"refuse"]' "validate --json: require_annotations"
+mkdir -p "$CT_TMP/hd-narrow" "$CT_TMP/hd-handler"
+cp "$EX/hooks.d-oci-sockopt-hook.json" "$CT_TMP/hd-narrow/"
+cp "$EX/hooks.d-oci-sockopt-hook.json" "$EX/hooks.d-oci-sockopt-hook-handler.json" \
+	"$CT_TMP/hd-handler/"
+out=$("$HOOK" validate --hooks-dir "$CT_TMP/hd-narrow" "$REFUSE" 2>&1 >/dev/null)
+tap_like "$out" "warning: require_annotations of .* will not see unannotated containers where hooks.d files run the hook .*hooks.d-oci-sockopt-hook.json \\(when.annotations\\)" \
+	"validate warns when the only hooks.d file runs the hook for annotated containers alone"
+out=$("$HOOK" validate --hooks-dir "$CT_TMP/hd-handler" "$REFUSE" 2>&1 >/dev/null)
+tap_is "$out" "" "validate: no warning with the handler hooks.d file next to it"
 b=$CT_TMP/bundles/forgot-runc
 out=$("$HOOK" explain --config "$REFUSE" --bundle "$b" 2>/dev/null)
 tap_ok $(($? == 0)) "explain exits non-zero for a container prestart would refuse"
