@@ -331,6 +331,18 @@ tap_like "$out" "require_annotations: a Kubernetes container .*node.sockopt-hook
 	"validate says what require_annotations does"
 tap_is "$("$HOOK" validate --json "$REFUSE" 2>/dev/null | jq -c '.require_annotations | [.runtime_handlers, .on_missing]')" \
 	'[["sockopt"],"refuse"]' "validate --json: require_annotations"
+if $PY -c 'import jsonschema' 2>/dev/null; then
+	$PY - "$CT_TOP/schemas/config.schema.json" "$REFUSE" "$WARN" <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+cls = jsonschema.validators.validator_for(schema)
+sys.exit(any(list(cls(schema).iter_errors(json.load(open(f))))
+             for f in sys.argv[2:]))
+PY
+	tap_ok $? "the JSON Schema accepts require_annotations with refuse and warn"
+else
+	tap_skip "the JSON Schema accepts require_annotations" "no python3-jsonschema"
+fi
 mkdir -p "$CT_TMP/hd-narrow" "$CT_TMP/hd-handler"
 cp "$EX/hooks.d-oci-sockopt-hook.json" "$CT_TMP/hd-narrow/"
 cp "$EX/hooks.d-oci-sockopt-hook.json" "$EX/hooks.d-oci-sockopt-hook-handler.json" \
