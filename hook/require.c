@@ -59,7 +59,8 @@ static bool is_policy_key(const char *key)
 	       starts_with(key, SH_ANNOTATION_BYPASS ".");
 }
 
-bool require_has_policy_key(const struct oci_state *st)
+/* Whether the spec carries one of the keys the hooks.d file reacts to. */
+static bool has_policy_key(const struct oci_state *st)
 {
 	if (!st->annotations)
 		return false;
@@ -121,7 +122,7 @@ int require_check(const struct sh_config *cfg, const struct oci_state *st,
 	r = pod_identify(st, &who, err);
 	if (r || who.sandbox || !who.runtime)
 		return r;
-	if (!config_require_handler(cfg, handler) || require_has_policy_key(st))
+	if (!config_require_handler(cfg, handler) || has_policy_key(st))
 		return 0;
 	return missing(cfg, st, &who, handler, err);
 }

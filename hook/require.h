@@ -24,7 +24,5 @@
  */
 int require_check(const struct sh_config *cfg, const struct oci_state *st,
 		  struct sh_error *err);
-/* Whether the spec carries one of the keys the hooks.d file reacts to. */
-bool require_has_policy_key(const struct oci_state *st);
 
 #endif /* SH_REQUIRE_H */
