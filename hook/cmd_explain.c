@@ -21,6 +21,7 @@
 #include "log.h"
 #include "oci.h"
 #include "policy.h"
+#include "require.h"
 
 /* What the cgroup part says: two refusals and the text around them. */
 #define EXPLAIN_TEXT_MAX (2 * SH_ERROR_MSG_MAX + 2 * PATH_MAX)
@@ -224,6 +225,8 @@ static int explain_container(const struct cmd_args *args, const char *path,
 	if (r)
 		return r;
 	r = policy_r = policy_resolve(cfg, st, &eff, err);
+	if (!r)
+		r = require_check(cfg, st, err);
 	if (!r && !eff.sandbox)
 		r = check_kernel(cfg, &eff, err);
 	desc = policy_r ? json_object_new_object() : describe_effective(&eff);

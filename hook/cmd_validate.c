@@ -15,6 +15,7 @@
 #include "hooksd.h"
 #include "lint.h"
 #include "log.h"
+#include "require.h"
 
 #define MAX_DIRS (SH_MAX_HOOKS_DIRS + 3) /* and the three standard ones */
 #define DEFAULTS_TEXT_MAX \
@@ -90,6 +91,78 @@ static void check_hooksd(const struct cmd_args *args, const char *path,
 	}
 }
 
+/* require_annotations needs the hook to run for unannotated containers of
+ * its handlers: hooks.d files that run it only for annotated ones never
+ * show it those (containerd's base_runtime_spec hooks run for every
+ * container of the handler, whatever the annotations). */
+static void check_require_hooksd(const struct cmd_args *args, const char *path,
+				 const struct sh_config *cfg,
+				 struct lint_warnings *w)
+{
+	const char *dirs[MAX_DIRS];
+	size_t nr = hooks_dirs(args, dirs);
+	struct hooksd_report rep;
+
+	if (!cfg->require.nr_handlers)
+		return;
+	hooksd_scan(dirs, nr, &rep);
+	if (rep.found > rep.nr_narrow || rep.nr_handler || !rep.found)
+		return;
+	lint_add(
+		w,
+		"require_annotations of %s will not see unannotated containers where hooks.d files run the hook (podman, CRI-O, NRI): %s%s run it only for annotated ones (install the \"when\": {\"always\": true} file, or one whose when.annotations matches %s)",
+		path, rep.narrow, rep.nr_narrow > 2 ? " and more" : "",
+		SH_ANNOTATION_HANDLER);
+}
+
+static void join_handlers(const struct sh_config *cfg, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < cfg->require.nr_handlers && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s'%s'",
+				 i ? ", " : "", cfg->require.handlers[i]);
+}
+
+/* What require_annotations does, in one line after "valid". */
+static void print_require(const struct sh_config *cfg)
+{
+	char list[DIRS_TEXT_MAX];
+
+	if (!cfg->require.nr_handlers)
+		return;
+	join_handlers(cfg, list, sizeof(list));
+	printf("require_annotations: a Kubernetes container (not a pod sandbox) whose %s is %s and which carries no sockopt-hook.io/ policy annotation is %s\n",
+	       SH_ANNOTATION_HANDLER, list,
+	       cfg->require.on_missing == ON_MISSING_REFUSE ?
+		       "refused at prestart (on_missing 'refuse')" :
+		       "started with a warning in the log (on_missing 'warn')");
+}
+
+static struct json_object *require_json(const struct sh_config *cfg)
+{
+	struct json_object *o, *list;
+
+	if (!cfg->require.nr_handlers)
+		return NULL;
+	o = json_object_new_object();
+	list = json_object_new_array();
+	for (size_t i = 0; i < cfg->require.nr_handlers; i++)
+		json_object_array_add(
+			list, json_object_new_string(cfg->require.handlers[i]));
+	json_object_object_add(o, "runtime_handlers", list);
+	json_object_object_add(
+		o, "on_missing",
+		json_object_new_string(cfg->require.on_missing ==
+						       ON_MISSING_REFUSE ?
+					       "refuse" :
+					       "warn"));
+	json_object_object_add(o, "handler_annotation",
+			       json_object_new_string(SH_ANNOTATION_HANDLER));
+	return o;
+}
+
 static void print_warnings(const struct lint_warnings *w)
 {
 	for (int i = 0; i < w->nr; i++)
@@ -120,6 +193,8 @@ static void print_json(const char *path, int r, const struct sh_error *err,
 		r ? NULL :
 		    json_object_new_boolean(cfg->default_policy ||
 					    cfg->default_bypass));
+	json_object_object_add(o, "require_annotations",
+			       r ? NULL : require_json(cfg));
 	for (int i = 0; i < w->nr; i++)
 		json_object_array_add(list, json_object_new_string(w->text[i]));
 	json_object_object_add(o, "warnings", list);
@@ -140,6 +215,7 @@ int cmd_validate(const struct cmd_args *args)
 		error_report(&err, r);
 	} else {
 		check_hooksd(args, path, &cfg, &w);
+		check_require_hooksd(args, path, &cfg, &w);
 		lint_policies(&cfg, &w);
 		print_warnings(&w);
 	}
@@ -147,6 +223,8 @@ int cmd_validate(const struct cmd_args *args)
 		print_json(path, r, &err, &cfg, &w);
 	else if (!r)
 		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
+	if (!r && !args->json)
+		print_require(&cfg);
 	if (!r)
 		config_free(&cfg);
 	return r;

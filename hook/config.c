@@ -16,6 +16,7 @@
 #include "config_cgroup.h"
 #include "config_json.h"
 #include "config_policy.h"
+#include "config_require.h"
 #include "fileio.h"
 #include "log.h"
 #include "strictjson.h"
@@ -162,6 +163,7 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 					    "on_unsupported",
 					    "on_shared_cgroup",
 					    "on_override_program",
+					    "require_annotations",
 					    "policies",
 					    "log_level",
 					    "log_file",
@@ -180,6 +182,8 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 		r = parse_on_unsupported(ctx, root, cfg);
 	if (!r)
 		r = config_cgroup_parse(ctx, root, cfg);
+	if (!r && json_object_object_get_ex(root, "require_annotations", &sub))
+		r = config_require_parse(ctx, sub, cfg);
 	if (!r)
 		r = parse_logging(ctx, root, cfg);
 	if (!r && json_object_object_get_ex(root, "policies", &sub))
@@ -231,6 +235,7 @@ void config_free(struct sh_config *cfg)
 	}
 	free(cfg->policies);
 	free(cfg->allowed_policies);
+	free(cfg->require.handlers);
 	if (cfg->root)
 		json_object_put(cfg->root);
 	memset(cfg, 0, sizeof(*cfg));

@@ -30,6 +30,20 @@ enum on_override_program {
 	ON_OVERRIDE_PROGRAM_WARN,
 };
 
+/* A Kubernetes container under a listed runtime handler whose spec carries
+ * none of our annotations: refuse it, or log a warning and start it. */
+enum on_missing_annotations {
+	ON_MISSING_REFUSE,
+	ON_MISSING_WARN,
+};
+
+/* require_annotations: the handlers whose containers must carry a key. */
+struct sh_require {
+	size_t nr_handlers; /* 0: the setting is absent */
+	const char **handlers;
+	enum on_missing_annotations on_missing;
+};
+
 /* Policy names are 1 to this many characters. */
 #define SH_POLICY_NAME_MAX 64
 
@@ -62,6 +76,7 @@ struct sh_config {
 	enum on_unsupported on_unsupported;
 	enum on_shared_cgroup on_shared_cgroup;
 	enum on_override_program on_override_program;
+	struct sh_require require;
 	int log_level;
 	const char *log_file;
 	size_t nr_policies;

@@ -88,6 +88,23 @@ static const char *narrowed_by(struct json_object *root)
 	return NULL;
 }
 
+/* A when.annotations key pattern naming the runtime handler key
+ * (require.h), as examples/hooks.d-oci-sockopt-hook-handler.json does:
+ * it runs the hook for a handler's containers, annotated or not. */
+static bool matches_handler(struct json_object *root)
+{
+	struct json_object *ann = member(member(root, "when"), "annotations");
+
+	if (!json_object_is_type(ann, json_type_object))
+		return false;
+	json_object_object_foreach(ann, key, val) {
+		(void)val;
+		if (strstr(key, "runtime-handler"))
+			return true;
+	}
+	return false;
+}
+
 static bool masked(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -131,6 +148,8 @@ static void scan_file(const char *dir, const char *name,
 	why = narrowed_by(root);
 	if (why)
 		note_narrow(rep, path, why);
+	if (why && matches_handler(root))
+		rep->nr_handler++;
 }
 
 static bool is_json_name(const char *name)

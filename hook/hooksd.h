@@ -17,6 +17,7 @@
 struct hooksd_report {
 	int found; /* files for this hook */
 	int nr_narrow; /* of those, files that skip some containers */
+	int nr_handler; /* narrow files that match the runtime handler key */
 	char narrow[768]; /* "FILE (why)", the first ones, ", "-separated */
 };
 

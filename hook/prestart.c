@@ -20,6 +20,7 @@
 #include "prestart.h"
 #include "proc.h"
 #include "reaper.h"
+#include "require.h"
 #include "state.h"
 #include "teardown.h"
 #include "timing.h"
@@ -220,6 +221,8 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 
 	if (!r)
 		r = policy_resolve(cfg, st, &eff, err);
+	if (!r)
+		r = require_check(cfg, st, err);
 	if (r)
 		return r;
 	timing_mark("policy");

@@ -29,9 +29,37 @@ NOT_KEYS = ["example.com/policy", "sockopt-hook.io/policyx",
             "xsockopt-hook.io/policy", "sockopt-hook.io/policy/web",
             "sockopt-hook.io/containers.policyx", "sockopt-hook.io/containers",
             "io.kubernetes.container.name"]
-# Keys containerd must not pass on for us.
+# Keys containerd must not pass on for us (the handler key is the node's).
 UNRELATED = ["example.com/policy", "xsockopt-hook.io/policy",
-             "io.kubernetes.container.name"]
+             "io.kubernetes.container.name",
+             "node.sockopt-hook.io/runtime-handler"]
+# Where a runtime handler's own config names the handler (hook/require.h).
+HANDLER_KEY = "node.sockopt-hook.io/runtime-handler"
+# The admission policy's CEL rules, each with its Python twin. No API
+# server runs here, so the CEL itself is not evaluated: its text must be
+# exactly this (whitespace aside), and the twins are run on pods.
+CEL_RUNTIMECLASS = (
+    "!has(object.metadata.annotations) || "
+    "!object.metadata.annotations.exists(k, k.startsWith('sockopt-hook.io/')) || "
+    "(has(object.spec.runtimeClassName) && "
+    "object.spec.runtimeClassName == '%s')")
+CEL_NODE_KEYS = (
+    "!has(object.metadata.annotations) || "
+    "!object.metadata.annotations.exists(k, "
+    "k.startsWith('node.sockopt-hook.io/'))")
+
+
+def twin_runtimeclass(pod, rc):
+    ann = pod["metadata"].get("annotations")
+    return (ann is None or
+            not any(k.startswith("sockopt-hook.io/") for k in ann) or
+            pod["spec"].get("runtimeClassName") == rc)
+
+
+def twin_node_keys(pod):
+    ann = pod["metadata"].get("annotations")
+    return ann is None or not any(
+        k.startswith("node.sockopt-hook.io/") for k in ann)
 
 
 def check(ok, desc, why=""):
@@ -130,6 +158,69 @@ def kubernetes(docs):
           "pod-per-container.yaml: two containers and a per-container key")
 
 
+def admission_shape(vap, binding):
+    check(vap["kind"] == "ValidatingAdmissionPolicy" and
+          binding["kind"] == "ValidatingAdmissionPolicyBinding" and
+          vap["apiVersion"] == binding["apiVersion"] ==
+          "admissionregistration.k8s.io/v1",
+          "admission policy: a v1 ValidatingAdmissionPolicy and its binding")
+    check(binding["spec"]["policyName"] == vap["metadata"]["name"] and
+          "Deny" in binding["spec"]["validationActions"],
+          "admission policy: the binding denies with the policy")
+    rules = vap["spec"]["matchConstraints"]["resourceRules"]
+    check(vap["spec"].get("failurePolicy") == "Fail" and
+          any(r["apiGroups"] == [""] and "pods" in r["resources"] and
+              "CREATE" in r["operations"] for r in rules),
+          "admission policy: pod CREATE in the core group, failing closed")
+
+
+def admission(docs):
+    """examples/kubernetes/admission-require-runtimeclass.yaml"""
+    vap, binding = docs["kubernetes/admission-require-runtimeclass.yaml"]
+    admission_shape(vap, binding)
+    rc = docs["kubernetes/runtimeclass.yaml"][0]["metadata"]["name"]
+    exprs = [" ".join(v["expression"].split())
+             for v in vap["spec"]["validations"]]
+    check(exprs == [CEL_RUNTIMECLASS % rc, CEL_NODE_KEYS],
+          "admission policy: the CEL rules are the ones whose Python twins "
+          "are checked here (the CEL itself is not evaluated: no API server)",
+          exprs)
+    check(all("object.metadata.annotations" in e for e in exprs) and
+          "object.spec.runtimeClassName == '%s'" % rc in exprs[0],
+          "admission policy: the rules read the pod's annotations and "
+          "runtimeClassName, naming RuntimeClass %s" % rc)
+    pods = [docs[n][0] for n in ("kubernetes/pod-restricted.yaml",
+                                 "kubernetes/pod-per-container.yaml")]
+
+    def pod(ann, rc_name=None):
+        spec = {"containers": [{"name": "app"}]}
+        if rc_name:
+            spec["runtimeClassName"] = rc_name
+        return {"metadata": {"name": "p", "annotations": ann}, "spec": spec}
+
+    def admitted(p):
+        return twin_runtimeclass(p, rc) and twin_node_keys(p)
+
+    stripped = [{"metadata": p["metadata"], "spec": {
+        k: v for k, v in p["spec"].items() if k != "runtimeClassName"}}
+        for p in pods]
+    cases = [(p, True, "example pod %s" % p["metadata"]["name"]) for p in pods]
+    cases += [(p, False, "example pod %s without runtimeClassName" %
+               p["metadata"]["name"]) for p in stripped]
+    cases += [
+        ({"metadata": {"name": "p"}, "spec": {}}, True,
+         "a pod without annotations or RuntimeClass"),
+        (pod({"example.com/x": "1"}), True, "a pod with other annotations"),
+        (pod({"sockopt-hook.io/bypass-prot-mem": "true"}, "runc"), False,
+         "our key under RuntimeClass runc"),
+        (pod({"sockopt-hook.io/policy": "restricted", HANDLER_KEY: "x"}, rc),
+         False, "a pod that sets %s itself" % HANDLER_KEY),
+    ]
+    for p, want, what in cases:
+        check(admitted(p) == want, "admission policy (Python twin): %s is %s"
+              % (what, "admitted" if want else "rejected"))
+
+
 def daemonset(docs):
     items = docs["kubernetes/daemonset.yaml"]
     kinds = {d["kind"]: d for d in items}
@@ -182,6 +273,22 @@ def daemonset(docs):
           "every container names an image")
 
 
+def crio_handler():
+    """The optional handler block of the CRI-O example, uncommented."""
+    with open(os.path.join(EX, "crio", "99-sockopt-hook.conf")) as f:
+        lines = f.read().splitlines()
+    start = lines.index("# [crio.runtime.runtimes.sockopt]")
+    end = lines.index("#", start)
+    try:
+        rt = tomllib.loads("\n".join(ln[2:] for ln in lines[start:end]))
+        rt = rt["crio"]["runtime"]["runtimes"]["sockopt"]
+    except (tomllib.TOMLDecodeError, KeyError) as e:
+        rt = {"error": str(e)}
+    check(rt.get("default_annotations") == {HANDLER_KEY: "sockopt"},
+          "CRI-O example handler, uncommented: its default_annotations name "
+          "it in %s" % HANDLER_KEY, rt)
+
+
 def runtime_configs():
     crio = checked_toml("crio/99-sockopt-hook.conf") or {}
     dirs = crio.get("crio", {}).get("runtime", {}).get("hooks_dir", [])
@@ -189,6 +296,7 @@ def runtime_configs():
           "puts the hooks.d file" % HOOKS_DIR, dirs)
     check("/usr/share/containers/oci/hooks.d" in dirs,
           "CRI-O hooks_dir keeps CRI-O's default directory", dirs)
+    crio_handler()
 
     for name, version, plugin in (
             ("containerd/config.toml", 2, "io.containerd.grpc.v1.cri"),
@@ -224,6 +332,10 @@ def containerd_handler(name, cfg, version, plugin):
           stages == ["poststop", "prestart"],
           "the base spec runs the installed hook at prestart and poststop",
           (paths, stages))
+    rc = load_yaml(os.path.join(EX, "kubernetes", "runtimeclass.yaml"))[0]
+    check(spec.get("annotations", {}).get(HANDLER_KEY) == rc["handler"],
+          "the base spec names its handler (%s) in %s, for "
+          "require_annotations" % (rc["handler"], HANDLER_KEY))
     check("rlimits" not in spec.get("process", {}),
           "the base spec sets no process.rlimits (containerd keeps a base "
           "spec's, and ctr oci spec caps open files at 1024)")
@@ -243,6 +355,17 @@ def hooks_d():
     with open(os.path.join(EX, "hooks.d-oci-sockopt-hook-always.json")) as f:
         check(hooks_d_matches(json.load(f)["when"], {}),
               "hooks.d -always file: runs for every container")
+    with open(os.path.join(EX, "hooks.d-oci-sockopt-hook-handler.json")) as f:
+        when = json.load(f)["when"]
+    for ann, want in (({HANDLER_KEY: "sockopt"}, True),
+                      ({HANDLER_KEY: "sockopt", "example.com/x": "1"}, True),
+                      ({HANDLER_KEY: "sockopt-x"}, False),
+                      ({HANDLER_KEY: "runc"}, False),
+                      ({"sockopt-hook.io/policy": "restricted"}, False),
+                      ({}, False)):
+        check(hooks_d_matches(when, ann) == want,
+              "hooks.d -handler file: %s %s the hook" %
+              (ann, "runs" if want else "does not run"))
 
 
 def runc_snippet():
@@ -277,6 +400,7 @@ def spdx():
 def main():
     docs = yaml_examples()
     kubernetes(docs)
+    admission(docs)
     daemonset(docs)
     runtime_configs()
     hooks_d()

@@ -2,17 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The OCI annotations a Kubernetes pod's container gets from a runtime.
 
-    k8s_annotations.py POD.yaml crio CONTAINER
+    k8s_annotations.py POD.yaml crio CONTAINER [CRIO-CONFIG.toml]
     k8s_annotations.py POD.yaml containerd CONTAINER CONTAINERD-CONFIG.toml
 
 prints, as one JSON object, the annotations that CRI-O or containerd put
 into the OCI config.json of CONTAINER (a name from spec.containers, or
 "POD" for the pod's sandbox container), which is what the hook reads:
 
-  CRI-O       every pod annotation, io.kubernetes.container.name and
+  CRI-O       the default_annotations of the pod's runtime handler in
+              CRIO-CONFIG (if given; CRI-O 1.32+), overridden by every pod
+              annotation, io.kubernetes.container.name and
               io.kubernetes.cri-o.ContainerType (container or sandbox);
-  containerd  only the pod annotations whose key matches one of the
-              pod_annotations globs of the runtime handler that the pod's
+  containerd  the annotations of the handler's base_runtime_spec (the
+              file of that name next to CONTAINERD-CONFIG), then the pod
+              annotations whose key matches one of the pod_annotations
+              globs of the runtime handler that the pod's
               runtimeClassName names (Go filepath.Match: '*' does not
               match '/'), plus io.kubernetes.cri.container-type and
               io.kubernetes.cri.container-name (containers only).
@@ -20,6 +24,7 @@ into the OCI config.json of CONTAINER (a name from spec.containers, or
 Exits 1 with a message if the pod or the handler is not usable.
 """
 import json
+import os
 import re
 import sys
 import tomllib
@@ -40,13 +45,30 @@ def glob_re(pattern):
     return re.compile(out + r"\Z")
 
 
-def handler_globs(config_path, handler):
+def containerd_handler(config_path, handler):
     with open(config_path, "rb") as f:
         cfg = tomllib.load(f)
     runtimes = cfg["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
     if handler not in runtimes:
         sys.exit("containerd config has no runtime handler '%s'" % handler)
-    return runtimes[handler].get("pod_annotations", [])
+    return runtimes[handler]
+
+
+def base_spec_annotations(config_path, rt):
+    """containerd starts a handler's containers from its base spec."""
+    base = rt.get("base_runtime_spec")
+    if not base:
+        return {}
+    path = os.path.join(os.path.dirname(config_path), os.path.basename(base))
+    with open(path) as f:
+        return dict(json.load(f).get("annotations") or {})
+
+
+def crio_default_annotations(config_path, handler):
+    with open(config_path, "rb") as f:
+        cfg = tomllib.load(f)
+    runtimes = cfg.get("crio", {}).get("runtime", {}).get("runtimes", {})
+    return dict(runtimes.get(handler, {}).get("default_annotations", {}))
 
 
 def main(argv):
@@ -62,7 +84,11 @@ def main(argv):
     if not sandbox and name not in names:
         sys.exit("pod %s has no container '%s'" % (meta["name"], name))
     if runtime == "crio":
-        ann = dict(pod_ann)
+        ann = {}
+        if len(argv) > 4:
+            ann = crio_default_annotations(
+                argv[4], pod["spec"].get("runtimeClassName", "runc"))
+        ann.update(pod_ann)
         ann["io.kubernetes.pod.name"] = meta["name"]
         ann["io.kubernetes.pod.namespace"] = meta.get("namespace", "default")
         ann["io.kubernetes.container.name"] = name
@@ -70,9 +96,11 @@ def main(argv):
             "sandbox" if sandbox else "container")
     elif runtime == "containerd":
         handler = pod["spec"].get("runtimeClassName", "runc")
-        globs = [glob_re(g) for g in handler_globs(argv[4], handler)]
-        ann = {k: v for k, v in pod_ann.items()
-               if any(g.match(k) for g in globs)}
+        rt = containerd_handler(argv[4], handler)
+        globs = [glob_re(g) for g in rt.get("pod_annotations", [])]
+        ann = base_spec_annotations(argv[4], rt)
+        ann.update({k: v for k, v in pod_ann.items()
+                    if any(g.match(k) for g in globs)})
         ann["io.kubernetes.cri.sandbox-name"] = meta["name"]
         ann["io.kubernetes.cri.sandbox-namespace"] = meta.get(
             "namespace", "default")

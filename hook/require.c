@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * require_annotations at prestart: make a pod whose policy annotations
+ * never reached the spec loud. The hook cannot see a pod annotation that
+ * the runtime dropped, nor, from the spec, the runtime handler:
+ *  - containerd (1.6 pkg/cri/server/container_create_linux.go:301-307,
+ *    1.7.34 pkg/cri/annotations/annotations.go:97-125, 2.x
+ *    internal/cri/annotations/annotations.go:103-135 DefaultCRIAnnotations)
+ *    writes the sandbox id, name, namespace, uid, container type and name
+ *    and image into a container's spec, never the handler; its
+ *    io.containerd.cri.runtime-handler (1.7+) is a *pod* annotation it
+ *    reads for image pulls (internal/cri/server/images/image_pull.go:878).
+ *    A handler's base_runtime_spec is the spec every container of the
+ *    handler starts from (internal/cri/server/container_create.go:509-532)
+ *    and its annotations stay: WithAnnotation only adds keys
+ *    (internal/cri/opts/spec_opts.go:112-119), the pod annotations that
+ *    pod_annotations lets through after them (container_create.go:864).
+ *  - CRI-O writes io.kubernetes.cri-o.RuntimeHandler into the pause
+ *    container's spec only (server/sandbox_run_linux.go:1049); a
+ *    container gets the pod's annotations (internal/factory/container/
+ *    container.go:203-232), which start from the handler's
+ *    default_annotations (server/sandbox_run_linux.go:787-810, CRI-O
+ *    1.32+), overridable by the pod.
+ * So the operator names the handler in SH_ANNOTATION_HANDLER, in that
+ * handler's config. (containerd at 301026e5, CRI-O at f954a17e.)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config_require.h"
+#include "log.h"
+#include "pod.h"
+#include "require.h"
+
+/* Where each runtime names the pod, next to pod.c's type keys: containerd
+ * writes its own; CRI-O adds the kubelet's labels after the copies. */
+static const struct pod_keys {
+	const char *runtime, *name_key, *namespace_key;
+} pod_keys[] = {
+	{ "containerd", "io.kubernetes.cri.sandbox-name",
+	  "io.kubernetes.cri.sandbox-namespace" },
+	{ "CRI-O", "io.kubernetes.pod.name", "io.kubernetes.pod.namespace" },
+};
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The keys of the hooks.d file's regex: KEY, KEY.<name>, containers.KEY. */
+static bool is_policy_key(const char *key)
+{
+	return !strcmp(key, SH_ANNOTATION_POLICY) ||
+	       !strcmp(key, SH_ANNOTATION_BYPASS) ||
+	       !strcmp(key, SH_ANNOTATION_CONTAINERS_POLICY) ||
+	       !strcmp(key, SH_ANNOTATION_CONTAINERS_BYPASS) ||
+	       starts_with(key, SH_ANNOTATION_POLICY ".") ||
+	       starts_with(key, SH_ANNOTATION_BYPASS ".");
+}
+
+/* Whether the spec carries one of the keys the hooks.d file reacts to. */
+static bool has_policy_key(const struct oci_state *st)
+{
+	if (!st->annotations)
+		return false;
+	json_object_object_foreach(st->annotations, key, val) {
+		(void)val;
+		if (is_policy_key(key))
+			return true;
+	}
+	return false;
+}
+
+static const struct pod_keys *keys_of(const char *runtime)
+{
+	for (size_t i = 0; i < sizeof(pod_keys) / sizeof(pod_keys[0]); i++)
+		if (!strcmp(pod_keys[i].runtime, runtime))
+			return &pod_keys[i];
+	return &pod_keys[0];
+}
+
+static const char *or_unknown(const char *s)
+{
+	return s ? s : "?";
+}
+
+static int missing(const struct sh_config *cfg, const struct oci_state *st,
+		   const struct pod_identity *who, const char *handler,
+		   struct sh_error *err)
+{
+	const struct pod_keys *k = keys_of(who->runtime);
+	bool refuse = cfg->require.on_missing == ON_MISSING_REFUSE;
+	char msg[SH_ERROR_MSG_MAX];
+
+	snprintf(
+		msg, sizeof(msg),
+		"container %s of pod %s in namespace %s runs under runtime handler %s but carries no sockopt-hook.io/ policy annotation: the pod sets none (give it sockopt-hook.io/policy or bypass-prot-mem), or the runtime dropped them (containerd: the handler's pod_annotations must include \"sockopt-hook.io/*\"); %s in %s",
+		LOG_Q(or_unknown(who->name)),
+		LOG_Q(or_unknown(oci_annotation(st, k->name_key))),
+		LOG_Q(or_unknown(oci_annotation(st, k->namespace_key))),
+		LOG_Q(handler),
+		refuse ?
+			"refused by require_annotations" :
+			"started anyway: require_annotations.on_missing is 'warn'",
+		cfg->path);
+	if (refuse)
+		return error_set(err, -EPERM, "%s", msg);
+	log_warn("%s", msg);
+	return 0;
+}
+
+int require_check(const struct sh_config *cfg, const struct oci_state *st,
+		  struct sh_error *err)
+{
+	const char *handler = oci_annotation(st, SH_ANNOTATION_HANDLER);
+	struct pod_identity who;
+	int r;
+
+	if (!cfg->require.nr_handlers || !handler)
+		return 0;
+	r = pod_identify(st, &who, err);
+	if (r || who.sandbox || !who.runtime)
+		return r;
+	if (!config_require_handler(cfg, handler) || has_policy_key(st))
+		return 0;
+	return missing(cfg, st, &who, handler, err);
+}
