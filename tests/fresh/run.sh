@@ -33,46 +33,67 @@ die() {
 }
 
 # inside ROOT TARGET: runs in the new mount namespace. Mounts what a booted
-# machine has, runs `make TARGET` in the chroot, reports whether the real
-# state dir appeared, and unmounts in reverse.
+# machine has, makes ROOT the namespace's root (pivot_root, not chroot:
+# `runc exec` joins a container's mount namespace, which puts it at that
+# namespace's root, and under a chroot that is the host's /), runs
+# `make TARGET`, reports whether the real state dir appeared, and
+# unmounts in reverse.
 inside()
 {
-	local root=$1 target=$2 rc i mounted=()
+	local root=$1 target=$2 rc=1 i prefix=$1 mounted=()
 
 	mnt() {
 		mount "$@" || return 1
 		mounted+=("${*: -1}")
 	}
-	# The root a mount point of its own: runc's pivot_root needs one.
-	mnt --bind "$root" "$root" &&
+	echo "check-fresh: mount namespace $(readlink /proc/self/ns/mnt)"
+	# pivot_root needs the new root to be a mount point.
+	if mnt --bind "$root" "$root" &&
 		mnt -t proc proc "$root/proc" &&
 		mnt --rbind /sys "$root/sys" &&
 		mnt --rbind /dev "$root/dev" &&
 		mnt -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$root/run" &&
 		mkdir -p "$root/run/lock" &&
-		mnt --bind /run/lock "$root/run/lock" || {
-		rc=1
-		echo "check-fresh: cannot mount the fresh root's file systems" >&2
-	}
-	if [ -z "${rc:-}" ]; then
-		chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-			/bin/sh -c "cd /root/oci-sockopt-hook && exec make $target" </dev/null
+		mnt --bind /run/lock "$root/run/lock" &&
+		mkdir -p "$root/.host" && cd "$root" && pivot_root . .host; then
+		# From here on the mounts are named from the fresh root; the
+		# host's tree, still busy with the host's processes, is only
+		# detached from this namespace.
+		prefix=$root
+		mounted=("${mounted[@]:1}")
+		cd / && umount -R -l /.host && rmdir /.host &&
+			in_fresh_root "$target"
 		rc=$?
-		echo "check-fresh: make $target exited $rc"
-		if [ -e "$root/run/oci-sockopt-hook" ]; then
-			echo "check-fresh: FAIL: /run/oci-sockopt-hook exists in the fresh root:"
-			ls -la "$root/run/oci-sockopt-hook"
-		else
-			echo "check-fresh: ok: no /run/oci-sockopt-hook in the fresh root"
-		fi
+	else
+		echo "check-fresh: cannot set up the fresh root's file systems" >&2
+		prefix=
 	fi
 	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-		umount -R "${mounted[i]}" 2>/dev/null || {
-			echo "check-fresh: ${mounted[i]} busy: lazy unmount" >&2
-			umount -R -l "${mounted[i]}"
+		umount -R "${mounted[i]#"$prefix"}" 2>/dev/null || {
+			echo "check-fresh: ${mounted[i]#"$prefix"} busy: lazy unmount" >&2
+			umount -R -l "${mounted[i]#"$prefix"}"
 		}
 	done
+	return "$rc"
+}
+
+# in_fresh_root TARGET: make TARGET as root with a login's environment,
+# then whether the real state dir appeared.
+in_fresh_root()
+{
+	local rc
+
+	/usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		/bin/sh -c "cd /root/oci-sockopt-hook && exec make $1" </dev/null
+	rc=$?
+	echo "check-fresh: make $1 exited $rc"
+	if [ -e /run/oci-sockopt-hook ]; then
+		echo "check-fresh: FAIL: /run/oci-sockopt-hook exists in the fresh root:"
+		ls -la /run/oci-sockopt-hook
+	else
+		echo "check-fresh: ok: no /run/oci-sockopt-hook in the fresh root"
+	fi
 	return "$rc"
 }
 
@@ -114,7 +135,7 @@ build_base()
 	[ -n "$security" ] && lists+=("deb $security $SUITE-security main")
 	say "mmdebstrap $SUITE (minbase + $BASE_PKGS) into $BASE"
 	start=$SECONDS
-	mmdebstrap --variant=minbase --include="$BASE_PKGS" --quiet \
+	mmdebstrap --variant=minbase --format=tar --include="$BASE_PKGS" --quiet \
 		"$SUITE" "$BASE.tmp" "${lists[@]}" >"$FRESH/mmdebstrap.log" 2>&1 || {
 		cat "$FRESH/mmdebstrap.log" >&2
 		rm -f "$BASE.tmp"
@@ -146,13 +167,14 @@ fresh_root()
 	echo "$root"
 }
 
-# left_in ROOT: processes whose root directory is ROOT.
+# left_in NS: processes in mount namespace NS (mnt:[N]).
 left_in()
 {
 	local p
 
+	[ -n "$1" ] || return 0
 	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/root" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+		[ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
 	done
 }
 
@@ -166,14 +188,33 @@ stamp()
 	done
 }
 
+# check_demo LOG: the demo's container column and its ending, as README.md
+# shows them (the demo exits 0 even when runc exec fails: it prints).
+check_demo()
+{
+	local want bad=0
+
+	for want in 'set-mark 5 .* container: setsockopt=EPERM$' \
+		'rcvbuf 4194304 .* container: rcvbuf=131072$' \
+		'cc cubic .* container: cc=reno$' \
+		'socket inet6 stream .* container: socket_inet6_stream=EPERM$' \
+		'keepalive .* container: keepalive=1$' \
+		'state records left: 0$' 'cgroup /.* is gone, and with it our programs$'; do
+		grep -Eq "$want" "$1" && continue
+		echo "FAIL: the demo did not print /$want/"
+		bad=1
+	done
+	return $bad
+}
+
 # check_log TARGET LOG: what the log must (not) show.
 check_log()
 {
 	local target=$1 log=$2 head bad=0
 
 	# Everything make printed before deps.sh reported what it installs.
-	head=$(sed -n '1,/deps\.sh: installing/p' "$log")
-	grep -q 'deps\.sh: installing' "$log" || {
+	head=$(sed -n '/deps\.sh: installing/q; p' "$log")
+	grep -q '\] deps\.sh: installing' "$log" || {
 		echo "FAIL: deps.sh installed nothing: the fresh root was not fresh"
 		bad=1
 	}
@@ -186,6 +227,7 @@ check_log()
 		echo "FAIL: the fresh root has a /run/oci-sockopt-hook"
 		bad=1
 	}
+	[ "$target" = demo ] && { check_demo "$log" || bad=1; }
 	if [ "$target" = check ] &&
 		! grep -Eq '^\[ *[0-9]+\] [0-9]+ passed, 0 failed, 0 skipped$' "$log"; then
 		echo "FAIL: the suites' summary is not 'N passed, 0 failed, 0 skipped':"
@@ -207,7 +249,7 @@ run_fresh()
 		stamp >"$log"
 	rc=${PIPESTATUS[0]}
 	tail -n 3 "$log"
-	pids=$(left_in "$root")
+	pids=$(left_in "$(sed -n 's/^\[ *[0-9]*\] check-fresh: mount namespace //p' "$log")")
 	if [ -n "$pids" ]; then
 		echo "FAIL: processes left running in the fresh root:" | tee -a "$log"
 		# shellcheck disable=SC2086 # one pid a word
