@@ -90,7 +90,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all deps demo check unit hook-dyn bench fuzz format format-check modules-check clean install uninstall
+.PHONY: FORCE all deps demo check check-fresh unit hook-dyn bench fuzz format format-check modules-check clean install uninstall
 all: $(BIN)
 
 deps:
@@ -159,6 +159,12 @@ check:
 	$(MAKE) modules-check
 	./tests/run.sh
 	$(MAKE) fuzz-smoke bench-smoke
+
+# The README's two commands, each in a fresh Debian 12 root (not part of
+# check: it installs everything twice; run it before a release).
+check-fresh:
+	./scripts/deps.sh check
+	./tests/fresh/run.sh
 
 bench:
 	./scripts/deps.sh check

@@ -69,8 +69,9 @@ inside()
 		prefix=
 	fi
 	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-		umount -R "${mounted[i]#"$prefix"}" 2>/dev/null || {
+		umount -R "${mounted[i]#"$prefix"}" || {
 			echo "check-fresh: ${mounted[i]#"$prefix"} busy: lazy unmount" >&2
+			grep -E " ${mounted[i]#"$prefix"}(/| )" /proc/self/mountinfo >&2
 			umount -R -l "${mounted[i]#"$prefix"}"
 		}
 	done
@@ -160,6 +161,11 @@ fresh_root()
 	tar -C "$root" --numeric-owner -xpf "$BASE" || return 1
 	git clone -q --no-hardlinks "$top" "$root/root/oci-sockopt-hook" || return 1
 	cp -L /etc/resolv.conf "$root/etc/resolv.conf" || return 1
+	# How this machine reaches its mirror (a proxy, or a snapshot mirror
+	# whose Release files this machine's clock finds expired): the same
+	# apt Acquire settings, or the VM suite cannot read unstable.
+	grep -l 'Acquire::' /etc/apt/apt.conf.d/* 2>/dev/null |
+		xargs -r cp -t "$root/etc/apt/apt.conf.d/" || return 1
 	# No daemon that a package starts may outlive the chroot (on a booted
 	# machine systemd would run it; here nothing would stop it).
 	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d" &&
@@ -265,6 +271,10 @@ run_fresh()
 		echo "FAIL: mounts left under $root" | tee -a "$log"
 		rc=1
 	elif [ "${FRESH_KEEP:-0}" != 1 ]; then
+		# Each suite's own log, for a failure the summary does not explain.
+		rm -rf "$FRESH/$target-logs"
+		[ -d "$root/root/oci-sockopt-hook/build/tests/logs" ] &&
+			cp -r "$root/root/oci-sockopt-hook/build/tests/logs" "$FRESH/$target-logs"
 		rm -rf "$root"
 	fi
 	[ "$rc" = 0 ] && say "PASS make $target" || say "FAIL make $target (log $log)"
