@@ -18,12 +18,13 @@
 # also the suites' summary: 0 failed, 0 skipped. Logs (each line with the
 # seconds since the start) stay in build/fresh/; everything else is
 # removed. FRESH_KEEP=1 keeps the fresh roots for a post-mortem.
+# shellcheck source-path=SCRIPTDIR
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 FRESH=$top/build/fresh
 SUITE=bookworm
 # A machine's base install lacks make; whoever types `make demo` has it.
-BASE_PKGS=make
+BASE_PKGS="make"
 BASE=$FRESH/$SUITE-minbase.tar
 
 say() { printf '== %s\n' "$*"; }
@@ -267,7 +268,7 @@ run_fresh()
 	fi
 	check_log "$target" "$log" | tee -a "$log"
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
-	if grep -q " $root[/ ]" /proc/self/mountinfo; then
+	if grep -q " ${root}[/ ]" /proc/self/mountinfo; then
 		echo "FAIL: mounts left under $root" | tee -a "$log"
 		rc=1
 	elif [ "${FRESH_KEEP:-0}" != 1 ]; then
@@ -277,7 +278,11 @@ run_fresh()
 			cp -r "$root/root/oci-sockopt-hook/build/tests/logs" "$FRESH/$target-logs"
 		rm -rf "$root"
 	fi
-	[ "$rc" = 0 ] && say "PASS make $target" || say "FAIL make $target (log $log)"
+	if [ "$rc" = 0 ]; then
+		say "PASS make $target"
+	else
+		say "FAIL make $target (log $log)"
+	fi
 	return "$rc"
 }
 
