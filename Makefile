@@ -90,7 +90,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all deps demo check check-node unit hook-dyn bench fuzz format format-check modules-check clean install uninstall
+.PHONY: FORCE all deps demo check check-node check-fresh unit hook-dyn bench fuzz format format-check modules-check clean install uninstall
 all: $(BIN)
 
 deps:
@@ -166,6 +166,12 @@ check:
 # script exits 77 when qemu, mmdebstrap or the mirror cannot be had.
 check-node: $(BIN) test-progs
 	./tests/node/run-node-suite.sh -B $(BUILD)
+
+# The README's two commands, each in a fresh Debian 12 root (not part of
+# check: it installs everything twice; run it before a release).
+check-fresh:
+	./scripts/deps.sh check
+	./tests/fresh/run.sh
 
 bench:
 	./scripts/deps.sh check

@@ -10,7 +10,7 @@ libcgroup-dev libelf-dev zlib1g-dev linux-libc-dev"
 RUNTIME_PKGS="runc crun busybox-static iproute2 jq"
 TEST_PKGS="podman python3 python3-jsonschema python3-yaml libclang-rt-14-dev valgrind
 qemu-system-x86 cpio xz-utils zstd clang-format gcc-multilib man-db strace linux-perf
-iptables containerd python3-grpc-tools mmdebstrap e2fsprogs"
+iptables containerd python3-grpc-tools mmdebstrap e2fsprogs procps"
 
 case "${1:-build}" in
 build) want="$BUILD_PKGS" ;;
