@@ -164,7 +164,9 @@ check:
 # systemd and cgroup v2 only, under QEMU; `make check` runs it as
 # tests/integration/95-node.sh. Ends with "node: N passed, N failed"; the
 # script exits 77 when qemu, mmdebstrap or the mirror cannot be had.
-check-node: $(BIN) test-progs
+check-node:
+	./scripts/deps.sh check
+	$(MAKE) all test-progs
 	./tests/node/run-node-suite.sh -B $(BUILD)
 
 # The README's two commands, each in a fresh Debian 12 root (not part of

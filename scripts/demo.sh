@@ -27,6 +27,8 @@ trap cleanup EXIT
 # shellcheck source=../tests/lib/host.sh
 . "$top/tests/lib/host.sh"
 host_lock
+cg2=$(host_cgroup2_mount)
+[ -n "$cg2" ] || { echo "make demo: no cgroup2 hierarchy is mounted" >&2; exit 1; }
 
 # bundle NAME CONFIG ANNOTATIONS-JSON ARGS...
 bundle()
@@ -41,6 +43,9 @@ bundle()
 		--argjson args "$args" --arg rootfs "$work/rootfs" \
 		--arg env "OCI_SOCKOPT_HOOK_STATE_DIR=$OCI_SOCKOPT_HOOK_STATE_DIR" '
 		.process.terminal = false | .process.args = $args |
+		.process.capabilities |= with_entries(
+		  if .key == "bounding" or .key == "effective" or .key == "permitted"
+		  then .value += ["CAP_NET_ADMIN"] else . end) |
 		.root = {"path": $rootfs, "readonly": true} |
 		.annotations = $ann |
 		.hooks = {
@@ -69,13 +74,23 @@ runc run -d --bundle "$b" "$id" </dev/null >/dev/null
 pid=$(runc state "$id" | jq -r .pid)
 cg=$(awk -F: '$1 == "0" {print $3}' "/proc/$pid/cgroup")
 echo "container $id, init pid $pid, cgroup v2 $cg"
-bpftool cgroup show "/sys/fs/cgroup/unified$cg"
+bpftool cgroup show "$cg2$cg"
 
+# The demo fails (exit 1) when the container does not show the policy:
+# each probe with the answer the restricted policy must give. The
+# container has CAP_NET_ADMIN, so that SO_MARK and TCP_CONGESTION are
+# refused by the policy, not for a missing capability.
+unexpected=""
 say "Same probe: on the host (no policy) | in the container"
-for t in "set-mark 5" "rcvbuf 4194304" "cc cubic" "socket inet6 stream" "keepalive"; do
+for probe in "set-mark 5=setsockopt=EPERM" "rcvbuf 4194304=rcvbuf=131072" \
+	"cc cubic=cc=reno" "socket inet6 stream=socket_inet6_stream=EPERM" \
+	"keepalive=keepalive=1"; do
+	t=${probe%%=*} want=${probe#*=}
 	# shellcheck disable=SC2086
-	printf '  %-22s host: %-28s container: %s\n' "$t" \
-		"$("$CHECK" $t 2>&1)" "$(runc exec "$id" sockcheck $t 2>&1)"
+	got=$(runc exec "$id" sockcheck $t 2>&1 || true)
+	# shellcheck disable=SC2086
+	printf '  %-22s host: %-28s container: %s\n' "$t" "$("$CHECK" $t 2>&1 || true)" "$got"
+	[ "$got" = "$want" ] || unexpected="$unexpected '$t' gave '$got', not '$want';"
 done
 echo "  (SO_MARK denied, SO_RCVBUF clamped to 2x65536, congestion control forced to reno, IPv6 sockets denied, others untouched)"
 
@@ -100,4 +115,14 @@ fi
 say "Delete the container: nothing of ours remains"
 runc delete -f "$id"
 echo "state records left: $(find "$OCI_SOCKOPT_HOOK_STATE_DIR" -name '*.json' 2>/dev/null | wc -l)"
-[ -d "/sys/fs/cgroup/unified$cg" ] && echo "cgroup $cg still exists" || echo "cgroup $cg is gone, and with it our programs"
+if [ -d "$cg2$cg" ]; then
+	unexpected="$unexpected cgroup $cg still exists;"
+else
+	echo "cgroup $cg is gone, and with it our programs"
+fi
+left=$(find "$OCI_SOCKOPT_HOOK_STATE_DIR" -name '*.json' 2>/dev/null | wc -l)
+[ "$left" = 0 ] || unexpected="$unexpected $left state records left;"
+if [ -n "$unexpected" ]; then
+	echo "make demo: FAILED:$unexpected" >&2
+	exit 1
+fi
