@@ -149,7 +149,9 @@ build_base()
 [ -s "$BASE" ] || build_base
 
 # The host's state dir, as it is before: compared at the end.
-host_state() { ls -la --time-style=+%s /run/oci-sockopt-hook 2>&1; }
+# The directory and its entries; not "..", which is /run, and changes
+# with whatever else runs on the host.
+host_state() { ls -lA --time-style=+%s /run/oci-sockopt-hook 2>&1; stat -c '%A %U %Y' /run/oci-sockopt-hook 2>&1; }
 host_before=$(host_state)
 
 # fresh_root TARGET: a new extraction with a clean clone of HEAD in
