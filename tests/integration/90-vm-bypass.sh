@@ -11,13 +11,4 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/host.sh"
 tap_require_root
 host_lock || tap_bail "cannot take $HOST_LOCK"
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-"$TESTS_TOP/tests/vm/run-vm-suite.sh" -B "$TESTS_BUILD" >"$out" 2>&1
-rc=$?
-cat "$out"
-sed -n '/^# figures/,/^vm-suite:/{/^#/s/^# */# report: /p}' "$out"
-grep '^boot:' "$out" | sed 's/^/# report: /'
-# tests/run.sh shows a skipped suite's reason from its plan line.
-[ "$rc" = 77 ] && echo "1..0 # SKIP $(sed -n 's/^[a-z-]*: SKIP: //p' "$out" | head -n 1)"
-exit $rc
+host_qemu_suite tests/vm/run-vm-suite.sh vm-suite '^boot:'

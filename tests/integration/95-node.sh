@@ -14,11 +14,4 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/host.sh"
 tap_require_root
 host_lock || tap_bail "cannot take $HOST_LOCK"
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-"$TESTS_TOP/tests/node/run-node-suite.sh" -B "$TESTS_BUILD" >"$out" 2>&1
-rc=$?
-cat "$out"
-sed -n '/^# figures/,/^node-suite:/{/^#/s/^# */# report: /p}' "$out"
-grep '^boot:\|^node:' "$out" | sed 's/^/# report: /'
-exit $rc
+host_qemu_suite tests/node/run-node-suite.sh node-suite '^boot:\|^node:'

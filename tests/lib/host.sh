@@ -63,3 +63,23 @@ host_prog_count()
 	timeout 20 bpftool -j prog show 2>/dev/null |
 		jq --arg re "${1:-}" '[.[]? | select((.name // "") | test($re))] | length'
 }
+
+# host_qemu_suite SCRIPT PREFIX REPORT-RE: run a QEMU suite (tests/vm,
+# tests/node) on this tree's build directory, show its output, report its
+# "# figures" block (which ends at its "PREFIX:" lines) and the lines
+# matching REPORT-RE, and when it skips, print the plan line that carries
+# the reason (tests/run.sh shows a skipped suite's reason from it).
+# Returns the script's status.
+host_qemu_suite()
+{
+	local out rc
+
+	out=$("$TESTS_TOP/$1" -B "$TESTS_BUILD" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	sed -n "/^# figures/,/^$2:/{/^#/s/^# */# report: /p}" <<<"$out"
+	grep "$3" <<<"$out" | sed 's/^/# report: /'
+	[ "$rc" = 77 ] &&
+		echo "1..0 # SKIP $(sed -n 's/^[a-z-]*: SKIP: //p' <<<"$out" | head -n 1)"
+	return $rc
+}
