@@ -19,6 +19,10 @@
  * So a container is a sandbox only when every type key present says so
  * (a copied "sandbox" cannot outvote the runtime's "container"), and its
  * name comes from the key set of the runtime that wrote the type key.
+ * The pod's namespace and name come from the same set: containerd's
+ * io.kubernetes.cri.sandbox-namespace and sandbox-name
+ * (DefaultCRIAnnotations), CRI-O's io.kubernetes.pod.namespace and
+ * io.kubernetes.pod.name (the kubelet's container labels, added last).
  */
 #include <errno.h>
 #include <string.h>
@@ -27,15 +31,18 @@
 #include "pod.h"
 
 static const struct runtime_keys {
-	const char *runtime, *type_key, *name_key;
+	const char *runtime, *type_key, *name_key, *namespace_key, *pod_key;
 } runtimes[] = {
 	{ "containerd", "io.kubernetes.cri.container-type",
-	  "io.kubernetes.cri.container-name" },
+	  "io.kubernetes.cri.container-name",
+	  "io.kubernetes.cri.sandbox-namespace",
+	  "io.kubernetes.cri.sandbox-name" },
 	/* Last: when both sets claim a container, CRI-O's wins, since CRI-O
 	 * copies every pod annotation while containerd passes another
 	 * runtime's keys only if the operator's globs let them through. */
 	{ "CRI-O", "io.kubernetes.cri-o.ContainerType",
-	  "io.kubernetes.container.name" },
+	  "io.kubernetes.container.name", "io.kubernetes.pod.namespace",
+	  "io.kubernetes.pod.name" },
 };
 
 #define NR_RUNTIMES (sizeof(runtimes) / sizeof(runtimes[0]))
@@ -83,26 +90,46 @@ static bool valid_name(const char *name)
 	return true;
 }
 
-/* Without a type key no runtime vouches for either name key: the first
- * one present, as plain runc or podman users set them by hand. */
-static void name_from_any(const struct oci_state *st, struct pod_identity *id)
+static void names_from(const struct oci_state *st,
+		       const struct runtime_keys *keys, struct pod_identity *id)
+{
+	id->name = oci_annotation(st, keys->name_key);
+	id->name_key = keys->name_key;
+	id->namespace = oci_annotation(st, keys->namespace_key);
+	id->pod = oci_annotation(st, keys->pod_key);
+}
+
+/* Without a type key no runtime vouches for either key set: the first
+ * one with a container name, as plain runc or podman users set them by
+ * hand. */
+static const struct runtime_keys *names_from_any(const struct oci_state *st,
+						 struct pod_identity *id)
 {
 	for (size_t i = 0; i < NR_RUNTIMES; i++) {
-		const char *name = oci_annotation(st, runtimes[i].name_key);
-
-		if (name) {
-			id->name = name;
-			id->name_key = runtimes[i].name_key;
-			return;
+		if (oci_annotation(st, runtimes[i].name_key)) {
+			names_from(st, &runtimes[i], id);
+			return &runtimes[i];
 		}
 	}
+	return NULL;
+}
+
+static int check_name(const char *what, const char *name, const char *key,
+		      struct sh_error *err)
+{
+	if (!name || valid_name(name))
+		return 0;
+	return error_set(
+		err, -EINVAL,
+		"%s %s (from %s) refused: not a Kubernetes or podman name (a letter or digit, then letters, digits, '-', '_' or '.'; at most %d)",
+		what, LOG_Q(name), key, SH_MAX_CONTAINER_NAME);
 }
 
 int pod_identify(const struct oci_state *st, struct pod_identity *id,
 		 struct sh_error *err)
 {
-	const struct runtime_keys *writer;
-	int nr_types;
+	const struct runtime_keys *writer, *keys;
+	int nr_types, r;
 
 	memset(id, 0, sizeof(*id));
 	writer = type_writer(st, &nr_types);
@@ -112,15 +139,18 @@ int pod_identify(const struct oci_state *st, struct pod_identity *id,
 	}
 	if (writer) {
 		id->runtime = writer->runtime;
-		id->name_key = writer->name_key;
-		id->name = oci_annotation(st, writer->name_key);
+		names_from(st, writer, id);
+		keys = writer;
 	} else {
-		name_from_any(st, id);
+		keys = names_from_any(st, id);
 	}
-	if (id->name && !valid_name(id->name))
-		return error_set(
-			err, -EINVAL,
-			"container name %s (from %s) refused: not a container name (a letter or digit, then letters, digits, '-', '_' or '.'; at most %d)",
-			LOG_Q(id->name), id->name_key, SH_MAX_CONTAINER_NAME);
-	return 0;
+	if (!keys)
+		return 0;
+	r = check_name("container name", id->name, keys->name_key, err);
+	if (!r)
+		r = check_name("pod namespace", id->namespace,
+			       keys->namespace_key, err);
+	if (!r)
+		r = check_name("pod name", id->pod, keys->pod_key, err);
+	return r;
 }

@@ -19,9 +19,14 @@ struct pod_identity {
 	const char *runtime; /* "CRI-O", "containerd", or NULL: no type key */
 	const char *name; /* the container's name, or NULL */
 	const char *name_key; /* the annotation the name came from */
+	/* The pod's namespace and name, from the same runtime's keys, or
+	 * NULL: labels for status, metrics and audit lines, never a
+	 * decision. */
+	const char *namespace;
+	const char *pod;
 };
 
-/* 0, or -EINVAL when the name is not a container name. */
+/* 0, or -EINVAL when a name is not a Kubernetes or podman name. */
 int pod_identify(const struct oci_state *st, struct pod_identity *id,
 		 struct sh_error *err);
 

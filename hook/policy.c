@@ -203,19 +203,19 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 		   struct sh_effective *eff, struct sh_error *err)
 {
 	struct annotation_pick pick;
-	struct pod_identity who;
+	struct pod_identity *who = &eff->who;
 	int r;
 
 	memset(eff, 0, sizeof(*eff));
-	r = pod_identify(st, &who, err);
+	r = pod_identify(st, who, err);
 	if (r)
 		return r;
-	if (who.sandbox) {
+	if (who->sandbox) {
 		eff->sandbox = true;
 		return 0;
 	}
 	apply_defaults(cfg, eff);
-	r = container_annotation(st, who.name, SH_ANNOTATION_POLICY,
+	r = container_annotation(st, who->name, SH_ANNOTATION_POLICY,
 				 SH_ANNOTATION_CONTAINERS_POLICY, &pick, err);
 	if (!r && pick.value)
 		r = choose_policy(cfg, pick.key, pick.value, eff, err);
@@ -225,7 +225,7 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 		eff->bypass = eff->policy->bypass;
 		eff->bypass_source = SRC_POLICY;
 	}
-	r = container_annotation(st, who.name, SH_ANNOTATION_BYPASS,
+	r = container_annotation(st, who->name, SH_ANNOTATION_BYPASS,
 				 SH_ANNOTATION_CONTAINERS_BYPASS, &pick, err);
 	if (!r && pick.value)
 		r = apply_bypass_annotation(cfg, pick.key, pick.value, eff,

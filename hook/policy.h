@@ -34,6 +34,7 @@ struct sh_effective {
 	enum sh_source bypass_source;
 	char bypass_key[SH_ANNOTATION_KEY_MAX];
 	bool sandbox; /* a pod's pause container: never policed */
+	struct pod_identity who; /* points into the OCI state */
 };
 
 int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,

@@ -33,6 +33,12 @@ static int fill_record(struct sh_record *rec, const struct oci_state *st,
 
 	memset(rec, 0, sizeof(*rec));
 	snprintf(rec->id, sizeof(rec->id), "%s", st->id);
+	snprintf(rec->k8s_namespace, sizeof(rec->k8s_namespace), "%s",
+		 eff->who.namespace ? eff->who.namespace : "");
+	snprintf(rec->pod, sizeof(rec->pod), "%s",
+		 eff->who.pod ? eff->who.pod : "");
+	snprintf(rec->container, sizeof(rec->container), "%s",
+		 eff->who.name ? eff->who.name : "");
 	rec->pid = st->pid;
 	/* A missing pid is reported where its cgroup is looked up. */
 	proc_stat(st->pid, &state, &rec->pid_start);

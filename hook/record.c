@@ -48,6 +48,9 @@ struct json_object *record_to_json(const struct sh_record *rec)
 	if (!obj)
 		return NULL;
 	add_str(obj, "id", rec->id);
+	add_str(obj, "namespace", rec->k8s_namespace);
+	add_str(obj, "pod", rec->pod);
+	add_str(obj, "container", rec->container);
 	add_int(obj, "pid", rec->pid);
 	add_int(obj, "pid_start", (int64_t)rec->pid_start);
 	add_str(obj, "cgroup", rec->cg.rel);
@@ -127,6 +130,10 @@ int record_from_json(struct json_object *obj, struct sh_record *rec)
 
 	memset(rec, 0, sizeof(*rec));
 	get_str(obj, "id", rec->id, sizeof(rec->id));
+	get_str(obj, "namespace", rec->k8s_namespace,
+		sizeof(rec->k8s_namespace));
+	get_str(obj, "pod", rec->pod, sizeof(rec->pod));
+	get_str(obj, "container", rec->container, sizeof(rec->container));
 	rec->pid = (pid_t)get_int(obj, "pid");
 	rec->pid_start = (uint64_t)get_int(obj, "pid_start");
 	get_str(obj, "cgroup", rec->cg.rel, sizeof(rec->cg.rel));

@@ -11,6 +11,7 @@
 #include "cg.h"
 #include "kind.h"
 #include "oci.h"
+#include "pod.h"
 #include "policy.h"
 
 struct sh_prog {
@@ -29,6 +30,11 @@ struct sh_progs {
 /* Enough to undo what the hook did, and to show it. */
 struct sh_record {
 	char id[SH_MAX_ID_LEN + 1];
+	/* Who it is, as the runtime named it ("" when it did not): labels
+	 * for status, metrics and audit lines. */
+	char k8s_namespace[SH_MAX_CONTAINER_NAME + 1];
+	char pod[SH_MAX_CONTAINER_NAME + 1];
+	char container[SH_MAX_CONTAINER_NAME + 1];
 	pid_t pid;
 	uint64_t pid_start;
 	struct cg_target cg;
