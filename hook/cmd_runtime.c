@@ -46,6 +46,7 @@ static int read_state(struct oci_state *st, struct sh_error *err)
 static int attach_with_state(const struct cmd_args *args, struct oci_state *st,
 			     struct sh_error *err)
 {
+	struct prestart_outcome done;
 	struct sh_config cfg;
 	int r = config_load(config_path(args->config), &cfg, err);
 
@@ -53,7 +54,7 @@ static int attach_with_state(const struct cmd_args *args, struct oci_state *st,
 		return r;
 	apply_log_settings(&cfg);
 	timing_mark("config");
-	r = prestart_run(&cfg, st, err);
+	r = prestart_run(&cfg, st, &done, err);
 	config_free(&cfg);
 	return r;
 }

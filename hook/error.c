@@ -85,3 +85,14 @@ void error_report(const struct sh_error *err, int code)
 {
 	log_error("%s", error_text(err, code));
 }
+
+void error_reason(struct sh_error *err, const char *reason)
+{
+	if (!err->reason)
+		err->reason = reason;
+}
+
+const char *error_reason_text(const struct sh_error *err)
+{
+	return err->reason ? err->reason : "error";
+}

@@ -16,6 +16,9 @@ struct sh_error {
 	int code; /* a negative errno; 0 while nothing failed */
 	char path[SH_ERROR_PATH_MAX]; /* the JSON path of a config error */
 	char msg[SH_ERROR_MSG_MAX]; /* one line */
+	/* Why, as a stable [a-z_]+ token for metrics and audit lines
+	 * ("policy_not_allowed", ...), or NULL: see error_reason(). */
+	const char *reason;
 };
 
 /*
@@ -38,6 +41,11 @@ void error_note(struct sh_error *err, const char *fmt, ...)
  * when err was left empty, so that no failure is ever silent.
  */
 void error_report(const struct sh_error *err, int code);
+/* Classifies the error err holds or is about to hold: the first reason
+ * set stays, like the first message. reason is a static string. */
+void error_reason(struct sh_error *err, const char *reason);
+/* err's reason, or "error" when no site classified it. */
+const char *error_reason_text(const struct sh_error *err);
 /* err's message, or code's text. */
 const char *error_text(const struct sh_error *err, int code);
 

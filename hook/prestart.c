@@ -195,9 +195,20 @@ err_cgroup:
 	return r;
 }
 
+static void set_outcome(struct prestart_outcome *done,
+			const struct sh_record *rec)
+{
+	done->outcome = STATS_ATTACHED;
+	if (rec->bypass && !rec->progs.bypass_active) {
+		done->outcome = STATS_FALLBACK;
+		done->reason = "bypass_prot_mem_unsupported";
+	}
+}
+
 static int load_and_attach(const struct sh_config *cfg,
 			   const struct oci_state *st,
-			   const struct sh_effective *eff, struct sh_error *err)
+			   const struct sh_effective *eff,
+			   struct prestart_outcome *done, struct sh_error *err)
 {
 	struct sh_loaded loaded;
 	struct sh_record rec;
@@ -212,6 +223,8 @@ static int load_and_attach(const struct sh_config *cfg,
 	r = attach_to_cgroup(cfg, st, &loaded, &rec, err);
 	load_free(&loaded);
 	if (!r)
+		set_outcome(done, &rec);
+	if (!r)
 		log_info(
 			"attached %d program(s) to cgroup %s (policy '%s', bypass-prot-mem %s)",
 			rec.progs.nr, rec.cg.rel, rec.policy,
@@ -220,11 +233,12 @@ static int load_and_attach(const struct sh_config *cfg,
 }
 
 int prestart_run(const struct sh_config *cfg, struct oci_state *st,
-		 struct sh_error *err)
+		 struct prestart_outcome *done, struct sh_error *err)
 {
 	struct sh_effective eff;
 	int r = oci_load_bundle(st, err);
 
+	*done = (struct prestart_outcome){ .outcome = STATS_UNPOLICED };
 	if (!r)
 		r = policy_resolve(cfg, st, &eff, err);
 	if (!r)
@@ -247,9 +261,10 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 	if (r)
 		return r;
 	if (already_attached(st)) {
+		/* Counted once, by the run that attached. */
 		log_info("policy already attached: nothing to do");
 		return 0;
 	}
 	timing_mark("check");
-	return load_and_attach(cfg, st, &eff, err);
+	return load_and_attach(cfg, st, &eff, done, err);
 }

@@ -10,8 +10,15 @@
 #include "config.h"
 #include "error.h"
 #include "oci.h"
+#include "stats.h"
+
+/* What a prestart that succeeded did, for the node's stats. */
+struct prestart_outcome {
+	enum stats_outcome outcome; /* ATTACHED, UNPOLICED or FALLBACK */
+	const char *reason; /* why FALLBACK, else NULL */
+};
 
 int prestart_run(const struct sh_config *cfg, struct oci_state *st,
-		 struct sh_error *err);
+		 struct prestart_outcome *done, struct sh_error *err);
 
 #endif /* SH_PRESTART_H */
