@@ -14,6 +14,13 @@ struct cmd_args {
 	bool unpin; /* preload --unpin */
 	const char *hooks_dirs[SH_MAX_HOOKS_DIRS]; /* validate --hooks-dir */
 	int nr_hooks_dirs;
+	/* status filters: exact names, NULL for any */
+	const char *namespace_filter; /* --namespace */
+	const char *pod_filter; /* --pod */
+	const char *container_filter; /* --container */
+	const char *policy_filter; /* --policy */
+	const char *output; /* metrics --output FILE */
+	const char *nfd_file; /* features --nfd-file FILE */
 	int argc; /* operands after the command */
 	char **argv;
 };

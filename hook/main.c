@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,6 +95,30 @@ static int parse_options(int argc, char **argv, struct cmd_args *args)
 	return 0;
 }
 
+/* The options that take a value, after the command. */
+static const char **value_option(struct cmd_args *args, const char *name)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} value_opts[] = {
+		{ "--config", offsetof(struct cmd_args, config) },
+		{ "--bundle", offsetof(struct cmd_args, bundle) },
+		{ "--namespace", offsetof(struct cmd_args, namespace_filter) },
+		{ "--pod", offsetof(struct cmd_args, pod_filter) },
+		{ "--container", offsetof(struct cmd_args, container_filter) },
+		{ "--policy", offsetof(struct cmd_args, policy_filter) },
+		{ "--output", offsetof(struct cmd_args, output) },
+		{ "--nfd-file", offsetof(struct cmd_args, nfd_file) },
+	};
+
+	for (size_t i = 0; i < sizeof(value_opts) / sizeof(value_opts[0]); i++)
+		if (!strcmp(value_opts[i].name, name))
+			return (const char **)((char *)args +
+					       value_opts[i].offset);
+	return NULL;
+}
+
 /* Options may also follow the command: `probe --json`. */
 static int parse_trailing(int argc, char **argv, struct cmd_args *args)
 {
@@ -104,10 +129,13 @@ static int parse_trailing(int argc, char **argv, struct cmd_args *args)
 			args->json = true;
 		} else if (!strcmp(argv[i], "--unpin")) {
 			args->unpin = true;
-		} else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
-			args->config = argv[++i];
-		} else if (!strcmp(argv[i], "--bundle") && i + 1 < argc) {
-			args->bundle = argv[++i];
+		} else if (value_option(args, argv[i])) {
+			if (i + 1 == argc) {
+				log_error("option %s needs a value", argv[i]);
+				return -EINVAL;
+			}
+			*value_option(args, argv[i]) = argv[i + 1];
+			i++;
 		} else if (!strcmp(argv[i], "--hooks-dir") && i + 1 < argc) {
 			if (args->nr_hooks_dirs == SH_MAX_HOOKS_DIRS) {
 				log_error("at most %d --hooks-dir options",
