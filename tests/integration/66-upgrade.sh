@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# An upgrade (and a rollback) on a node with running containers: the hook
+# binary of an earlier release (built here from this repository's
+# history, UPGRADE_FROM) is replaced in place by this build, as the
+# DaemonSet's install container does (copy, then rename). Containers the
+# old binary attached keep their programs; the new binary lists their
+# records, releases them at poststop and at gc; and the old binary,
+# put back, releases what the new one attached (its records carry keys the
+# old one never wrote).
+# shellcheck source-path=SCRIPTDIR
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
+. "$here/../lib/container.sh"
+
+# The last release before records named the pod (f4d8059).
+UPGRADE_FROM=${UPGRADE_FROM:-77cda5a}
+NEW_HOOK=$HOOK
+
+ct_require runc
+tap_require_cmd git make
+git -C "$CT_TOP" cat-file -e "$UPGRADE_FROM^{commit}" 2>/dev/null ||
+	tap_skip_all "commit $UPGRADE_FROM is not in this clone's history (shallow clone?)"
+
+# old_hook: builds the UPGRADE_FROM hook once into build/upgrade/ and
+# prints its path.
+old_hook()
+{
+	local dir=$CT_BUILD/upgrade/$UPGRADE_FROM
+
+	if [ ! -x "$dir/build/oci-sockopt-hook" ]; then
+		rm -rf "$dir" && mkdir -p "$dir/src" || return 1
+		git -C "$CT_TOP" archive "$UPGRADE_FROM" | tar -x -C "$dir/src" ||
+			return 1
+		make -s -C "$dir/src" -j2 BUILD="$dir/build" all \
+			>"$dir/make.log" 2>&1 || { cat "$dir/make.log" >&2; return 1; }
+	fi
+	echo "$dir/build/oci-sockopt-hook"
+}
+
+OLD_HOOK=$(old_hook) || tap_bail "cannot build the hook of $UPGRADE_FROM"
+ct_init
+
+# put BINARY: replaces the node's hook binary the way the DaemonSet does.
+BIN=$CT_TMP/node/oci-sockopt-hook
+put()
+{
+	mkdir -p "${BIN%/*}" && cp "$1" "$BIN.new" && chmod 0755 "$BIN.new" &&
+		mv -f "$BIN.new" "$BIN"
+}
+
+hook_on_node()
+{
+	OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR "$BIN" "$@"
+}
+
+# A pod's container, as containerd's CRI names it.
+bundle()
+{
+	local name=$1
+
+	shift
+	ct_bundle -a sockopt-hook.io/policy=restricted \
+		-a io.kubernetes.cri.container-type=container \
+		-a io.kubernetes.cri.sandbox-namespace=shop \
+		-a io.kubernetes.cri.sandbox-name="pod-$name" \
+		-a io.kubernetes.cri.container-name=app \
+		"$@" "$name" -- /bin/sh -c 'sockcheck set-mark 5; sockcheck listen 4000 120'
+}
+
+mark_in()
+{
+	runc exec "$(ct_id "$1")" sockcheck set-mark 5 2>&1 |
+		sed -n 's/^setsockopt=//p'
+}
+
+before=$(ct_snapshot)
+put "$OLD_HOOK"
+HOOK=$BIN
+b_old=$(bundle old)
+b_gone=$(bundle gone -P)
+ct_start_ok "old binary: a restricted container starts" runc "$(ct_id old)" "$b_old" '^listen='
+ct_start_ok "old binary: a container without poststop starts" runc "$(ct_id gone)" "$b_gone" '^listen='
+tap_is "$(mark_in old)" EPERM "old binary: the policy applies"
+
+put "$NEW_HOOK"
+tap_is "$(cmp -s "$BIN" "$NEW_HOOK" && echo new)" new "the node's binary is replaced"
+tap_is "$(mark_in old)" EPERM "after the upgrade, the running container keeps its programs"
+st=$(hook_on_node status --json)
+tap_is "$(jq -r --arg id "$(ct_id old)" '.[] | select(.id == $id) | .policy' <<<"$st")" \
+	restricted "the new binary lists the old binary's record" ||
+	tap_diag "$st"
+tap_is "$(jq -r --arg id "$(ct_id old)" '.[] | select(.id == $id) | (.pod // "") | if . == "" then "none" else . end' <<<"$st")" \
+	none "an old record has no pod name, and status does not invent one"
+
+b_new=$(bundle new)
+ct_start_ok "new binary: a container starts next to the old one's" runc "$(ct_id new)" "$b_new" '^listen='
+tap_is "$(mark_in new)" EPERM "new binary: the policy applies"
+st=$(hook_on_node status --json)
+tap_is "$(jq -r --arg id "$(ct_id new)" '.[] | select(.id == $id) | "\(.namespace)/\(.pod)/\(.container)"' <<<"$st")" \
+	shop/pod-new/app "the new binary's record names the pod"
+
+ct_delete runc "$(ct_id old)"
+ct_delete runc "$(ct_id gone)"
+tap_is "$(hook_on_node status --json | jq -r --arg id "$(ct_id old)" '[.[] | select(.id == $id)] | length')" \
+	0 "the new binary's poststop releases the old binary's record"
+hook_on_node gc >"$CT_TMP/gc.out" 2>&1
+tap_ok $? "the new binary's gc runs over the old binary's records" ||
+	tap_diag "$(cat "$CT_TMP/gc.out")"
+tap_is "$(hook_on_node status --json | jq -r --arg id "$(ct_id gone)" '[.[] | select(.id == $id)] | length')" \
+	0 "gc releases the old record of a container that had no poststop"
+
+# Rollback: the DaemonSet's previous image puts the old binary back.
+put "$OLD_HOOK"
+tap_is "$(mark_in new)" EPERM "after a rollback, the new binary's container keeps its programs"
+ct_delete runc "$(ct_id new)"
+tap_is "$(hook_on_node status --json | jq -r --arg id "$(ct_id new)" '[.[] | select(.id == $id)] | length')" \
+	0 "the old binary's poststop releases a record the new binary wrote"
+[ -e "$CT_STATE_DIR/last-gc" ] && touch -d '-2 minutes' "$CT_STATE_DIR/last-gc"
+hook_on_node gc >/dev/null 2>&1
+ct_check_same "after upgrade and rollback, BPF programs, hook state and cgroups are as before" "$before"
+
+tap_done
