@@ -213,11 +213,13 @@ void log_file_json(int priority, struct json_object *obj)
 			       json_object_new_string(priority_name(priority)));
 	json_object_object_add(obj, "ident", json_object_new_string(SH_IDENT));
 	json_object_object_add(obj, "pid", json_object_new_int(getpid()));
-	log_file_write(line,
-		       ascii_json(line, sizeof(line),
-				  json_object_to_json_string_ext(
-					  obj, JSON_C_TO_STRING_PLAIN |
-						       JSON_C_TO_STRING_NOSLASHESCAPE)));
+	log_file_write(
+		line,
+		ascii_json(line, sizeof(line),
+			   json_object_to_json_string_ext(
+				   obj,
+				   JSON_C_TO_STRING_PLAIN |
+					   JSON_C_TO_STRING_NOSLASHESCAPE)));
 }
 
 void log_file_line(int priority, const char *line)
@@ -247,8 +249,8 @@ static void write_log_file(int priority, const char *line)
 		if (!obj)
 			return;
 		if (*context)
-			json_object_object_add(
-				obj, "context", json_object_new_string(context));
+			json_object_object_add(obj, "context",
+					       json_object_new_string(context));
 		json_object_object_add(obj, "message",
 				       json_object_new_string(line));
 		log_file_json(priority, obj);

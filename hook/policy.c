@@ -158,7 +158,10 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 {
 	error_cause(err, key, name);
 	if (!config_policy_allowed(cfg, name)) {
-		error_reason(err, "policy_not_allowed");
+		/* allow_policies names only policies that exist. */
+		error_reason(err, config_find_policy(cfg, name) ?
+					  "policy_not_allowed" :
+					  "policy_unknown");
 		return error_set(
 			err, -EPERM,
 			"annotation %s=%s refused: %s is not in annotations.allow_policies of %s",

@@ -229,7 +229,8 @@ static void set_outcome(struct prestart_outcome *done,
 		if (!strncmp(rec->bypass_source, by_annotation,
 			     sizeof(by_annotation) - 1)) {
 			snprintf(c->annotation, sizeof(c->annotation), "%s",
-				 rec->bypass_source + sizeof(by_annotation) - 1);
+				 rec->bypass_source + sizeof(by_annotation) -
+					 1);
 			snprintf(c->setting, sizeof(c->setting), "true");
 		} else {
 			snprintf(c->setting, sizeof(c->setting), "%s",
