@@ -156,8 +156,8 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 			 const char *name, struct sh_effective *eff,
 			 struct sh_error *err)
 {
-	error_cause(err, key, name);
 	if (!config_policy_allowed(cfg, name)) {
+		error_cause(err, key, name);
 		/* allow_policies names only policies that exist. */
 		error_reason(err, config_find_policy(cfg, name) ?
 					  "policy_not_allowed" :
@@ -170,6 +170,7 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 	eff->policy = config_find_policy(cfg, name);
 	if (!eff->policy) {
 		error_reason(err, "policy_unknown");
+		error_cause(err, key, name);
 		return error_set(
 			err, -ENOENT,
 			"annotation %s=%s refused: no such policy in %s", key,
