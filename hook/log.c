@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
 #include "log.h"
 
 static int max_priority = LOG_INFO;
@@ -242,7 +241,7 @@ void log_file_line(int priority, const char *line)
 
 static void write_log_file(int priority, const char *line)
 {
-	_cleanup_json_ struct json_object *obj = NULL;
+	struct json_object *obj;
 
 	if (log_format == LOG_FORMAT_JSON) {
 		obj = json_object_new_object();
@@ -254,6 +253,7 @@ static void write_log_file(int priority, const char *line)
 		json_object_object_add(obj, "message",
 				       json_object_new_string(line));
 		log_file_json(priority, obj);
+		json_object_put(obj);
 		return;
 	}
 	log_file_line(priority, line);

@@ -243,8 +243,26 @@ static void test_json_line(void)
 	oci_state_free(&st);
 }
 
+static void test_log_format(void)
+{
+	struct sh_config cfg;
+
+	ok(parse_config("{}", &cfg) == 0 && cfg.log_format == LOG_FORMAT_TEXT,
+	   "log_format: text by default");
+	config_free(&cfg);
+	ok(parse_config("{\"log_format\":\"json\"}", &cfg) == 0 &&
+		   cfg.log_format == LOG_FORMAT_JSON,
+	   "log_format json");
+	config_free(&cfg);
+	config_refused("{\"log_format\":\"xml\"}",
+		       "log_format: unknown value 'xml'", "log_format xml");
+	config_refused("{\"log_format\":true}", "log_format: must be a string",
+		       "log_format true");
+}
+
 int main(void)
 {
+	test_log_format();
 	test_journal_plain();
 	test_journal_binary();
 	test_journal_keys();
