@@ -171,7 +171,7 @@ static void fill_identity(struct audit_event *ev, const char *stage,
 void audit_refusal(const char *stage, const struct oci_state *st,
 		   const struct sh_error *err, int code)
 {
-	struct audit_event ev = { .priority = LOG_ERR };
+	struct audit_event ev = { .priority = LOG_NOTICE };
 	struct pod_identity who;
 
 	fill_identity(&ev, stage, st, &who);
@@ -193,7 +193,7 @@ static const char *fallback_text(const char *reason)
 void audit_fallback(const char *stage, const struct oci_state *st,
 		    const struct prestart_outcome *done)
 {
-	struct audit_event ev = { .priority = LOG_WARNING };
+	struct audit_event ev = { .priority = LOG_NOTICE };
 	struct pod_identity who;
 
 	fill_identity(&ev, stage, st, &who);

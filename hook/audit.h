@@ -4,7 +4,9 @@
  * container id, its pod, namespace and name, the annotation and setting
  * involved and a stable reason token (error.h). In log_file as text or
  * JSON (log_format), and to journald with OCI_SOCKOPT_HOOK_* fields when
- * it listens, else to syslog. Written whatever log_level says.
+ * it listens, else to syslog. At notice level, written whatever log_level
+ * says: the error or warning line before it carries the severity (and is
+ * the one line on stderr).
  */
 #ifndef SH_AUDIT_H
 #define SH_AUDIT_H

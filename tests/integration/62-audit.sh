@@ -31,8 +31,16 @@ tap_require_cmd unshare "$PY"
 ct_setup runc crun
 
 LOG=$CT_TMP/audit.log
-JSON=$(ct_config json '.log_file = $log | .log_format = "json"' --arg log "$LOG")
-TEXT=$(ct_config text '.log_file = $log' --arg log "$LOG")
+# json_config NAME [FILTER]: an example config with log_file LOG in JSON,
+# and FILTER.
+json_config()
+{
+	ct_config "$1" ".log_file = \$log | .log_format = \"json\" | ${2:-.}" \
+		--arg log "$LOG"
+}
+
+JSON=$(json_config json)
+TEXT=$(ct_config text ".log_file = \$log" --arg log "$LOG")
 
 # CRI (containerd) identity: namespace shop, pod web-0, container app.
 CRI=(-a io.kubernetes.cri.container-type=container
@@ -83,14 +91,14 @@ refused_json()
 	json_audit "$name" refused "$reason" "$ann" "$setting"
 }
 
-ONLYBULK=$(ct_config onlybulk \
-	'.log_file = $log | .log_format = "json" | .annotations.allow_policies = ["bulk"]' --arg log "$LOG")
-NOBYPASS=$(ct_config nobypass \
-	'.log_file = $log | .log_format = "json" | .annotations.allow_bypass_prot_mem = false | .on_unsupported = "warn"' --arg log "$LOG")
-REQUIRE=$(ct_config require \
-	'.log_file = $log | .log_format = "json" | .require_annotations = {runtime_handlers: ["sockopt"]}' --arg log "$LOG")
-SHARED=$(ct_config shared \
-	'.log_file = $log | .log_format = "json" | .on_shared_cgroup = "refuse"' --arg log "$LOG")
+ONLYBULK=$(json_config onlybulk \
+	'.annotations.allow_policies = ["bulk"]')
+NOBYPASS=$(json_config nobypass \
+	'.annotations.allow_bypass_prot_mem = false | .on_unsupported = "warn"')
+REQUIRE=$(json_config require \
+	'.require_annotations = {runtime_handlers: ["sockopt"]}')
+SHARED=$(json_config shared \
+	'.on_shared_cgroup = "refuse"')
 
 refused_json runc not-allowed policy_not_allowed sockopt-hook.io/policy restricted \
 	-c "$ONLYBULK" "${CRI[@]}" -a sockopt-hook.io/policy=restricted
@@ -125,8 +133,8 @@ tap_ok $? "text: the audit line names reason, container, pod, annotation and set
 # A fallback: bypass-prot-mem on a kernel without it, on_unsupported warn.
 has=$(timeout 30 "$HOOK" probe --json 2>/dev/null | jq -r .bypass_prot_mem)
 if [ "$has" = false ]; then
-	WARN=$(ct_config warn \
-		'.log_file = $log | .log_format = "json" | .on_unsupported = "warn"' --arg log "$LOG")
+	WARN=$(json_config warn \
+		'.on_unsupported = "warn"')
 	: >"$LOG"
 	b=$(ct_bundle -c "$WARN" "${CRI[@]}" -a sockopt-hook.io/bypass-prot-mem=true \
 		fallback -- sockcheck all)
@@ -176,13 +184,14 @@ done
 b=$(ct_bundle -c "$JSON" "${CRI[@]}" -a "sockopt-hook.io/policy=no
 pe" journald -- sockcheck all)
 CT_IDS+=("runc $(ct_id journald)")
+# shellcheck disable=SC2016 # expanded by sh -c
 timeout -k 5 "$CT_TIMEOUT" unshare -m sh -c \
 	'mount --bind "$0" /run/systemd && exec runc run --bundle "$1" "$2"' \
 	"$JDIR" "$b" "$(ct_id journald)" </dev/null >"$CT_TMP/journald.out" 2>"$CT_TMP/journald.err"
 tap_ok $((!$?)) "journald: the container does not start"
 wait "$JPID"
 want=$(jq -cn --arg id "$(ct_id journald)" '{
-	PRIORITY: "3", SYSLOG_IDENTIFIER: "oci-sockopt-hook",
+	PRIORITY: "5", SYSLOG_IDENTIFIER: "oci-sockopt-hook",
 	OCI_SOCKOPT_HOOK_EVENT: "refused", OCI_SOCKOPT_HOOK_REASON: "policy_unknown",
 	OCI_SOCKOPT_HOOK_CONTAINER_ID: $id, OCI_SOCKOPT_HOOK_NAMESPACE: "shop",
 	OCI_SOCKOPT_HOOK_POD: "web-0", OCI_SOCKOPT_HOOK_CONTAINER: "app",

@@ -235,7 +235,8 @@ static void test_json_line(void)
 	       "the setting, its control and non-ASCII bytes as \\xNN");
 	is_str(FIELD("message"), "no such policy", "the message");
 	is_str(FIELD("stage"), "prestart", "the stage");
-	is_str(FIELD("level"), "error", "level error");
+	is_str(FIELD("level"), "notice",
+	       "level notice: the error line before it has the error");
 	if (obj)
 		json_object_put(obj);
 	else
