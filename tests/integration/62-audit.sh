@@ -42,6 +42,21 @@ json_config()
 JSON=$(json_config json)
 TEXT=$(ct_config text ".log_file = \$log" --arg log "$LOG")
 
+# validate: log_format is checked, and json without log_file warned about.
+NOFILE=$(ct_config nofile '.log_format = "json"')
+BADFMT=$(ct_config badfmt '.log_format = "xml"')
+out=$("$HOOK" validate "$JSON" 2>&1)
+tap_ok $? "validate: log_format json with a log_file is valid" || tap_diag "$out"
+[ "$(grep -c warning <<<"$out")" = 0 ]
+tap_ok $? "validate: no warning about it" || tap_diag "$out"
+err=$("$HOOK" validate "$NOFILE" 2>&1 >/dev/null)
+tap_like "$err" "^oci-sockopt-hook: warning: log_format is 'json' but no log_file is set" \
+	"validate: log_format json without log_file is one warning"
+rc=0
+err=$("$HOOK" validate "$BADFMT" 2>&1 >/dev/null) || rc=$?
+[ "$rc" != 0 ] && [ "$(grep -c . <<<"$err")" = 1 ] && [[ $err == *"log_format: unknown value 'xml'"* ]]
+tap_ok $? "validate: log_format xml is refused, in one line naming it" || tap_diag "$err"
+
 # CRI (containerd) identity: namespace shop, pod web-0, container app.
 CRI=(-a io.kubernetes.cri.container-type=container
 	-a io.kubernetes.cri.container-name=app
