@@ -30,21 +30,28 @@ int cg_choice_decide(const struct sh_config *cfg, const struct oci_state *st,
 
 	if (dedicated && (!writable || bundle_own_cgroupns(st)))
 		return CG_USE_OWN;
-	if (dedicated)
+	if (dedicated) {
+		error_reason(err, "cgroup_writable");
 		return error_set(
 			err, -EPERM,
 			"the bundle gives the container a writable cgroup mount (%s) and no cgroup namespace of its own: it could move itself out of its cgroup %s, unpoliced; refusing",
 			mnt, rel);
-	if (cfg->on_shared_cgroup == ON_SHARED_CGROUP_REFUSE)
+	}
+	if (cfg->on_shared_cgroup == ON_SHARED_CGROUP_REFUSE) {
+		error_reason(err, "cgroup_shared");
+		error_cause(err, NULL, "on_shared_cgroup=refuse");
 		return error_set(
 			err, -EPERM,
 			"cgroup %s is not the container's own (a runtime without a cgroup manager?), and in a cgroup made by the hook processes started with exec would not be policed: refusing because on_shared_cgroup is 'refuse' in %s",
 			rel, cfg->path);
-	if (writable)
+	}
+	if (writable) {
+		error_reason(err, "cgroup_writable");
 		return error_set(
 			err, -EPERM,
 			"cgroup %s is not the container's own and the bundle gives the container a writable cgroup mount (%s): it could move itself out of a cgroup made by the hook back into %s, unpoliced; refusing",
 			rel, mnt, rel);
+	}
 	return CG_MAKE_OWN;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "cleanup.h"
 #include "commands.h"
 #include "config.h"
@@ -23,6 +24,7 @@ static void apply_log_settings(const struct sh_config *cfg)
 	int r;
 
 	log_set_level(cfg->log_level);
+	log_set_format(cfg->log_format);
 	if (!cfg->log_file)
 		return;
 	r = log_set_file(cfg->log_file);
@@ -39,6 +41,8 @@ static int read_state(struct oci_state *st, struct sh_error *err)
 
 	if (!r)
 		log_set_context("container %s", st->id);
+	else
+		error_reason(err, "state_invalid");
 	timing_mark("state");
 	return r;
 }
@@ -50,11 +54,15 @@ static int attach_with_state(const struct cmd_args *args, struct oci_state *st,
 	struct sh_config cfg;
 	int r = config_load(config_path(args->config), &cfg, err);
 
-	if (r)
+	if (r) {
+		error_reason(err, "config_invalid");
 		return r;
+	}
 	apply_log_settings(&cfg);
 	timing_mark("config");
 	r = prestart_run(&cfg, st, &done, err);
+	if (!r && done.outcome == STATS_FALLBACK)
+		audit_fallback(args->command, st, &done);
 	config_free(&cfg);
 	return r;
 }
@@ -107,8 +115,10 @@ static int run_stage(const struct cmd_args *args, stage_fn stage)
 	r = read_state(&st, &err);
 	if (!r)
 		r = stage(args, &st, &err);
-	if (r)
+	if (r) {
 		error_report(&err, r);
+		audit_refusal(args->command, &st, &err, r);
+	}
 	oci_state_free(&st);
 	timing_report(args->command);
 	return r;
@@ -146,10 +156,12 @@ int cmd_poststop(const struct cmd_args *args)
 static int hook_by_status(const struct cmd_args *args, struct oci_state *st,
 			  struct sh_error *err)
 {
-	if (!st->status)
+	if (!st->status) {
+		error_reason(err, "state_invalid");
 		return error_set(
 			err, -EINVAL,
 			"OCI state on stdin lacks 'status': the hook command needs it to tell the stages apart");
+	}
 	if (!strcmp(st->status, "creating") || !strcmp(st->status, "created"))
 		return attach_with_state(args, st, err);
 	if (!strcmp(st->status, "stopped")) {

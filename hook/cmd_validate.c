@@ -202,6 +202,15 @@ static void print_json(const char *path, int r, const struct sh_error *err,
 		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
+/* log_format changes log_file only: without one it does nothing. */
+static void check_logging(const struct sh_config *cfg, struct lint_warnings *w)
+{
+	if (cfg->log_format == LOG_FORMAT_JSON && !cfg->log_file)
+		lint_add(
+			w,
+			"log_format is 'json' but no log_file is set: it changes log_file only (stderr and syslog stay text; audit events go to journald with their fields)");
+}
+
 int cmd_validate(const struct cmd_args *args)
 {
 	const char *path = args->argc > 0 ? args->argv[0] :
@@ -217,6 +226,7 @@ int cmd_validate(const struct cmd_args *args)
 		check_hooksd(args, path, &cfg, &w);
 		check_require_hooksd(args, path, &cfg, &w);
 		lint_policies(&cfg, &w);
+		check_logging(&cfg, &w);
 		print_warnings(&w);
 	}
 	if (args->json)

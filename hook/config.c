@@ -113,6 +113,9 @@ static int parse_on_unsupported(struct config_ctx *ctx,
 static int parse_logging(struct config_ctx *ctx, struct json_object *root,
 			 struct sh_config *cfg)
 {
+	/* In enum log_format's order. */
+	static const char *const formats[] = { "text", "json", NULL };
+	int format = LOG_FORMAT_TEXT;
 	const char *level = NULL;
 	int r;
 
@@ -131,6 +134,10 @@ static int parse_logging(struct config_ctx *ctx, struct json_object *root,
 	if (!r && cfg->log_file && cfg->log_file[0] != '/')
 		return config_json_error(ctx, "log_file",
 					 "must be an absolute path");
+	if (!r)
+		r = config_json_get_choice(ctx, root, NULL, "log_format",
+					   formats, &format);
+	cfg->log_format = format;
 	return r;
 }
 
@@ -167,6 +174,7 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 					    "policies",
 					    "log_level",
 					    "log_file",
+					    "log_format",
 					    NULL };
 	struct json_object *sub;
 	int r;

@@ -79,6 +79,7 @@ struct sh_config {
 	struct sh_require require;
 	int log_level;
 	const char *log_file;
+	int log_format; /* enum log_format: text or json lines in log_file */
 	size_t nr_policies;
 	struct sh_policy *policies;
 	struct json_object *root; /* owns every string above */

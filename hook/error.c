@@ -92,6 +92,18 @@ void error_reason(struct sh_error *err, const char *reason)
 		err->reason = reason;
 }
 
+void error_cause(struct sh_error *err, const char *annotation,
+		 const char *setting)
+{
+	struct sh_cause *c = &err->cause;
+
+	if (c->annotation[0] || c->setting[0])
+		return;
+	snprintf(c->annotation, sizeof(c->annotation), "%s",
+		 annotation ? annotation : "");
+	snprintf(c->setting, sizeof(c->setting), "%s", setting ? setting : "");
+}
+
 const char *error_reason_text(const struct sh_error *err)
 {
 	return err->reason ? err->reason : "error";

@@ -317,6 +317,11 @@ static int refuse_bypass(const struct sh_effective *eff, struct sh_error *err)
 	char src[SH_SOURCE_TEXT_MAX];
 
 	policy_source_text(eff, true, src, sizeof(src));
+	error_reason(err, "bypass_prot_mem_unsupported");
+	if (eff->bypass_source == SRC_ANNOTATION)
+		error_cause(err, eff->bypass_key, "true");
+	else
+		error_cause(err, NULL, src);
 	return error_set(
 		err, -EOPNOTSUPP,
 		"bypass-prot-mem is requested (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is 'fail'",

@@ -9,11 +9,33 @@
 #define SH_LOG_MSG_MAX 1024
 #define SH_LOG_CONTEXT_MAX 160
 #define SH_LOG_LINE_MAX (SH_LOG_CONTEXT_MAX + sizeof(": ") + SH_LOG_MSG_MAX)
+/* A JSON log line: each byte of it may grow to 6 (\u00XX). */
+#define SH_LOG_JSON_MAX (6 * 4096)
 
 void log_open(int use_syslog);
 void log_set_level(int priority);
 int log_level_from_name(const char *name);
 int log_set_file(const char *path);
+/* log_file lines: text (the default), or one JSON object per line. */
+enum log_format {
+	LOG_FORMAT_TEXT,
+	LOG_FORMAT_JSON,
+};
+void log_set_format(enum log_format format);
+enum log_format log_get_format(void);
+int log_format_from_name(const char *name);
+/* Appends line (with its '\n') to the log file, if any, in one write(2):
+ * concurrent hooks never interleave. For audit.c, whose lines are written
+ * whatever the log level. */
+void log_file_write(const char *line, size_t len);
+/* The same for a text line: it gains the time, ident, pid and level. */
+void log_file_line(int priority, const char *line);
+/* The same for a JSON object: it gains time, level, ident and pid. */
+struct json_object;
+void log_file_json(int priority, struct json_object *obj);
+/* The context (log_set_context()) and syslog, as audit.c needs them. */
+const char *log_get_context(void);
+void log_syslog(int priority, const char *line);
 void log_set_context(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 void log_msg(int priority, const char *fmt, ...)

@@ -120,6 +120,7 @@ static int nearest(int cg_fd, const char *rel,
 static int refuse_non_multi(const char *rel, enum bpf_attach_type type,
 			    const struct path_prog *p, struct sh_error *err)
 {
+	error_reason(err, "exclusive_program");
 	if (p->self)
 		return error_set(
 			err, -EPERM,
@@ -145,6 +146,8 @@ static int check_type(const char *rel, enum bpf_attach_type type,
 			p->where, kind_type_name(type), p->id, p->name, rel);
 		return 0;
 	}
+	error_reason(err, "override_program");
+	error_cause(err, NULL, "on_override_program=refuse");
 	return error_set(
 		err, -EPERM,
 		"cgroup %s has %s program %u '%s' attached with BPF_F_ALLOW_OVERRIDE: our program on cgroup %s would switch it off for this container; refusing because on_override_program is 'refuse' in %s",

@@ -119,6 +119,8 @@ static int check_name(const char *what, const char *name, const char *key,
 {
 	if (!name || valid_name(name))
 		return 0;
+	error_reason(err, "annotation_invalid");
+	error_cause(err, key, name);
 	return error_set(
 		err, -EINVAL,
 		"%s %s (from %s) refused: not a Kubernetes or podman name (a letter or digit, then letters, digits, '-', '_' or '.'; at most %d)",

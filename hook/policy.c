@@ -55,6 +55,8 @@ int policy_parse_bool(const char *key, const char *value, bool *out,
 		*out = false;
 		return 0;
 	}
+	error_reason(err, "annotation_invalid");
+	error_cause(err, key, value);
 	return error_set(
 		err, -EINVAL,
 		"annotation %s=%s is invalid: expected 'true' or 'false'", key,
@@ -70,6 +72,8 @@ struct annotation_pick {
 static int invalid_list(const char *key, const char *value, const char *why,
 			struct sh_error *err)
 {
+	error_reason(err, "annotation_invalid");
+	error_cause(err, key, value);
 	return error_set(
 		err, -EINVAL,
 		"annotation %s=%s is invalid: %s (expected name=value[,name=value...])",
@@ -152,17 +156,26 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 			 const char *name, struct sh_effective *eff,
 			 struct sh_error *err)
 {
-	if (!config_policy_allowed(cfg, name))
+	if (!config_policy_allowed(cfg, name)) {
+		error_cause(err, key, name);
+		/* allow_policies names only policies that exist. */
+		error_reason(err, config_find_policy(cfg, name) ?
+					  "policy_not_allowed" :
+					  "policy_unknown");
 		return error_set(
 			err, -EPERM,
 			"annotation %s=%s refused: %s is not in annotations.allow_policies of %s",
 			key, LOG_Q(name), LOG_Q(name), cfg->path);
+	}
 	eff->policy = config_find_policy(cfg, name);
-	if (!eff->policy)
+	if (!eff->policy) {
+		error_reason(err, "policy_unknown");
+		error_cause(err, key, name);
 		return error_set(
 			err, -ENOENT,
 			"annotation %s=%s refused: no such policy in %s", key,
 			LOG_Q(name), cfg->path);
+	}
 	eff->policy_source = SRC_ANNOTATION;
 	snprintf(eff->policy_key, sizeof(eff->policy_key), "%s", key);
 	return 0;
@@ -177,11 +190,14 @@ static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
 
 	if (r)
 		return r;
-	if (!cfg->allow_bypass)
+	if (!cfg->allow_bypass) {
+		error_reason(err, "bypass_not_allowed");
+		error_cause(err, key, value);
 		return error_set(
 			err, -EPERM,
 			"annotation %s=%s refused: annotations.allow_bypass_prot_mem is false in %s",
 			key, LOG_Q(value), cfg->path);
+	}
 	eff->bypass = bypass;
 	eff->bypass_source = SRC_ANNOTATION;
 	snprintf(eff->bypass_key, sizeof(eff->bypass_key), "%s", key);

@@ -42,10 +42,12 @@ static int fill_record(struct sh_record *rec, const struct oci_state *st,
 	rec->pid = st->pid;
 	/* A missing pid is reported where its cgroup is looked up. */
 	proc_stat(st->pid, &state, &rec->pid_start);
-	if (proc_exiting(state))
+	if (proc_exiting(state)) {
+		error_reason(err, "init_exited");
 		return error_set(err, -ESRCH,
 				 "container init pid %d is exiting (state %c)",
 				 st->pid, state);
+	}
 	snprintf(rec->policy, sizeof(rec->policy), "%s",
 		 eff->policy ? eff->policy->name : "");
 	policy_source_text(eff, false, rec->policy_source,
@@ -108,13 +110,17 @@ static int check_init_stayed(const struct cg_root *root,
 {
 	int r = cg_pid_inside(root, rec->pid, &rec->cg, err);
 
-	if (r)
+	if (r) {
+		error_reason(err, "init_escaped");
 		return r;
-	if (!proc_running(rec->pid, rec->pid_start))
+	}
+	if (!proc_running(rec->pid, rec->pid_start)) {
+		error_reason(err, "init_exited");
 		return error_set(
 			err, -ESRCH,
 			"container init pid %d exited while the policy was being attached",
 			rec->pid);
+	}
 	return 0;
 }
 
@@ -157,18 +163,20 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	int r = cg_find_root(&root, err);
 
 	if (r)
-		return r;
+		goto err_root;
 	fd = cg_choice_take(cfg, st, &root, &rec->cg, err);
-	if (fd < 0)
-		return fd;
+	if (fd < 0) {
+		r = fd;
+		goto err_root;
+	}
 	timing_mark("cgroup");
 	r = check_path(cfg, fd, l, rec, err);
 	if (r)
-		goto err_cgroup;
+		goto err_path;
 	timing_mark("path");
 	r = attach_commit(fd, l, &rec->progs, err);
 	if (r)
-		goto err_cgroup;
+		goto err_attach;
 	timing_mark("attach");
 	r = check_init_stayed(&root, rec, err);
 	if (r)
@@ -176,7 +184,7 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	timing_mark("verify");
 	r = state_write(rec, err);
 	if (r)
-		goto err_detach;
+		goto err_write;
 	timing_mark("record");
 	attach_publish(l, &rec->progs);
 	if (rec->cg.created) {
@@ -187,11 +195,24 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	return 0;
 
 err_record:
+	error_reason(err, "reaper_failed");
 	state_remove(rec->id);
+	goto err_detach;
+err_write:
+	error_reason(err, "record_failed");
 err_detach:
 	undo_attach(fd, &rec->progs, err);
+	goto err_cgroup;
+err_attach:
+	error_reason(err, "attach_failed");
+	goto err_cgroup;
+err_path:
+	error_reason(err, "cgroup_unavailable");
 err_cgroup:
 	undo_cgroup(&root, &rec->cg, st->pid, err);
+	return r;
+err_root:
+	error_reason(err, "cgroup_unavailable");
 	return r;
 }
 
@@ -199,9 +220,22 @@ static void set_outcome(struct prestart_outcome *done,
 			const struct sh_record *rec)
 {
 	done->outcome = STATS_ATTACHED;
+	static const char by_annotation[] = "annotation ";
+	struct sh_cause *c = &done->cause;
+
 	if (rec->bypass && !rec->progs.bypass_active) {
 		done->outcome = STATS_FALLBACK;
 		done->reason = "bypass_prot_mem_unsupported";
+		if (!strncmp(rec->bypass_source, by_annotation,
+			     sizeof(by_annotation) - 1)) {
+			snprintf(c->annotation, sizeof(c->annotation), "%s",
+				 rec->bypass_source + sizeof(by_annotation) -
+					 1);
+			snprintf(c->setting, sizeof(c->setting), "true");
+		} else {
+			snprintf(c->setting, sizeof(c->setting), "%s",
+				 rec->bypass_source);
+		}
 	}
 }
 
@@ -217,8 +251,10 @@ static int load_and_attach(const struct sh_config *cfg,
 	if (r)
 		return r;
 	r = load_policy(eff, cfg->on_unsupported, &loaded, err);
-	if (r)
+	if (r) {
+		error_reason(err, "program_load_failed");
 		return r;
+	}
 	timing_mark("load");
 	r = attach_to_cgroup(cfg, st, &loaded, &rec, err);
 	load_free(&loaded);
@@ -239,6 +275,8 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 	int r = oci_load_bundle(st, err);
 
 	*done = (struct prestart_outcome){ .outcome = STATS_UNPOLICED };
+	if (r)
+		error_reason(err, "state_invalid");
 	if (!r)
 		r = policy_resolve(cfg, st, &eff, err);
 	if (!r)
@@ -252,14 +290,18 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		log_debug("no socket policy applies: nothing to attach");
 		return 0;
 	}
-	if (st->pid <= 0)
+	if (st->pid <= 0) {
+		error_reason(err, "state_invalid");
 		return error_set(
 			err, -EINVAL,
 			"OCI state on stdin lacks the container's 'pid'");
+	}
 	/* Refused once, here, before anything is loaded. */
 	r = state_dir_check(err);
-	if (r)
+	if (r) {
+		error_reason(err, "record_failed");
 		return r;
+	}
 	if (already_attached(st)) {
 		/* Counted once, by the run that attached. */
 		log_info("policy already attached: nothing to do");

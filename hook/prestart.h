@@ -16,6 +16,7 @@
 struct prestart_outcome {
 	enum stats_outcome outcome; /* ATTACHED, UNPOLICED or FALLBACK */
 	const char *reason; /* why FALLBACK, else NULL */
+	struct sh_cause cause; /* for FALLBACK: what asked for it */
 };
 
 int prestart_run(const struct sh_config *cfg, struct oci_state *st,

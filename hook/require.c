@@ -104,8 +104,11 @@ static int missing(const struct sh_config *cfg, const struct oci_state *st,
 			"refused by require_annotations" :
 			"started anyway: require_annotations.on_missing is 'warn'",
 		cfg->path);
-	if (refuse)
+	if (refuse) {
+		error_reason(err, "annotations_missing");
+		error_cause(err, SH_ANNOTATION_HANDLER, handler);
 		return error_set(err, -EPERM, "%s", msg);
+	}
 	log_warn("%s", msg);
 	return 0;
 }

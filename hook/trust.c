@@ -43,6 +43,7 @@ static int refuse_config(const char *path, const char *dir,
 			 const struct stat *st, const char *why,
 			 struct sh_error *err)
 {
+	error_reason(err, "config_untrusted");
 	return error_set(
 		err, -EPERM,
 		"operator config %s%s%s (owner uid %u, mode %04o) %s: refusing it",
