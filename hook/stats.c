@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The node's outcome counters (stats.h): one small text file, "stats", in
- * the state directory. A run locks ".stats.lock" (flock), reads the file,
+ * the state directory. A run locks "stats.lock" (flock), reads the file,
  * adds itself, and replaces it (temp file + rename): readers take no lock
  * and see the old file or the new one. A line per row, then a line per
  * stage's latency histogram:
@@ -30,7 +30,7 @@
 #include "stats.h"
 
 #define STATS_FILE "stats"
-#define STATS_LOCK ".stats.lock"
+#define STATS_LOCK "stats.lock"
 #define STATS_MAGIC "oci-sockopt-hook stats 1"
 #define STATS_FILE_MAX 16384
 #define STATS_OTHER "other"

@@ -310,7 +310,7 @@ tap_ok $? "containers_attached 2; poststop released 1, timed" ||
 
 for id in "$B" "$C" "$D" "$E"; do ct_delete runc "$id"; done
 ct_check_same "after delete, BPF programs and cgroups are as before" "$BASE" progs cgroups
-tap_is "$(cd "$CT_STATE_DIR" && ls -A | grep -v -e '^stats$' -e '^\.stats\.lock$' -e '^last-gc$' -e '^shared-')" "" \
+tap_is "$(cd "$CT_STATE_DIR" && ls -A | grep -v -e '^stats$' -e '^stats\.lock$' -e '^last-gc$' -e '^shared-')" "" \
 	"after delete, the state directory holds no record, only the stats"
 
 tap_done
