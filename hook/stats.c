@@ -312,9 +312,12 @@ void stats_add(enum stats_stage stage, enum stats_outcome outcome,
 	struct sh_error err = { 0 };
 	int r = stats_update(stage, outcome, reason, seconds, &err);
 
+	/* A notice: the logs have it, and stderr keeps its one line, the
+	 * run's error if any (the stats fail with it when the state
+	 * directory does). */
 	if (r)
-		log_warn("stats: cannot count this run: %s",
-			 error_text(&err, r));
+		log_msg(LOG_NOTICE, "stats: cannot count this run: %s",
+			error_text(&err, r));
 }
 
 int stats_read(struct sh_node_stats *out, struct sh_error *err)

@@ -65,7 +65,8 @@ extern const char *const stats_outcome_names[STATS_OUTCOMES];
 extern const double stats_latency_bounds[STATS_LATENCY_BUCKETS];
 
 /* Adds one run. reason may be NULL. Never fails the run: a file that
- * cannot be updated is a warning. */
+ * cannot be updated is a notice in the logs (stderr keeps its one line,
+ * the run's error). */
 void stats_add(enum stats_stage stage, enum stats_outcome outcome,
 	       const char *reason, double seconds);
 /* Zeros when no run ever wrote the file; -EBADMSG for a damaged one. */
