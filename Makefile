@@ -205,8 +205,9 @@ $(BUILD)/hooks.d-%.json: examples/hooks.d-%.json FORCE
 	sed -e 's|/usr/local/libexec/oci/hooks.d|$(HOOKDIR)|' \
 		-e 's|/etc/oci-sockopt-hook|$(CONFDIR)|' $< > $@
 
-# The preload units, likewise.
+# The preload units, likewise, and the metrics timer for node_exporter.
 PRELOAD_UNITS := oci-sockopt-hook-preload.service oci-sockopt-hook-preload.path
+METRICS_UNITS := oci-sockopt-hook-metrics.service oci-sockopt-hook-metrics.timer
 $(BUILD)/systemd/%: examples/systemd/% FORCE
 	@mkdir -p $(@D)
 	sed -e 's|/usr/local/libexec/oci/hooks.d|$(HOOKDIR)|' \
@@ -227,6 +228,21 @@ define preload_now
 	fi
 endef
 
+# The metrics timer does nothing where node_exporter's textfile directory
+# is missing (the service's condition): enabling it costs nothing there.
+define metrics_now
+	if [ -d /run/systemd/system ]; then \
+		systemctl enable --now oci-sockopt-hook-metrics.timer || \
+		echo "warning: cannot start oci-sockopt-hook-metrics.timer" >&2; \
+	fi
+endef
+
+define unmetrics_now
+	if [ -d /run/systemd/system ]; then \
+		systemctl disable --now oci-sockopt-hook-metrics.timer 2>/dev/null; \
+	fi; true
+endef
+
 define unpreload_now
 	if [ -d /run/systemd/system ]; then \
 		systemctl disable --now $(PRELOAD_UNITS) 2>/dev/null; \
@@ -244,9 +260,9 @@ endef
 HOOKS_D ?= auto
 INSTALLED_CONFIG = $(DESTDIR)$(CONFDIR)/config.json
 
-install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%)
+install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%) $(METRICS_UNITS:%=$(BUILD)/systemd/%)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook
-	install -D -m 0644 -t $(DESTDIR)$(SYSTEMDDIR) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%)
+	install -D -m 0644 -t $(DESTDIR)$(SYSTEMDDIR) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%) $(METRICS_UNITS:%=$(BUILD)/systemd/%)
 	install -D -m 0644 man/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1
 	install -D -m 0644 man/oci-sockopt-hook.json.5 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
 	@# Never overwrite an operator's config.
@@ -278,13 +294,15 @@ install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json) $(PRELOAD_UNITS:%=$
 	echo "hooks.d file ($$variant): $$why"; \
 	install -D -m 0644 $$src $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json
 	@$(if $(DESTDIR),:,$(preload_now))
+	@$(if $(DESTDIR),:,$(metrics_now))
 
 # Removes what install put there; the config only if it is still the
 # unmodified example. Empty directories go too.
 uninstall:
+	@$(if $(DESTDIR),:,$(unmetrics_now))
 	@$(if $(DESTDIR),:,$(unpreload_now))
 	rm -f $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json \
-		$(PRELOAD_UNITS:%=$(DESTDIR)$(SYSTEMDDIR)/%) \
+		$(PRELOAD_UNITS:%=$(DESTDIR)$(SYSTEMDDIR)/%) $(METRICS_UNITS:%=$(DESTDIR)$(SYSTEMDDIR)/%) \
 		$(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
 	@if cmp -s examples/config.json $(DESTDIR)$(CONFDIR)/config.json; then \
 		rm -f $(DESTDIR)$(CONFDIR)/config.json; \

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "oci.h"
 #include "prestart.h"
+#include "stats.h"
 #include "teardown.h"
 #include "timing.h"
 
@@ -47,10 +48,9 @@ static int read_state(struct oci_state *st, struct sh_error *err)
 	return r;
 }
 
-static int attach_with_state(const struct cmd_args *args, struct oci_state *st,
-			     struct sh_error *err)
+static int attach_config(const struct cmd_args *args, struct oci_state *st,
+			 struct prestart_outcome *done, struct sh_error *err)
 {
-	struct prestart_outcome done;
 	struct sh_config cfg;
 	int r = config_load(config_path(args->config), &cfg, err);
 
@@ -60,10 +60,26 @@ static int attach_with_state(const struct cmd_args *args, struct oci_state *st,
 	}
 	apply_log_settings(&cfg);
 	timing_mark("config");
-	r = prestart_run(&cfg, st, &done, err);
-	if (!r && done.outcome == STATS_FALLBACK)
-		audit_fallback(args->command, st, &done);
+	r = prestart_run(&cfg, st, done, err);
+	if (!r && done->outcome == STATS_FALLBACK)
+		audit_fallback(args->command, st, done);
 	config_free(&cfg);
+	return r;
+}
+
+/* Every prestart counts in the node's stats, for `metrics`. */
+static int attach_with_state(const struct cmd_args *args, struct oci_state *st,
+			     struct sh_error *err)
+{
+	struct prestart_outcome done = { .outcome = STATS_ATTACHED };
+	int r = attach_config(args, st, &done, err);
+
+	if (r)
+		stats_add(STATS_PRESTART, STATS_REFUSED, error_reason_text(err),
+			  timing_elapsed());
+	else
+		stats_add(STATS_PRESTART, done.outcome, done.reason,
+			  timing_elapsed());
 	return r;
 }
 

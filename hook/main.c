@@ -40,6 +40,8 @@ static const struct command commands[] = {
 	{ "validate", cmd_validate,
 	  "check an operator config [CONFIG] [--hooks-dir DIR]..." },
 	{ "gc", cmd_gc, "release state left by containers that are gone" },
+	{ "metrics", cmd_metrics,
+	  "Prometheus text format, for node_exporter [--output FILE.prom]" },
 	{ "preload", cmd_preload,
 	  "load and pin every policy's programs ahead of time [--unpin]" },
 };

@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "log.h"
 #include "reaper.h"
+#include "stats.h"
 #include "teardown.h"
 
 /*
@@ -161,10 +162,11 @@ static void reaper_main(const struct sh_record *rec, int ready_fd)
 		wait_until_empty(&w, rec->cg.abs);
 		r = teardown_release_empty(rec);
 	} while (r == -EBUSY);
-	if (r == 0)
+	if (r == 0) {
 		log_info("reaper: released cgroup %s of container %s",
 			 rec->cg.rel, rec->id);
-	else if (r == 1)
+		stats_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
+	} else if (r == 1)
 		log_debug("reaper: cgroup %s was already released",
 			  rec->cg.rel);
 	/* Drops the index of copies nobody uses any more. */

@@ -12,6 +12,7 @@
 #ifndef SH_STATS_H
 #define SH_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -64,10 +65,20 @@ extern const char *const stats_outcome_names[STATS_OUTCOMES];
 extern const double stats_latency_bounds[STATS_LATENCY_BUCKETS];
 
 /* Adds one run. reason may be NULL. Never fails the run: a file that
- * cannot be updated is a warning. */
+ * cannot be updated is a notice in the logs (stderr keeps its one line,
+ * the run's error). */
 void stats_add(enum stats_stage stage, enum stats_outcome outcome,
 	       const char *reason, double seconds);
 /* Zeros when no run ever wrote the file; -EBADMSG for a damaged one. */
 int stats_read(struct sh_node_stats *out, struct sh_error *err);
+
+/* The parts of stats_add without the file, for unit tests: counting one
+ * run into s (a negative seconds adds no latency sample: a release by gc
+ * or the reaper), the file's text (malloc'd) and parsing it back. */
+void stats_count(struct sh_node_stats *s, enum stats_stage stage,
+		 enum stats_outcome outcome, const char *reason,
+		 double seconds);
+char *stats_format(const struct sh_node_stats *s, size_t *len);
+int stats_parse(char *text, struct sh_node_stats *out);
 
 #endif /* SH_STATS_H */

@@ -15,6 +15,7 @@
 #include "proc.h"
 #include "share.h"
 #include "state.h"
+#include "stats.h"
 #include "teardown.h"
 #include "timing.h"
 
@@ -123,6 +124,9 @@ static void release_container(const struct oci_state *st)
 		log_warn("cannot release %s: %s", st->id, strerror(-r));
 	else
 		log_info("released cgroup %s", rec.cg.rel);
+	if (!r)
+		stats_add(STATS_POSTSTOP, STATS_RELEASED, NULL,
+			  timing_elapsed());
 }
 
 int teardown_poststop(const struct oci_state *st, struct sh_error *err)
@@ -190,6 +194,8 @@ static int gc_visit(const struct sh_record *rec, void *data)
 	if (release_at(fd, rec, false) == 0) {
 		log_info("gc: released state of container %s (cgroup %s)",
 			 rec->id, rec->cg.rel);
+		/* Not a hook run: no latency sample. */
+		stats_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
 		gc->released++;
 	}
 	return 0;

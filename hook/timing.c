@@ -46,6 +46,11 @@ void timing_mark(const char *step)
 	timing.last = now;
 }
 
+double timing_elapsed(void)
+{
+	return (now_ns() - timing.start) / 1e9;
+}
+
 void timing_report(const char *command)
 {
 	const char *env = getenv("OCI_SOCKOPT_HOOK_TIMING");

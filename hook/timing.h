@@ -11,5 +11,7 @@ void timing_start(void);
 /* Ends a step: the time since the previous mark is charged to step. */
 void timing_mark(const char *step);
 void timing_report(const char *command);
+/* Seconds since timing_start(): the run's latency so far. */
+double timing_elapsed(void);
 
 #endif /* SH_TIMING_H */

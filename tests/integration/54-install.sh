@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # `make install DESTDIR=...` puts exactly the binary, the hooks.d file, the
-# example operator config, both man pages and the preload units in place
-# (paths without DESTDIR inside the hooks.d file and the units), never
+# example operator config, both man pages, the preload units and the
+# metrics service and timer in place (paths without DESTDIR inside the
+# hooks.d file and the units), never
 # overwrites an operator's config,
 # and `make uninstall DESTDIR=...` leaves the tree empty. `man -l` renders
 # both pages without warnings. The hooks.d file runs the hook for every
@@ -42,9 +43,11 @@ want="0644 etc/oci-sockopt-hook/config.json
 0644 usr/local/share/man/man5/oci-sockopt-hook.json.5
 0644 usr/local/lib/systemd/system/oci-sockopt-hook-preload.service
 0644 usr/local/lib/systemd/system/oci-sockopt-hook-preload.path
+0644 usr/local/lib/systemd/system/oci-sockopt-hook-metrics.service
+0644 usr/local/lib/systemd/system/oci-sockopt-hook-metrics.timer
 0755 usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
 tap_is "$(cd "$D" && find . -type f -printf '%m %P\n' | sed 's/^644/0644/; s/^755/0755/' | sort -k2)" \
-	"$(sort -k2 <<<"$want")" "exactly the seven files, with modes 0755/0644"
+	"$(sort -k2 <<<"$want")" "exactly the nine files, with modes 0755/0644"
 cmp -s "$BIN" "$D/usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
 tap_ok $? "the installed binary is the built one"
 cmp -s "$top/examples/config.json" "$D/etc/oci-sockopt-hook/config.json"
@@ -61,6 +64,12 @@ tap_is "$(sed -n 's/^ExecStart=//p' "$U/oci-sockopt-hook-preload.service")" \
 tap_is "$(sed -n 's/^\(PathChanged\|Unit\)=//p' "$U/oci-sockopt-hook-preload.path" | tr '\n' ' ')" \
 	"/etc/oci-sockopt-hook/config.json oci-sockopt-hook-preload.service " \
 	"the preload path unit starts it again when the config changes"
+tap_is "$(sed -n 's/^ExecStart=//p' "$U/oci-sockopt-hook-metrics.service")" \
+	"/usr/local/libexec/oci/hooks.d/oci-sockopt-hook metrics --output /var/lib/prometheus/node-exporter/oci-sockopt-hook.prom" \
+	"the metrics service writes the installed binary's metrics into Debian's node_exporter textfile directory"
+tap_is "$(sed -n 's/^\(OnUnitActiveSec\|WantedBy\)=//p' "$U/oci-sockopt-hook-metrics.timer" | tr '\n' ' ')" \
+	"15s timers.target " \
+	"the metrics timer runs it every 15 s, enabled under timers.target"
 tap_is "$(jq -r '.when.annotations | to_entries[] | select((.key | test("^\\^.*\\$$")) and (.value | test("^\\^.*\\$$")) | not) | .key' "$H")" "" \
 	"hooks.d file: every when.annotations regex is anchored (^...\$)"
 [[ $OUT == *"hooks.d file (annotations): "* ]]

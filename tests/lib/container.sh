@@ -449,7 +449,8 @@ ct_default_state_ours()
 # -d names another), cgroups (default: all three). In the state dir,
 # poststop's gc stamp and the index of shared copies are left out: poststop
 # leaves both to gc, which runs at most once a minute (45-preload checks
-# that gc removes the index).
+# that gc removes the index); so are the node's stats (stats and its lock),
+# which every run adds to and nothing removes (63-metrics checks them).
 ct_snapshot()
 {
 	local part parts state=$CT_STATE_DIR
@@ -465,7 +466,8 @@ ct_snapshot()
 		progs) echo "bpf programs: $(host_prog_count)" ;;
 		state)
 			echo "state dir $state:"
-			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" | sort)
+			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" \
+				! -name stats ! -name stats.lock | sort)
 			echo "ours in $CT_DEFAULT_STATE_DIR:"
 			ct_default_state_ours
 			;;

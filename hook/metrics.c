@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The metrics (metrics.h): families in a fixed order, each written once
+ * with all its series, so none is ever duplicated. Every per-container
+ * series carries container_id, which the runtime keeps unique.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cg.h"
+#include "cleanup.h"
+#include "counters.h"
+#include "fileio.h"
+#include "log.h"
+#include "metrics.h"
+#include "prom.h"
+#include "state.h"
+#include "stats.h"
+
+/* What a scrape shows of one live record. */
+struct metrics_container {
+	char id[SH_MAX_ID_LEN + 1];
+	char k8s_namespace[SH_MAX_CONTAINER_NAME + 1];
+	char pod[SH_MAX_CONTAINER_NAME + 1];
+	char container[SH_MAX_CONTAINER_NAME + 1];
+	char policy[SH_POLICY_NAME_MAX + 1];
+	bool bypass;
+	struct sh_counters counters;
+};
+
+struct metrics_ctx {
+	struct metrics_container *c;
+	int nr, cap;
+	unsigned errors;
+};
+
+/* Which program counts each counter, and what it did. */
+static const struct {
+	const char *program, *action;
+} metrics_counter_labels[SH_CNT_MAX] = {
+	[SH_CNT_SOCK_CREATED] = { "sock_create", "allowed" },
+	[SH_CNT_SOCK_BYPASSED] = { "sock_create", "bypassed" },
+	[SH_CNT_SOCK_DENIED] = { "sock_create", "denied" },
+	[SH_CNT_SET_DENIED] = { "setsockopt", "denied" },
+	[SH_CNT_SET_CLAMPED] = { "setsockopt", "clamped" },
+	[SH_CNT_SET_FORCED] = { "setsockopt", "forced" },
+	[SH_CNT_GET_DENIED] = { "getsockopt", "denied" },
+	[SH_CNT_GET_FORCED] = { "getsockopt", "forced" },
+};
+
+static int metrics_collect(const struct sh_record *rec, void *data)
+{
+	struct metrics_ctx *ctx = data;
+	_cleanup_close_ int cg = cg_open_recorded(&rec->cg);
+	struct metrics_container *c;
+	int r;
+
+	/* A stale record: its container is gone, gc will drop it. */
+	if (cg < 0)
+		return 0;
+	if (ctx->nr == ctx->cap) {
+		int cap = ctx->cap ? ctx->cap * 2 : 16;
+		void *more = realloc(ctx->c, cap * sizeof(*ctx->c));
+
+		if (!more)
+			return -ENOMEM;
+		ctx->c = more;
+		ctx->cap = cap;
+	}
+	c = &ctx->c[ctx->nr++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->id, sizeof(c->id), "%s", rec->id);
+	snprintf(c->k8s_namespace, sizeof(c->k8s_namespace), "%s",
+		 rec->k8s_namespace);
+	snprintf(c->pod, sizeof(c->pod), "%s", rec->pod);
+	snprintf(c->container, sizeof(c->container), "%s", rec->container);
+	snprintf(c->policy, sizeof(c->policy), "%s", rec->policy);
+	c->bypass = rec->bypass;
+	r = counters_read(&rec->progs, rec->cg.id, &c->counters);
+	if (r) {
+		log_warn("metrics: cannot read the counters of %s: %s",
+			 LOG_Q(rec->id), strerror(-r));
+		ctx->errors++;
+	}
+	return 0;
+}
+
+static void metrics_runs(struct prom *p, const struct sh_node_stats *s)
+{
+	prom_family(p, METRICS_PREFIX "runs_total", "counter",
+		    "Hook runs on this node by stage, outcome and reason.");
+	for (int i = 0; i < s->nr_rows; i++) {
+		const struct stats_row *row = &s->row[i];
+		struct prom_label l[] = {
+			{ "stage", stats_stage_names[row->stage] },
+			{ "outcome", stats_outcome_names[row->outcome] },
+			{ "reason", row->reason },
+		};
+
+		prom_sample(p, "", l, ARRAY_SIZE(l), row->count);
+	}
+}
+
+static void metrics_duration(struct prom *p, const struct sh_node_stats *s)
+{
+	prom_family(p, METRICS_PREFIX "run_duration_seconds", "histogram",
+		    "Time a hook run took, by stage.");
+	for (int st = 0; st < STATS_STAGES; st++) {
+		struct prom_label l[] = { { "stage", stats_stage_names[st] } };
+
+		prom_histogram(p, l, ARRAY_SIZE(l), stats_latency_bounds,
+			       s->latency[st].bucket, STATS_LATENCY_BUCKETS,
+			       s->latency[st].sum_seconds);
+	}
+}
+
+static void metrics_info(struct prom *p, const struct metrics_ctx *ctx)
+{
+	prom_family(p, METRICS_PREFIX "container_info", "gauge",
+		    "A container the hook polices, with its names and policy.");
+	for (int i = 0; i < ctx->nr; i++) {
+		const struct metrics_container *c = &ctx->c[i];
+		struct prom_label l[] = {
+			{ "container_id", c->id },
+			{ "namespace", c->k8s_namespace },
+			{ "pod", c->pod },
+			{ "container", c->container },
+			{ "policy", c->policy },
+			{ "bypass", c->bypass ? "true" : "false" },
+		};
+
+		prom_sample(p, "", l, ARRAY_SIZE(l), 1);
+	}
+}
+
+static void metrics_calls(struct prom *p, const struct metrics_ctx *ctx)
+{
+	prom_family(
+		p, METRICS_PREFIX "socket_calls_total", "counter",
+		"Socket calls the container's programs saw, by program and action.");
+	for (int i = 0; i < ctx->nr; i++) {
+		const struct metrics_container *c = &ctx->c[i];
+
+		for (int k = 0; k < SH_CNT_MAX; k++) {
+			struct prom_label l[] = {
+				{ "container_id", c->id },
+				{ "namespace", c->k8s_namespace },
+				{ "pod", c->pod },
+				{ "container", c->container },
+				{ "policy", c->policy },
+				{ "program",
+				  metrics_counter_labels[k].program },
+				{ "action", metrics_counter_labels[k].action },
+			};
+
+			prom_sample(p, "", l, ARRAY_SIZE(l), c->counters.v[k]);
+		}
+	}
+}
+
+static void metrics_gauge(struct prom *p, const char *name, const char *help,
+			  const struct prom_label *l, int nr, uint64_t value)
+{
+	prom_family(p, name, "gauge", help);
+	prom_sample(p, "", l, nr, value);
+}
+
+static void metrics_families(struct prom *p, const char *version,
+			     const struct sh_node_stats *s,
+			     const struct metrics_ctx *ctx)
+{
+	struct prom_label v[] = { { "version", version } };
+
+	metrics_gauge(p, METRICS_PREFIX "build_info",
+		      "The hook's version; always 1.", v, ARRAY_SIZE(v), 1);
+	metrics_runs(p, s);
+	metrics_duration(p, s);
+	metrics_gauge(
+		p, METRICS_PREFIX "containers_attached",
+		"Containers whose cgroup has the hook's programs attached.",
+		NULL, 0, ctx->nr);
+	metrics_info(p, ctx);
+	metrics_calls(p, ctx);
+	metrics_gauge(
+		p, METRICS_PREFIX "collect_errors",
+		"What this collection could not read (stats file, counters); 0 when complete.",
+		NULL, 0, ctx->errors);
+}
+
+int metrics_write(FILE *out, const char *version, struct sh_error *err)
+{
+	_cleanup_free_ struct sh_node_stats *s = calloc(1, sizeof(*s));
+	struct metrics_ctx ctx = { 0 };
+	struct sh_error stats_err = { 0 };
+	struct prom p;
+	int r = state_dir_check(err);
+
+	if (r)
+		return r;
+	if (!s)
+		return error_set(err, -ENOMEM, "metrics: %s", strerror(ENOMEM));
+	if (stats_read(s, &stats_err)) {
+		log_warn("metrics: %s", stats_err.msg);
+		ctx.errors++;
+	}
+	r = state_foreach(metrics_collect, &ctx);
+	if (!r) {
+		prom_init(&p, out);
+		metrics_families(&p, version, s, &ctx);
+		r = prom_finish(&p);
+		if (r)
+			error_errno(err, r, "metrics: cannot write");
+	} else {
+		error_errno(err, r, "cannot list %s", state_dir());
+	}
+	free(ctx.c);
+	return r;
+}
+
+static bool metrics_prom_name(const char *path)
+{
+	size_t len = strlen(path);
+
+	return len > 5 && !strcmp(path + len - 5, ".prom");
+}
+
+/*
+ * Readable by node_exporter's user whatever the umask; O_EXCL, so a temp
+ * name someone else made in a shared directory (a link to elsewhere) is
+ * removed, never written through.
+ */
+static int metrics_open_temp(int dir, const char *tmp)
+{
+	int fd = openat(dir, tmp,
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0644);
+
+	if (fd < 0 && errno == EEXIST && unlinkat(dir, tmp, 0) == 0)
+		fd = openat(dir, tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				    O_CLOEXEC,
+			    0644);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0644) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+static int metrics_replace(int dir, const char *name, const char *text,
+			   size_t len)
+{
+	char tmp[NAME_MAX + 1];
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	/* '.' first and no ".prom" last: the collector reads neither. */
+	if (snprintf(tmp, sizeof(tmp), ".%.200s.%d.tmp", name, getpid()) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = metrics_open_temp(dir, tmp);
+	if (fd < 0)
+		return fd;
+	r = fileio_write_all(fd, text, len);
+	if (!r && renameat(dir, tmp, dir, name) < 0)
+		r = -errno;
+	if (r)
+		unlinkat(dir, tmp, 0);
+	return r;
+}
+
+int metrics_write_file(const char *path, const char *version,
+		       struct sh_error *err)
+{
+	_cleanup_free_ char *text = NULL, *dir_copy = strdup(path),
+			    *base_copy = strdup(path);
+	_cleanup_close_ int dir = -1;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!metrics_prom_name(path))
+		return error_set(
+			err, -EINVAL,
+			"metrics: --output %.128s does not end in .prom: node_exporter's textfile collector would ignore it",
+			path);
+	if (!dir_copy || !base_copy || !(f = open_memstream(&text, &len)))
+		return error_set(err, -ENOMEM, "metrics: %s", strerror(ENOMEM));
+	r = metrics_write(f, version, err);
+	if (r)
+		return r;
+	if (fclose(TAKE_PTR(f)) == EOF)
+		return error_errno(err, -errno, "metrics: cannot write");
+	dir = open(dirname(dir_copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return error_errno(err, -errno, "metrics: cannot open %.128s",
+				   dir_copy);
+	r = metrics_replace(dir, basename(base_copy), text, len);
+	if (r)
+		return error_errno(err, r, "metrics: cannot write %.128s",
+				   path);
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A tiny writer of Prometheus' text exposition format (version 0.0.4):
+ * HELP and TYPE once per family, then its samples, families one after
+ * the other; label values escaped (\\, \", \n) and bounded, since they
+ * come from annotations a workload chose.
+ */
+#ifndef SH_PROM_H
+#define SH_PROM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Bytes of a label value kept; longer ones end in "...". */
+#define PROM_LABEL_VALUE_MAX 128
+/* Escaped: each byte may take two, plus the "..." and the NUL. */
+#define PROM_ESCAPED_MAX (PROM_LABEL_VALUE_MAX * 2 + 4)
+
+struct prom_label {
+	const char *name; /* [a-z_]+, ours */
+	const char *value; /* anything: escaped */
+};
+
+struct prom {
+	FILE *out;
+	const char *family; /* the family being written */
+	int error; /* the first write error, a negative errno */
+};
+
+void prom_init(struct prom *p, FILE *out);
+/* Starts a family: type is "counter", "gauge" or "histogram". */
+void prom_family(struct prom *p, const char *name, const char *type,
+		 const char *help);
+/* One sample of the current family (suffix "" or "_total"...). */
+void prom_sample(struct prom *p, const char *suffix,
+		 const struct prom_label *labels, int nr, uint64_t value);
+/*
+ * A histogram's samples: _bucket{le} (cumulative), _sum and _count.
+ * bucket[] is not cumulative; bounds[nr_buckets - 1] is +Inf.
+ */
+void prom_histogram(struct prom *p, const struct prom_label *labels, int nr,
+		    const double *bounds, const uint64_t *bucket,
+		    int nr_buckets, double sum);
+/* value as a label value: escaped and bounded; printable ASCII is
+ * kept, every other byte (control, non-ASCII) becomes '?', so the text
+ * is always valid UTF-8. */
+const char *prom_escape(char out[PROM_ESCAPED_MAX], const char *value);
+/* 0, or the first write error. */
+int prom_finish(struct prom *p);
+
+#endif /* SH_PROM_H */
