@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 
 #include "caveats.h"
 #include "cg.h"
@@ -261,6 +262,7 @@ static struct json_object *prog_json(const struct status_row *row,
 	char text[SH_ENFORCE_TEXT_MAX + SH_ERROR_MSG_MAX];
 
 	add_str(o, "attach", kind_type_name(dk->type));
+	add_str(o, "bpf_attach_type", libbpf_bpf_attach_type_str(dk->type));
 	add_str(o, "cgroup", row->rec.cg.rel);
 	json_object_object_add(o, "recorded_id",
 			       dk->recorded ? json_object_new_int64(
