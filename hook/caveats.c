@@ -63,8 +63,7 @@ static bool mptcp_open(const struct sh_policy *p)
 	return true;
 }
 
-static void kernel_caveats(const struct caveats_input *in,
-			   struct caveats *out)
+static void kernel_caveats(const struct caveats_input *in, struct caveats *out)
 {
 	const struct sh_record *rec = in->rec;
 

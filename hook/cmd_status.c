@@ -25,36 +25,16 @@
 #include "log.h"
 #include "state.h"
 
-/* One container, as the kernel sees it now. */
-struct status_row {
-	struct sh_record rec;
-	bool live;
-	struct sh_counters c;
-	struct drift_report drift;
-	int drift_err; /* the cgroup could not be queried */
-};
-
-/* How to show them, and the operator config the rules come from. */
+/* How to show them, and where the rules come from. */
 struct status_show {
 	bool json, one, filtered;
-	bool cfg_ok;
-	struct sh_config cfg;
-	char cfg_error[SH_ERROR_MSG_MAX];
-};
-
-/* What enforces what for one container. */
-struct status_enf {
-	const struct sh_policy *policy;
-	bool rules_known;
-	char rules_why[SH_ERROR_MSG_MAX + 64];
-	enum enforce_bypass bypass;
-	struct caveats cav;
+	struct enforce_rules rules;
 };
 
 struct status_ctx {
 	const struct cmd_args *args;
 	bool seen; /* the ID operand names a record */
-	struct status_row *rows;
+	struct enforce_row *rows;
 	size_t nr, cap;
 };
 
@@ -69,8 +49,7 @@ static bool filter_is(const char *want, const char *have)
 	return !want || !strcmp(want, have);
 }
 
-bool cmd_status_match(const struct sh_record *rec,
-		      const struct cmd_args *args)
+bool cmd_status_match(const struct sh_record *rec, const struct cmd_args *args)
 {
 	return filter_is(args->namespace_filter, rec->k8s_namespace) &&
 	       filter_is(args->pod_filter, rec->pod) &&
@@ -115,11 +94,11 @@ static const char *filter_value(const struct cmd_args *args, const char *opt)
 
 static int add_row(struct status_ctx *ctx, const struct sh_record *rec)
 {
-	struct status_row *row;
+	struct enforce_row *row;
 
 	if (ctx->nr == ctx->cap) {
 		size_t cap = ctx->cap ? 2 * ctx->cap : 8;
-		struct status_row *rows =
+		struct enforce_row *rows =
 			reallocarray(ctx->rows, cap, sizeof(*rows));
 
 		if (!rows)
@@ -147,7 +126,7 @@ static int collect(const struct sh_record *rec, void *data)
 }
 
 /* Counters, and the kernel's view of the cgroup. */
-static void probe_row(struct status_row *row)
+static void probe_row(struct enforce_row *row)
 {
 	_cleanup_close_ int fd = open_live(&row->rec);
 
@@ -160,7 +139,7 @@ static void probe_row(struct status_row *row)
 }
 
 /* The rules come from the operator config as it is now. */
-static void load_rules(const struct cmd_args *args, struct status_show *show)
+static void load_rules(const struct cmd_args *args, struct enforce_rules *show)
 {
 	struct sh_error err = { 0 };
 	const char *path = config_path(args->config);
@@ -171,44 +150,6 @@ static void load_rules(const struct cmd_args *args, struct status_show *show)
 	}
 	snprintf(show->cfg_error, sizeof(show->cfg_error), "%s",
 		 error_text(&err, err.code ? err.code : -EINVAL));
-}
-
-static void enf_compute(const struct status_show *show,
-			const struct status_row *row, struct status_enf *e)
-{
-	const struct sh_record *rec = &row->rec;
-	struct caveats_input in = { .rec = rec, .live = row->live };
-
-	memset(e, 0, sizeof(*e));
-	if (!show->cfg_ok) {
-		snprintf(e->rules_why, sizeof(e->rules_why),
-			 "the operator config cannot be read: %s",
-			 show->cfg_error);
-	} else if (rec->policy[0]) {
-		e->policy = config_find_policy(&show->cfg, rec->policy);
-		e->rules_known = e->policy != NULL;
-		if (!e->policy)
-			snprintf(e->rules_why, sizeof(e->rules_why),
-				 "policy '%s' is no longer in %s", rec->policy,
-				 show->cfg.path);
-	} else {
-		e->rules_known = true; /* no named policy: no rules */
-	}
-	e->bypass = enforce_bypass_state(rec->bypass, rec->progs.bypass_active);
-	in.policy = e->policy;
-	in.other_programs = row->live ? row->drift.other : "";
-	caveats_collect(&in, &e->cav);
-}
-
-static void rules_text(const struct status_row *row,
-		       const struct status_enf *e, int k, char *buf,
-		       size_t len)
-{
-	if (!e->rules_known)
-		snprintf(buf, len, "rules unknown: %s", e->rules_why);
-	else
-		enforce_rules_text(e->policy, k, row->rec.progs.bypass_active,
-				   buf, len);
 }
 
 /* ---- JSON ---------------------------------------------------------- */
@@ -243,126 +184,8 @@ static struct json_object *counters_json(const struct sh_counters *c)
 	return o;
 }
 
-static const char *prog_state(const struct status_row *row,
-			      const struct drift_kind *k)
-{
-	if (!row->live)
-		return "cgroup_gone";
-	if (row->drift_err)
-		return "unknown";
-	return drift_state_name(drift_state_of(k));
-}
-
-static struct json_object *prog_json(const struct status_row *row,
-				     const struct status_enf *e, int k)
-{
-	const struct drift_kind *dk = &row->drift.kind[k];
-	struct json_object *o = json_object_new_object();
-	struct json_object *ids = json_object_new_array();
-	char text[SH_ENFORCE_TEXT_MAX + SH_ERROR_MSG_MAX];
-
-	add_str(o, "attach", kind_type_name(dk->type));
-	add_str(o, "bpf_attach_type", libbpf_bpf_attach_type_str(dk->type));
-	add_str(o, "cgroup", row->rec.cg.rel);
-	json_object_object_add(o, "recorded_id",
-			       dk->recorded ? json_object_new_int64(
-						      dk->recorded) :
-					      NULL);
-	for (int i = 0; i < dk->nr_ours; i++)
-		json_object_array_add(ids, json_object_new_int64(dk->ours[i]));
-	json_object_object_add(o, "attached_ids", ids);
-	add_str(o, "state", prog_state(row, dk));
-	rules_text(row, e, k, text, sizeof(text));
-	add_str(o, "enforces", text);
-	return o;
-}
-
-static bool kind_shown(const struct status_row *row, int k)
-{
-	const struct drift_kind *dk = &row->drift.kind[k];
-
-	return dk->recorded || dk->nr_ours;
-}
-
-static struct json_object *rules_json(const struct status_row *row,
-				      const struct status_enf *e,
-				      const struct status_show *show)
-{
-	struct json_object *o;
-	char text[SH_ENFORCE_TEXT_MAX];
-
-	if (!e->rules_known)
-		return NULL;
-	o = json_object_new_object();
-	add_str(o, "policy", row->rec.policy);
-	add_str(o, "config", show->cfg.path);
-	for (int k = 0; k < SH_PROG_KINDS; k++) {
-		if (!kind_shown(row, k))
-			continue;
-		rules_text(row, e, k, text, sizeof(text));
-		add_str(o, kind_get(k)->name, text);
-	}
-	return o;
-}
-
-static struct json_object *drift_json(const struct status_row *row)
-{
-	struct json_object *arr = json_object_new_array();
-	char text[SH_DRIFT_TEXT_MAX];
-
-	if (!row->live)
-		return arr;
-	if (row->drift_err) {
-		snprintf(text, sizeof(text), "cannot query %s: %s",
-			 row->rec.cg.rel, strerror(-row->drift_err));
-		json_object_array_add(arr, json_object_new_string(text));
-		return arr;
-	}
-	for (int k = 0; k < SH_PROG_KINDS; k++)
-		if (drift_text(&row->drift.kind[k], row->rec.cg.rel, text,
-			       sizeof(text)))
-			json_object_array_add(arr,
-					      json_object_new_string(text));
-	return arr;
-}
-
-static struct json_object *caveats_json(const struct caveats *cav)
-{
-	struct json_object *arr = json_object_new_array();
-
-	for (int i = 0; i < cav->nr; i++) {
-		struct json_object *c = json_object_new_object();
-
-		add_str(c, "id", cav->c[i].id);
-		add_str(c, "text", cav->c[i].text);
-		json_object_array_add(arr, c);
-	}
-	return arr;
-}
-
-static struct json_object *enforcement_json(const struct status_show *show,
-					    const struct status_row *row)
-{
-	struct json_object *o = json_object_new_object();
-	struct json_object *progs = json_object_new_array();
-	struct status_enf e;
-
-	enf_compute(show, row, &e);
-	for (int k = 0; k < SH_PROG_KINDS; k++)
-		if (kind_shown(row, k))
-			json_object_array_add(progs, prog_json(row, &e, k));
-	json_object_object_add(o, "programs", progs);
-	json_object_object_add(o, "rules", rules_json(row, &e, show));
-	if (!e.rules_known)
-		add_str(o, "rules_error", e.rules_why);
-	add_str(o, "bypass", enforce_bypass_token(e.bypass));
-	json_object_object_add(o, "caveats", caveats_json(&e.cav));
-	json_object_object_add(o, "drift", drift_json(row));
-	return o;
-}
-
 static int show_json(const struct status_show *show,
-		     const struct status_row *rows, size_t nr)
+		     const struct enforce_row *rows, size_t nr)
 {
 	_cleanup_json_ struct json_object *list = json_object_new_array();
 
@@ -379,11 +202,12 @@ static int show_json(const struct status_show *show,
 		json_object_object_add(o, "counters",
 				       counters_json(&rows[i].c));
 		json_object_object_add(o, "enforcement",
-				       enforcement_json(show, &rows[i]));
+				       enforce_json(&show->rules, &rows[i]));
 		json_object_array_add(list, o);
 	}
 	puts(json_object_to_json_string_ext(
-		list, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		list,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	return 0;
 }
 
@@ -405,7 +229,7 @@ void cmd_status_short_id(const char *id, char *buf, size_t len)
 
 enum { COL_ID, COL_NS, COL_POD, COL_CT, COL_POLICY, COL_BYPASS, COL_TEXTS };
 
-static void row_cells(const struct status_row *row, char id[],
+static void row_cells(const struct enforce_row *row, char id[],
 		      const char *cell[COL_TEXTS])
 {
 	const struct sh_record *rec = &row->rec;
@@ -429,11 +253,11 @@ static void row_counts(const struct sh_counters *c, uint64_t n[4])
 	n[3] = c->v[SH_CNT_SET_FORCED] + c->v[SH_CNT_GET_FORCED];
 }
 
-static const char *const headers[COL_TEXTS] = { "ID",	     "NAMESPACE",
-						"POD",	     "CONTAINER",
-						"POLICY",    "BYPASS" };
+static const char *const headers[COL_TEXTS] = { "ID",	  "NAMESPACE",
+						"POD",	  "CONTAINER",
+						"POLICY", "BYPASS" };
 
-static void print_table(const struct status_row *rows, size_t nr)
+static void print_table(const struct enforce_row *rows, size_t nr)
 {
 	int w[COL_TEXTS];
 	char id[SH_MAX_ID_LEN + 1];
@@ -462,7 +286,7 @@ static void print_table(const struct status_row *rows, size_t nr)
 	}
 }
 
-static void print_head(const struct status_row *row)
+static void print_head(const struct enforce_row *row)
 {
 	const struct sh_record *rec = &row->rec;
 
@@ -494,7 +318,7 @@ static void print_exec(const struct sh_record *rec)
 	printf("  exec:      %s\n", cav.c[0].text);
 }
 
-static void print_counters(const struct status_row *row)
+static void print_counters(const struct enforce_row *row)
 {
 	const struct sh_record *rec = &row->rec;
 
@@ -510,53 +334,58 @@ static void print_counters(const struct status_row *row)
 	printf("\n");
 }
 
-static void print_prog(const struct status_row *row,
-		       const struct status_enf *e, int k)
+static void print_prog(const struct enforce_row *row,
+		       const struct enforce_view *e, int k)
 {
 	const struct drift_kind *dk = &row->drift.kind[k];
 	char text[SH_ENFORCE_TEXT_MAX + SH_ERROR_MSG_MAX];
 
-	rules_text(row, e, k, text, sizeof(text));
+	enforce_prog_rules(row, e, k, text, sizeof(text));
 	printf("    %s", kind_type_name(dk->type));
 	if (!row->live || row->drift_err || !dk->nr_ours)
 		printf(" (record says prog %u: %s)", dk->recorded,
-		       prog_state(row, dk));
+		       enforce_prog_state(row, dk));
 	for (int i = 0; i < dk->nr_ours; i++)
 		printf(" prog %u", dk->ours[i]);
 	printf(" on %s: %s\n", row->rec.cg.rel, text);
 }
 
-static void print_drift(const struct status_row *row)
+static void print_drift(const struct enforce_row *row)
 {
-	struct json_object *arr = drift_json(row);
+	struct json_object *arr = enforce_drift_json(row);
 	size_t n = json_object_array_length(arr);
 
-	printf("  drift:     %s\n", n ? "" : "none");
+	printf("  drift:%s\n", n ? "" : "     none");
 	for (size_t i = 0; i < n; i++)
 		printf("    %s\n", json_object_get_string(
-				       json_object_array_get_idx(arr, i)));
+					   json_object_array_get_idx(arr, i)));
 	json_object_put(arr);
 }
 
 static void print_enforcement(const struct status_show *show,
-			      const struct status_row *row)
+			      const struct enforce_row *row)
 {
-	struct status_enf e;
+	struct enforce_view e;
+	int shown = 0;
 
-	enf_compute(show, row, &e);
-	printf("  enforced by:\n");
+	enforce_view_of(&show->rules, row, &e);
 	for (int k = 0; k < SH_PROG_KINDS; k++)
-		if (kind_shown(row, k))
+		shown += enforce_kind_shown(row, k);
+	printf("  enforced by:%s\n", shown ? "" : " no program");
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (enforce_kind_shown(row, k))
 			print_prog(row, &e, k);
+	if (!e.rules_known)
+		printf("  rules:     unknown: %s\n", e.rules_why);
 	printf("  bypass-prot-mem: %s\n", enforce_bypass_text(e.bypass));
 	print_drift(row);
-	printf("  caveats:   %s\n", e.cav.nr ? "" : "none");
+	printf("  caveats:%s\n", e.cav.nr ? "" : "   none");
 	for (int i = 0; i < e.cav.nr; i++)
 		printf("    [%s] %s\n", e.cav.c[i].id, e.cav.c[i].text);
 }
 
 static void print_detail(const struct status_show *show,
-			 const struct status_row *row)
+			 const struct enforce_row *row)
 {
 	print_head(row);
 	print_exec(&row->rec);
@@ -565,7 +394,7 @@ static void print_detail(const struct status_show *show,
 }
 
 static int status_show(const struct status_show *show,
-		       const struct status_row *rows, size_t nr)
+		       const struct enforce_row *rows, size_t nr)
 {
 	if (show->json)
 		return show_json(show, rows, nr);
@@ -637,12 +466,12 @@ int cmd_status(const struct cmd_args *args)
 	for (size_t i = 0; i < ctx.nr; i++)
 		probe_row(&ctx.rows[i]);
 	if (ctx.nr)
-		load_rules(args, &show);
+		load_rules(args, &show.rules);
 	show.one = args->argc > 0;
 	show.filtered = filtered(args);
 	r = status_show(&show, ctx.rows, ctx.nr);
-	if (show.cfg_ok)
-		config_free(&show.cfg);
+	if (show.rules.cfg_ok)
+		config_free(&show.rules.cfg);
 	free(ctx.rows);
 	return r;
 }

@@ -42,8 +42,7 @@ int cmd_status(const struct cmd_args *args);
  * NULL; whether a record passes them all. */
 struct sh_record;
 const char *cmd_status_bad_filter(const struct cmd_args *args);
-bool cmd_status_match(const struct sh_record *rec,
-		      const struct cmd_args *args);
+bool cmd_status_match(const struct sh_record *rec, const struct cmd_args *args);
 /* A 64 hex digit id by its first 12, any other whole. */
 void cmd_status_short_id(const char *id, char *buf, size_t len);
 int cmd_explain(const struct cmd_args *args);

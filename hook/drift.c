@@ -28,8 +28,8 @@ void drift_init(const struct sh_record *rec, struct drift_report *out)
 	}
 }
 
-static int query(int cg_fd, enum bpf_attach_type type, __u32 flags,
-		 __u32 *ids, __u32 *n)
+static int query(int cg_fd, enum bpf_attach_type type, __u32 flags, __u32 *ids,
+		 __u32 *n)
 {
 	__u32 attach_flags = 0;
 
@@ -146,9 +146,10 @@ int drift_text(const struct drift_kind *k, const char *cg_rel, char *buf,
 			 type, k->recorded, cg_rel, ids);
 		return 1;
 	case DRIFT_UNRECORDED:
-		snprintf(buf, len,
-			 "the record names no %s program on %s, the cgroup has %s",
-			 type, cg_rel, ids);
+		snprintf(
+			buf, len,
+			"the record names no %s program on %s, the cgroup has %s",
+			type, cg_rel, ids);
 		return 1;
 	default:
 		return 0;

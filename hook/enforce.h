@@ -6,7 +6,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <json-c/json.h>
+
+#include "caveats.h"
 #include "config.h"
+#include "counters.h"
+#include "drift.h"
 #include "kind.h"
 
 #define SH_ENFORCE_TEXT_MAX 1024
@@ -31,5 +36,48 @@ enum enforce_bypass enforce_bypass_state(bool asked, bool active);
 const char *enforce_bypass_token(enum enforce_bypass b);
 /* For people: "applied", "fell back (...)", "not asked". */
 const char *enforce_bypass_text(enum enforce_bypass b);
+
+/* One container: its record, and the kernel's view of its cgroup now. */
+struct enforce_row {
+	struct sh_record rec;
+	bool live;
+	struct sh_counters c;
+	struct drift_report drift;
+	int drift_err; /* the cgroup could not be queried */
+};
+
+/* The operator config the rules come from, as it is now. */
+struct enforce_rules {
+	bool cfg_ok;
+	struct sh_config cfg;
+	char cfg_error[SH_ERROR_MSG_MAX];
+};
+
+/* What enforces what for one container. */
+struct enforce_view {
+	const struct sh_policy *policy;
+	bool rules_known;
+	char rules_why[SH_ERROR_MSG_MAX + 64];
+	enum enforce_bypass bypass;
+	struct caveats cav;
+};
+
+/* The rules of the record's policy, what bypass did, the caveats. */
+void enforce_view_of(const struct enforce_rules *rules,
+		     const struct enforce_row *row, struct enforce_view *v);
+/* Whether the record or the cgroup has a program of this kind. */
+bool enforce_kind_shown(const struct enforce_row *row, int k);
+/* "attached", "missing", ... (drift.h), "cgroup_gone" or "unknown". */
+const char *enforce_prog_state(const struct enforce_row *row,
+			       const struct drift_kind *k);
+/* What the program of kind k enforces, or why that is unknown. */
+void enforce_prog_rules(const struct enforce_row *row,
+			const struct enforce_view *v, int k, char *buf,
+			size_t len);
+/* The drift lines: an array of strings, [] when none. */
+struct json_object *enforce_drift_json(const struct enforce_row *row);
+/* status --json's "enforcement" object. */
+struct json_object *enforce_json(const struct enforce_rules *rules,
+				 const struct enforce_row *row);
 
 #endif /* SH_ENFORCE_H */
