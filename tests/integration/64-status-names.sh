@@ -16,7 +16,9 @@
 #      cgroup), no drift;
 #   4. drift: the test detaches a program of one of its containers itself
 #      (bpftool cgroup detach); status then says the record names a
-#      program the cgroup no longer has, for that container only.
+#      program the cgroup no longer has, for that container only;
+#   5. another tool's program on one container's cgroup is the
+#      other_programs caveat of that container alone, not drift.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -271,6 +273,28 @@ tap_like "$text" "
   drift:
     record says setsockopt program $SET on [^ ]*, the cgroup has none
 " "db: status ID says so in text" || tap_diag "$text"
+
+# ---- 5. other programs --------------------------------------------------
+
+# Another tool's program (tests/progs/cgprog.c), attached with
+# BPF_F_ALLOW_MULTI to side's cgroup: it runs for side alone.
+CGPROG=$CT_BUILD/tests/cgprog
+if [ -x "$CGPROG" ]; then
+	out=$("$CGPROG" attach "${CG[side]}" multi ka_other deny-keepalive)
+	OTHER=${out#id=}
+	[[ $OTHER =~ ^[0-9]+$ ]]
+	tap_ok $? "another tool's program $OTHER on side's cgroup" || tap_diag "$out"
+	json=$("${ST[@]}" --json 2>&1)
+	tap_is "$(rec side | jq -r '.enforcement.caveats[] | select(.id == "other_programs") | .text')" \
+		"other programs run for this cgroup too (setsockopt $OTHER (ka_other)): on an ancestor with BPF_F_ALLOW_MULTI they run after ours and can undo its verdicts" \
+		"side: the other_programs caveat names it"
+	tap_is "$(rec side | jq -c .enforcement.drift)" "[]" "side: another tool's program is no drift"
+	tap_is "$(rec web | jq -r '[.enforcement.caveats[].id] | index("other_programs")')" null \
+		"web: no other_programs caveat"
+	"$CGPROG" detach "${CG[side]}" "$OTHER"
+else
+	for _ in 1 2 3 4; do tap_skip "other programs" "$CGPROG not built (make test-progs)"; done
+fi
 
 for n in web side db bulk plain; do
 	ct_delete "${RT[$n]}" "${ID[$n]}"
