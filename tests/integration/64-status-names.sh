@@ -118,6 +118,7 @@ tap_like "$text" "
     sock_create prog [0-9]+ on [^:]*/${ID[web]}: deny AF_INET6; deny SOCK_RAW; deny IPPROTO_MPTCP; mark 7; priority 2
     setsockopt prog [0-9]+ on [^:]*: default allow: deny SOL_SOCKET SO_MARK; deny SOL_SOCKET SO_PRIORITY; deny SOL_IP IP_TOS; clamp SOL_SOCKET SO_RCVBUF [0-9-]+\\.\\.65536; force SOL_TCP TCP_CONGESTION =\"reno\"
     getsockopt prog [0-9]+ on [^:]*: default allow: deny SOL_SOCKET SO_MARK
+  rules: +policy restricted as $CFG has it now
   bypass-prot-mem: not asked
   drift: +none
   caveats: *
@@ -269,6 +270,7 @@ text=$("${ST[@]}" "${ID[db]}" 2>&1)
 tap_like "$text" "
     setsockopt \\(record says prog $SET: missing\\) on [^
 ]*
+  rules: +policy setonly as $CFG has it now
   bypass-prot-mem: not asked
   drift:
     record says setsockopt program $SET on [^ ]*, the cgroup has none
