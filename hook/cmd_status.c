@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bpf/libbpf.h>
 
 #include "caveats.h"
 #include "cg.h"
@@ -139,16 +138,16 @@ static void probe_row(struct enforce_row *row)
 }
 
 /* The rules come from the operator config as it is now. */
-static void load_rules(const struct cmd_args *args, struct enforce_rules *show)
+static void load_rules(const struct cmd_args *args, struct enforce_rules *rules)
 {
 	struct sh_error err = { 0 };
 	const char *path = config_path(args->config);
 
-	if (config_load(path, &show->cfg, &err) == 0) {
-		show->cfg_ok = true;
+	if (config_load(path, &rules->cfg, &err) == 0) {
+		rules->cfg_ok = true;
 		return;
 	}
-	snprintf(show->cfg_error, sizeof(show->cfg_error), "%s",
+	snprintf(rules->cfg_error, sizeof(rules->cfg_error), "%s",
 		 error_text(&err, err.code ? err.code : -EINVAL));
 }
 
