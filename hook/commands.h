@@ -3,6 +3,7 @@
 #define SH_COMMANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define SH_MAX_HOOKS_DIRS 16
 
@@ -25,6 +26,10 @@ struct cmd_args {
 	char **argv;
 };
 
+/* What a command returns for a usage error it has reported: main exits 2
+ * (1 for a negative errno). */
+#define CMD_USAGE 2
+
 int cmd_prestart(const struct cmd_args *args);
 int cmd_poststop(const struct cmd_args *args);
 int cmd_hook(const struct cmd_args *args);
@@ -33,6 +38,13 @@ int cmd_gc(const struct cmd_args *args);
 int cmd_preload(const struct cmd_args *args);
 int cmd_validate(const struct cmd_args *args);
 int cmd_status(const struct cmd_args *args);
+/* status's filters: the first option whose value is not a valid name, or
+ * NULL; whether a record passes them all. */
+struct sh_record;
+const char *cmd_status_bad_filter(const struct cmd_args *args);
+bool cmd_status_match(const struct sh_record *rec, const struct cmd_args *args);
+/* A 64 hex digit id by its first 12, any other whole. */
+void cmd_status_short_id(const char *id, char *buf, size_t len);
 int cmd_explain(const struct cmd_args *args);
 int cmd_metrics(const struct cmd_args *args);
 

@@ -189,5 +189,7 @@ int main(int argc, char **argv)
 	args.command = cmd->name;
 	r = cmd->run(&args);
 	log_close();
+	if (r == CMD_USAGE)
+		return 2;
 	return r ? 1 : 0;
 }

@@ -73,7 +73,7 @@ static const struct runtime_keys *type_writer(const struct oci_state *st,
 }
 
 /* Kubernetes names are DNS labels; podman allows [A-Za-z0-9_.-] too. */
-static bool valid_name(const char *name)
+bool pod_valid_name(const char *name)
 {
 	size_t len = strlen(name);
 
@@ -117,7 +117,7 @@ static const struct runtime_keys *names_from_any(const struct oci_state *st,
 static int check_name(const char *what, const char *name, const char *key,
 		      struct sh_error *err)
 {
-	if (!name || valid_name(name))
+	if (!name || pod_valid_name(name))
 		return 0;
 	error_reason(err, "annotation_invalid");
 	error_cause(err, key, name);

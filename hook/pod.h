@@ -26,6 +26,9 @@ struct pod_identity {
 	const char *pod;
 };
 
+/* A Kubernetes (DNS label) or podman name: [A-Za-z0-9][A-Za-z0-9_.-]*,
+ * at most SH_MAX_CONTAINER_NAME. */
+bool pod_valid_name(const char *name);
 /* 0, or -EINVAL when a name is not a Kubernetes or podman name. */
 int pod_identify(const struct oci_state *st, struct pod_identity *id,
 		 struct sh_error *err);

@@ -4,7 +4,9 @@
 # under runc, `runc exec` makes a known number of socket calls inside it,
 # and `status --json` shows the container with exactly those counts in its
 # per-CPU counters. Text mode for one id, and an unknown id fails with one
-# line. After delete the container is gone from status.
+# line. The table row sums the counters up; without a readable operator
+# config the rules are unknown, with one they are named. After delete the
+# container is gone from status.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -76,14 +78,39 @@ tap_is "$ids" "$attached" "the program ids in status are the ones attached to th
 text=$("$HOOK" status "$ID" 2>&1)
 tap_ok $? "status ID (text) exits 0"
 tap_like "$text" "^$ID
+  namespace: -
+  pod: +-
+  container: -
   cgroup: +/[^
 ]*
   policy: +restricted \(from annotation sockopt-hook.io/policy\)" \
-	"status ID: the id, its cgroup and its policy"
-tap_like "$text" "counters: +sockets_created=10 socket_creations_denied=2 setsockopt_denied=3 setsockopt_clamped=2 setsockopt_forced=1 getsockopt_denied=2$" \
+	"status ID: the id, no names (not a Kubernetes container), its cgroup and its policy"
+tap_like "$text" "counters: +sockets_created=10 socket_creations_denied=2 setsockopt_denied=3 setsockopt_clamped=2 setsockopt_forced=1 getsockopt_denied=2
+" \
 	"status ID: the non-zero counters"
 tap_like "$text" "programs: +(sock_create|setsockopt|getsockopt)=[0-9]+ " \
 	"status ID: the program ids"
+# Without a readable operator config the programs are still the kernel's,
+# and the rules are said to be unknown, once.
+tap_like "$text" "
+  enforced by:
+    sock_create prog [0-9]+ on /[^:]*: rules unknown
+    setsockopt prog [0-9]+ on /[^:]*: rules unknown
+    getsockopt prog [0-9]+ on /[^:]*: rules unknown
+  rules: +unknown: the operator config cannot be read: [^
+]*
+  bypass-prot-mem: not asked
+  drift: +none
+" "status ID without a config: the programs, rules unknown, no drift" || tap_diag "$text"
+text=$("$HOOK" --config "$CT_EXAMPLE_CONFIG" status "$ID" 2>&1)
+tap_like "$text" "
+    setsockopt prog [0-9]+ on /[^:]*: default allow: deny SOL_SOCKET SO_MARK; deny SOL_SOCKET SO_PRIORITY; deny SOL_IP IP_TOS; clamp SOL_SOCKET SO_RCVBUF [0-9]+\\.\\.65536; force SOL_TCP TCP_CONGESTION =\"reno\"
+" "status ID with the config: what the setsockopt program enforces" || tap_diag "$text"
+# The table sums the counters: 2 + 3 + 2 denied, 2 clamped, 1 forced.
+text=$("$HOOK" status 2>&1)
+tap_like "$text" "^ID +NAMESPACE +POD +CONTAINER +POLICY +BYPASS +SOCKETS +DENIED +CLAMPED +FORCED
+$ID +- +- +- +restricted +not_asked +10 +7 +2 +1
+" "status (text): the table row, with the counters summed up" || tap_diag "$text"
 
 out=$("$HOOK" status no-such-container 2>&1)
 rc=$?

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* status: its filters, short ids, what a policy's programs enforce in one
+ * line, bypass states, the caveats a container gets, and drift. */
+#include <string.h>
+
+#include "caveats.h"
+#include "commands.h"
+#include "config.h"
+#include "drift.h"
+#include "enforce.h"
+#include "tap.h"
+
+static const char config[] =
+	"{\"policies\": {"
+	"\"r\": {\"socket\": {\"deny\": ["
+	"{\"family\": \"AF_INET6\"},"
+	"{\"family\": \"AF_INET\", \"type\": \"SOCK_RAW\"},"
+	"{\"protocol\": \"IPPROTO_MPTCP\"}],"
+	"\"mark\": 7, \"priority\": 2},"
+	"\"setsockopt\": ["
+	"{\"level\": \"SOL_SOCKET\", \"option\": \"SO_MARK\", "
+	"\"action\": \"deny\"},"
+	"{\"level\": \"SOL_SOCKET\", \"option\": \"SO_RCVBUF\", "
+	"\"action\": \"clamp\", \"min\": 4096, \"max\": 65536},"
+	"{\"level\": \"SOL_TCP\", \"option\": \"TCP_CONGESTION\", "
+	"\"action\": \"force\", \"value\": \"reno\"},"
+	"{\"level\": \"SOL_IP\", \"option\": \"IP_TTL\", "
+	"\"action\": \"force\", \"value\": 64}]},"
+	"\"m\": {\"socket\": {\"mark\": 1}},"
+	"\"a\": {\"default\": \"deny\", \"setsockopt\": ["
+	"{\"level\": \"SOL_SOCKET\", \"option\": \"SO_KEEPALIVE\", "
+	"\"action\": \"allow\"}]}"
+	"}}";
+
+static void rules(const struct sh_config *cfg, const char *policy,
+		  enum sh_prog_kind kind, bool bypass, const char *want)
+{
+	char buf[SH_ENFORCE_TEXT_MAX];
+
+	enforce_rules_text(policy ? config_find_policy(cfg, policy) : NULL,
+			   kind, bypass, buf, sizeof(buf));
+	ok(!strcmp(buf, want), "%s %s: %s", policy ? policy : "(none)",
+	   kind_get(kind)->name, buf);
+}
+
+static void test_rules(void)
+{
+	struct sh_error err = { 0 };
+	struct sh_config cfg;
+	char small[24];
+
+	if (config_parse("t.json", config, strlen(config), &cfg, &err)) {
+		ok(0, "the test config parses: %s", err.msg);
+		return;
+	}
+	rules(&cfg, "r", SH_PROG_SOCK, false,
+	      "deny AF_INET6; deny AF_INET SOCK_RAW; deny IPPROTO_MPTCP; mark 7; priority 2");
+	rules(&cfg, "r", SH_PROG_SET, false,
+	      "default allow: deny SOL_SOCKET SO_MARK; clamp SOL_SOCKET SO_RCVBUF 4096..65536; force SOL_TCP TCP_CONGESTION =\"reno\"; force SOL_IP IP_TTL =64");
+	rules(&cfg, "r", SH_PROG_GET, false, "default allow: no rules");
+	rules(&cfg, "m", SH_PROG_SOCK, true, "mark 1; bypass-prot-mem");
+	rules(&cfg, "a", SH_PROG_SET, false,
+	      "default deny (allow-list): allow SOL_SOCKET SO_KEEPALIVE");
+	rules(&cfg, NULL, SH_PROG_SOCK, false, "counts sockets");
+	rules(&cfg, NULL, SH_PROG_SOCK, true, "bypass-prot-mem");
+	rules(&cfg, NULL, SH_PROG_SET, false, "no rules");
+	enforce_rules_text(config_find_policy(&cfg, "r"), SH_PROG_SOCK, false,
+			   small, sizeof(small));
+	ok(strlen(small) == sizeof(small) - 1 &&
+		   !strcmp(small + strlen(small) - 3, "..."),
+	   "a text that does not fit ends in '...': %s", small);
+	config_free(&cfg);
+}
+
+static void test_bypass(void)
+{
+	is_str(enforce_bypass_token(enforce_bypass_state(false, false)),
+	       "not_asked", "bypass not asked");
+	is_str(enforce_bypass_token(enforce_bypass_state(true, true)),
+	       "applied", "bypass applied");
+	is_str(enforce_bypass_token(enforce_bypass_state(true, false)),
+	       "fell_back", "bypass fell back");
+	ok(strstr(enforce_bypass_text(ENFORCE_BYPASS_FELL_BACK), "fell back"),
+	   "the fell-back text says so");
+}
+
+static void record(struct sh_record *rec, int nr, ...)
+{
+	static const enum bpf_attach_type types[] = {
+		BPF_CGROUP_INET_SOCK_CREATE, BPF_CGROUP_SETSOCKOPT,
+		BPF_CGROUP_GETSOCKOPT
+	};
+
+	memset(rec, 0, sizeof(*rec));
+	strcpy(rec->id, "c1");
+	strcpy(rec->cg.rel, "/c1");
+	strcpy(rec->policy, "r");
+	for (int i = 0; i < nr; i++) {
+		rec->progs.prog[i].type = types[i];
+		rec->progs.prog[i].id = 40 + (__u32)i;
+	}
+	rec->progs.nr = nr;
+}
+
+static void caveat_ids(const struct caveats_input *in, char *buf, size_t len)
+{
+	struct caveats cav;
+
+	caveats_collect(in, &cav);
+	buf[0] = '\0';
+	for (int i = 0; i < cav.nr; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 i ? " " : "", cav.c[i].id);
+}
+
+static void test_caveats(void)
+{
+	struct sh_record rec;
+	struct caveats_input in = { .rec = &rec, .live = true };
+	struct sh_policy mark_only = { .has_mark = true };
+	struct caveats cav;
+	char ids[256];
+
+	record(&rec, 3, 0);
+	caveat_ids(&in, ids, sizeof(ids));
+	ok(!strcmp(ids, "compat_syscalls packet_sockets"),
+	   "all three programs, own cgroup: compat and packet caveats");
+	record(&rec, 1, 0);
+	caveat_ids(&in, ids, sizeof(ids));
+	ok(!strcmp(ids, "packet_sockets"),
+	   "sock_create alone: no compat caveat");
+	record(&rec, 0, 0);
+	caveat_ids(&in, ids, sizeof(ids));
+	ok(!strcmp(ids, ""), "no program: no caveat");
+	rec.cg.created = true;
+	strcpy(rec.cg.parent_rel, "/parent");
+	rec.bypass = true;
+	strcpy(rec.bypass_source, "policy bulk");
+	in.live = false;
+	in.other_programs = "setsockopt 9 (other)";
+	caveat_ids(&in, ids, sizeof(ids));
+	ok(!strcmp(ids,
+		   "stale_record hook_made_cgroup bypass_fell_back other_programs"),
+	   "gone, hook-made cgroup, bypass fell back, other programs");
+	caveats_collect(&in, &cav);
+	ok(strstr(cav.c[1].text, "NOT policed") &&
+		   strstr(cav.c[1].text, "/parent"),
+	   "hook_made_cgroup names the parent: %s", cav.c[1].text);
+	ok(strstr(cav.c[3].text, "setsockopt 9 (other)"),
+	   "other_programs names them");
+	record(&rec, 1, 0);
+	in = (struct caveats_input){ .rec = &rec, .live = true };
+	in.policy = &mark_only;
+	caveat_ids(&in, ids, sizeof(ids));
+	ok(!strcmp(ids, "packet_sockets mptcp_subflows"),
+	   "a mark without an MPTCP deny: the mptcp caveat");
+	mark_only.nr_deny = 1;
+	mark_only.deny[0] = (struct sh_sock_rule){ SH_ANY, SH_ANY, 262 };
+	caveat_ids(&in, ids, sizeof(ids));
+	ok(!strcmp(ids, "packet_sockets"), "a mark with an MPTCP deny: none");
+	is_str(caveats_name(CAVEATS_COMPAT_SYSCALLS), "compat_syscalls",
+	       "caveats_name");
+}
+
+static void drift(__u32 recorded, int nr, __u32 a, __u32 b, const char *state,
+		  const char *want)
+{
+	struct drift_kind k = { .type = BPF_CGROUP_SETSOCKOPT,
+				.recorded = recorded,
+				.nr_ours = nr,
+				.ours = { a, b } };
+	char buf[SH_DRIFT_TEXT_MAX];
+	int r = drift_text(&k, "/c1", buf, sizeof(buf));
+
+	is_str(drift_state_name(drift_state_of(&k)), state, "drift: %s", state);
+	if (want)
+		ok(r == 1 && !strcmp(buf, want), "drift %s: %s", state,
+		   r ? buf : "(none)");
+	else
+		ok(r == 0, "drift %s: no line", state);
+}
+
+static void test_drift(void)
+{
+	struct sh_record rec;
+	struct drift_report rep;
+
+	drift(0, 0, 0, 0, "none", NULL);
+	drift(42, 1, 42, 0, "attached", NULL);
+	drift(42, 0, 0, 0, "missing",
+	      "record says setsockopt program 42 on /c1, the cgroup has none");
+	drift(42, 1, 43, 0, "replaced",
+	      "record says setsockopt program 42 on /c1, the cgroup has 43");
+	drift(42, 2, 42, 43, "extra",
+	      "record says setsockopt program 42 on /c1, the cgroup has 42, 43");
+	drift(0, 1, 43, 0, "unrecorded",
+	      "the record names no setsockopt program on /c1, the cgroup has 43");
+	record(&rec, 2, 0);
+	drift_init(&rec, &rep);
+	ok(rep.kind[SH_PROG_SOCK].recorded == 40 &&
+		   rep.kind[SH_PROG_SET].recorded == 41 &&
+		   rep.kind[SH_PROG_GET].recorded == 0,
+	   "drift_init takes each kind's id from the record");
+}
+
+static void test_filters(void)
+{
+	struct cmd_args args = { 0 };
+	struct sh_record rec = { 0 };
+	char id[80];
+
+	strcpy(rec.k8s_namespace, "team-a");
+	strcpy(rec.pod, "web-0");
+	strcpy(rec.container, "app");
+	strcpy(rec.policy, "restricted");
+	ok(cmd_status_match(&rec, &args), "no filter: every record");
+	args.namespace_filter = "team-a";
+	args.policy_filter = "restricted";
+	ok(cmd_status_match(&rec, &args), "namespace and policy match");
+	args.pod_filter = "web";
+	ok(!cmd_status_match(&rec, &args), "a pod prefix does not match");
+	args.pod_filter = NULL;
+	rec.k8s_namespace[0] = '\0';
+	ok(!cmd_status_match(&rec, &args), "no namespace: no match");
+	ok(!cmd_status_bad_filter(&args), "valid names pass");
+	args.container_filter = "a b";
+	is_str(cmd_status_bad_filter(&args), "--container",
+	       "a space: --container is refused");
+	args.container_filter = "-app";
+	is_str(cmd_status_bad_filter(&args), "--container",
+	       "a leading '-': refused");
+	args.container_filter = NULL;
+	args.policy_filter = "";
+	is_str(cmd_status_bad_filter(&args), "--policy",
+	       "an empty policy: refused");
+	args.policy_filter = "a.b_c-1";
+	ok(!cmd_status_bad_filter(&args), "policy name characters pass");
+	args.namespace_filter = "Team_A";
+	ok(!cmd_status_bad_filter(&args), "a podman name passes");
+	cmd_status_short_id(
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		id, sizeof(id));
+	ok(!strcmp(id, "0123456789ab"), "a 64 hex digit id: its first 12");
+	cmd_status_short_id("my-container", id, sizeof(id));
+	ok(!strcmp(id, "my-container"), "any other id: whole");
+}
+
+int main(void)
+{
+	test_rules();
+	test_bypass();
+	test_caveats();
+	test_drift();
+	test_filters();
+	return tap_done();
+}
