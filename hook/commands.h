@@ -34,5 +34,6 @@ int cmd_preload(const struct cmd_args *args);
 int cmd_validate(const struct cmd_args *args);
 int cmd_status(const struct cmd_args *args);
 int cmd_explain(const struct cmd_args *args);
+int cmd_features(const struct cmd_args *args);
 
 #endif /* SH_COMMANDS_H */

@@ -40,6 +40,8 @@ static const struct command commands[] = {
 	{ "validate", cmd_validate,
 	  "check an operator config [CONFIG] [--hooks-dir DIR]..." },
 	{ "gc", cmd_gc, "release state left by containers that are gone" },
+	{ "features", cmd_features,
+	  "node labels for Node Feature Discovery [--nfd-file FILE]" },
 	{ "preload", cmd_preload,
 	  "load and pin every policy's programs ahead of time [--unpin]" },
 };
