@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/google/cel-go/cel"
@@ -116,17 +117,38 @@ func compile(e *cel.Env, what, src string, want *cel.Type) (cel.Program, error) 
 	return e.Program(ast, cel.CostLimit(1000000))
 }
 
+var varRef = regexp.MustCompile(`variables\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// The API server types variables.X from X's declaration: a name that is
+// not declared (before, for a variable) does not compile there.
+func undeclared(src string, known map[string]bool) error {
+	for _, m := range varRef.FindAllStringSubmatch(src, -1) {
+		if !known[m[1]] {
+			return fmt.Errorf("undeclared reference to variables.%s", m[1])
+		}
+	}
+	return nil
+}
+
 func compilePolicy(e *cel.Env, d *doc) *policy {
 	p := &policy{name: d.Metadata.Name}
+	known := map[string]bool{}
 	for _, v := range d.Spec.Variables {
-		prog, err := compile(e, "variable "+v.Name, v.Expression, nil)
+		err := undeclared(v.Expression, known)
+		known[v.Name] = true
+		var prog cel.Program
+		if err == nil {
+			prog, err = compile(e, "variable "+v.Name, v.Expression, nil)
+		}
 		tap(err == nil, "%s: variable %s compiles%s", p.name, v.Name, errText(err))
 		p.variables = append(p.variables, compiled{src: v, prog: prog})
 	}
 	for i, v := range d.Spec.Validations {
 		c := compiled{src: v}
-		var err error
-		c.prog, err = compile(e, "expression", v.Expression, cel.BoolType)
+		err := undeclared(v.Expression+" "+v.MessageExpression, known)
+		if err == nil {
+			c.prog, err = compile(e, "expression", v.Expression, cel.BoolType)
+		}
 		tap(err == nil, "%s: validation %d compiles to a bool%s", p.name, i, errText(err))
 		tap(v.MessageExpression != "" || v.Message != "",
 			"%s: validation %d has a message", p.name, i)
