@@ -130,18 +130,19 @@ static char *render(const struct features *f, bool directive)
 	return buf;
 }
 
-static int write_file(const char *path, const char *text, struct sh_error *err)
+/* The directory of --nfd-file, opened before any work, so that a wrong
+ * path is the one line the command prints; *base points into path. */
+static int open_target(const char *path, const char **base,
+		       struct sh_error *err)
 {
 	_cleanup_free_ char *dir_copy = strdup(path);
-	_cleanup_free_ char *base_copy = strdup(path);
-	_cleanup_close_ int dir = -1;
-	const char *base;
-	int r;
+	const char *slash = strrchr(path, '/');
+	int dir;
 
-	if (!dir_copy || !base_copy)
+	if (!dir_copy)
 		return error_set(err, -ENOMEM, "features: out of memory");
-	base = basename(base_copy);
-	if (!*base || !strcmp(base, "/") || *base == '.')
+	*base = slash ? slash + 1 : path;
+	if (!**base || **base == '.')
 		return error_set(
 			err, -EINVAL,
 			"--nfd-file %.128s: need a file name that does not start with '.' (NFD skips those)",
@@ -151,11 +152,7 @@ static int write_file(const char *path, const char *text, struct sh_error *err)
 		return error_errno(
 			err, -errno,
 			"cannot open the directory of --nfd-file %.128s", path);
-	r = fileio_replace_at(dir, base, text, strlen(text));
-	if (r)
-		return error_errno(err, r, "cannot write --nfd-file %.128s",
-				   path);
-	return 0;
+	return dir;
 }
 
 static void print_json(const struct features *f, const char *file)
@@ -176,11 +173,18 @@ static int run(const struct cmd_args *args, struct features *f,
 	       struct sh_error *err)
 {
 	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int dir = -1;
+	const char *base = NULL;
 	int r;
 
 	if (args->argc)
 		return error_set(err, -EINVAL,
 				 "features takes no operands (try --help)");
+	if (args->nfd_file) {
+		dir = open_target(args->nfd_file, &base, err);
+		if (dir < 0)
+			return dir;
+	}
 	r = collect(args, f, err);
 	if (r)
 		return r;
@@ -188,11 +192,10 @@ static int run(const struct cmd_args *args, struct features *f,
 	if (!text || strlen(text) >= FEATURES_FILE_MAX)
 		return error_set(err, text ? -EFBIG : -ENOMEM,
 				 "features: cannot render the label file");
-	if (args->nfd_file) {
-		r = write_file(args->nfd_file, text, err);
-		if (r)
-			return r;
-	}
+	r = dir < 0 ? 0 : fileio_replace_at(dir, base, text, strlen(text));
+	if (r)
+		return error_errno(err, r, "cannot write --nfd-file %.128s",
+				   args->nfd_file);
 	if (args->json)
 		print_json(f, args->nfd_file);
 	else if (args->nfd_file)
