@@ -117,8 +117,7 @@ static char *render(const struct features *f, bool directive)
 
 	if (!out)
 		return NULL;
-	fprintf(out, "# Written by " SH_IDENT
-		     " features; rewritten every few seconds.\n");
+	fprintf(out, "# Written by `" SH_IDENT " features`.\n");
 	if (directive)
 		fprintf(out, "# +expiry-time=%s\n", f->expiry);
 	json_object_object_foreach(f->labels, key, val)
