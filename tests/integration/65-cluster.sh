@@ -15,6 +15,10 @@
 #    operand each give one line and exit 1;
 #  - the RuntimeClasses' nodeSelectors use exactly labels `features` emits,
 #    and pick this node as the labels say;
+#  - the DaemonSet agent's shell script, taken from the YAML with its paths
+#    moved under a temporary directory and run by sh: it writes the feature
+#    file (and the metrics file, when the build has `metrics`), and on
+#    SIGTERM removes the feature file and exits 0;
 #  - the admission policies' CEL, compiled and run by cel-go
 #    (tests/cel/vapcheck.go, built from Debian's packages by
 #    tests/cel/fetch-cel.sh) on tests/cel/cases/, and a policy changed
@@ -135,6 +139,41 @@ tap_is "$(jq -c '[.[] | keys[]] | unique' <<<"$sel")" \
 tap_is "$(jq -c --argjson l "$ex" 'map_values(to_entries | all(.value == $l[.key]))' <<<"$sel")" \
 	"{\"sockopt\":true,\"sockopt-bypass\":$bypass}" \
 	"this node's labels: RuntimeClass sockopt picks it, sockopt-bypass only if the kernel has the bypass"
+
+# --- the DaemonSet agent's script, run here -------------------------------
+# Its shell script from the YAML with the node paths moved under $TMP (no
+# kubelet: sh runs it directly). It writes the feature file, repeats, and
+# on SIGTERM removes the file and exits 0.
+A=$TMP/agent
+mkdir -p "$A/features.d" "$A/textfile"
+cp "$EX/config.json" "$A/config.json"
+$PY -c 'import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d["kind"] == "DaemonSet":
+        print(d["spec"]["template"]["spec"]["containers"][0]["args"][0])' \
+	"$EX/kubernetes/daemonset.yaml" |
+	sed -e "s|^hook=.*|hook=$HOOK|" -e "s|^config=.*|config=$A/config.json|" \
+		-e "s|^nfd=/etc/kubernetes/node-feature-discovery/features.d/|nfd=$A/features.d/|" \
+		-e "s|^prom=/var/lib/prometheus/node-exporter/|prom=$A/textfile/|" >"$A/script.sh"
+tap_like "$(cat "$A/script.sh")" "nfd=$A/features.d/oci-sockopt-hook" \
+	"the agent's script, from the DaemonSet, with its paths under \$TMP"
+setsid sh "$A/script.sh" >"$A/out" 2>&1 &
+agent=$!
+until [ -s "$A/features.d/oci-sockopt-hook" ] || ! kill -0 "$agent" 2>/dev/null; do sleep 0.1; done
+tap_is "$($PY "$NFD" "$A/features.d/oci-sockopt-hook" --allow-ns sockopt-hook.io | jq -r '.labels | keys | length')" 5 \
+	"the agent wrote the feature file, with the example config's 5 labels"
+if "$HOOK" --help 2>&1 | grep -q '^  metrics '; then
+	until [ -s "$A/textfile/oci-sockopt-hook.prom" ] || ! kill -0 "$agent" 2>/dev/null; do sleep 0.1; done
+	tap_check "the agent wrote the metrics file" test -s "$A/textfile/oci-sockopt-hook.prom"
+else
+	tap_skip "the agent writes the metrics file" "no metrics command in this build"
+fi
+kill -TERM "$agent"
+wait "$agent"
+rc=$?
+kill -- -"$agent" 2>/dev/null # its `sleep 15`, in the agent's process group
+tap_is "$rc:$(ls -A "$A/features.d")" "0:" "on SIGTERM the agent removes the feature file and exits 0" ||
+	tap_diag "$(cat "$A/out")"
 
 # --- the admission policies' CEL --------------------------------------------
 vapcheck=$("$top/tests/cel/fetch-cel.sh" "$BUILD" 2>"$TMP/cel.err" | tail -n 1)
