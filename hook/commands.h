@@ -47,5 +47,6 @@ bool cmd_status_match(const struct sh_record *rec, const struct cmd_args *args);
 void cmd_status_short_id(const char *id, char *buf, size_t len);
 int cmd_explain(const struct cmd_args *args);
 int cmd_metrics(const struct cmd_args *args);
+int cmd_features(const struct cmd_args *args);
 
 #endif /* SH_COMMANDS_H */

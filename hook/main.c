@@ -42,6 +42,8 @@ static const struct command commands[] = {
 	{ "gc", cmd_gc, "release state left by containers that are gone" },
 	{ "metrics", cmd_metrics,
 	  "Prometheus text format, for node_exporter [--output FILE.prom]" },
+	{ "features", cmd_features,
+	  "node labels for Node Feature Discovery [--nfd-file FILE]" },
 	{ "preload", cmd_preload,
 	  "load and pin every policy's programs ahead of time [--unpin]" },
 };

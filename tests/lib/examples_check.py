@@ -35,31 +35,9 @@ UNRELATED = ["example.com/policy", "xsockopt-hook.io/policy",
              "node.sockopt-hook.io/runtime-handler"]
 # Where a runtime handler's own config names the handler (hook/require.h).
 HANDLER_KEY = "node.sockopt-hook.io/runtime-handler"
-# The admission policy's CEL rules, each with its Python twin. No API
-# server runs here, so the CEL itself is not evaluated: its text must be
-# exactly this (whitespace aside), and the twins are run on pods.
-CEL_RUNTIMECLASS = (
-    "!has(object.metadata.annotations) || "
-    "!object.metadata.annotations.exists(k, k.startsWith('sockopt-hook.io/')) || "
-    "(has(object.spec.runtimeClassName) && "
-    "object.spec.runtimeClassName == '%s')")
-CEL_NODE_KEYS = (
-    "!has(object.metadata.annotations) || "
-    "!object.metadata.annotations.exists(k, "
-    "k.startsWith('node.sockopt-hook.io/'))")
-
-
-def twin_runtimeclass(pod, rc):
-    ann = pod["metadata"].get("annotations")
-    return (ann is None or
-            not any(k.startswith("sockopt-hook.io/") for k in ann) or
-            pod["spec"].get("runtimeClassName") == rc)
-
-
-def twin_node_keys(pod):
-    ann = pod["metadata"].get("annotations")
-    return ann is None or not any(
-        k.startswith("node.sockopt-hook.io/") for k in ann)
+# Where NFD's local source reads feature files.
+NFD_DIR = "/etc/kubernetes/node-feature-discovery/features.d"
+LABEL_PREFIX = "sockopt-hook.io/"
 
 
 def check(ok, desc, why=""):
@@ -128,15 +106,35 @@ def yaml_examples():
     return docs
 
 
-def kubernetes(docs):
-    rc = docs["kubernetes/runtimeclass.yaml"][0]
-    check(rc["kind"] == "RuntimeClass" and rc["apiVersion"] == "node.k8s.io/v1",
-          "runtimeclass.yaml is a node.k8s.io/v1 RuntimeClass")
+def runtime_classes(docs):
+    rcs = {d["metadata"]["name"]: d for d in docs["kubernetes/runtimeclass.yaml"]}
+    check(sorted(rcs) == ["sockopt", "sockopt-bypass"] and
+          all(d["kind"] == "RuntimeClass" and d["apiVersion"] == "node.k8s.io/v1"
+              for d in rcs.values()),
+          "runtimeclass.yaml: node.k8s.io/v1 RuntimeClasses sockopt and "
+          "sockopt-bypass", sorted(rcs))
     ctrd = load_toml(os.path.join(EX, "containerd", "config.toml"))
     runtimes = ctrd["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
-    check(rc["handler"] in runtimes,
-          "the RuntimeClass handler '%s' is a runtime of the containerd "
-          "example" % rc["handler"], sorted(runtimes))
+    for rc in rcs.values():
+        check(rc["handler"] in runtimes,
+              "RuntimeClass %s: its handler '%s' is a runtime of the "
+              "containerd example" % (rc["metadata"]["name"], rc["handler"]),
+              sorted(runtimes))
+    sel = {n: d.get("scheduling", {}).get("nodeSelector", {})
+           for n, d in rcs.items()}
+    check(sel.get("sockopt") == {LABEL_PREFIX + "installed": "true"},
+          "RuntimeClass sockopt schedules on nodes labelled "
+          "sockopt-hook.io/installed=true", sel.get("sockopt"))
+    check(sel.get("sockopt-bypass") == {LABEL_PREFIX + "installed": "true",
+                                        LABEL_PREFIX + "bypass-prot-mem": "true"},
+          "RuntimeClass sockopt-bypass also needs "
+          "sockopt-hook.io/bypass-prot-mem=true", sel.get("sockopt-bypass"))
+    return rcs
+
+
+def kubernetes(docs):
+    rcs = runtime_classes(docs)
+    rc = rcs["sockopt"]
     for name in ("kubernetes/pod-restricted.yaml",
                  "kubernetes/pod-per-container.yaml"):
         pod = docs[name][0]
@@ -175,50 +173,51 @@ def admission_shape(vap, binding):
 
 
 def admission(docs):
-    """examples/kubernetes/admission-require-runtimeclass.yaml"""
-    vap, binding = docs["kubernetes/admission-require-runtimeclass.yaml"]
-    admission_shape(vap, binding)
-    rc = docs["kubernetes/runtimeclass.yaml"][0]["metadata"]["name"]
-    exprs = [" ".join(v["expression"].split())
-             for v in vap["spec"]["validations"]]
-    check(exprs == [CEL_RUNTIMECLASS % rc, CEL_NODE_KEYS],
-          "admission policy: the CEL rules are the ones whose Python twins "
-          "are checked here (the CEL itself is not evaluated: no API server)",
-          exprs)
-    check(all("object.metadata.annotations" in e for e in exprs) and
-          "object.spec.runtimeClassName == '%s'" % rc in exprs[0],
-          "admission policy: the rules read the pod's annotations and "
-          "runtimeClassName, naming RuntimeClass %s" % rc)
-    pods = [docs[n][0] for n in ("kubernetes/pod-restricted.yaml",
-                                 "kubernetes/pod-per-container.yaml")]
-
-    def pod(ann, rc_name=None):
-        spec = {"containers": [{"name": "app"}]}
-        if rc_name:
-            spec["runtimeClassName"] = rc_name
-        return {"metadata": {"name": "p", "annotations": ann}, "spec": spec}
-
-    def admitted(p):
-        return twin_runtimeclass(p, rc) and twin_node_keys(p)
-
-    stripped = [{"metadata": p["metadata"], "spec": {
-        k: v for k, v in p["spec"].items() if k != "runtimeClassName"}}
-        for p in pods]
-    cases = [(p, True, "example pod %s" % p["metadata"]["name"]) for p in pods]
-    cases += [(p, False, "example pod %s without runtimeClassName" %
-               p["metadata"]["name"]) for p in stripped]
-    cases += [
-        ({"metadata": {"name": "p"}, "spec": {}}, True,
-         "a pod without annotations or RuntimeClass"),
-        (pod({"example.com/x": "1"}), True, "a pod with other annotations"),
-        (pod({"sockopt-hook.io/bypass-prot-mem": "true"}, "runc"), False,
-         "our key under RuntimeClass runc"),
-        (pod({"sockopt-hook.io/policy": "restricted", HANDLER_KEY: "x"}, rc),
-         False, "a pod that sets %s itself" % HANDLER_KEY),
-    ]
-    for p, want, what in cases:
-        check(admitted(p) == want, "admission policy (Python twin): %s is %s"
-              % (what, "admitted" if want else "rejected"))
+    """examples/kubernetes/admission-sockopt-hook.yaml: its shape. Its CEL
+    is compiled and run by tests/cel/vapcheck.go (65-cluster.sh)."""
+    items = docs["kubernetes/admission-sockopt-hook.yaml"]
+    vaps = {d["metadata"]["name"]: d for d in items
+            if d["kind"] == "ValidatingAdmissionPolicy"}
+    bindings = {d["spec"]["policyName"]: d for d in items
+                if d["kind"] == "ValidatingAdmissionPolicyBinding"}
+    cms = {(d["metadata"].get("namespace"), d["metadata"]["name"]): d
+           for d in items if d["kind"] == "ConfigMap"}
+    check(sorted(vaps) == ["sockopt-hook-namespaces",
+                           "sockopt-hook-runtimeclass"] and
+          sorted(bindings) == sorted(vaps),
+          "admission policy: two policies, each with its binding",
+          (sorted(vaps), sorted(bindings)))
+    for name in sorted(set(vaps) & set(bindings)):
+        admission_shape(vaps[name], bindings[name])
+        vals = vaps[name]["spec"]["validations"]
+        check(all(v.get("messageExpression") and v.get("reason") for v in vals),
+              "%s: every validation has a messageExpression and a reason"
+              % name)
+    rc = vaps.get("sockopt-hook-runtimeclass")
+    if rc:
+        check("paramKind" not in rc["spec"] and
+              "paramRef" not in bindings[rc["metadata"]["name"]]["spec"],
+              "sockopt-hook-runtimeclass takes no parameters (it holds "
+              "whatever happens to the ConfigMap)")
+        text = " ".join(v["expression"] for v in rc["spec"]["validations"])
+        names = [d["metadata"]["name"]
+                 for d in docs["kubernetes/runtimeclass.yaml"]]
+        check(all("'%s'" % n in text for n in names),
+              "sockopt-hook-runtimeclass names every RuntimeClass of "
+              "runtimeclass.yaml", names)
+    ns = vaps.get("sockopt-hook-namespaces")
+    if ns:
+        ref = bindings[ns["metadata"]["name"]]["spec"].get("paramRef", {})
+        check(ns["spec"].get("paramKind") == {"apiVersion": "v1",
+                                              "kind": "ConfigMap"} and
+              (ref.get("namespace"), ref.get("name")) in cms and
+              ref.get("parameterNotFoundAction") == "Deny",
+              "sockopt-hook-namespaces: ConfigMap parameters, the one in "
+              "the file, failing closed when it is missing", ref)
+        data = cms.get((ref.get("namespace"), ref.get("name")), {}).get("data", {})
+        check({"bypass-namespaces", "policies"} <= set(data),
+              "the parameter ConfigMap has bypass-namespaces and policies",
+              sorted(data))
 
 
 def daemonset(docs):
@@ -243,10 +242,15 @@ def daemonset(docs):
           "the selector matches the pod template's labels")
     vols = {v["name"]: v for v in spec["volumes"]}
     host = sorted(v["hostPath"]["path"] for v in vols.values() if "hostPath" in v)
-    check(host == ["/etc/oci-sockopt-hook", "/usr/local/libexec/oci/hooks.d",
-                   "/usr/share/containers/oci/hooks.d"],
-          "hostPath volumes: exactly the three install directories, the "
-          "hooks.d file where CRI-O, podman 5 and NRI look by default", host)
+    install_dirs = ["/etc/oci-sockopt-hook", "/usr/local/libexec/oci/hooks.d",
+                    "/usr/share/containers/oci/hooks.d"]
+    agent_dirs = [NFD_DIR, "/run/oci-sockopt-hook",
+                  "/var/lib/prometheus/node-exporter"]
+    check(host == sorted(install_dirs + agent_dirs),
+          "hostPath volumes: the three install directories (the hooks.d "
+          "file where CRI-O, podman 5 and NRI look by default), the state "
+          "directory, NFD's features.d and node_exporter's textfile "
+          "directory", host)
     install = spec["initContainers"][0]
     check(install["securityContext"].get("seLinuxOptions", {}).get("type")
           == "spc_t", "the install container runs as spc_t on SELinux nodes")
@@ -258,8 +262,11 @@ def daemonset(docs):
           all(c["command"][0] == "/bin/sh" for c in init),
           "two init containers, shell scripts: install, then preload")
     mounts = {m["name"] for m in init[0]["volumeMounts"]}
-    check(mounts == set(vols), "the install container mounts every volume",
-          sorted(set(vols) ^ mounts))
+    want = {n for n, v in vols.items()
+            if v.get("hostPath", {}).get("path") in install_dirs or
+            "configMap" in v}
+    check(mounts == want, "the install container mounts the install "
+          "directories and the ConfigMap", sorted(want ^ mounts))
     pre = init[-1]
     script = " ".join(pre["args"])
     check(spec.get("hostPID") is True and
@@ -271,6 +278,56 @@ def daemonset(docs):
           "node's mount namespace (hostPID, privileged, nsenter)")
     check(all(c.get("image") for c in spec["containers"] + init),
           "every container names an image")
+    agent(spec, vols)
+
+
+def agent(spec, vols):
+    """The DaemonSet's long-running container."""
+    names = [c["name"] for c in spec["containers"]]
+    check(names == ["agent"], "one container: the agent", names)
+    if names != ["agent"]:
+        return
+    ag = spec["containers"][0]
+    script = "\n".join(ag["args"])
+    where = {m["mountPath"]: vols[m["name"]].get("hostPath", {}).get("path")
+             for m in ag["volumeMounts"]}
+    check(all(k == v for k, v in where.items()) and
+          sorted(where) == sorted([NFD_DIR, "/run/oci-sockopt-hook",
+                                   "/etc/oci-sockopt-hook",
+                                   "/var/lib/prometheus/node-exporter"]),
+          "the agent mounts the state directory, the config, features.d and "
+          "the textfile directory, each at its node path", where)
+    nfd = re.search(r"^nfd=(\S+)$", script, re.M)
+    prom = re.search(r"^prom=(\S+)$", script, re.M)
+    check(nfd is not None and os.path.dirname(nfd.group(1)) == NFD_DIR and
+          not os.path.basename(nfd.group(1)).startswith(".") and
+          'features --nfd-file "$nfd"' in script,
+          "the agent runs `features --nfd-file` into NFD's features.d "
+          "(a name NFD does not skip)")
+    check(prom is not None and prom.group(1) ==
+          "/var/lib/prometheus/node-exporter/oci-sockopt-hook.prom" and
+          'metrics --output "$prom"' in script,
+          "the agent runs `metrics --output` into node_exporter's textfile "
+          "directory")
+    check(re.search(r"^\s*sleep 15\b", script, re.M) is not None and
+          "while :" in script,
+          "the agent repeats every 15 s")
+    check(re.search(r"trap 'rm -f \"\$nfd\"", script) is not None,
+          "the agent removes the feature file when it is stopped")
+    check(ag.get("securityContext", {}).get("privileged") is True,
+          "the agent is privileged (the kernel probe loads a BPF program)")
+
+
+def nfd_master(docs):
+    cm = docs["kubernetes/nfd-master-sockopt-hook.yaml"][0]
+    try:
+        conf = yaml.safe_load(cm["data"]["nfd-master.conf"])
+        ns = conf["extraLabelNs"]
+    except (KeyError, TypeError, yaml.YAMLError) as e:
+        ns = e
+    check(isinstance(ns, list) and LABEL_PREFIX.rstrip("/") in ns,
+          "nfd-master-sockopt-hook.yaml: extraLabelNs allows sockopt-hook.io",
+          ns)
 
 
 def crio_handler():
@@ -402,6 +459,7 @@ def main():
     kubernetes(docs)
     admission(docs)
     daemonset(docs)
+    nfd_master(docs)
     runtime_configs()
     hooks_d()
     runc_snippet()
