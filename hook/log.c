@@ -239,7 +239,8 @@ void log_file_line(int priority, const char *line)
 		log_file_write(text, (size_t)n);
 }
 
-static void write_log_file(int priority, const char *line)
+/* line is msg after the context: JSON keeps them apart. */
+static void write_log_file(int priority, const char *msg, const char *line)
 {
 	struct json_object *obj;
 
@@ -251,7 +252,7 @@ static void write_log_file(int priority, const char *line)
 			json_object_object_add(obj, "context",
 					       json_object_new_string(context));
 		json_object_object_add(obj, "message",
-				       json_object_new_string(line));
+				       json_object_new_string(msg));
 		log_file_json(priority, obj);
 		json_object_put(obj);
 		return;
@@ -280,7 +281,7 @@ void log_msg(int priority, const char *fmt, ...)
 	if (syslog_on)
 		syslog(priority, "%s", line);
 	if (log_fd >= 0)
-		write_log_file(priority, line);
+		write_log_file(priority, msg, line);
 }
 
 int log_detach(void)

@@ -153,89 +153,91 @@ static void undo_cgroup(const struct cg_root *root, struct cg_target *t,
 		error_note(err, "%s", undo.msg);
 }
 
+/* r, and when it is an error, err classified as reason (unless the site
+ * that failed already did). */
+static int classified(int r, const char *reason, struct sh_error *err)
+{
+	if (r < 0)
+		error_reason(err, reason);
+	return r;
+}
+
 static int attach_to_cgroup(const struct sh_config *cfg,
 			    const struct oci_state *st,
 			    const struct sh_loaded *l, struct sh_record *rec,
 			    struct sh_error *err)
 {
+	static const char *const cgroup = "cgroup_unavailable";
 	_cleanup_close_ int fd = -1;
 	struct cg_root root;
-	int r = cg_find_root(&root, err);
+	int r = classified(cg_find_root(&root, err), cgroup, err);
 
 	if (r)
-		goto err_root;
-	fd = cg_choice_take(cfg, st, &root, &rec->cg, err);
-	if (fd < 0) {
-		r = fd;
-		goto err_root;
-	}
+		return r;
+	fd = classified(cg_choice_take(cfg, st, &root, &rec->cg, err), cgroup,
+			err);
+	if (fd < 0)
+		return fd;
 	timing_mark("cgroup");
-	r = check_path(cfg, fd, l, rec, err);
+	r = classified(check_path(cfg, fd, l, rec, err), cgroup, err);
 	if (r)
-		goto err_path;
+		goto err_cgroup;
 	timing_mark("path");
-	r = attach_commit(fd, l, &rec->progs, err);
+	r = classified(attach_commit(fd, l, &rec->progs, err), "attach_failed",
+		       err);
 	if (r)
-		goto err_attach;
+		goto err_cgroup;
 	timing_mark("attach");
 	r = check_init_stayed(&root, rec, err);
 	if (r)
 		goto err_detach;
 	timing_mark("verify");
-	r = state_write(rec, err);
+	r = classified(state_write(rec, err), "record_failed", err);
 	if (r)
-		goto err_write;
+		goto err_detach;
 	timing_mark("record");
 	attach_publish(l, &rec->progs);
 	if (rec->cg.created) {
-		r = reaper_spawn(rec, err);
+		r = classified(reaper_spawn(rec, err), "reaper_failed", err);
 		if (r)
 			goto err_record;
 	}
 	return 0;
 
 err_record:
-	error_reason(err, "reaper_failed");
 	state_remove(rec->id);
-	goto err_detach;
-err_write:
-	error_reason(err, "record_failed");
 err_detach:
 	undo_attach(fd, &rec->progs, err);
-	goto err_cgroup;
-err_attach:
-	error_reason(err, "attach_failed");
-	goto err_cgroup;
-err_path:
-	error_reason(err, "cgroup_unavailable");
 err_cgroup:
 	undo_cgroup(&root, &rec->cg, st->pid, err);
 	return r;
-err_root:
-	error_reason(err, "cgroup_unavailable");
-	return r;
+}
+
+/* What asked for the bypass that the kernel lacks: an annotation (its
+ * key, "true"), else the policy or defaults entry. */
+static void bypass_cause(struct sh_cause *c, const struct sh_record *rec)
+{
+	static const char by_annotation[] = "annotation ";
+	const size_t len = sizeof(by_annotation) - 1;
+
+	if (strncmp(rec->bypass_source, by_annotation, len)) {
+		snprintf(c->setting, sizeof(c->setting), "%s",
+			 rec->bypass_source);
+		return;
+	}
+	snprintf(c->annotation, sizeof(c->annotation), "%s",
+		 rec->bypass_source + len);
+	snprintf(c->setting, sizeof(c->setting), "true");
 }
 
 static void set_outcome(struct prestart_outcome *done,
 			const struct sh_record *rec)
 {
 	done->outcome = STATS_ATTACHED;
-	static const char by_annotation[] = "annotation ";
-	struct sh_cause *c = &done->cause;
-
 	if (rec->bypass && !rec->progs.bypass_active) {
 		done->outcome = STATS_FALLBACK;
 		done->reason = "bypass_prot_mem_unsupported";
-		if (!strncmp(rec->bypass_source, by_annotation,
-			     sizeof(by_annotation) - 1)) {
-			snprintf(c->annotation, sizeof(c->annotation), "%s",
-				 rec->bypass_source + sizeof(by_annotation) -
-					 1);
-			snprintf(c->setting, sizeof(c->setting), "true");
-		} else {
-			snprintf(c->setting, sizeof(c->setting), "%s",
-				 rec->bypass_source);
-		}
+		bypass_cause(&done->cause, rec);
 	}
 }
 
@@ -250,11 +252,10 @@ static int load_and_attach(const struct sh_config *cfg,
 
 	if (r)
 		return r;
-	r = load_policy(eff, cfg->on_unsupported, &loaded, err);
-	if (r) {
-		error_reason(err, "program_load_failed");
+	r = classified(load_policy(eff, cfg->on_unsupported, &loaded, err),
+		       "program_load_failed", err);
+	if (r)
 		return r;
-	}
 	timing_mark("load");
 	r = attach_to_cgroup(cfg, st, &loaded, &rec, err);
 	load_free(&loaded);
@@ -272,11 +273,9 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		 struct prestart_outcome *done, struct sh_error *err)
 {
 	struct sh_effective eff;
-	int r = oci_load_bundle(st, err);
+	int r = classified(oci_load_bundle(st, err), "state_invalid", err);
 
 	*done = (struct prestart_outcome){ .outcome = STATS_UNPOLICED };
-	if (r)
-		error_reason(err, "state_invalid");
 	if (!r)
 		r = policy_resolve(cfg, st, &eff, err);
 	if (!r)
@@ -297,11 +296,9 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 			"OCI state on stdin lacks the container's 'pid'");
 	}
 	/* Refused once, here, before anything is loaded. */
-	r = state_dir_check(err);
-	if (r) {
-		error_reason(err, "record_failed");
+	r = classified(state_dir_check(err), "record_failed", err);
+	if (r)
 		return r;
-	}
 	if (already_attached(st)) {
 		/* Counted once, by the run that attached. */
 		log_info("policy already attached: nothing to do");

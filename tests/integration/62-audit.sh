@@ -3,6 +3,8 @@
 # Audit lines (issue 13): every refusal and every fallback is one
 # structured line naming the container id, namespace, pod, container, the
 # annotation and setting involved and a stable reason token.
+#  - validate checks log_format, and warns about json without log_file;
+#  - 40 hooks refusing at once into one JSON log_file: every line whole;
 #  - log_format "json": for each refusal class (policy not allowed,
 #    unknown policy, bad annotation value, bypass not allowed,
 #    require_annotations, shared cgroup under crun without a cgroup
@@ -56,6 +58,24 @@ rc=0
 err=$("$HOOK" validate "$BADFMT" 2>&1 >/dev/null) || rc=$?
 [ "$rc" != 0 ] && [ "$(grep -c . <<<"$err")" = 1 ] && [[ $err == *"log_format: unknown value 'xml'"* ]]
 tap_ok $? "validate: log_format xml is refused, in one line naming it" || tap_diag "$err"
+
+# Concurrent hooks (here refusing a state whose bundle is gone) never
+# interleave their lines: each is one write(2) on an O_APPEND fd.
+N=40
+: >"$LOG"
+for ((i = 0; i < N; i++)); do
+	jq -cn --arg id "$(ct_id "par-$i")" \
+		'{ociVersion: "1.0.2", id: $id, status: "creating", pid: 1,
+		  bundle: "/nonexistent/bundle"}' |
+		"$HOOK" --config "$JSON" prestart 2>/dev/null &
+done
+wait
+tap_is "$(jq -c . "$LOG" 2>/dev/null | grep -c .)/$(grep -c . "$LOG")" "$((2 * N))/$((2 * N))" \
+	"$N hooks at once: $((2 * N)) lines (an error and an audit line each), every one a JSON object"
+tap_is "$(jq -r 'select(.event == "refused" and .reason == "state_invalid") | .container_id' "$LOG" | sort -u | grep -c .)" "$N" \
+	"$N hooks at once: one state_invalid audit line per container"
+tap_is "$(jq -r 'select(.level == "error") | .context + ": " + .message' "$LOG" | grep -c '^container .*-par-[0-9]*: bundle /nonexistent/bundle')" "$N" \
+	"$N hooks at once: the error lines keep context and message apart"
 
 # CRI (containerd) identity: namespace shop, pod web-0, container app.
 CRI=(-a io.kubernetes.cri.container-type=container
