@@ -253,8 +253,10 @@ for n in $(seq 1 100); do
 		bad=$((bad + 1))
 		tap_diag "scrape $n differs:" "$(diff <(echo "$served") <(promtools_series "$P" <<<"$s" 2>&1) | head -5)"
 	fi
-	[ "$(wc -l <"$F")" = "$lines" ] && [ "$(tail -1 "$F")" = "${P}collect_errors 0" ] ||
-		{ bad=$((bad + 1)); tap_diag "read $n: a partial file"; }
+	if [ "$(wc -l <"$F")" != "$lines" ] || [ "$(tail -1 "$F")" != "${P}collect_errors 0" ]; then
+		bad=$((bad + 1))
+		tap_diag "read $n: a partial file"
+	fi
 done
 touch "$stop"
 for w in "${writers[@]}"; do wait "$w"; done
@@ -293,7 +295,9 @@ S=$(scrape)
 [[ $S == *$'\nnode_textfile_scrape_error 0\n'* ]]
 tap_ok $? "node_exporter reads the file with the hostile name without error"
 served2=$(promtools_series "$P" <<<"$S")
-grep -Fxq "${P}container_info{bypass=\"false\",container=\"app\",container_id=\"$X\",namespace=\"ns-a\",pod=$(printf '"%s"' 'we\"ird\\\npod\\'),policy=\"restricted\"} 1" <<<"$served2"
+# shellcheck disable=SC1003 # backslashes, no quote to escape
+hostile='pod="we\"ird\\\npod\\"'
+grep -Fxq "${P}container_info{bypass=\"false\",container=\"app\",container_id=\"$X\",namespace=\"ns-a\",$hostile,policy=\"restricted\"} 1" <<<"$served2"
 tap_ok $? "the scrape reads the hostile pod name back intact" || tap_diag "$(grep "$X" <<<"$served2")"
 
 # After delete: A's series are gone, and its release counts.
@@ -310,7 +314,7 @@ tap_ok $? "containers_attached 2; poststop released 1, timed" ||
 
 for id in "$B" "$C" "$D" "$E"; do ct_delete runc "$id"; done
 ct_check_same "after delete, BPF programs and cgroups are as before" "$BASE" progs cgroups
-tap_is "$(cd "$CT_STATE_DIR" && ls -A | grep -v -e '^stats$' -e '^stats\.lock$' -e '^last-gc$' -e '^shared-')" "" \
+tap_is "$(find "$CT_STATE_DIR" -mindepth 1 ! -name stats ! -name stats.lock ! -name last-gc ! -name 'shared-*')" "" \
 	"after delete, the state directory holds no record, only the stats"
 
 tap_done
