@@ -262,8 +262,9 @@ touch "$stop"
 for w in "${writers[@]}"; do wait "$w"; done
 total=$(cat "$CT_TMP"/writer*.runs | awk '{ t += $1 } END { print t + 0 }')
 tap_is "$bad" 0 "4 writers, $total metrics runs, during 100 scrapes and reads: every one whole"
-[ "$total" -ge 20 ]
-tap_ok $? "the writers really ran meanwhile ($total runs)"
+# Under valgrind a run takes about a second: a few runs per writer.
+[ "$total" -ge 8 ]
+tap_ok $? "the writers really ran meanwhile ($total runs, at least 8)"
 tap_is "$(cat "$CT_TMP"/writer*.log)" "" "no concurrent run failed"
 tap_is "$(ls -A "$OUT")" oci-sockopt-hook.prom "no temp file is left after them"
 
