@@ -12,7 +12,8 @@
 # scrape. Concurrent metrics runs never show a scrape or a reader half a
 # file; hostile label values (a record naming a pod with quotes, a
 # backslash and a newline) come out escaped and read back intact; after
-# delete the container's series are gone and its release is counted.
+# delete the container's series are gone and its release is counted, and
+# so is a release by gc.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -311,6 +312,21 @@ grep -Fxq "${P}containers_attached{} 2" <<<"$after" &&
 	grep -Fxq "$(runs poststop released '' 1)" <<<"$after" &&
 	grep -Fxq "${P}run_duration_seconds_count{stage=\"poststop\"} 1" <<<"$after"
 tap_ok $? "containers_attached 2; poststop released 1, timed" ||
+	tap_diag "$(grep -E 'attached|poststop' <<<"$after")"
+
+# A release by gc counts too, without a time (it is no hook run).
+G=$(ct_id g)
+b=$(ct_bundle -c "$WARN" -P -a sockopt-hook.io/policy=setonly g -- sh -c "$(workload)")
+ct_start_ok "G (setonly, no poststop hook) starts" runc "$G" "$b" '^READY$'
+ct_delete runc "$G"
+out=$("$HOOK" gc 2>&1)
+tap_is "$out" "released 1 stale container record(s)" "gc releases G's record"
+"$HOOK" metrics --output "$F"
+after=$(promtools_series "$P" <"$F")
+grep -Fxq "$(runs poststop released '' 2)" <<<"$after" &&
+	grep -Fxq "${P}run_duration_seconds_count{stage=\"poststop\"} 1" <<<"$after" &&
+	grep -Fxq "${P}containers_attached{} 2" <<<"$after"
+tap_ok $? "gc's release counts: poststop released 2, still 1 timed" ||
 	tap_diag "$(grep -E 'attached|poststop' <<<"$after")"
 
 for id in "$B" "$C" "$D" "$E"; do ct_delete runc "$id"; done
