@@ -271,22 +271,29 @@ static int stats_load_at(int dir, struct sh_node_stats *s)
 	}
 	if (!r && stats_parse(text, s) == 0)
 		return 0;
-	log_warn("stats: %s/%s is damaged (%s): counting from zero",
-		 state_dir(), STATS_FILE,
-		 r ? strerror(-r) : "not a stats file");
+	log_msg(LOG_NOTICE, "stats: %s/%s is damaged (%s): counting from zero",
+		state_dir(), STATS_FILE, r ? strerror(-r) : "not a stats file");
 	memset(s, 0, sizeof(*s));
 	return 0;
 }
 
+/*
+ * A container with nothing to attach leaves nothing behind where nothing
+ * was ever policed (45-preload): its run is counted only once the state
+ * directory exists. Every other outcome makes it, a refusal included.
+ */
 static int stats_update(enum stats_stage stage, enum stats_outcome outcome,
 			const char *reason, double seconds,
 			struct sh_error *err)
 {
-	_cleanup_close_ int dir = state_dir_open(true, err), lock = -1;
+	bool create = outcome != STATS_UNPOLICED;
+	_cleanup_close_ int dir = state_dir_open(create, err), lock = -1;
 	_cleanup_free_ struct sh_node_stats *s = calloc(1, sizeof(*s));
 	_cleanup_free_ char *text = NULL;
 	size_t len;
 
+	if (dir == -ENOENT && !create)
+		return 0;
 	if (dir < 0)
 		return dir;
 	if (!s)

@@ -12,7 +12,8 @@
 # scrape. Concurrent metrics runs never show a scrape or a reader half a
 # file; hostile label values (a record naming a pod with quotes, a
 # backslash and a newline) come out escaped and read back intact; after
-# delete the container's series are gone and its release is counted.
+# delete the container's series are gone and its release is counted, and
+# so is a release by gc.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -253,15 +254,18 @@ for n in $(seq 1 100); do
 		bad=$((bad + 1))
 		tap_diag "scrape $n differs:" "$(diff <(echo "$served") <(promtools_series "$P" <<<"$s" 2>&1) | head -5)"
 	fi
-	[ "$(wc -l <"$F")" = "$lines" ] && [ "$(tail -1 "$F")" = "${P}collect_errors 0" ] ||
-		{ bad=$((bad + 1)); tap_diag "read $n: a partial file"; }
+	if [ "$(wc -l <"$F")" != "$lines" ] || [ "$(tail -1 "$F")" != "${P}collect_errors 0" ]; then
+		bad=$((bad + 1))
+		tap_diag "read $n: a partial file"
+	fi
 done
 touch "$stop"
 for w in "${writers[@]}"; do wait "$w"; done
 total=$(cat "$CT_TMP"/writer*.runs | awk '{ t += $1 } END { print t + 0 }')
 tap_is "$bad" 0 "4 writers, $total metrics runs, during 100 scrapes and reads: every one whole"
-[ "$total" -ge 20 ]
-tap_ok $? "the writers really ran meanwhile ($total runs)"
+# Under valgrind a run takes about a second: a few runs per writer.
+[ "$total" -ge 8 ]
+tap_ok $? "the writers really ran meanwhile ($total runs, at least 8)"
 tap_is "$(cat "$CT_TMP"/writer*.log)" "" "no concurrent run failed"
 tap_is "$(ls -A "$OUT")" oci-sockopt-hook.prom "no temp file is left after them"
 
@@ -293,7 +297,9 @@ S=$(scrape)
 [[ $S == *$'\nnode_textfile_scrape_error 0\n'* ]]
 tap_ok $? "node_exporter reads the file with the hostile name without error"
 served2=$(promtools_series "$P" <<<"$S")
-grep -Fxq "${P}container_info{bypass=\"false\",container=\"app\",container_id=\"$X\",namespace=\"ns-a\",pod=$(printf '"%s"' 'we\"ird\\\npod\\'),policy=\"restricted\"} 1" <<<"$served2"
+# shellcheck disable=SC1003 # backslashes, no quote to escape
+hostile='pod="we\"ird\\\npod\\"'
+grep -Fxq "${P}container_info{bypass=\"false\",container=\"app\",container_id=\"$X\",namespace=\"ns-a\",$hostile,policy=\"restricted\"} 1" <<<"$served2"
 tap_ok $? "the scrape reads the hostile pod name back intact" || tap_diag "$(grep "$X" <<<"$served2")"
 
 # After delete: A's series are gone, and its release counts.
@@ -308,9 +314,24 @@ grep -Fxq "${P}containers_attached{} 2" <<<"$after" &&
 tap_ok $? "containers_attached 2; poststop released 1, timed" ||
 	tap_diag "$(grep -E 'attached|poststop' <<<"$after")"
 
+# A release by gc counts too, without a time (it is no hook run).
+G=$(ct_id g)
+b=$(ct_bundle -c "$WARN" -P -a sockopt-hook.io/policy=setonly g -- sh -c "$(workload)")
+ct_start_ok "G (setonly, no poststop hook) starts" runc "$G" "$b" '^READY$'
+ct_delete runc "$G"
+out=$("$HOOK" gc 2>&1)
+tap_is "$out" "released 1 stale container record(s)" "gc releases G's record"
+"$HOOK" metrics --output "$F"
+after=$(promtools_series "$P" <"$F")
+grep -Fxq "$(runs poststop released '' 2)" <<<"$after" &&
+	grep -Fxq "${P}run_duration_seconds_count{stage=\"poststop\"} 1" <<<"$after" &&
+	grep -Fxq "${P}containers_attached{} 2" <<<"$after"
+tap_ok $? "gc's release counts: poststop released 2, still 1 timed" ||
+	tap_diag "$(grep -E 'attached|poststop' <<<"$after")"
+
 for id in "$B" "$C" "$D" "$E"; do ct_delete runc "$id"; done
 ct_check_same "after delete, BPF programs and cgroups are as before" "$BASE" progs cgroups
-tap_is "$(cd "$CT_STATE_DIR" && ls -A | grep -v -e '^stats$' -e '^stats\.lock$' -e '^last-gc$' -e '^shared-')" "" \
+tap_is "$(find "$CT_STATE_DIR" -mindepth 1 ! -name stats ! -name stats.lock ! -name last-gc ! -name 'shared-*')" "" \
 	"after delete, the state directory holds no record, only the stats"
 
 tap_done

@@ -30,8 +30,7 @@ promtools_fetch()
 	mkdir -p "$dl" || return 1
 	# _apt cannot write into a directory of root's: apt-get then fetches
 	# as root, and says so on stderr.
-	out=$(cd "$dl" && timeout 300 apt-get download "${PROMTOOLS_PACKAGES[@]}" 2>&1)
-	if [ $? != 0 ]; then
+	if ! out=$(cd "$dl" && timeout 300 apt-get download "${PROMTOOLS_PACKAGES[@]}" 2>&1); then
 		echo "cannot download ${PROMTOOLS_PACKAGES[*]} from the Debian mirror: $(grep -m1 -E '^(E|Err):' <<<"$out")"
 		return 1
 	fi
@@ -53,8 +52,9 @@ promtools_require()
 	if ! [ -x "$NODE_EXPORTER" ] || ! [ -x "$PROMTOOL" ]; then
 		why=$(promtools_fetch) || tap_skip_all "${why:-cannot fetch node_exporter and promtool}"
 	fi
-	[ -x "$NODE_EXPORTER" ] && [ -x "$PROMTOOL" ] ||
+	if ! [ -x "$NODE_EXPORTER" ] || ! [ -x "$PROMTOOL" ]; then
 		tap_skip_all "the packages hold no $NODE_EXPORTER or $PROMTOOL"
+	fi
 	tap_diag "$("$NODE_EXPORTER" --version 2>&1 | head -1)" \
 		"$("$PROMTOOL" --version 2>&1 | head -1)"
 }

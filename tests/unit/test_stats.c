@@ -120,6 +120,7 @@ static void test_file(void)
 	char dir[] = "/run/test-stats-XXXXXX", state[64], cmd[96];
 	struct sh_error err = { 0 };
 	int status, bad = 0;
+	uint64_t lat;
 	double t;
 
 	if (!mkdtemp(dir))
@@ -128,6 +129,19 @@ static void test_file(void)
 	setenv("OCI_SOCKOPT_HOOK_STATE_DIR", state, 1);
 	ok(stats_read(&s, &err) == 0 && s.nr_rows == 0,
 	   "no state directory: zeros");
+	stats_add(STATS_PRESTART, STATS_UNPOLICED, NULL, 0.001);
+	ok(access(state, F_OK) != 0,
+	   "an unpoliced run makes no state directory (nothing to count in)");
+	stats_add(STATS_PRESTART, STATS_REFUSED, "policy_not_allowed", 0.001);
+	ok(stats_read(&s, &err) == 0 && s.nr_rows == 1 &&
+		   count_of(&s, STATS_PRESTART, STATS_REFUSED,
+			    "policy_not_allowed") == 1,
+	   "a refusal makes it, and counts");
+	stats_add(STATS_PRESTART, STATS_UNPOLICED, NULL, 0.001);
+	ok(stats_read(&s, &err) == 0 &&
+		   count_of(&s, STATS_PRESTART, STATS_UNPOLICED, "") == 1,
+	   "then an unpoliced run counts too");
+	lat = s.latency[STATS_PRESTART].count;
 	for (int p = 0; p < 4; p++)
 		if (fork() == 0) {
 			for (int i = 0; i < 250; i++)
@@ -142,7 +156,7 @@ static void test_file(void)
 	if (stats_read(&s, &err))
 		bad++;
 	ok(!bad && count_of(&s, STATS_PRESTART, STATS_ATTACHED, "") == 1000 &&
-		   s.latency[STATS_PRESTART].count == 1000,
+		   s.latency[STATS_PRESTART].count == lat + 1000,
 	   "4 processes x 250 stats_add(): 1000 runs counted (%llu)",
 	   (unsigned long long)count_of(&s, STATS_PRESTART, STATS_ATTACHED,
 					""));
@@ -156,7 +170,7 @@ static void test_file(void)
 	   "a damaged file: stats_read() says EBADMSG");
 	stats_add(STATS_PRESTART, STATS_UNPOLICED, NULL, 0.001);
 	ok(stats_read(&s, &err) == 0 && s.nr_rows == 1,
-	   "stats_add() on a damaged file starts over (with a warning)");
+	   "stats_add() on a damaged file starts over (with a notice)");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		tap_diag("cannot remove %s", dir);
