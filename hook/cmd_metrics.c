@@ -9,11 +9,9 @@
 #include "commands.h"
 #include "log.h"
 #include "metrics.h"
+#include "version.h"
 
 /* As main.c has it (the build may set it). */
-#ifndef SH_VERSION
-#define SH_VERSION "0.1.0"
-#endif
 
 int cmd_metrics(const struct cmd_args *args)
 {

@@ -16,10 +16,6 @@
 #include "timing.h"
 #include "version.h"
 
-#ifndef SH_VERSION
-#define SH_VERSION "0.1.0"
-#endif
-
 struct command {
 	const char *name;
 	int (*run)(const struct cmd_args *args);

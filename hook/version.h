@@ -4,6 +4,11 @@
 
 #include <stdbool.h>
 
+/* The hook's version; a release build may set it with -DSH_VERSION. */
+#ifndef SH_VERSION
+#define SH_VERSION "0.1.0"
+#endif
+
 /* `--version [--json]`: the hook's version, then each library it links. */
 int version_print(const char *hook_version, bool json);
 

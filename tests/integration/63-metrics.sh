@@ -101,10 +101,9 @@ b=$(ct_bundle -c "$ONLYBULK" "${CRI[@]}" -a sockopt-hook.io/policy=restricted e 
 ct_start runc "$E" "$b"
 [ "$CT_RC" != 0 ]
 tap_ok $? "E (restricted, not in allow_policies) is refused" || ct_diag_run "$b"
-# A refusal's reason is error_reason_text(): "error" until the refusal
-# sites classify their errors. Lead: once branch audit is merged, this is
-# the token of a policy not in allow_policies: policy_not_allowed.
-REFUSED_REASON=${REFUSED_REASON:-error}
+# A refusal's reason is its error_reason() token: here a policy not in
+# allow_policies.
+REFUSED_REASON=${REFUSED_REASON:-policy_not_allowed}
 
 OUT=$CT_TMP/textfile
 mkdir -p "$OUT" && chmod 0755 "$OUT"
