@@ -10,6 +10,7 @@
 #include "sockopt_hook.h"
 #include "counters.bpf.h"
 #include "optval.bpf.h"
+#include "footprint.bpf.h"
 
 #define SOL_TCP 6
 #define TCP_ZEROCOPY_RECEIVE 35
@@ -144,6 +145,7 @@ int sh_getsockopt(struct bpf_sockopt *ctx)
 	/* The zerocopy fast path must stay fast: no lookup, no copy. */
 	if (ctx->level == SOL_TCP && ctx->optname == TCP_ZEROCOPY_RECEIVE)
 		return 1;
+	footprint_get(ctx); /* record mode */
 	rule = find_rule(ctx);
 	if (rule && rule->action == SH_ACTION_DENY) {
 		count_event(SH_CNT_GET_DENIED);

@@ -15,6 +15,7 @@
 #include "sockopt_hook.h"
 #include "counters.bpf.h"
 #include "optval.bpf.h"
+#include "footprint.bpf.h"
 
 /* Allow-list mode: options without a rule are refused. */
 const volatile __u32 default_deny;
@@ -177,6 +178,7 @@ int sh_setsockopt(struct bpf_sockopt *ctx)
 {
 	const struct sh_opt_rule *rule = find_rule(ctx);
 
+	footprint_set(ctx); /* record mode */
 	if (rule)
 		return apply_rule(ctx, rule);
 	if (default_deny) {

@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include "sockopt_hook.h"
 #include "counters.bpf.h"
+#include "footprint.bpf.h"
 
 #define SOL_SOCKET 1
 
@@ -40,6 +41,7 @@ static __always_inline int socket_denied(const struct bpf_sock *sk)
 
 static __always_inline int apply_policy(struct bpf_sock *sk)
 {
+	footprint_sock(sk); /* record mode */
 	if (socket_denied(sk)) {
 		count_event(SH_CNT_SOCK_DENIED);
 		return 0;

@@ -110,4 +110,31 @@ struct sh_counter_values {
 	__u64 v[SH_CNT_MAX];
 };
 
+/*
+ * Record mode (footprint.bpf.h): what a container did, one entry per
+ * distinct call, in a table of fixed size per program copy.
+ */
+#define SH_FP_MAX 128
+
+enum sh_fp_kind {
+	SH_FP_SET = 0, /* level, option: a setsockopt */
+	SH_FP_GET = 1, /* level, option: a getsockopt */
+	SH_FP_SOCK = 2, /* family, type, protocol: a socket created */
+};
+
+struct sh_fp_key {
+	__u32 kind; /* enum sh_fp_kind */
+	__s32 a; /* level or family */
+	__s32 b; /* option or type */
+	__s32 c; /* 0 or protocol */
+};
+
+struct sh_fp_value {
+	__u64 count;
+	__s64 min; /* setsockopt: the value as the kernel handler reads it */
+	__s64 max;
+	__u32 has_value; /* min and max are set */
+	__u32 pad;
+};
+
 #endif /* SOCKOPT_HOOK_H */

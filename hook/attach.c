@@ -62,6 +62,8 @@ int attach_types(const struct sh_loaded *l,
  */
 void attach_publish(const struct sh_loaded *l, const struct sh_progs *out)
 {
+	if (l->footprint)
+		return; /* record mode: this container's own copies */
 	for (int i = 0, k = 0; k < SH_PROG_KINDS; k++) {
 		struct sh_error err = { 0 };
 

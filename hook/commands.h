@@ -48,5 +48,6 @@ void cmd_status_short_id(const char *id, char *buf, size_t len);
 int cmd_explain(const struct cmd_args *args);
 int cmd_metrics(const struct cmd_args *args);
 int cmd_features(const struct cmd_args *args);
+int cmd_footprint(const struct cmd_args *args); /* `record ID` */
 
 #endif /* SH_COMMANDS_H */

@@ -98,6 +98,29 @@ static int parse_annotations(struct config_ctx *ctx, struct json_object *obj,
 	return r;
 }
 
+static int parse_record(struct config_ctx *ctx, struct json_object *obj,
+			struct sh_config *cfg)
+{
+	static const char *const keys[] = { "allow", "dir", NULL };
+	int r = config_json_check_object(ctx, obj, "record", keys);
+
+	if (!r)
+		r = config_json_get_bool(ctx, obj, "record", "allow",
+					 &cfg->record_allow);
+	if (!r)
+		r = config_json_get_string(ctx, obj, "record", "dir",
+					   &cfg->record_dir);
+	if (!r && cfg->record_dir &&
+	    (cfg->record_dir[0] != '/' ||
+	     strlen(cfg->record_dir) >= SH_RECORD_DIR_MAX))
+		return config_json_error(
+			ctx, "record.dir",
+			"must be an absolute path of at most 255 characters");
+	if (!cfg->record_dir)
+		cfg->record_dir = SH_RECORD_DIR_DEFAULT;
+	return r;
+}
+
 static int parse_on_unsupported(struct config_ctx *ctx,
 				struct json_object *root, struct sh_config *cfg)
 {
@@ -175,6 +198,7 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 					    "log_level",
 					    "log_file",
 					    "log_format",
+					    "record",
 					    NULL };
 	struct json_object *sub;
 	int r;
@@ -186,6 +210,10 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 		r = parse_defaults(ctx, sub, cfg);
 	if (!r && json_object_object_get_ex(root, "annotations", &sub))
 		r = parse_annotations(ctx, sub, cfg);
+	if (!r && json_object_object_get_ex(root, "record", &sub))
+		r = parse_record(ctx, sub, cfg);
+	if (!r && !cfg->record_dir)
+		cfg->record_dir = SH_RECORD_DIR_DEFAULT;
 	if (!r)
 		r = parse_on_unsupported(ctx, root, cfg);
 	if (!r)

@@ -44,6 +44,9 @@ struct sh_require {
 	enum on_missing_annotations on_missing;
 };
 
+#define SH_RECORD_DIR_DEFAULT "/var/lib/oci-sockopt-hook/recorded"
+#define SH_RECORD_DIR_MAX 256 /* record.dir and its NUL */
+
 /* Policy names are 1 to this many characters. */
 #define SH_POLICY_NAME_MAX 64
 
@@ -73,6 +76,8 @@ struct sh_config {
 	bool allow_bypass;
 	size_t nr_allowed;
 	const char **allowed_policies;
+	bool record_allow; /* record.allow: sockopt-hook.io/record is taken */
+	const char *record_dir; /* record.dir, or SH_RECORD_DIR_DEFAULT */
 	enum on_unsupported on_unsupported;
 	enum on_shared_cgroup on_shared_cgroup;
 	enum on_override_program on_override_program;

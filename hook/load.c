@@ -75,12 +75,24 @@ static uint64_t rules_hash(uint64_t h, const struct sh_rule_entry *rules,
 	return h;
 }
 
-static uint64_t sock_hash(const struct sh_policy *p, bool bypass)
+/* Record mode: the policy an unpoliced container is recorded under. */
+static const struct sh_policy load_empty = { .name = "" };
+
+/* A recording copy has its own tables: it must never be found by a
+ * container that does not record (the hash differs), and is never looked
+ * up by one that does (see obtain()). */
+static int footprint_size(struct bpf_map *map, bool on)
 {
-	struct sh_policy none = { 0 };
+	return bpf_map__set_max_entries(map, on ? SH_FP_MAX : 1);
+}
+
+static uint64_t sock_hash(const struct sh_policy *p, bool bypass,
+			  bool footprint)
+{
 	uint64_t h = share_hash(SH_BPF_BUILD_ID, "sock", 4);
 
-	p = p ? p : &none;
+	p = p ? p : &load_empty;
+	h = share_hash(h, &footprint, sizeof(footprint));
 	h = share_hash(h, &bypass, sizeof(bypass));
 	h = share_hash(h, &p->nr_deny, sizeof(p->nr_deny));
 	h = share_hash(h, p->deny, sizeof(p->deny[0]) * p->nr_deny);
@@ -114,9 +126,12 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 		return -errno;
 	fill_sock_rodata(skel, eff->policy);
 	skel->rodata->policy_hash = l->hash[SH_PROG_SOCK];
+	skel->rodata->footprint_on = l->footprint;
 	bpf_program__set_autoload(skel->progs.sh_sock_create, !bypass);
 	bpf_program__set_autoload(skel->progs.sh_sock_bypass, bypass);
-	r = sock_create_bpf__load(skel);
+	r = footprint_size(skel->maps.footprint, l->footprint);
+	if (!r)
+		r = sock_create_bpf__load(skel);
 	if (r) {
 		sock_create_bpf__destroy(skel);
 		return r;
@@ -137,9 +152,11 @@ static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 	int fd;
 
 	l->bypass = bypass;
-	l->hash[SH_PROG_SOCK] = sock_hash(eff->policy, bypass);
-	fd = share_find(l->pins, kind_get(SH_PROG_SOCK)->name,
-			l->hash[SH_PROG_SOCK], &chk, &l->pinned[SH_PROG_SOCK]);
+	l->hash[SH_PROG_SOCK] = sock_hash(eff->policy, bypass, l->footprint);
+	fd = l->footprint ? -ENOENT :
+			    share_find(l->pins, kind_get(SH_PROG_SOCK)->name,
+				       l->hash[SH_PROG_SOCK], &chk,
+				       &l->pinned[SH_PROG_SOCK]);
 	if (fd >= 0) {
 		l->fd[SH_PROG_SOCK] = fd;
 		return 0;
@@ -217,7 +234,10 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	skel->rodata->rule_uses = rules_uses(p->set_rules, p->nr_set);
 	skel->rodata->page_size = kernel_page_size();
 	skel->rodata->policy_hash = l->hash[SH_PROG_SET];
-	r = load_rules_object(skel->skeleton, skel->maps.rules, p->set_rules,
+	skel->rodata->footprint_on = l->footprint;
+	r = footprint_size(skel->maps.footprint, l->footprint);
+	if (!r)
+		r = load_rules_object(skel->skeleton, skel->maps.rules, p->set_rules,
 			      p->nr_set);
 	if (r) {
 		setsockopt_bpf__destroy(skel);
@@ -239,7 +259,10 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	skel->rodata->rule_uses = rules_uses(p->get_rules, p->nr_get);
 	skel->rodata->page_size = kernel_page_size();
 	skel->rodata->policy_hash = l->hash[SH_PROG_GET];
-	r = load_rules_object(skel->skeleton, skel->maps.rules, p->get_rules,
+	skel->rodata->footprint_on = l->footprint;
+	r = footprint_size(skel->maps.footprint, l->footprint);
+	if (!r)
+		r = load_rules_object(skel->skeleton, skel->maps.rules, p->get_rules,
 			      p->nr_get);
 	if (r) {
 		getsockopt_bpf__destroy(skel);
@@ -258,9 +281,10 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 {
 	int fd;
 
-	l->hash[kind] = hash;
-	fd = share_find(l->pins, kind_get(kind)->name, hash, chk,
-			&l->pinned[kind]);
+	l->hash[kind] = share_hash(hash, &l->footprint, sizeof(l->footprint));
+	fd = l->footprint ? -ENOENT :
+			    share_find(l->pins, kind_get(kind)->name,
+				       l->hash[kind], chk, &l->pinned[kind]);
 	if (fd >= 0) {
 		l->fd[kind] = fd;
 		return 0;
@@ -274,7 +298,7 @@ static int obtain_setsockopt(const struct sh_effective *eff,
 {
 	const struct share_check chk =
 		SHARE_CHECK(setsockopt_bpf, "sh_setsockopt");
-	const struct sh_policy *p = eff->policy;
+	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
 	uint64_t h = sockopt_hash("set", p->set_rules, p->nr_set);
 
 	h = share_hash(h, &p->default_deny, sizeof(p->default_deny));
@@ -286,7 +310,7 @@ static int obtain_getsockopt(const struct sh_effective *eff,
 {
 	const struct share_check chk =
 		SHARE_CHECK(getsockopt_bpf, "sh_getsockopt");
-	const struct sh_policy *p = eff->policy;
+	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
 
 	return obtain(SH_PROG_GET, sockopt_hash("get", p->get_rules, p->nr_get),
 		      &chk, p, l);
@@ -390,6 +414,7 @@ int load_policy(const struct sh_effective *eff, enum on_unsupported on,
 	int r = 0;
 
 	load_init(l);
+	l->footprint = eff->record[0] != '\0';
 	l->pins = open_pins();
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (policy_needs(eff, k))

@@ -24,6 +24,7 @@ struct sh_loaded {
 	bool pinned[SH_PROG_KINDS]; /* preloaded: found in the pin directory */
 	bool bypass; /* the sock_create copy is the bypass variant */
 	int pins; /* the pin directory, or -1 */
+	bool footprint; /* record mode: own copies, never shared or pinned */
 };
 
 void load_init(struct sh_loaded *l);

@@ -40,6 +40,8 @@ static const struct command commands[] = {
 	  "Prometheus text format, for node_exporter [--output FILE.prom]" },
 	{ "features", cmd_features,
 	  "node labels for Node Feature Discovery [--nfd-file FILE]" },
+	{ "record", cmd_footprint,
+	  "the socket footprint of a recorded container, and its policy ID" },
 	{ "preload", cmd_preload,
 	  "load and pin every policy's programs ahead of time [--unpin]" },
 };

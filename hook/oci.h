@@ -15,6 +15,9 @@
 #define SH_ANNOTATION_CONTAINERS_POLICY "sockopt-hook.io/containers.policy"
 #define SH_ANNOTATION_CONTAINERS_BYPASS \
 	"sockopt-hook.io/containers.bypass-prot-mem"
+/* Record mode (footprint.c): the record name, when record.allow is set. */
+#define SH_ANNOTATION_RECORD "sockopt-hook.io/record"
+#define SH_ANNOTATION_CONTAINERS_RECORD "sockopt-hook.io/containers.record"
 #define SH_MAX_STATE_SIZE (1 << 20)
 #define SH_MAX_BUNDLE_CONFIG (8 << 20)
 #define SH_MAX_ID_LEN 256

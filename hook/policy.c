@@ -204,6 +204,41 @@ static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
 	return 0;
 }
 
+/* A record name ends up in a file name: [A-Za-z0-9._-], no leading dot. */
+static bool record_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && n <= SH_POLICY_NAME_MAX && name[0] != '.' &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+static int apply_record_annotation(const struct sh_config *cfg,
+				   const char *key, const char *value,
+				   struct sh_effective *eff,
+				   struct sh_error *err)
+{
+	if (!cfg->record_allow) {
+		error_cause(err, key, value);
+		error_reason(err, "record_not_allowed");
+		return error_set(
+			err, -EPERM,
+			"annotation %s=%s refused: record.allow is false in %s",
+			key, LOG_Q(value), cfg->path);
+	}
+	if (!record_name_ok(value)) {
+		error_cause(err, key, value);
+		error_reason(err, "annotation_invalid");
+		return error_set(
+			err, -EINVAL,
+			"annotation %s=%s is invalid: expected 1 to 64 of [A-Za-z0-9._-], not starting with '.'",
+			key, LOG_Q(value));
+	}
+	snprintf(eff->record, sizeof(eff->record), "%s", value);
+	return 0;
+}
+
 static void apply_defaults(const struct sh_config *cfg,
 			   struct sh_effective *eff)
 {
@@ -246,6 +281,13 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 	if (!r && pick.value)
 		r = apply_bypass_annotation(cfg, pick.key, pick.value, eff,
 					    err);
+	if (!r)
+		r = container_annotation(st, who->name, SH_ANNOTATION_RECORD,
+					 SH_ANNOTATION_CONTAINERS_RECORD, &pick,
+					 err);
+	if (!r && pick.value)
+		r = apply_record_annotation(cfg, pick.key, pick.value, eff,
+					    err);
 	return r;
 }
 
@@ -253,6 +295,8 @@ bool policy_needs(const struct sh_effective *eff, enum sh_prog_kind kind)
 {
 	const struct sh_policy *p = eff->policy;
 
+	if (eff->record[0])
+		return true; /* every kind, to see every call */
 	switch (kind) {
 	case SH_PROG_SOCK:
 		return eff->bypass ||

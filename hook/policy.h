@@ -33,6 +33,8 @@ struct sh_effective {
 	bool bypass;
 	enum sh_source bypass_source;
 	char bypass_key[SH_ANNOTATION_KEY_MAX];
+	/* Record mode: the record name ("" when not recording). */
+	char record[SH_POLICY_NAME_MAX + 1];
 	bool sandbox; /* a pod's pause container: never policed */
 	struct pod_identity who; /* points into the OCI state */
 };

@@ -13,6 +13,7 @@
 #include "cg_choice.h"
 #include "cg_make.h"
 #include "cleanup.h"
+#include "footprint.h"
 #include "load.h"
 #include "log.h"
 #include "path_progs.h"
@@ -252,12 +253,17 @@ static int load_and_attach(const struct sh_config *cfg,
 
 	if (r)
 		return r;
+	footprint_fill(&rec, eff, cfg);
 	r = classified(load_policy(eff, cfg->on_unsupported, &loaded, err),
 		       "program_load_failed", err);
 	if (r)
 		return r;
 	timing_mark("load");
-	r = attach_to_cgroup(cfg, st, &loaded, &rec, err);
+	r = classified(footprint_pin(&loaded, &rec, err), "record_failed", err);
+	if (!r)
+		r = attach_to_cgroup(cfg, st, &loaded, &rec, err);
+	if (r)
+		footprint_unpin(&rec); /* record mode: nothing was recorded */
 	load_free(&loaded);
 	if (!r)
 		set_outcome(done, &rec);

@@ -64,6 +64,10 @@ struct json_object *record_to_json(const struct sh_record *rec)
 	add_bool(obj, "bypass_active", rec->progs.bypass_active);
 	add_str(obj, "bypass_source", rec->bypass_source);
 	json_object_object_add(obj, "programs", progs_to_json(&rec->progs));
+	if (rec->footprint[0]) {
+		add_str(obj, "record", rec->footprint);
+		add_str(obj, "record_dir", rec->footprint_dir);
+	}
 	return obj;
 }
 
@@ -149,6 +153,9 @@ int record_from_json(struct json_object *obj, struct sh_record *rec)
 	rec->progs.bypass_active = get_bool(obj, "bypass_active");
 	get_str(obj, "bypass_source", rec->bypass_source,
 		sizeof(rec->bypass_source));
+	get_str(obj, "record", rec->footprint, sizeof(rec->footprint));
+	get_str(obj, "record_dir", rec->footprint_dir,
+		sizeof(rec->footprint_dir));
 	if (!rec->id[0] || rec->cg.abs[0] != '/' ||
 	    !json_object_object_get_ex(obj, "programs", &arr))
 		return -EBADMSG;

@@ -43,6 +43,10 @@ struct sh_record {
 	bool bypass;
 	char bypass_source[SH_SOURCE_TEXT_MAX];
 	struct sh_progs progs;
+	/* Record mode: the record name ("" when not recording) and where its
+	 * proposed policy goes (record.dir when it started). */
+	char footprint[SH_POLICY_NAME_MAX + 1];
+	char footprint_dir[SH_RECORD_DIR_MAX];
 };
 
 struct json_object *record_to_json(const struct sh_record *rec);

@@ -11,6 +11,7 @@
 #include "attach.h"
 #include "cg_make.h"
 #include "cleanup.h"
+#include "footprint.h"
 #include "log.h"
 #include "proc.h"
 #include "share.h"
@@ -86,6 +87,8 @@ static int release_at(int fd, const struct sh_record *rec, bool only_empty)
 		r = release_cgroup(fd, rec, only_empty);
 	else if (fd != -ENOENT && fd != -ESTALE)
 		r = fd; /* cannot tell: keep the record */
+	if (!r)
+		footprint_save(rec); /* record mode: before the record goes */
 	return r ? r : drop_record(rec);
 }
 

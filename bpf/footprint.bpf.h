@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Record mode: every distinct call a container makes is noted in a hash
+ * map of fixed size (SH_FP_MAX entries, preallocated), with a count and
+ * the range of values asked for. A call that finds the table full only
+ * bumps fp_overflow: no workload can grow kernel memory. The flag is
+ * frozen in .rodata, so a copy that does not record has none of this code,
+ * and its tables are sized to one entry by the hook.
+ */
+#ifndef FOOTPRINT_BPF_H
+#define FOOTPRINT_BPF_H
+
+#include "sockopt_hook.h"
+
+#define SH_FP_EEXIST 17
+#define SH_FP_SOL_IP 0
+#define SH_FP_SOL_SOCKET 1
+#define SH_FP_SOL_IPV6 41
+#define SH_FP_SO_MAX_PACING_RATE 47
+
+const volatile __u32 footprint_on;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SH_FP_MAX); /* 1 when not recording */
+	__type(key, struct sh_fp_key);
+	__type(value, struct sh_fp_value);
+} footprint SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} fp_overflow SEC(".maps");
+
+static __always_inline void fp_overflowed(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&fp_overflow, &zero);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+static __always_inline void fp_note(const struct sh_fp_key *key, int has,
+				    __s64 v)
+{
+	struct sh_fp_value *e = bpf_map_lookup_elem(&footprint, key);
+	struct sh_fp_value fresh = {};
+	long r;
+
+	if (!e) {
+		r = bpf_map_update_elem(&footprint, key, &fresh, BPF_NOEXIST);
+		if (r && r != -SH_FP_EEXIST) {
+			fp_overflowed();
+			return;
+		}
+		e = bpf_map_lookup_elem(&footprint, key);
+		if (!e)
+			return;
+	}
+	__sync_fetch_and_add(&e->count, 1);
+	if (!has)
+		return;
+	/* Racing calls may each miss the other's bound: a hint, not a rule. */
+	if (!e->has_value || v < e->min)
+		e->min = v;
+	if (!e->has_value || v > e->max)
+		e->max = v;
+	e->has_value = 1;
+}
+
+/*
+ * The int the kernel handler will read (sk_setsockopt, do_ip_setsockopt,
+ * do_ipv6_setsockopt): 4 bytes, one unsigned byte for a short IPv4 value,
+ * 0 for a short IPv6 one, a u64 for an 8-byte pacing rate. 0: none.
+ */
+static __always_inline int fp_value(struct bpf_sockopt *ctx, __s64 *v)
+{
+	__u8 *p = ctx->optval;
+	int len = ctx->optlen;
+	__u64 wide;
+	__s32 i;
+
+	if (len >= 8 && ctx->level == SH_FP_SOL_SOCKET &&
+	    ctx->optname == SH_FP_SO_MAX_PACING_RATE &&
+	    (void *)(p + 8) <= ctx->optval_end) {
+		__builtin_memcpy(&wide, p, sizeof(wide));
+		*v = wide > (__u64)__LONG_MAX__ ? __LONG_MAX__ : (__s64)wide;
+		return 1;
+	}
+	if (len >= 4 && (void *)(p + 4) <= ctx->optval_end) {
+		__builtin_memcpy(&i, p, sizeof(i));
+		*v = i;
+		return 1;
+	}
+	if (len >= 4)
+		return 0;
+	if (ctx->level == SH_FP_SOL_IPV6) {
+		*v = 0;
+		return 1;
+	}
+	if (ctx->level != SH_FP_SOL_IP)
+		return 0;
+	if (len <= 0) {
+		*v = 0;
+		return 1;
+	}
+	if ((void *)(p + 1) > ctx->optval_end)
+		return 0;
+	*v = p[0];
+	return 1;
+}
+
+static __always_inline void footprint_set(struct bpf_sockopt *ctx)
+{
+	struct sh_fp_key key = { SH_FP_SET, ctx->level, ctx->optname, 0 };
+	__s64 v = 0;
+	int has;
+
+	if (!footprint_on)
+		return;
+	has = fp_value(ctx, &v);
+	fp_note(&key, has, v);
+}
+
+static __always_inline void footprint_get(struct bpf_sockopt *ctx)
+{
+	struct sh_fp_key key = { SH_FP_GET, ctx->level, ctx->optname, 0 };
+
+	if (footprint_on)
+		fp_note(&key, 0, 0);
+}
+
+static __always_inline void footprint_sock(const struct bpf_sock *sk)
+{
+	struct sh_fp_key key = { SH_FP_SOCK, sk->family, sk->type,
+				 sk->protocol };
+
+	if (footprint_on)
+		fp_note(&key, 0, 0);
+}
+
+#endif /* FOOTPRINT_BPF_H */

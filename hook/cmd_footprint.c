@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `record ID [--json]`: the footprint of a container being recorded, as
+ * its programs have noted it so far, and the policy it would propose if
+ * it stopped now.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "commands.h"
+#include "footprint.h"
+#include "log.h"
+#include "state.h"
+
+static const char *to_text(struct json_object *o)
+{
+	return json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			   JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+static void print_text(const struct sh_record *rec, const struct footprint *fp,
+		       struct json_object *policy)
+{
+	char line[SH_FOOTPRINT_TEXT_MAX], file[256];
+
+	footprint_file_name(rec, file, sizeof(file));
+	printf("container %s: record '%s', policy to %s/%s when it is gone\n",
+	       rec->id, rec->footprint, rec->footprint_dir, file);
+	for (size_t i = 0; i < fp->nr; i++) {
+		footprint_entry_text(&fp->e[i], line, sizeof(line));
+		printf("  %s\n", line);
+	}
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (fp->overflow[k])
+			printf("  overflow: the %s table (%d entries) was full for %llu call(s)\n",
+			       kind_get(k)->name, SH_FP_MAX,
+			       (unsigned long long)fp->overflow[k]);
+	printf("proposed policy:\n%s\n", to_text(policy));
+}
+
+static int show(const struct cmd_args *args, const struct sh_record *rec,
+		const struct footprint *fp)
+{
+	_cleanup_json_ struct json_object *policy =
+		footprint_policy_json(fp, rec->footprint);
+	_cleanup_json_ struct json_object *o = NULL;
+
+	if (!args->json) {
+		print_text(rec, fp, policy);
+		return 0;
+	}
+	o = footprint_json(fp);
+	json_object_object_add(o, "id", json_object_new_string(rec->id));
+	json_object_object_add(o, "record",
+			       json_object_new_string(rec->footprint));
+	json_object_object_add(o, "policy", json_object_get(policy));
+	printf("%s\n", to_text(o));
+	return 0;
+}
+
+int cmd_footprint(const struct cmd_args *args)
+{
+	_cleanup_free_ struct footprint *fp = NULL;
+	struct sh_error err = { 0 };
+	struct sh_record rec;
+	int r;
+
+	if (args->argc != 1) {
+		log_error("usage: record ID [--json]");
+		return CMD_USAGE;
+	}
+	r = state_read(args->argv[0], &rec);
+	if (r) {
+		log_error("no record of container %s: %s", args->argv[0],
+			  strerror(-r));
+		return r;
+	}
+	fp = malloc(sizeof(*fp));
+	if (!fp)
+		return -ENOMEM;
+	r = footprint_read(&rec, fp, &err);
+	if (r) {
+		log_error("%s", err.msg);
+		return r;
+	}
+	return show(args, &rec, fp);
+}

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Record mode, the tables' side: a recording container's programs are its
+ * own copies (load.c), and their footprint tables are pinned on the BPF
+ * filesystem at prestart, named by the container's id and init start
+ * time. The runtime may remove the cgroup (and with it the programs)
+ * before poststop runs, or never run poststop: the pins keep the tables
+ * until poststop, gc or the reaper writes the proposed policy and
+ * removes them (teardown.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+#include "footprint.h"
+#include "getsockopt.skel.h"
+#include "log.h"
+#include "setsockopt.skel.h"
+#include "share.h"
+#include "sock_create.skel.h"
+
+#define FP_PIN_PATH_MAX (sizeof(SH_FOOTPRINT_PIN_DIR) + 64)
+#define FP_FILE_MAX 256
+
+bool footprint_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && n <= SH_POLICY_NAME_MAX && name[0] != '.' &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+void footprint_fill(struct sh_record *rec, const struct sh_effective *eff,
+		    const struct sh_config *cfg)
+{
+	if (!eff->record[0])
+		return;
+	snprintf(rec->footprint, sizeof(rec->footprint), "%s", eff->record);
+	snprintf(rec->footprint_dir, sizeof(rec->footprint_dir), "%s",
+		 cfg->record_dir);
+}
+
+/* "<hash of id and init start>-<kind>[-over]" */
+static void pin_path(const struct sh_record *rec, int kind, bool over,
+		     char *buf, size_t len)
+{
+	uint64_t h = share_hash(0, rec->id, strlen(rec->id));
+
+	h = share_hash(h, &rec->pid_start, sizeof(rec->pid_start));
+	snprintf(buf, len, "%s/%016" PRIx64 "-%s%s", SH_FOOTPRINT_PIN_DIR, h,
+		 kind_get(kind)->name, over ? "-over" : "");
+}
+
+/* Ours alone, on a BPF filesystem: whatever is read there becomes a
+ * policy. */
+static int pin_dir_ready(struct sh_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct statfs fs;
+	struct stat st;
+
+	if (mkdir(SH_FOOTPRINT_PIN_DIR, 0700) && errno != EEXIST)
+		return error_errno(err, -errno, "cannot create %s",
+				   SH_FOOTPRINT_PIN_DIR);
+	fd = open(SH_FOOTPRINT_PIN_DIR,
+		  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, -errno, "cannot open %s",
+				   SH_FOOTPRINT_PIN_DIR);
+	if (fstatfs(fd, &fs) || fstat(fd, &st))
+		return error_errno(err, -errno, "cannot stat %s",
+				   SH_FOOTPRINT_PIN_DIR);
+	if (fs.f_type != BPF_FS_MAGIC || st.st_uid != 0 || (st.st_mode & 0022))
+		return error_set(
+			err, -EPERM,
+			"%s is not a root-only directory on a BPF filesystem",
+			SH_FOOTPRINT_PIN_DIR);
+	return 0;
+}
+
+static int pin_one(int map_fd, const char *path, struct sh_error *err)
+{
+	unlink(path); /* a stale pin of the same name: replaced */
+	if (bpf_obj_pin(map_fd, path))
+		return error_errno(err, -errno, "cannot pin %s", path);
+	return 0;
+}
+
+void footprint_unpin(const struct sh_record *rec)
+{
+	char path[FP_PIN_PATH_MAX];
+
+	if (!rec->footprint[0])
+		return;
+	for (int k = 0; k < SH_PROG_KINDS; k++) {
+		pin_path(rec, k, false, path, sizeof(path));
+		unlink(path);
+		pin_path(rec, k, true, path, sizeof(path));
+		unlink(path);
+	}
+}
+
+static void kind_maps(const struct sh_loaded *l, int k, struct bpf_map **map,
+		      struct bpf_map **over)
+{
+	*map = *over = NULL;
+	if (k == SH_PROG_SOCK && l->sock) {
+		*map = l->sock->maps.footprint;
+		*over = l->sock->maps.fp_overflow;
+	} else if (k == SH_PROG_SET && l->set) {
+		*map = l->set->maps.footprint;
+		*over = l->set->maps.fp_overflow;
+	} else if (k == SH_PROG_GET && l->get) {
+		*map = l->get->maps.footprint;
+		*over = l->get->maps.fp_overflow;
+	}
+}
+
+int footprint_pin(const struct sh_loaded *l, const struct sh_record *rec,
+		  struct sh_error *err)
+{
+	char path[FP_PIN_PATH_MAX];
+	struct bpf_map *map, *over;
+	int r = rec->footprint[0] ? pin_dir_ready(err) : 0;
+
+	for (int k = 0; k < SH_PROG_KINDS && rec->footprint[0] && !r; k++) {
+		kind_maps(l, k, &map, &over);
+		if (!map)
+			continue;
+		pin_path(rec, k, false, path, sizeof(path));
+		r = pin_one(bpf_map__fd(map), path, err);
+		pin_path(rec, k, true, path, sizeof(path));
+		if (!r)
+			r = pin_one(bpf_map__fd(over), path, err);
+	}
+	if (r)
+		footprint_unpin(rec);
+	return r;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct sh_fp_key *x = &((const struct footprint_entry *)a)->key;
+	const struct sh_fp_key *y = &((const struct footprint_entry *)b)->key;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return x->c < y->c ? -1 : x->c > y->c;
+}
+
+static int read_table(int fd, struct footprint *fp)
+{
+	struct sh_fp_key key, next;
+	struct footprint_entry *e;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (fp->nr >= sizeof(fp->e) / sizeof(fp->e[0]))
+			return -E2BIG;
+		e = &fp->e[fp->nr];
+		if (bpf_map_lookup_elem(fd, &key, &e->v))
+			continue; /* removed meanwhile: nothing removes them */
+		e->key = key;
+		fp->nr++;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+static int read_kind(const struct sh_record *rec, int k, struct footprint *fp)
+{
+	char path[FP_PIN_PATH_MAX];
+	_cleanup_close_ int fd = -1, over = -1;
+	__u32 zero = 0;
+	int r;
+
+	pin_path(rec, k, false, path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	pin_path(rec, k, true, path, sizeof(path));
+	over = bpf_obj_get(path);
+	if (over < 0 || bpf_map_lookup_elem(over, &zero, &fp->overflow[k]))
+		return -errno;
+	r = read_table(fd, fp);
+	fp->kind_read[k] = !r;
+	return r;
+}
+
+int footprint_read(const struct sh_record *rec, struct footprint *fp,
+		   struct sh_error *err)
+{
+	bool any = false;
+	int r;
+
+	memset(fp, 0, sizeof(*fp));
+	if (!rec->footprint[0])
+		return error_set(err, -ENOENT,
+				 "container %s is not being recorded", rec->id);
+	for (int k = 0; k < SH_PROG_KINDS; k++) {
+		r = read_kind(rec, k, fp);
+		if (r)
+			return error_errno(err, r,
+					   "cannot read the %s footprint of %s",
+					   kind_get(k)->name, rec->id);
+		any |= fp->kind_read[k];
+	}
+	if (!any)
+		return error_set(err, -ENOENT,
+				 "no footprint tables of %s under %s", rec->id,
+				 SH_FOOTPRINT_PIN_DIR);
+	qsort(fp->e, fp->nr, sizeof(fp->e[0]), entry_cmp);
+	return 0;
+}
+
+/* Only [A-Za-z0-9._-] from names the runtime chose; '_' for the rest. */
+void footprint_file_name(const struct sh_record *rec, char *buf, size_t len)
+{
+	const char *who = rec->container[0] ? rec->container : rec->id;
+	size_t n;
+
+	snprintf(buf, len, "%s-%.180s.json", rec->footprint, who);
+	n = strlen(rec->footprint) + 1;
+	for (char *p = buf + n; *p && strcmp(p, ".json"); p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+			    *p))
+			*p = '_';
+}
+
+static int open_out_dir(const char *dir, struct sh_error *err)
+{
+	char part[SH_RECORD_DIR_MAX];
+	int fd;
+
+	/* mkdir -p: the parents as root made them, the last one 0750. */
+	for (const char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+		snprintf(part, sizeof(part), "%.*s", (int)(p - dir), dir);
+		if (mkdir(part, 0755) && errno != EEXIST)
+			return error_errno(err, -errno, "cannot create %s",
+					   part);
+	}
+	if (mkdir(dir, 0750) && errno != EEXIST)
+		return error_errno(err, -errno, "cannot create %s", dir);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, -errno, "cannot open %s", dir);
+	return fd;
+}
+
+static int write_policy(const struct sh_record *rec, const struct footprint *fp,
+			struct sh_error *err)
+{
+	_cleanup_json_ struct json_object *obj =
+		footprint_policy_json(fp, rec->footprint);
+	_cleanup_close_ int dir = -1;
+	char name[FP_FILE_MAX];
+	const char *text;
+	int r;
+
+	if (!obj)
+		return error_set(err, -ENOMEM, "out of memory");
+	if (!footprint_name_ok(rec->footprint) || rec->footprint_dir[0] != '/')
+		return error_set(err, -EINVAL, "record of %s is invalid",
+				 rec->id);
+	dir = open_out_dir(rec->footprint_dir, err);
+	if (dir < 0)
+		return dir;
+	footprint_file_name(rec, name, sizeof(name));
+	text = json_object_to_json_string_ext(
+		obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			     JSON_C_TO_STRING_NOSLASHESCAPE);
+	r = fileio_replace_at(dir, name, text, strlen(text));
+	if (r)
+		return error_errno(err, r, "cannot write %s/%s",
+				   rec->footprint_dir, name);
+	log_info("recorded the footprint of %s (record '%s') into %s/%s%s",
+		 rec->id, rec->footprint, rec->footprint_dir, name,
+		 fp->overflow[SH_PROG_SET] || fp->overflow[SH_PROG_SOCK] ?
+			 " (incomplete: a footprint table overflowed)" :
+			 "");
+	return 0;
+}
+
+void footprint_save(const struct sh_record *rec)
+{
+	_cleanup_free_ struct footprint *fp = NULL;
+	struct sh_error err = { 0 };
+
+	if (!rec->footprint[0])
+		return;
+	fp = malloc(sizeof(*fp));
+	if (!fp || footprint_read(rec, fp, &err) || write_policy(rec, fp, &err))
+		log_warn("cannot record the footprint of %s: %s", rec->id,
+			 fp ? err.msg : "out of memory");
+	footprint_unpin(rec);
+}
