@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +27,12 @@
 #include "footprint.h"
 #include "getsockopt.skel.h"
 #include "log.h"
+#include "pin.h"
 #include "setsockopt.skel.h"
 #include "share.h"
 #include "sock_create.skel.h"
 
-#define FP_PIN_PATH_MAX (sizeof(SH_FOOTPRINT_PIN_DIR) + 64)
+#define FP_PIN_PATH_MAX PATH_MAX
 #define FP_FILE_MAX 256
 
 bool footprint_name_ok(const char *name)
@@ -59,8 +61,9 @@ static void pin_path(const struct sh_record *rec, int kind, bool over,
 	uint64_t h = share_hash(0, rec->id, strlen(rec->id));
 
 	h = share_hash(h, &rec->pid_start, sizeof(rec->pid_start));
-	snprintf(buf, len, "%s/%016" PRIx64 "-%s%s", SH_FOOTPRINT_PIN_DIR, h,
-		 kind_get(kind)->name, over ? "-over" : "");
+	snprintf(buf, len, "%s%s/%016" PRIx64 "-%s%s", pin_dir(),
+		 SH_FOOTPRINT_PIN_SUFFIX, h, kind_get(kind)->name,
+		 over ? "-over" : "");
 }
 
 /* Ours alone, on a BPF filesystem: whatever is read there becomes a
@@ -68,25 +71,23 @@ static void pin_path(const struct sh_record *rec, int kind, bool over,
 static int pin_dir_ready(struct sh_error *err)
 {
 	_cleanup_close_ int fd = -1;
+	char dir[FP_PIN_PATH_MAX];
 	struct statfs fs;
 	struct stat st;
 
-	if (mkdir(SH_FOOTPRINT_PIN_DIR, 0700) && errno != EEXIST)
-		return error_errno(err, -errno, "cannot create %s",
-				   SH_FOOTPRINT_PIN_DIR);
-	fd = open(SH_FOOTPRINT_PIN_DIR,
-		  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	snprintf(dir, sizeof(dir), "%s%s", pin_dir(), SH_FOOTPRINT_PIN_SUFFIX);
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return error_errno(err, -errno, "cannot create %s", dir);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return error_errno(err, -errno, "cannot open %s",
-				   SH_FOOTPRINT_PIN_DIR);
+		return error_errno(err, -errno, "cannot open %s", dir);
 	if (fstatfs(fd, &fs) || fstat(fd, &st))
-		return error_errno(err, -errno, "cannot stat %s",
-				   SH_FOOTPRINT_PIN_DIR);
+		return error_errno(err, -errno, "cannot stat %s", dir);
 	if (fs.f_type != BPF_FS_MAGIC || st.st_uid != 0 || (st.st_mode & 0022))
 		return error_set(
 			err, -EPERM,
 			"%s is not a root-only directory on a BPF filesystem",
-			SH_FOOTPRINT_PIN_DIR);
+			dir);
 	return 0;
 }
 
@@ -224,8 +225,8 @@ int footprint_read(const struct sh_record *rec, struct footprint *fp,
 	}
 	if (!any)
 		return error_set(err, -ENOENT,
-				 "no footprint tables of %s under %s", rec->id,
-				 SH_FOOTPRINT_PIN_DIR);
+				 "no footprint tables of %s under %s%s",
+				 rec->id, pin_dir(), SH_FOOTPRINT_PIN_SUFFIX);
 	qsort(fp->e, fp->nr, sizeof(fp->e[0]), entry_cmp);
 	return 0;
 }

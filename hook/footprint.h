@@ -16,9 +16,10 @@
 #include "policy.h"
 #include "record.h"
 
-/* Where the tables are pinned, so poststop, gc and the reaper can read
- * them after the runtime has removed the cgroup. */
-#define SH_FOOTPRINT_PIN_DIR "/sys/fs/bpf/oci-sockopt-hook-footprint"
+/* Where the tables are pinned, beside the pin directory (pin.h), so that
+ * poststop, gc and the reaper can read them after the runtime has removed
+ * the cgroup: /sys/fs/bpf/oci-sockopt-hook-footprint by default. */
+#define SH_FOOTPRINT_PIN_SUFFIX "-footprint"
 
 struct footprint_entry {
 	struct sh_fp_key key;

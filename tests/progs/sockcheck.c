@@ -17,6 +17,8 @@
  *   sockcheck listen PORT [SECS]  TCP listener on 127.0.0.1:PORT, prints
  *                                 "listen=ok" and sleeps SECS (default 60)
  *   sockcheck all                 every restricted-policy check at once
+ *   sockcheck spray N             setsockopt(SOL_SOCKET, 2000 + i, 1) for
+ *                                 i < N: N distinct options (record mode)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -227,11 +229,28 @@ static int check_all(void)
 	return ret;
 }
 
+/* Options the kernel does not know: it refuses them, after the program. */
+static int spray(int n)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), one = 1;
+
+	if (fd < 0) {
+		perror("socket");
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		setsockopt(fd, SOL_SOCKET, 2000 + i, &one, sizeof(one));
+	close(fd);
+	printf("spray=ok\n");
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: sockcheck set-mark N | get-mark | rcvbuf N | cc NAME |\n"
-		"       keepalive | socket FAMILY TYPE | listen PORT [SECS] | all\n");
+		"       keepalive | socket FAMILY TYPE | listen PORT [SECS] | all |\n"
+		"       spray N\n");
 	return 2;
 }
 
@@ -265,6 +284,8 @@ int main(int argc, char **argv)
 	    !parse_int(argv[2], &n) && n > 0 && n < 65536 &&
 	    (argc == 3 || (!parse_int(argv[3], &secs) && secs >= 0)))
 		return check_listen(n, secs);
+	if (!strcmp(cmd, "spray") && argc == 3 && !parse_int(argv[2], &n))
+		return spray(n);
 	if (!strcmp(cmd, "all") && argc == 2)
 		return check_all();
 	return usage();
