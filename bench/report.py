@@ -49,6 +49,8 @@ def report_datapath(t):
     t.median(s, "d  ours, SO_RCVBUF 1 MiB clamped to 64 KiB", "set.d", "ns")
     t.ratio(s, "b/a  the kernel's hook", "set.b", "set.a")
     t.ratio(s, "c/b  no rule", "set.c", "set.b", "<= 1.10")
+    t.median(s, "r  record mode, no policy (SO_KEEPALIVE)", "set.r", "ns")
+    t.ratio(s, "r/b  record mode, no rule", "set.r", "set.b", "<= 1.10")
     t.ratio(s, "d/b' clamp (rewrites)", "set.d", "set.b2", "<= 1.25")
     s = "3. getsockopt ns/call: a none, b empty program, c/d ours"
     t.median(s, "a  no program, SO_KEEPALIVE", "get.a", "ns")
@@ -62,6 +64,8 @@ def report_datapath(t):
     t.ratio(s, "b/a  the kernel's hook", "get.b", "get.a")
     t.ratio(s, "c/b  no rule", "get.c", "get.b", "<= 1.10")
     t.ratio(s, "d/b' deny rule", "get.d", "get.b2", "<= 1.25")
+    t.median(s, "r  record mode, no policy (SO_KEEPALIVE)", "get.r", "ns")
+    t.ratio(s, "r/b  record mode, no rule", "get.r", "get.b", "<= 1.10")
     t.ratio(s, "ZEROCOPY ours/none", "zc.c", "zc.a", "<= 1.05")
     t.ratio(s, "ZEROCOPY ours/empty", "zc.c", "zc.b")
     s = "4. socket()+close() ns/call"
@@ -73,6 +77,8 @@ def report_datapath(t):
     t.median(s, "UDP: ours", "usock.c", "ns")
     t.ratio(s, "TCP ours/empty", "sock.c", "sock.b", "<= 1.10")
     t.ratio(s, "UDP ours/empty", "usock.c", "usock.b", "<= 1.10")
+    t.median(s, "TCP: record mode, no policy", "sock.r", "ns")
+    t.ratio(s, "TCP record mode/empty", "sock.r", "sock.b", "<= 1.10")
     t.ratio(s, "TCP empty/none", "sock.b", "sock.a")
     s = ("7. peer: seccomp filter denying setsockopt(SOL_SOCKET, SO_MARK), "
          "ns/call")

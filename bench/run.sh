@@ -99,9 +99,27 @@ b_exec()
 
 # ---- 2, 3, 4, 7: datapath and the seccomp peer -------------------------
 
+# Record mode: a container annotated sockopt-hook.io/record, no policy
+# (its programs allow everything and note every call). Sets REC_CFG.
+b_record_container()
+{
+	local bundle=$B_TMP/bundles/record
+
+	REC_CFG=$(b_config record \
+		".record = {\"allow\": true, \"dir\": \"$B_TMP/recorded\"}") ||
+		return 1
+	mkdir -p "$bundle" &&
+		jq -n '{annotations: {"sockopt-hook.io/record": "bench"}}' \
+			>"$bundle/config.json" || return 1
+	b_container "$1" "" || return 1
+	jq -c --arg b "$bundle" '.bundle = $b' "$(b_state "$1")" \
+		>"$(b_state "$1").new" && mv "$(b_state "$1").new" "$(b_state "$1")"
+}
+
 bench_datapath()
 {
 	local none=$B_CG/dp-none empty=$B_CG/dp-empty ours=$B_CG/dp-ours n
+	local rec=$B_CG/dp-rec
 
 	b_log "bench: datapath (setsockopt, getsockopt, socket, seccomp)"
 	mkdir -p "$none" "$empty" || return 1
@@ -109,10 +127,12 @@ bench_datapath()
 	b_container dp-ours restricted && b_attach dp-ours || return 1
 	n=$(b_attached_progs "$ours")
 	[ "$n" = 3 ] || { b_fail "restricted attached $n programs, not 3"; return 1; }
+	b_record_container dp-rec && b_attach dp-rec "$REC_CFG" || return 1
 	b_trials "$CALLS" \
 		"set.a|-c $none set SOL_SOCKET SO_KEEPALIVE 1" \
 		"set.b|-c $empty set SOL_SOCKET SO_KEEPALIVE 1" \
 		"set.c|-c $ours set SOL_SOCKET SO_KEEPALIVE 1" \
+		"set.r|-c $rec set SOL_SOCKET SO_KEEPALIVE 1" \
 		"set.a2|-c $none set SOL_SOCKET SO_RCVBUF 1048576" \
 		"set.b2|-c $empty set SOL_SOCKET SO_RCVBUF 1048576" \
 		"set.d|-c $ours set SOL_SOCKET SO_RCVBUF 1048576" \
@@ -121,6 +141,7 @@ bench_datapath()
 		"get.a|-c $none get SOL_SOCKET SO_KEEPALIVE" \
 		"get.b|-c $empty get SOL_SOCKET SO_KEEPALIVE" \
 		"get.c|-c $ours get SOL_SOCKET SO_KEEPALIVE" \
+		"get.r|-c $rec get SOL_SOCKET SO_KEEPALIVE" \
 		"get.b2|-c $empty get SOL_SOCKET SO_MARK" \
 		"get.d|-c $ours get SOL_SOCKET SO_MARK EPERM" \
 		"zc.a|-c $none zerocopy" \
@@ -130,6 +151,7 @@ bench_datapath()
 		"sock.a|-c $none socket tcp" \
 		"sock.b|-c $empty socket tcp" \
 		"sock.c|-c $ours socket tcp" \
+		"sock.r|-c $rec socket tcp" \
 		"usock.a|-c $none socket udp" \
 		"usock.b|-c $empty socket udp" \
 		"usock.c|-c $ours socket udp" || return 1
@@ -141,6 +163,7 @@ bench_datapath()
 		"ppid.seccomp|-s -c $none getppid" \
 		"ppid.ours|-c $ours getppid" || return 1
 	b_detach dp-ours
+	b_detach dp-rec "$REC_CFG"
 	b_detach_empty "$empty"
 }
 

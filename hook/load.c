@@ -237,8 +237,8 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	skel->rodata->footprint_on = l->footprint;
 	r = footprint_size(skel->maps.footprint, l->footprint);
 	if (!r)
-		r = load_rules_object(skel->skeleton, skel->maps.rules, p->set_rules,
-			      p->nr_set);
+		r = load_rules_object(skel->skeleton, skel->maps.rules,
+				      p->set_rules, p->nr_set);
 	if (r) {
 		setsockopt_bpf__destroy(skel);
 		return r;
@@ -262,8 +262,8 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	skel->rodata->footprint_on = l->footprint;
 	r = footprint_size(skel->maps.footprint, l->footprint);
 	if (!r)
-		r = load_rules_object(skel->skeleton, skel->maps.rules, p->get_rules,
-			      p->nr_get);
+		r = load_rules_object(skel->skeleton, skel->maps.rules,
+				      p->get_rules, p->nr_get);
 	if (r) {
 		getsockopt_bpf__destroy(skel);
 		return r;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "footprint.h"
 #include "log.h"
 #include "pod.h"
 #include "policy.h"
@@ -204,19 +205,8 @@ static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
 	return 0;
 }
 
-/* A record name ends up in a file name: [A-Za-z0-9._-], no leading dot. */
-static bool record_name_ok(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n && n <= SH_POLICY_NAME_MAX && name[0] != '.' &&
-	       strspn(name, "abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
-
-static int apply_record_annotation(const struct sh_config *cfg,
-				   const char *key, const char *value,
-				   struct sh_effective *eff,
+static int apply_record_annotation(const struct sh_config *cfg, const char *key,
+				   const char *value, struct sh_effective *eff,
 				   struct sh_error *err)
 {
 	if (!cfg->record_allow) {
@@ -227,7 +217,7 @@ static int apply_record_annotation(const struct sh_config *cfg,
 			"annotation %s=%s refused: record.allow is false in %s",
 			key, LOG_Q(value), cfg->path);
 	}
-	if (!record_name_ok(value)) {
+	if (!footprint_name_ok(value)) {
 		error_cause(err, key, value);
 		error_reason(err, "annotation_invalid");
 		return error_set(

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Record mode's proposed policy: a footprint becomes a policy that the
+ * hook's own config parser accepts, with clamps in the kernel's terms, and
+ * the record.* config keys.
+ */
+#include <string.h>
+
+#include "footprint.h"
+#include "helpers.h"
+#include "tap.h"
+
+static void add(struct footprint *fp, __u32 kind, int a, int b, int c, int has,
+		long long min, long long max)
+{
+	struct footprint_entry *e = &fp->e[fp->nr++];
+
+	e->key = (struct sh_fp_key){ kind, a, b, c };
+	e->v = (struct sh_fp_value){
+		.count = 1, .min = min, .max = max, .has_value = (__u32)has
+	};
+}
+
+/* The policy's text, parsed as an operator config. */
+static int parse_policy(const struct footprint *fp, struct sh_config *cfg)
+{
+	struct json_object *o = footprint_policy_json(fp, "web");
+	const char *text = json_object_to_json_string(o);
+	static char copy[65536];
+	int r;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	json_object_put(o);
+	r = parse_config(copy, cfg);
+	return r;
+}
+
+static void test_policy(void)
+{
+	static struct footprint fp;
+	const struct sh_policy *p;
+	struct sh_config cfg;
+
+	memset(&fp, 0, sizeof(fp));
+	fp.kind_read[SH_PROG_SOCK] = true;
+	add(&fp, SH_FP_SET, 1, 8, 0, 1, 65536, 131072); /* SO_RCVBUF */
+	add(&fp, SH_FP_SET, 1, 9, 0, 1, 1, 1); /* SO_KEEPALIVE: bool */
+	add(&fp, SH_FP_SET, 1, 15, 0, 1, -1, 7); /* SO_RCVLOWAT */
+	add(&fp, SH_FP_SET, 6, 13, 0, 1, 0x62756300,
+	    0x62756300); /* TCP_CONGESTION */
+	add(&fp, SH_FP_SET, 1, 2999, 0, 1, 1, 1); /* unknown: a number */
+	add(&fp, SH_FP_GET, 1, 36, 0, 0, 0, 0); /* SO_MARK: no rule */
+	add(&fp, SH_FP_SOCK, 2, 2, 17, 0, 0, 0); /* AF_INET dgram */
+	ok(parse_policy(&fp, &cfg) == 0, "the proposed policy parses");
+	p = config_find_policy(&cfg, "web");
+	ok(p && p->default_deny, "in allow-list mode");
+	ok(p && p->nr_set >= 5, "one setsockopt rule per option (%zu)",
+	   p ? p->nr_set : 0);
+	ok(p && p->set_rules[0].rule.action == SH_ACTION_CLAMP &&
+		   p->set_rules[0].rule.min == 65536 &&
+		   p->set_rules[0].rule.max == 131072,
+	   "SO_RCVBUF: a clamp to the observed range");
+	ok(p && p->set_rules[1].rule.action == SH_ACTION_ALLOW,
+	   "SO_KEEPALIVE (a boolean): an allow");
+	ok(p && p->nr_get == 0, "no getsockopt rule");
+	ok(p && p->nr_deny == 2, "SOCK_RAW and AF_INET6 denied (%u)",
+	   p ? p->nr_deny : 0);
+	config_free(&cfg);
+
+	fp.overflow[SH_PROG_SOCK] = 1;
+	ok(parse_policy(&fp, &cfg) == 0 && config_find_policy(&cfg, "web") &&
+		   config_find_policy(&cfg, "web")->nr_deny == 0,
+	   "an overflowed socket table denies no socket");
+	config_free(&cfg);
+}
+
+static void test_config(void)
+{
+	struct sh_config cfg;
+	const char *said = NULL;
+
+	ok(parse_config("{\"record\": {\"allow\": true, \"dir\": \"/x\"}}",
+			&cfg) == 0 &&
+		   cfg.record_allow && !strcmp(cfg.record_dir, "/x"),
+	   "record.allow and record.dir");
+	config_free(&cfg);
+	ok(parse_config("{}", &cfg) == 0 && !cfg.record_allow &&
+		   !strcmp(cfg.record_dir, SH_RECORD_DIR_DEFAULT),
+	   "recording is off by default");
+	config_free(&cfg);
+	ok(parse_config_said("{\"record\": {\"dir\": \"rel\"}}", &cfg, &said) <
+			   0 &&
+		   said && strstr(said, "record.dir"),
+	   "a relative record.dir is refused");
+}
+
+static void test_names(void)
+{
+	struct sh_record rec = { 0 };
+	char name[256];
+
+	ok(footprint_name_ok("web-1.a_b"), "a plain record name");
+	ok(!footprint_name_ok("../x") && !footprint_name_ok(".x") &&
+		   !footprint_name_ok(""),
+	   "names that could leave the directory are refused");
+	strcpy(rec.id, "abc/def");
+	strcpy(rec.footprint, "web");
+	footprint_file_name(&rec, name, sizeof(name));
+	ok(!strcmp(name, "web-abc_def.json"),
+	   "an id's odd characters become _");
+	strcpy(rec.container, "nginx");
+	footprint_file_name(&rec, name, sizeof(name));
+	ok(!strcmp(name, "web-nginx.json"),
+	   "the container name when there is one");
+}
+
+int main(void)
+{
+	test_policy();
+	test_config();
+	test_names();
+	return tap_done();
+}
