@@ -63,7 +63,8 @@ ct_check_same "BPF programs and cgroups are as before" "$kernel" progs cgroups
 
 # --- the example policy in examples/ is what recording gives ---
 tap_is "$(jq -S . "$file")" "$(jq -S . "$example")" \
-	"re-recording the example workload gives examples/$(basename "$example")"
+	"re-recording the example workload gives examples/$(basename "$example")" ||
+	tap_diag "recorded:" "$(cat "$file")"
 
 # --- enforce the recorded policy ---
 enforce=$CT_TMP/configs/enforce.json
