@@ -35,7 +35,7 @@ refused=$(ct_config norecord 'del(.record)')
 # --- recording refused unless the operator allows it ---
 b=$(ct_bundle -c "$refused" -a sockopt-hook.io/record=web refused -- sockcheck keepalive)
 ct_run runc "$(ct_id refused)" "$b"
-tap_ok $((CT_RC != 0)) "without record.allow, a record annotation refuses the container"
+tap_ok "$([ "$CT_RC" != 0 ]; echo $?)" "without record.allow, a record annotation refuses the container"
 tap_like "$(cat "$CT_ERR")" "record.allow is false" "the refusal names record.allow"
 
 # --- record a workload with no policy ---
