@@ -60,15 +60,21 @@ static __always_inline void fp_note(const struct sh_fp_key *key, int has,
 		if (!e)
 			return;
 	}
-	__sync_fetch_and_add(&e->count, 1);
+	/* Plain stores, no lock prefix: racing calls on other CPUs may lose
+	 * a count or miss each other's bound. It is a hint, not a rule: the
+	 * option is in the table either way. */
+	e->count += 1;
 	if (!has)
 		return;
-	/* Racing calls may each miss the other's bound: a hint, not a rule. */
-	if (!e->has_value || v < e->min)
+	if (!e->has_value) {
+		e->min = e->max = v;
+		e->has_value = 1;
+		return;
+	}
+	if (v < e->min)
 		e->min = v;
-	if (!e->has_value || v > e->max)
+	if (v > e->max)
 		e->max = v;
-	e->has_value = 1;
 }
 
 /*
