@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/container.sh
 . "$here/../lib/container.sh"
 
-ct_setup runc
+ct_setup runc crun-nocg
 # The footprint tables are pinned beside the pin directory, on a BPF
 # filesystem: the test's own.
 ct_mount_bpffs || tap_bail "cannot mount a BPF filesystem"
@@ -110,6 +110,18 @@ tap_ok "$([ -f "$file" ]; echo $?)" "gc writes the policy of the container that 
 	tap_diag "$out"
 tap_is "$(jq -S '.policies.nops' "$file")" "$(jq -S '.policies.web' "$example")" \
 	"and it is the same policy"
+
+# --- a cgroup the hook made, no poststop: the reaper writes the policy ---
+b=$(ct_bundle -r crun-nocg -c "$cfg" -P -a sockopt-hook.io/record=reap reap -- \
+	/bin/sh -c "$workload")
+ct_run crun-nocg "$(ct_id reap)" "$b"
+tap_is "$CT_RC" 0 "crun without a cgroup manager: a recorded container runs" ||
+	tap_diag "$(cat "$CT_ERR")" "$(cat "$b/hook.err" 2>/dev/null)"
+ct_delete crun-nocg "$(ct_id reap)"
+file=$recdir/reap-$(ct_id reap).json
+ct_wait_for "$file" '"policies"' 100
+tap_is "$(jq -S '.policies.reap' "$file" 2>&1)" "$(jq -S '.policies.web' "$example")" \
+	"the hook's reaper writes the same policy once the cgroup empties"
 
 # --- more distinct options than the table holds ---
 b=$(ct_bundle -c "$cfg" -a sockopt-hook.io/record=spray spray -- \
