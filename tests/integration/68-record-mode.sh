@@ -29,6 +29,7 @@ sockcheck socket inet dgram; sockcheck get-mark'
 
 hook() { OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR "$HOOK" "$@"; }
 
+# shellcheck disable=SC2016 # a jq variable
 cfg=$(ct_config record '.record = {"allow": true, "dir": $d}' --arg d "$recdir")
 refused=$(ct_config norecord 'del(.record)')
 
