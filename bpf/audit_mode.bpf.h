@@ -28,6 +28,8 @@ static __always_inline void audit_count(__u32 slot, __s32 level, __s32 optname,
 	struct sh_would_have *w = bpf_get_local_storage(&would_have, 0);
 	struct sh_wh_entry *e;
 
+	/* Compare the register that indexes, not a copy clang derived. */
+	asm volatile("" : "+r"(slot));
 	if (slot >= SH_WH_RULES) {
 		__sync_fetch_and_add(&w->rule_overflow, 1);
 		return;
