@@ -32,8 +32,7 @@ static const char *action_name(__u32 action)
 	}
 }
 
-static bool is_would_have_map(const struct bpf_map_info *info,
-			      const void *data)
+static bool is_would_have_map(const struct bpf_map_info *info, const void *data)
 {
 	(void)data;
 	return !strcmp(info->name, "would_have") &&
@@ -198,7 +197,8 @@ void wouldhave_text(const struct wouldhave_entry *e, char *buf, size_t len)
 	wouldhave_option(e, option, sizeof(option));
 	if (e->overflow)
 		snprintf(buf, len, "would %s %s (%s)", e->action,
-			 e->miss ? "other options not allowed" : "by other rules",
+			 e->miss ? "other options not allowed" :
+				   "by other rules",
 			 kind_get(e->kind)->name);
 	else
 		snprintf(buf, len, "would %s %s %s%s (%s)", e->action, level,
