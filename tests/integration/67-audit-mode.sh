@@ -35,6 +35,14 @@ ANN=$(ct_config ann '.annotations.allow_audit_mode = true')
 NOANN=$(ct_config noann '.log_file = $log | .log_format = "json"' \
 	--arg log "$LOG")
 
+# validate warns about both: valid, but applying nothing.
+err=$("$HOOK" validate "$AUDIT" 2>&1 >/dev/null)
+tap_like "$err" "warning: policies\.restricted\.mode is 'audit': its programs count what they would deny, clamp or force and apply none of it" \
+	"validate warns that an audit mode policy applies nothing" || tap_diag "$err"
+err=$("$HOOK" validate "$ANN" 2>&1 >/dev/null)
+tap_like "$err" "warning: annotations\.allow_audit_mode is true: any workload can lift its policy" \
+	"validate warns that allow_audit_mode lets workloads lift their policy" || tap_diag "$err"
+
 out_val()
 {
 	sed -n "s/^$1=//p" "$CT_OUT" | head -n 1
