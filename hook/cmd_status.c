@@ -425,8 +425,10 @@ static void print_enforcement(const struct status_show *show,
 	if (!e.rules_known)
 		printf("  rules:     unknown: %s\n", e.rules_why);
 	else if (row->rec.policy[0])
-		printf("  rules:     policy %s as %s has it now\n",
-		       row->rec.policy, show->rules.cfg.path);
+		printf("  rules:     policy %s as %s has it now%s\n",
+		       row->rec.policy, show->rules.cfg.path,
+		       row->rec.audit ? " (audit mode: counted, not applied)" :
+					"");
 	printf("  bypass-prot-mem: %s\n", enforce_bypass_text(e.bypass));
 	print_drift(row);
 	printf("  caveats:%s\n", e.cav.nr ? "" : "   none");

@@ -130,6 +130,9 @@ tap_like "$T" $'\n  mode: +audit \\(from policy restricted\\)' "audited: status 
 tap_like "$T" $'\n  would have:\n(    .*\n)*    would deny SOL_SOCKET SO_MARK \\(setsockopt\\): 2\n' \
 	"status: 'would deny SOL_SOCKET SO_MARK (setsockopt): 2' under 'would have:'" ||
 	tap_diag "$T"
+T=$("$HOOK" --config "$AUDIT" status "$(ct_id audited)" 2>&1)
+tap_like "$T" $'\n  rules: +policy restricted as [^ ]+ has it now \\(audit mode: counted, not applied\\)\n' \
+	"audited: status says the rules are counted, not applied" || tap_diag "$T"
 ct_delete runc "$(ct_id audited)"
 
 # 2. Control: the same policy in enforce mode still denies.
