@@ -32,6 +32,7 @@ AUDIT=$(ct_config audit '.policies.restricted.mode = "audit" |
 				"action": "allow"}]} |
 	.annotations.allow_policies += ["allowlist"]')
 ANN=$(ct_config ann '.annotations.allow_audit_mode = true')
+# shellcheck disable=SC2016 # $log is jq's
 NOANN=$(ct_config noann '.log_file = $log | .log_format = "json"' \
 	--arg log "$LOG")
 
