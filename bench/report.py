@@ -50,6 +50,10 @@ def report_datapath(t):
     t.ratio(s, "b/a  the kernel's hook", "set.b", "set.a")
     t.ratio(s, "c/b  no rule", "set.c", "set.b", "<= 1.10")
     t.ratio(s, "d/b' clamp (rewrites)", "set.d", "set.b2", "<= 1.25")
+    t.median(s, "e  audit mode, option without rule", "set.e", "ns")
+    t.median(s, "f  audit mode, SO_RCVBUF 1 MiB (would clamp)", "set.f", "ns")
+    t.ratio(s, "e/b  audit mode, no rule", "set.e", "set.b", "<= 1.10")
+    t.ratio(s, "f/b' audit mode, would clamp", "set.f", "set.b2")
     s = "3. getsockopt ns/call: a none, b empty program, c/d ours"
     t.median(s, "a  no program, SO_KEEPALIVE", "get.a", "ns")
     t.median(s, "b  empty program, SO_KEEPALIVE", "get.b", "ns")
@@ -62,6 +66,7 @@ def report_datapath(t):
     t.ratio(s, "b/a  the kernel's hook", "get.b", "get.a")
     t.ratio(s, "c/b  no rule", "get.c", "get.b", "<= 1.10")
     t.ratio(s, "d/b' deny rule", "get.d", "get.b2", "<= 1.25")
+    t.ratio(s, "e/b  audit mode, no rule", "get.e", "get.b", "<= 1.10")
     t.ratio(s, "ZEROCOPY ours/none", "zc.c", "zc.a", "<= 1.05")
     t.ratio(s, "ZEROCOPY ours/empty", "zc.c", "zc.b")
     s = "4. socket()+close() ns/call"
@@ -72,6 +77,8 @@ def report_datapath(t):
     t.median(s, "UDP: empty sock_create", "usock.b", "ns")
     t.median(s, "UDP: ours", "usock.c", "ns")
     t.ratio(s, "TCP ours/empty", "sock.c", "sock.b", "<= 1.10")
+    t.ratio(s, "TCP audit mode/empty (would deny, stamp)", "sock.e",
+            "sock.b")
     t.ratio(s, "UDP ours/empty", "usock.c", "usock.b", "<= 1.10")
     t.ratio(s, "TCP empty/none", "sock.b", "sock.a")
     s = ("7. peer: seccomp filter denying setsockopt(SOL_SOCKET, SO_MARK), "
@@ -84,6 +91,8 @@ def report_datapath(t):
     t.median(s, "getppid in our policed cgroup", "ppid.ours", "ns")
     t.median(s, "setsockopt(SO_KEEPALIVE) under seccomp", "set.seccomp", "ns")
     t.ratio(s, "denied: ours/seccomp", "deny.ours", "deny.seccomp")
+    t.ratio(s, "would deny (audit mode)/allowed", "deny.audit",
+            "deny.allowed")
     t.ratio(s, "denied: seccomp/allowed", "deny.seccomp", "deny.allowed")
     t.ratio(s, "getppid: seccomp/none", "ppid.seccomp", "ppid.a")
     t.ratio(s, "getppid: ours/none", "ppid.ours", "ppid.a")

@@ -10,6 +10,7 @@
 #include "sockopt_hook.h"
 #include "counters.bpf.h"
 #include "optval.bpf.h"
+#include "audit_mode.bpf.h"
 
 #define SOL_TCP 6
 #define TCP_ZEROCOPY_RECEIVE 35
@@ -145,6 +146,13 @@ int sh_getsockopt(struct bpf_sockopt *ctx)
 	if (ctx->level == SOL_TCP && ctx->optname == TCP_ZEROCOPY_RECEIVE)
 		return 1;
 	rule = find_rule(ctx);
+	if (AUDIT_ON &&
+	    rule) { /* audit mode: forcing only hides a real value */
+		if (rule->action == SH_ACTION_DENY ||
+		    (rule->action >= SH_ACTION_FORCE_INT && !ctx->retval))
+			audit_rule(ctx, rule);
+		return pass(ctx);
+	}
 	if (rule && rule->action == SH_ACTION_DENY) {
 		count_event(SH_CNT_GET_DENIED);
 		return 0;

@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "audit_mode.h"
 #include "bpf_build_id.h"
 #include "cleanup.h"
 #include "getsockopt.skel.h"
@@ -75,6 +76,21 @@ static uint64_t rules_hash(uint64_t h, const struct sh_rule_entry *rules,
 	return h;
 }
 
+/* Audit mode copies never pass for enforce ones, nor the other way round;
+ * enforce copies hash as they always did. */
+static uint64_t audit_hash(uint64_t h, bool audit)
+{
+	return audit ? share_hash(h, "audit", 5) : h;
+}
+
+/* The would-have storage: full size in audit mode, else a token 8 bytes
+ * the verifier never sees touched. */
+static int size_would_have(struct bpf_map *map, bool audit)
+{
+	return bpf_map__set_value_size(
+		map, audit ? sizeof(struct sh_would_have) : sizeof(__u64));
+}
+
 static uint64_t sock_hash(const struct sh_policy *p, bool bypass)
 {
 	struct sh_policy none = { 0 };
@@ -114,6 +130,12 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 		return -errno;
 	fill_sock_rodata(skel, eff->policy);
 	skel->rodata->policy_hash = l->hash[SH_PROG_SOCK];
+	skel->rodata->audit_mode = l->audit;
+	r = size_would_have(skel->maps.would_have, l->audit);
+	if (r) {
+		sock_create_bpf__destroy(skel);
+		return r;
+	}
 	bpf_program__set_autoload(skel->progs.sh_sock_create, !bypass);
 	bpf_program__set_autoload(skel->progs.sh_sock_bypass, bypass);
 	r = sock_create_bpf__load(skel);
@@ -137,7 +159,8 @@ static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 	int fd;
 
 	l->bypass = bypass;
-	l->hash[SH_PROG_SOCK] = sock_hash(eff->policy, bypass);
+	l->hash[SH_PROG_SOCK] =
+		audit_hash(sock_hash(eff->policy, bypass), l->audit);
 	fd = share_find(l->pins, kind_get(SH_PROG_SOCK)->name,
 			l->hash[SH_PROG_SOCK], &chk, &l->pinned[SH_PROG_SOCK]);
 	if (fd >= 0) {
@@ -180,12 +203,18 @@ static uint64_t sockopt_hash(const char *kind,
 
 /* Filled once, then frozen: a copy shared by containers must not change. */
 static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
-		      size_t n)
+		      size_t n, bool audit)
 {
 	for (size_t i = 0; i < n; i++) {
-		int r = bpf_map__update_elem(
-			map, &rules[i].key, sizeof(rules[i].key),
-			&rules[i].rule, sizeof(rules[i].rule), BPF_NOEXIST);
+		struct sh_opt_rule rule = rules[i].rule;
+		int r;
+
+		/* Audit mode: rule i counts in slot i, the rest in one. */
+		if (audit)
+			rule.audit_slot = i < SH_WH_RULES ? i : SH_WH_RULES;
+		r = bpf_map__update_elem(map, &rules[i].key,
+					 sizeof(rules[i].key), &rule,
+					 sizeof(rule), BPF_NOEXIST);
 		if (r)
 			return r;
 	}
@@ -194,15 +223,18 @@ static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
 
 /* The part both sockopt objects share: size, load, fill and freeze. */
 static int load_rules_object(struct bpf_object_skeleton *s,
-			     struct bpf_map *rules,
-			     const struct sh_rule_entry *entries, size_t n)
+			     struct bpf_map *rules, struct bpf_map *would_have,
+			     const struct sh_rule_entry *entries, size_t n,
+			     bool audit)
 {
 	int r = bpf_map__set_max_entries(rules, n ? n : 1);
 
 	if (!r)
+		r = size_would_have(would_have, audit);
+	if (!r)
 		r = bpf_object__load_skeleton(s);
 	if (!r)
-		r = fill_rules(rules, entries, n);
+		r = fill_rules(rules, entries, n, audit);
 	return r;
 }
 
@@ -217,8 +249,10 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	skel->rodata->rule_uses = rules_uses(p->set_rules, p->nr_set);
 	skel->rodata->page_size = kernel_page_size();
 	skel->rodata->policy_hash = l->hash[SH_PROG_SET];
-	r = load_rules_object(skel->skeleton, skel->maps.rules, p->set_rules,
-			      p->nr_set);
+	skel->rodata->audit_mode = l->audit;
+	r = load_rules_object(skel->skeleton, skel->maps.rules,
+			      skel->maps.would_have, p->set_rules, p->nr_set,
+			      l->audit);
 	if (r) {
 		setsockopt_bpf__destroy(skel);
 		return r;
@@ -239,8 +273,10 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	skel->rodata->rule_uses = rules_uses(p->get_rules, p->nr_get);
 	skel->rodata->page_size = kernel_page_size();
 	skel->rodata->policy_hash = l->hash[SH_PROG_GET];
-	r = load_rules_object(skel->skeleton, skel->maps.rules, p->get_rules,
-			      p->nr_get);
+	skel->rodata->audit_mode = l->audit;
+	r = load_rules_object(skel->skeleton, skel->maps.rules,
+			      skel->maps.would_have, p->get_rules, p->nr_get,
+			      l->audit);
 	if (r) {
 		getsockopt_bpf__destroy(skel);
 		return r;
@@ -258,6 +294,7 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 {
 	int fd;
 
+	hash = audit_hash(hash, l->audit);
 	l->hash[kind] = hash;
 	fd = share_find(l->pins, kind_get(kind)->name, hash, chk,
 			&l->pinned[kind]);
@@ -390,6 +427,7 @@ int load_policy(const struct sh_effective *eff, enum on_unsupported on,
 	int r = 0;
 
 	load_init(l);
+	l->audit = eff->audit;
 	l->pins = open_pins();
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (policy_needs(eff, k))

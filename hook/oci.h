@@ -15,6 +15,9 @@
 #define SH_ANNOTATION_CONTAINERS_POLICY "sockopt-hook.io/containers.policy"
 #define SH_ANNOTATION_CONTAINERS_BYPASS \
 	"sockopt-hook.io/containers.bypass-prot-mem"
+/* Audit mode ("audit" or "enforce"), when annotations.allow_audit_mode. */
+#define SH_ANNOTATION_MODE "sockopt-hook.io/mode"
+#define SH_ANNOTATION_CONTAINERS_MODE "sockopt-hook.io/containers.mode"
 #define SH_MAX_STATE_SIZE (1 << 20)
 #define SH_MAX_BUNDLE_CONFIG (8 << 20)
 #define SH_MAX_ID_LEN 256
