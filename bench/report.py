@@ -52,6 +52,10 @@ def report_datapath(t):
     t.median(s, "r  record mode, no policy (SO_KEEPALIVE)", "set.r", "ns")
     t.ratio(s, "r/b  record mode, no rule", "set.r", "set.b", "<= 1.10")
     t.ratio(s, "d/b' clamp (rewrites)", "set.d", "set.b2", "<= 1.25")
+    t.median(s, "e  audit mode, option without rule", "set.e", "ns")
+    t.median(s, "f  audit mode, SO_RCVBUF 1 MiB (would clamp)", "set.f", "ns")
+    t.ratio(s, "e/b  audit mode, no rule", "set.e", "set.b", "<= 1.10")
+    t.ratio(s, "f/b' audit mode, would clamp", "set.f", "set.b2")
     s = "3. getsockopt ns/call: a none, b empty program, c/d ours"
     t.median(s, "a  no program, SO_KEEPALIVE", "get.a", "ns")
     t.median(s, "b  empty program, SO_KEEPALIVE", "get.b", "ns")
@@ -66,6 +70,7 @@ def report_datapath(t):
     t.ratio(s, "d/b' deny rule", "get.d", "get.b2", "<= 1.25")
     t.median(s, "r  record mode, no policy (SO_KEEPALIVE)", "get.r", "ns")
     t.ratio(s, "r/b  record mode, no rule", "get.r", "get.b", "<= 1.10")
+    t.ratio(s, "e/b  audit mode, no rule", "get.e", "get.b", "<= 1.10")
     t.ratio(s, "ZEROCOPY ours/none", "zc.c", "zc.a", "<= 1.05")
     t.ratio(s, "ZEROCOPY ours/empty", "zc.c", "zc.b")
     s = "4. socket()+close() ns/call"
@@ -76,6 +81,8 @@ def report_datapath(t):
     t.median(s, "UDP: empty sock_create", "usock.b", "ns")
     t.median(s, "UDP: ours", "usock.c", "ns")
     t.ratio(s, "TCP ours/empty", "sock.c", "sock.b", "<= 1.10")
+    t.ratio(s, "TCP audit mode/empty (would deny, stamp)", "sock.e",
+            "sock.b")
     t.ratio(s, "UDP ours/empty", "usock.c", "usock.b", "<= 1.10")
     t.median(s, "TCP: record mode, no policy", "sock.r", "ns")
     t.ratio(s, "TCP record mode/empty", "sock.r", "sock.b", "<= 1.10")
@@ -90,6 +97,8 @@ def report_datapath(t):
     t.median(s, "getppid in our policed cgroup", "ppid.ours", "ns")
     t.median(s, "setsockopt(SO_KEEPALIVE) under seccomp", "set.seccomp", "ns")
     t.ratio(s, "denied: ours/seccomp", "deny.ours", "deny.seccomp")
+    t.ratio(s, "would deny (audit mode)/allowed", "deny.audit",
+            "deny.allowed")
     t.ratio(s, "denied: seccomp/allowed", "deny.seccomp", "deny.allowed")
     t.ratio(s, "getppid: seccomp/none", "ppid.seccomp", "ppid.a")
     t.ratio(s, "getppid: ours/none", "ppid.ours", "ppid.a")

@@ -120,6 +120,7 @@ bench_datapath()
 {
 	local none=$B_CG/dp-none empty=$B_CG/dp-empty ours=$B_CG/dp-ours n
 	local rec=$B_CG/dp-rec
+	local audit=$B_CG/dp-audit acfg=$B_TMP/audit-mode.json
 
 	b_log "bench: datapath (setsockopt, getsockopt, socket, seccomp)"
 	mkdir -p "$none" "$empty" || return 1
@@ -128,6 +129,12 @@ bench_datapath()
 	n=$(b_attached_progs "$ours")
 	[ "$n" = 3 ] || { b_fail "restricted attached $n programs, not 3"; return 1; }
 	b_record_container dp-rec && b_attach dp-rec "$REC_CFG" || return 1
+	# Audit mode: the same policy, counting instead of applying.
+	jq '.policies.restricted.mode = "audit"' "$B_CONFIG" >"$acfg" &&
+		b_container dp-audit restricted && b_attach dp-audit "$acfg" ||
+		return 1
+	n=$(b_attached_progs "$audit")
+	[ "$n" = 3 ] || { b_fail "audit mode attached $n programs, not 3"; return 1; }
 	b_trials "$CALLS" \
 		"set.a|-c $none set SOL_SOCKET SO_KEEPALIVE 1" \
 		"set.b|-c $empty set SOL_SOCKET SO_KEEPALIVE 1" \
@@ -136,12 +143,15 @@ bench_datapath()
 		"set.a2|-c $none set SOL_SOCKET SO_RCVBUF 1048576" \
 		"set.b2|-c $empty set SOL_SOCKET SO_RCVBUF 1048576" \
 		"set.d|-c $ours set SOL_SOCKET SO_RCVBUF 1048576" \
+		"set.e|-c $audit set SOL_SOCKET SO_KEEPALIVE 1" \
+		"set.f|-c $audit set SOL_SOCKET SO_RCVBUF 1048576" \
 		"set.seccomp|-s -c $none set SOL_SOCKET SO_KEEPALIVE 1" || return 1
 	b_trials "$CALLS" \
 		"get.a|-c $none get SOL_SOCKET SO_KEEPALIVE" \
 		"get.b|-c $empty get SOL_SOCKET SO_KEEPALIVE" \
 		"get.c|-c $ours get SOL_SOCKET SO_KEEPALIVE" \
 		"get.r|-c $rec get SOL_SOCKET SO_KEEPALIVE" \
+		"get.e|-c $audit get SOL_SOCKET SO_KEEPALIVE" \
 		"get.b2|-c $empty get SOL_SOCKET SO_MARK" \
 		"get.d|-c $ours get SOL_SOCKET SO_MARK EPERM" \
 		"zc.a|-c $none zerocopy" \
@@ -152,6 +162,7 @@ bench_datapath()
 		"sock.b|-c $empty socket tcp" \
 		"sock.c|-c $ours socket tcp" \
 		"sock.r|-c $rec socket tcp" \
+		"sock.e|-c $audit socket tcp" \
 		"usock.a|-c $none socket udp" \
 		"usock.b|-c $empty socket udp" \
 		"usock.c|-c $ours socket udp" || return 1
@@ -159,11 +170,13 @@ bench_datapath()
 		"deny.allowed|-c $none set SOL_SOCKET SO_MARK 5" \
 		"deny.seccomp|-s -c $none set SOL_SOCKET SO_MARK 5 EPERM" \
 		"deny.ours|-c $ours set SOL_SOCKET SO_MARK 5 EPERM" \
+		"deny.audit|-c $audit set SOL_SOCKET SO_MARK 5" \
 		"ppid.a|-c $none getppid" \
 		"ppid.seccomp|-s -c $none getppid" \
 		"ppid.ours|-c $ours getppid" || return 1
 	b_detach dp-ours
 	b_detach dp-rec "$REC_CFG"
+	b_detach dp-audit "$acfg"
 	b_detach_empty "$empty"
 }
 

@@ -11,6 +11,7 @@
 #include "counters.bpf.h"
 #include "optval.bpf.h"
 #include "footprint.bpf.h"
+#include "audit_mode.bpf.h"
 
 #define SOL_TCP 6
 #define TCP_ZEROCOPY_RECEIVE 35
@@ -147,6 +148,13 @@ int sh_getsockopt(struct bpf_sockopt *ctx)
 		return 1;
 	footprint_get(ctx); /* record mode */
 	rule = find_rule(ctx);
+	if (AUDIT_ON &&
+	    rule) { /* audit mode: forcing only hides a real value */
+		if (rule->action == SH_ACTION_DENY ||
+		    (rule->action >= SH_ACTION_FORCE_INT && !ctx->retval))
+			audit_rule(ctx, rule);
+		return pass(ctx);
+	}
 	if (rule && rule->action == SH_ACTION_DENY) {
 		count_event(SH_CNT_GET_DENIED);
 		return 0;

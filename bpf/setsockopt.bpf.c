@@ -16,6 +16,7 @@
 #include "counters.bpf.h"
 #include "optval.bpf.h"
 #include "footprint.bpf.h"
+#include "audit_mode.bpf.h"
 
 /* Allow-list mode: options without a rule are refused. */
 const volatile __u32 default_deny;
@@ -121,6 +122,10 @@ static __always_inline int clamp_value(struct bpf_sockopt *ctx,
 		  value > rule->max ? rule->max :
 				      value;
 	if (clamped != value) {
+		if (AUDIT_ON) { /* audit mode */
+			audit_rule(ctx, rule);
+			return pass(ctx);
+		}
 		if (write_value(ctx, clamped, pacing))
 			count_event(SH_CNT_SET_CLAMPED);
 		return 1;
@@ -151,6 +156,11 @@ static __always_inline int apply_rule(struct bpf_sockopt *ctx,
 {
 	__u32 action = rule->action;
 
+	if (AUDIT_ON && action != SH_ACTION_CLAMP) { /* audit mode */
+		if (action != SH_ACTION_ALLOW)
+			audit_rule(ctx, rule);
+		return pass(ctx);
+	}
 	if (USES(SH_USES_ACTION(SH_ACTION_DENY)) && action == SH_ACTION_DENY) {
 		count_event(SH_CNT_SET_DENIED);
 		return 0;
@@ -181,6 +191,10 @@ int sh_setsockopt(struct bpf_sockopt *ctx)
 	footprint_set(ctx); /* record mode */
 	if (rule)
 		return apply_rule(ctx, rule);
+	if (default_deny && AUDIT_ON) { /* audit mode */
+		audit_miss(ctx);
+		return pass(ctx);
+	}
 	if (default_deny) {
 		count_event(SH_CNT_SET_DENIED);
 		return 0;

@@ -11,6 +11,7 @@
 #include "sockopt_hook.h"
 #include "counters.bpf.h"
 #include "footprint.bpf.h"
+#include "audit_mode.bpf.h"
 
 #define SOL_SOCKET 1
 
@@ -39,9 +40,38 @@ static __always_inline int socket_denied(const struct bpf_sock *sk)
 	return 0;
 }
 
+/* Audit mode: count the first deny rule that matches and the stamps,
+ * apply none of them. */
+static __always_inline int audit_policy(struct bpf_sock *sk)
+{
+	for (__u32 i = 0; i < SH_MAX_SOCKET_RULES; i++) {
+		if (i >= nr_deny_rules)
+			break;
+		if (field_matches(deny_rules[i].family, sk->family) &&
+		    field_matches(deny_rules[i].type, sk->type) &&
+		    field_matches(deny_rules[i].protocol, sk->protocol)) {
+			audit_count(i, deny_rules[i].family, deny_rules[i].type,
+				    SH_ACTION_DENY, deny_rules[i].protocol);
+			count_event(SH_CNT_SOCK_CREATED);
+			return 1;
+		}
+	}
+	if (set_mark)
+		audit_count(SH_WH_SLOT_MARK, SOL_SOCKET, 36 /* SO_MARK */,
+			    SH_ACTION_FORCE_INT, mark);
+	if (set_priority)
+		audit_count(SH_WH_SLOT_PRIORITY, SOL_SOCKET,
+			    12 /* SO_PRIORITY */, SH_ACTION_FORCE_INT,
+			    priority);
+	count_event(SH_CNT_SOCK_CREATED);
+	return 1;
+}
+
 static __always_inline int apply_policy(struct bpf_sock *sk)
 {
 	footprint_sock(sk); /* record mode */
+	if (AUDIT_ON) /* audit mode */
+		return audit_policy(sk);
 	if (socket_denied(sk)) {
 		count_event(SH_CNT_SOCK_DENIED);
 		return 0;

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "config.h"
 #include "counters.h"
+#include "wouldhave.h"
 #include "drift.h"
 #include "enforce.h"
 #include "kind.h"
@@ -124,6 +125,26 @@ static int collect(const struct sh_record *rec, void *data)
 	return add_row(ctx, rec);
 }
 
+/* Audit mode: what the policy would have done (NULL when unreadable). */
+static void probe_would_have(struct enforce_row *row)
+{
+	if (!row->rec.audit)
+		return;
+	row->wh = malloc(sizeof(*row->wh));
+	if (row->wh &&
+	    wouldhave_read(&row->rec.progs, row->rec.cg.id, row->wh) < 0) {
+		free(row->wh);
+		row->wh = NULL;
+	}
+}
+
+static void free_rows(struct enforce_row *rows, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(rows[i].wh);
+	free(rows);
+}
+
 /* Counters, and the kernel's view of the cgroup. */
 static void probe_row(struct enforce_row *row)
 {
@@ -134,6 +155,7 @@ static void probe_row(struct enforce_row *row)
 	if (!row->live)
 		return;
 	counters_read(&row->rec.progs, row->rec.cg.id, &row->c);
+	probe_would_have(row);
 	row->drift_err = drift_query(fd, &row->drift);
 }
 
@@ -200,6 +222,9 @@ static int show_json(const struct status_show *show,
 		json_object_object_add(o, "exec", exec_json(&rows[i].rec));
 		json_object_object_add(o, "counters",
 				       counters_json(&rows[i].c));
+		if (rows[i].wh)
+			json_object_object_add(o, "would_have",
+					       wouldhave_json(rows[i].wh));
 		json_object_object_add(o, "enforcement",
 				       enforce_json(&show->rules, &rows[i]));
 		json_object_array_add(list, o);
@@ -302,6 +327,9 @@ static void print_head(const struct enforce_row *row)
 	       rec->bypass && !rec->progs.bypass_active ?
 		       ", not supported by this kernel" :
 		       "");
+	printf("  mode:      %s (from %s)%s\n",
+	       rec->audit ? "audit" : "enforce", dash(rec->mode_source),
+	       rec->audit ? ": counts what it would do, applies nothing" : "");
 }
 
 static void print_exec(const struct sh_record *rec)
@@ -315,6 +343,25 @@ static void print_exec(const struct sh_record *rec)
 	}
 	caveats_collect(&in, &cav);
 	printf("  exec:      %s\n", cav.c[0].text);
+}
+
+/* Audit mode: "    would deny SOL_SOCKET SO_MARK (setsockopt): 3". */
+static void print_would_have(const struct enforce_row *row)
+{
+	char text[256];
+
+	if (!row->rec.audit)
+		return;
+	if (!row->wh) {
+		printf("  would have: unknown (cannot read the counters)\n");
+		return;
+	}
+	printf("  would have:%s\n", row->wh->nr ? "" : " nothing");
+	for (int i = 0; i < row->wh->nr; i++) {
+		wouldhave_text(&row->wh->e[i], text, sizeof(text));
+		printf("    %s: %llu\n", text,
+		       (unsigned long long)row->wh->e[i].n);
+	}
 }
 
 static void print_counters(const struct enforce_row *row)
@@ -331,6 +378,7 @@ static void print_counters(const struct enforce_row *row)
 			printf(" %s=%llu", counters_names[i],
 			       (unsigned long long)row->c.v[i]);
 	printf("\n");
+	print_would_have(row);
 }
 
 static void print_prog(const struct enforce_row *row,
@@ -377,8 +425,10 @@ static void print_enforcement(const struct status_show *show,
 	if (!e.rules_known)
 		printf("  rules:     unknown: %s\n", e.rules_why);
 	else if (row->rec.policy[0])
-		printf("  rules:     policy %s as %s has it now\n",
-		       row->rec.policy, show->rules.cfg.path);
+		printf("  rules:     policy %s as %s has it now%s\n",
+		       row->rec.policy, show->rules.cfg.path,
+		       row->rec.audit ? " (audit mode: counted, not applied)" :
+					"");
 	printf("  bypass-prot-mem: %s\n", enforce_bypass_text(e.bypass));
 	print_drift(row);
 	printf("  caveats:%s\n", e.cav.nr ? "" : "   none");
@@ -474,6 +524,6 @@ int cmd_status(const struct cmd_args *args)
 	r = status_show(&show, ctx.rows, ctx.nr);
 	if (show.rules.cfg_ok)
 		config_free(&show.rules.cfg);
-	free(ctx.rows);
+	free_rows(ctx.rows, ctx.nr);
 	return r;
 }

@@ -80,7 +80,8 @@ static int parse_annotations(struct config_ctx *ctx, struct json_object *obj,
 			     struct sh_config *cfg)
 {
 	static const char *const keys[] = { "allow_bypass_prot_mem",
-					    "allow_policies", NULL };
+					    "allow_policies",
+					    "allow_audit_mode", NULL };
 	struct json_object *arr = NULL;
 	int r;
 
@@ -89,6 +90,10 @@ static int parse_annotations(struct config_ctx *ctx, struct json_object *obj,
 		r = config_json_get_bool(ctx, obj, "annotations",
 					 "allow_bypass_prot_mem",
 					 &cfg->allow_bypass);
+	if (!r)
+		r = config_json_get_bool(ctx, obj, "annotations",
+					 "allow_audit_mode",
+					 &cfg->allow_audit_mode);
 	if (!r)
 		r = config_json_get_typed(ctx, obj, "annotations",
 					  "allow_policies", json_type_array,

@@ -127,12 +127,25 @@ static int parse_default(struct config_ctx *ctx, struct json_object *obj,
 	return r;
 }
 
+/* "mode": "audit" runs the programs but applies nothing (audit mode). */
+static int parse_mode(struct config_ctx *ctx, struct json_object *obj,
+		      const char *path, struct sh_policy *pol)
+{
+	static const char *const modes[] = { "enforce", "audit", NULL };
+	int mode = 0;
+	int r = config_json_get_choice(ctx, obj, path, "mode", modes, &mode);
+
+	pol->audit = mode == 1;
+	return r;
+}
+
 static int parse_policy(struct config_ctx *ctx, const char *name,
 			struct json_object *obj, struct sh_policy *pol)
 {
-	static const char *const keys[] = { "bypass_prot_mem", "socket",
-					    "setsockopt",      "getsockopt",
-					    "default",	       NULL };
+	static const char *const keys[] = {
+		"bypass_prot_mem", "socket", "setsockopt", "getsockopt",
+		"default",	   "mode",   NULL
+	};
 	struct json_object *sub;
 	char path[SH_CONFIG_PATH_MAX];
 	int r;
@@ -147,6 +160,8 @@ static int parse_policy(struct config_ctx *ctx, const char *name,
 	}
 	if (!r)
 		r = parse_default(ctx, obj, path, pol);
+	if (!r)
+		r = parse_mode(ctx, obj, path, pol);
 	if (!r && json_object_object_get_ex(obj, "socket", &sub)) {
 		snprintf(path, sizeof(path), "policies.%.64s.socket", name);
 		r = parse_socket(ctx, sub, path, pol);

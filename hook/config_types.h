@@ -65,6 +65,7 @@ struct sh_policy {
 	__u32 nr_deny;
 	struct sh_sock_rule deny[SH_MAX_SOCKET_RULES];
 	bool default_deny;
+	bool audit; /* "mode": "audit": count what it would do, apply nothing */
 	size_t nr_set, nr_get;
 	struct sh_rule_entry *set_rules, *get_rules;
 };
@@ -74,6 +75,7 @@ struct sh_config {
 	bool default_bypass;
 	const char *default_policy; /* NULL when empty */
 	bool allow_bypass;
+	bool allow_audit_mode; /* annotations.allow_audit_mode */
 	size_t nr_allowed;
 	const char **allowed_policies;
 	bool record_allow; /* record.allow: sockopt-hook.io/record is taken */

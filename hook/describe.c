@@ -150,6 +150,18 @@ static void add_policy_parts(struct json_object *o,
 				       rules_json(p->get_rules, p->nr_get));
 }
 
+/* Audit mode, when a policy or an annotation set the mode. */
+static void add_mode(struct json_object *o, const struct sh_effective *eff)
+{
+	struct json_object *mode = json_object_new_object();
+	char src[SH_SOURCE_TEXT_MAX];
+
+	policy_mode_source_text(eff, src, sizeof(src));
+	json_object_object_add(mode, "value", str(policy_mode_name(eff)));
+	json_object_object_add(mode, "source", str(src));
+	json_object_object_add(o, "mode", mode);
+}
+
 struct json_object *describe_effective(const struct sh_effective *eff)
 {
 	struct json_object *o = json_object_new_object();
@@ -165,6 +177,8 @@ struct json_object *describe_effective(const struct sh_effective *eff)
 			       json_object_new_boolean(eff->bypass));
 	json_object_object_add(bypass, "source", str(src));
 	json_object_object_add(o, "bypass_prot_mem", bypass);
+	if (eff->mode_source != SRC_NONE)
+		add_mode(o, eff);
 	json_object_object_add(o, "programs", programs_json(eff));
 	return o;
 }
@@ -198,6 +212,14 @@ void describe_print_text(struct json_object *desc)
 	json_object_object_get_ex(v, "source", &src);
 	printf("bypass-prot-mem: %s (from %s)\n", json_object_get_string(name),
 	       json_object_get_string(src));
+	if (json_object_object_get_ex(desc, "mode", &v) &&
+	    json_object_object_get_ex(v, "value", &name) &&
+	    json_object_object_get_ex(v, "source", &src))
+		printf("mode: %s (from %s)%s\n", json_object_get_string(name),
+		       json_object_get_string(src),
+		       strcmp(json_object_get_string(name), "audit") ?
+			       "" :
+			       ": the programs count what they would do and apply nothing");
 	if (json_object_object_get_ex(desc, "socket", &v))
 		printf("socket: %s\n",
 		       json_object_to_json_string_ext(

@@ -114,10 +114,27 @@ static void lint_twins(const struct sh_policy *p, struct lint_warnings *w)
 	}
 }
 
+/* Audit mode applies nothing: say so, and who can ask for it. */
+static void lint_audit_mode(const struct sh_config *cfg,
+			    struct lint_warnings *w)
+{
+	for (size_t i = 0; i < cfg->nr_policies; i++)
+		if (cfg->policies[i].audit)
+			lint_add(
+				w,
+				"policies.%s.mode is 'audit': its programs count what they would deny, clamp or force and apply none of it",
+				cfg->policies[i].name);
+	if (cfg->allow_audit_mode)
+		lint_add(
+			w,
+			"annotations.allow_audit_mode is true: any workload can lift its policy with sockopt-hook.io/mode=audit");
+}
+
 void lint_policies(const struct sh_config *cfg, struct lint_warnings *w)
 {
 	for (size_t i = 0; i < cfg->nr_policies; i++) {
 		lint_stamps(&cfg->policies[i], w);
 		lint_twins(&cfg->policies[i], w);
 	}
+	lint_audit_mode(cfg, w);
 }

@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "audit_mode.h"
 #include "bpf_build_id.h"
 #include "cleanup.h"
 #include "getsockopt.skel.h"
@@ -78,21 +79,41 @@ static uint64_t rules_hash(uint64_t h, const struct sh_rule_entry *rules,
 /* Record mode: the policy an unpoliced container is recorded under. */
 static const struct sh_policy load_empty = { .name = "" };
 
-/* A recording copy has its own tables: it must never be found by a
- * container that does not record (the hash differs), and is never looked
- * up by one that does (see obtain()). */
+/* The footprint table: full size when recording, else one entry the
+ * verifier never sees touched. */
 static int footprint_size(struct bpf_map *map, bool on)
 {
 	return bpf_map__set_max_entries(map, on ? SH_FP_MAX : 1);
 }
 
-static uint64_t sock_hash(const struct sh_policy *p, bool bypass,
-			  bool footprint)
+/* A recording copy has its own tables: it must never be found by a
+ * container that does not record (the hash differs), and is never looked
+ * up by one that does (see obtain()). Other copies hash as they did. */
+static uint64_t footprint_hash(uint64_t h, bool on)
+{
+	return on ? share_hash(h, "record", 6) : h;
+}
+
+/* Audit mode copies never pass for enforce ones, nor the other way round;
+ * enforce copies hash as they always did. */
+static uint64_t audit_hash(uint64_t h, bool audit)
+{
+	return audit ? share_hash(h, "audit", 5) : h;
+}
+
+/* The would-have storage: full size in audit mode, else a token 8 bytes
+ * the verifier never sees touched. */
+static int size_would_have(struct bpf_map *map, bool audit)
+{
+	return bpf_map__set_value_size(
+		map, audit ? sizeof(struct sh_would_have) : sizeof(__u64));
+}
+
+static uint64_t sock_hash(const struct sh_policy *p, bool bypass)
 {
 	uint64_t h = share_hash(SH_BPF_BUILD_ID, "sock", 4);
 
 	p = p ? p : &load_empty;
-	h = share_hash(h, &footprint, sizeof(footprint));
 	h = share_hash(h, &bypass, sizeof(bypass));
 	h = share_hash(h, &p->nr_deny, sizeof(p->nr_deny));
 	h = share_hash(h, p->deny, sizeof(p->deny[0]) * p->nr_deny);
@@ -127,6 +148,12 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 	fill_sock_rodata(skel, eff->policy);
 	skel->rodata->policy_hash = l->hash[SH_PROG_SOCK];
 	skel->rodata->footprint_on = l->footprint;
+	skel->rodata->audit_mode = l->audit;
+	r = size_would_have(skel->maps.would_have, l->audit);
+	if (r) {
+		sock_create_bpf__destroy(skel);
+		return r;
+	}
 	bpf_program__set_autoload(skel->progs.sh_sock_create, !bypass);
 	bpf_program__set_autoload(skel->progs.sh_sock_bypass, bypass);
 	r = footprint_size(skel->maps.footprint, l->footprint);
@@ -152,7 +179,9 @@ static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 	int fd;
 
 	l->bypass = bypass;
-	l->hash[SH_PROG_SOCK] = sock_hash(eff->policy, bypass, l->footprint);
+	l->hash[SH_PROG_SOCK] = footprint_hash(
+		audit_hash(sock_hash(eff->policy, bypass), l->audit),
+		l->footprint);
 	fd = l->footprint ? -ENOENT :
 			    share_find(l->pins, kind_get(SH_PROG_SOCK)->name,
 				       l->hash[SH_PROG_SOCK], &chk,
@@ -197,12 +226,18 @@ static uint64_t sockopt_hash(const char *kind,
 
 /* Filled once, then frozen: a copy shared by containers must not change. */
 static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
-		      size_t n)
+		      size_t n, bool audit)
 {
 	for (size_t i = 0; i < n; i++) {
-		int r = bpf_map__update_elem(
-			map, &rules[i].key, sizeof(rules[i].key),
-			&rules[i].rule, sizeof(rules[i].rule), BPF_NOEXIST);
+		struct sh_opt_rule rule = rules[i].rule;
+		int r;
+
+		/* Audit mode: rule i counts in slot i, the rest in one. */
+		if (audit)
+			rule.audit_slot = i < SH_WH_RULES ? i : SH_WH_RULES;
+		r = bpf_map__update_elem(map, &rules[i].key,
+					 sizeof(rules[i].key), &rule,
+					 sizeof(rule), BPF_NOEXIST);
 		if (r)
 			return r;
 	}
@@ -211,15 +246,18 @@ static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
 
 /* The part both sockopt objects share: size, load, fill and freeze. */
 static int load_rules_object(struct bpf_object_skeleton *s,
-			     struct bpf_map *rules,
-			     const struct sh_rule_entry *entries, size_t n)
+			     struct bpf_map *rules, struct bpf_map *would_have,
+			     const struct sh_rule_entry *entries, size_t n,
+			     bool audit)
 {
 	int r = bpf_map__set_max_entries(rules, n ? n : 1);
 
 	if (!r)
+		r = size_would_have(would_have, audit);
+	if (!r)
 		r = bpf_object__load_skeleton(s);
 	if (!r)
-		r = fill_rules(rules, entries, n);
+		r = fill_rules(rules, entries, n, audit);
 	return r;
 }
 
@@ -235,10 +273,12 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	skel->rodata->page_size = kernel_page_size();
 	skel->rodata->policy_hash = l->hash[SH_PROG_SET];
 	skel->rodata->footprint_on = l->footprint;
+	skel->rodata->audit_mode = l->audit;
 	r = footprint_size(skel->maps.footprint, l->footprint);
 	if (!r)
 		r = load_rules_object(skel->skeleton, skel->maps.rules,
-				      p->set_rules, p->nr_set);
+				      skel->maps.would_have, p->set_rules,
+				      p->nr_set, l->audit);
 	if (r) {
 		setsockopt_bpf__destroy(skel);
 		return r;
@@ -260,10 +300,12 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	skel->rodata->page_size = kernel_page_size();
 	skel->rodata->policy_hash = l->hash[SH_PROG_GET];
 	skel->rodata->footprint_on = l->footprint;
+	skel->rodata->audit_mode = l->audit;
 	r = footprint_size(skel->maps.footprint, l->footprint);
 	if (!r)
 		r = load_rules_object(skel->skeleton, skel->maps.rules,
-				      p->get_rules, p->nr_get);
+				      skel->maps.would_have, p->get_rules,
+				      p->nr_get, l->audit);
 	if (r) {
 		getsockopt_bpf__destroy(skel);
 		return r;
@@ -281,10 +323,11 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 {
 	int fd;
 
-	l->hash[kind] = share_hash(hash, &l->footprint, sizeof(l->footprint));
+	hash = footprint_hash(audit_hash(hash, l->audit), l->footprint);
+	l->hash[kind] = hash;
 	fd = l->footprint ? -ENOENT :
-			    share_find(l->pins, kind_get(kind)->name,
-				       l->hash[kind], chk, &l->pinned[kind]);
+			    share_find(l->pins, kind_get(kind)->name, hash, chk,
+				       &l->pinned[kind]);
 	if (fd >= 0) {
 		l->fd[kind] = fd;
 		return 0;
@@ -415,6 +458,7 @@ int load_policy(const struct sh_effective *eff, enum on_unsupported on,
 
 	load_init(l);
 	l->footprint = eff->record[0] != '\0';
+	l->audit = eff->audit;
 	l->pins = open_pins();
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (policy_needs(eff, k))

@@ -23,6 +23,7 @@ struct sh_loaded {
 	bool fresh[SH_PROG_KINDS]; /* loaded now, not shared */
 	bool pinned[SH_PROG_KINDS]; /* preloaded: found in the pin directory */
 	bool bypass; /* the sock_create copy is the bypass variant */
+	bool audit; /* audit mode copies (audit_mode in .rodata) */
 	int pins; /* the pin directory, or -1 */
 	bool footprint; /* record mode: own copies, never shared or pinned */
 };

@@ -22,6 +22,7 @@
 #include "prom.h"
 #include "state.h"
 #include "stats.h"
+#include "wouldhave.h"
 
 /* What a scrape shows of one live record. */
 struct metrics_container {
@@ -31,7 +32,9 @@ struct metrics_container {
 	char container[SH_MAX_CONTAINER_NAME + 1];
 	char policy[SH_POLICY_NAME_MAX + 1];
 	bool bypass;
+	bool audit;
 	struct sh_counters counters;
+	struct wouldhave *wh; /* audit mode's counters, or NULL */
 };
 
 struct metrics_ctx {
@@ -53,6 +56,23 @@ static const struct {
 	[SH_CNT_GET_DENIED] = { "getsockopt", "denied" },
 	[SH_CNT_GET_FORCED] = { "getsockopt", "forced" },
 };
+
+/* Audit mode: what the policy would have done. */
+static int metrics_would_have(const struct sh_record *rec,
+			      struct metrics_container *c)
+{
+	int r;
+
+	c->wh = malloc(sizeof(*c->wh));
+	if (!c->wh)
+		return -ENOMEM;
+	r = wouldhave_read(&rec->progs, rec->cg.id, c->wh);
+	if (r) {
+		free(c->wh);
+		c->wh = NULL;
+	}
+	return r;
+}
 
 static int metrics_collect(const struct sh_record *rec, void *data)
 {
@@ -82,7 +102,10 @@ static int metrics_collect(const struct sh_record *rec, void *data)
 	snprintf(c->container, sizeof(c->container), "%s", rec->container);
 	snprintf(c->policy, sizeof(c->policy), "%s", rec->policy);
 	c->bypass = rec->bypass;
+	c->audit = rec->audit;
 	r = counters_read(&rec->progs, rec->cg.id, &c->counters);
+	if (!r && rec->audit)
+		r = metrics_would_have(rec, c);
 	if (r) {
 		log_warn("metrics: cannot read the counters of %s: %s",
 			 LOG_Q(rec->id), strerror(-r));
@@ -133,6 +156,7 @@ static void metrics_info(struct prom *p, const struct metrics_ctx *ctx)
 			{ "container", c->container },
 			{ "policy", c->policy },
 			{ "bypass", c->bypass ? "true" : "false" },
+			{ "mode", c->audit ? "audit" : "enforce" },
 		};
 
 		prom_sample(p, "", l, ARRAY_SIZE(l), 1);
@@ -164,6 +188,41 @@ static void metrics_calls(struct prom *p, const struct metrics_ctx *ctx)
 	}
 }
 
+static void metrics_would_have_one(struct prom *p,
+				   const struct metrics_container *c)
+{
+	char level[32], option[96];
+
+	for (int i = 0; c->wh && i < c->wh->nr; i++) {
+		const struct wouldhave_entry *e = &c->wh->e[i];
+		struct prom_label l[] = {
+			{ "container_id", c->id },
+			{ "namespace", c->k8s_namespace },
+			{ "pod", c->pod },
+			{ "container", c->container },
+			{ "policy", c->policy },
+			{ "program", kind_get(e->kind)->name },
+			{ "action", e->action },
+			{ "level", level },
+			{ "option", option },
+		};
+
+		wouldhave_level(e, level, sizeof(level));
+		wouldhave_option(e, option, sizeof(option));
+		prom_sample(p, "", l, ARRAY_SIZE(l), e->n);
+	}
+}
+
+static void metrics_would_have_all(struct prom *p,
+				   const struct metrics_ctx *ctx)
+{
+	prom_family(
+		p, METRICS_PREFIX "would_have_total", "counter",
+		"Audit mode: what the policy would have done (deny, clamp, force) and did not, by program, level and option.");
+	for (int i = 0; i < ctx->nr; i++)
+		metrics_would_have_one(p, &ctx->c[i]);
+}
+
 static void metrics_gauge(struct prom *p, const char *name, const char *help,
 			  const struct prom_label *l, int nr, uint64_t value)
 {
@@ -187,6 +246,7 @@ static void metrics_families(struct prom *p, const char *version,
 		NULL, 0, ctx->nr);
 	metrics_info(p, ctx);
 	metrics_calls(p, ctx);
+	metrics_would_have_all(p, ctx);
 	metrics_gauge(
 		p, METRICS_PREFIX "collect_errors",
 		"What this collection could not read (stats file, counters); 0 when complete.",
@@ -219,6 +279,8 @@ int metrics_write(FILE *out, const char *version, struct sh_error *err)
 	} else {
 		error_errno(err, r, "cannot list %s", state_dir());
 	}
+	for (int i = 0; i < ctx.nr; i++)
+		free(ctx.c[i].wh);
 	free(ctx.c);
 	return r;
 }

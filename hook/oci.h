@@ -18,6 +18,9 @@
 /* Record mode (footprint.c): the record name, when record.allow is set. */
 #define SH_ANNOTATION_RECORD "sockopt-hook.io/record"
 #define SH_ANNOTATION_CONTAINERS_RECORD "sockopt-hook.io/containers.record"
+/* Audit mode ("audit" or "enforce"), when annotations.allow_audit_mode. */
+#define SH_ANNOTATION_MODE "sockopt-hook.io/mode"
+#define SH_ANNOTATION_CONTAINERS_MODE "sockopt-hook.io/containers.mode"
 #define SH_MAX_STATE_SIZE (1 << 20)
 #define SH_MAX_BUNDLE_CONFIG (8 << 20)
 #define SH_MAX_ID_LEN 256

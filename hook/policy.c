@@ -229,6 +229,69 @@ static int apply_record_annotation(const struct sh_config *cfg, const char *key,
 	return 0;
 }
 
+static int apply_mode_annotation(const struct sh_config *cfg, const char *key,
+				 const char *value, struct sh_effective *eff,
+				 struct sh_error *err)
+{
+	bool audit = !strcmp(value, "audit");
+
+	if (!audit && strcmp(value, "enforce")) {
+		error_reason(err, "annotation_invalid");
+		error_cause(err, key, value);
+		return error_set(
+			err, -EINVAL,
+			"annotation %s=%s is invalid: expected 'audit' or 'enforce'",
+			key, LOG_Q(value));
+	}
+	if (!cfg->allow_audit_mode) {
+		error_reason(err, "audit_mode_not_allowed");
+		error_cause(err, key, value);
+		return error_set(
+			err, -EPERM,
+			"annotation %s=%s refused: annotations.allow_audit_mode is false in %s",
+			key, LOG_Q(value), cfg->path);
+	}
+	eff->audit = audit;
+	eff->mode_source = SRC_ANNOTATION;
+	snprintf(eff->mode_key, sizeof(eff->mode_key), "%s", key);
+	return 0;
+}
+
+const char *policy_mode_name(const struct sh_effective *eff)
+{
+	return eff->audit ? "audit" : "enforce";
+}
+
+void policy_mode_source_text(const struct sh_effective *eff, char *buf,
+			     size_t len)
+{
+	if (eff->mode_source == SRC_ANNOTATION)
+		snprintf(buf, len, "annotation %s", eff->mode_key);
+	else if (eff->mode_source == SRC_POLICY)
+		snprintf(buf, len, "policy %s", eff->policy->name);
+	else
+		snprintf(buf, len, "default");
+}
+
+/* The policy's mode, then the workload's annotation if the operator
+ * allows it. */
+static int resolve_mode(const struct sh_config *cfg, const struct oci_state *st,
+			struct sh_effective *eff, struct sh_error *err)
+{
+	struct annotation_pick pick;
+	int r;
+
+	if (eff->policy && eff->policy->audit) {
+		eff->audit = true;
+		eff->mode_source = SRC_POLICY;
+	}
+	r = container_annotation(st, eff->who.name, SH_ANNOTATION_MODE,
+				 SH_ANNOTATION_CONTAINERS_MODE, &pick, err);
+	if (!r && pick.value)
+		r = apply_mode_annotation(cfg, pick.key, pick.value, eff, err);
+	return r;
+}
+
 static void apply_defaults(const struct sh_config *cfg,
 			   struct sh_effective *eff)
 {
@@ -278,6 +341,8 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 	if (!r && pick.value)
 		r = apply_record_annotation(cfg, pick.key, pick.value, eff,
 					    err);
+	if (!r)
+		r = resolve_mode(cfg, st, eff, err);
 	return r;
 }
 

@@ -35,6 +35,9 @@ struct sh_effective {
 	char bypass_key[SH_ANNOTATION_KEY_MAX];
 	/* Record mode: the record name ("" when not recording). */
 	char record[SH_POLICY_NAME_MAX + 1];
+	bool audit; /* audit mode: count what the policy would do, apply nothing */
+	enum sh_source mode_source; /* SRC_NONE: enforce, nobody said so */
+	char mode_key[SH_ANNOTATION_KEY_MAX];
 	bool sandbox; /* a pod's pause container: never policed */
 	struct pod_identity who; /* points into the OCI state */
 };
@@ -49,6 +52,11 @@ const char *policy_source_name(enum sh_source src);
  * "annotation KEY", "policy NAME", "defaults.policy", ... */
 void policy_source_text(const struct sh_effective *eff, bool bypass, char *buf,
 			size_t len);
+/* "audit" or "enforce". */
+const char *policy_mode_name(const struct sh_effective *eff);
+/* Where the mode came from: "annotation KEY", "policy NAME" or "default". */
+void policy_mode_source_text(const struct sh_effective *eff, char *buf,
+			     size_t len);
 int policy_parse_bool(const char *key, const char *value, bool *out,
 		      struct sh_error *err);
 

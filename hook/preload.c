@@ -70,7 +70,9 @@ static int pin_program(struct preload *pl, const struct sh_loaded *l,
 static int preload_variant(struct preload *pl, const struct sh_policy *p,
 			   bool bypass, struct sh_error *err)
 {
-	struct sh_effective eff = { .policy = p, .bypass = bypass };
+	struct sh_effective eff = { .policy = p,
+				    .bypass = bypass,
+				    .audit = p && p->audit };
 	struct sh_loaded l;
 	int r;
 

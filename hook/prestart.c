@@ -56,6 +56,9 @@ static int fill_record(struct sh_record *rec, const struct oci_state *st,
 	rec->bypass = eff->bypass;
 	policy_source_text(eff, true, rec->bypass_source,
 			   sizeof(rec->bypass_source));
+	rec->audit = eff->audit;
+	policy_mode_source_text(eff, rec->mode_source,
+				sizeof(rec->mode_source));
 	return 0;
 }
 

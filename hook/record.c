@@ -63,6 +63,8 @@ struct json_object *record_to_json(const struct sh_record *rec)
 	add_bool(obj, "bypass_prot_mem", rec->bypass);
 	add_bool(obj, "bypass_active", rec->progs.bypass_active);
 	add_str(obj, "bypass_source", rec->bypass_source);
+	add_str(obj, "mode", rec->audit ? "audit" : "enforce");
+	add_str(obj, "mode_source", rec->mode_source);
 	json_object_object_add(obj, "programs", progs_to_json(&rec->progs));
 	if (rec->footprint[0]) {
 		add_str(obj, "record", rec->footprint);
@@ -131,6 +133,7 @@ static int progs_from_json(struct json_object *arr, struct sh_progs *progs)
 int record_from_json(struct json_object *obj, struct sh_record *rec)
 {
 	struct json_object *arr;
+	char mode[sizeof("enforce")] = "";
 
 	memset(rec, 0, sizeof(*rec));
 	get_str(obj, "id", rec->id, sizeof(rec->id));
@@ -156,6 +159,9 @@ int record_from_json(struct json_object *obj, struct sh_record *rec)
 	get_str(obj, "record", rec->footprint, sizeof(rec->footprint));
 	get_str(obj, "record_dir", rec->footprint_dir,
 		sizeof(rec->footprint_dir));
+	get_str(obj, "mode", mode, sizeof(mode));
+	rec->audit = !strcmp(mode, "audit");
+	get_str(obj, "mode_source", rec->mode_source, sizeof(rec->mode_source));
 	if (!rec->id[0] || rec->cg.abs[0] != '/' ||
 	    !json_object_object_get_ex(obj, "programs", &arr))
 		return -EBADMSG;

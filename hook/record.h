@@ -42,6 +42,8 @@ struct sh_record {
 	char policy_source[SH_SOURCE_TEXT_MAX];
 	bool bypass;
 	char bypass_source[SH_SOURCE_TEXT_MAX];
+	bool audit; /* audit mode: the programs count, apply nothing */
+	char mode_source[SH_SOURCE_TEXT_MAX];
 	struct sh_progs progs;
 	/* Record mode: the record name ("" when not recording) and where its
 	 * proposed policy goes (record.dir when it started). */

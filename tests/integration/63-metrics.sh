@@ -186,9 +186,9 @@ tap_is "$(grep -c "^${P}build_info" <<<"$served")" 1 "one build_info series"
 has "${P}containers_attached{} 3"
 tap_ok $? "containers_attached 3 (A, B, C: D is unpoliced, E refused)"
 
-has "${P}container_info{bypass=\"false\",container=\"app\",container_id=\"$A\",namespace=\"ns-a\",pod=\"web-1\",policy=\"restricted\"} 1" \
-	"${P}container_info{bypass=\"false\",container=\"sidecar\",container_id=\"$B\",namespace=\"ns-a\",pod=\"web-2\",policy=\"setonly\"} 1" \
-	"${P}container_info{bypass=\"true\",container=\"worker\",container_id=\"$C\",namespace=\"ns-b\",pod=\"batch-1\",policy=\"bulk\"} 1"
+has "${P}container_info{bypass=\"false\",container=\"app\",container_id=\"$A\",mode=\"enforce\",namespace=\"ns-a\",pod=\"web-1\",policy=\"restricted\"} 1" \
+	"${P}container_info{bypass=\"false\",container=\"sidecar\",container_id=\"$B\",mode=\"enforce\",namespace=\"ns-a\",pod=\"web-2\",policy=\"setonly\"} 1" \
+	"${P}container_info{bypass=\"true\",container=\"worker\",container_id=\"$C\",mode=\"enforce\",namespace=\"ns-b\",pod=\"batch-1\",policy=\"bulk\"} 1"
 tap_ok $? "container_info for A, B and C with their CRI names, policy and bypass"
 tap_is "$(grep -c "^${P}container_info" <<<"$served")" 3 \
 	"container_info: no series for the unpoliced D or the refused E"
@@ -298,7 +298,7 @@ tap_ok $? "node_exporter reads the file with the hostile name without error"
 served2=$(promtools_series "$P" <<<"$S")
 # shellcheck disable=SC1003 # backslashes, no quote to escape
 hostile='pod="we\"ird\\\npod\\"'
-grep -Fxq "${P}container_info{bypass=\"false\",container=\"app\",container_id=\"$X\",namespace=\"ns-a\",$hostile,policy=\"restricted\"} 1" <<<"$served2"
+grep -Fxq "${P}container_info{bypass=\"false\",container=\"app\",container_id=\"$X\",mode=\"enforce\",namespace=\"ns-a\",$hostile,policy=\"restricted\"} 1" <<<"$served2"
 tap_ok $? "the scrape reads the hostile pod name back intact" || tap_diag "$(grep "$X" <<<"$served2")"
 
 # After delete: A's series are gone, and its release counts.

@@ -9,6 +9,8 @@
  *
  *   sockcheck set-mark N          setsockopt(SO_MARK, N)
  *   sockcheck get-mark            getsockopt(SO_MARK) on a new TCP socket
+ *   sockcheck mark-rt N           setsockopt(SO_MARK, N), then getsockopt
+ *                                 on the same socket: "markrt=N"
  *   sockcheck rcvbuf N            set SO_RCVBUF to N, print the read-back
  *   sockcheck cc NAME             set TCP_CONGESTION, print the read-back
  *   sockcheck keepalive           set SO_KEEPALIVE=1, print the read-back
@@ -248,7 +250,8 @@ static int spray(int n)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: sockcheck set-mark N | get-mark | rcvbuf N | cc NAME |\n"
+		"usage: sockcheck set-mark N | get-mark | mark-rt N | rcvbuf N |\n"
+		"       cc NAME |\n"
 		"       keepalive | socket FAMILY TYPE | listen PORT [SECS] | all |\n"
 		"       spray N\n");
 	return 2;
@@ -268,6 +271,8 @@ int main(int argc, char **argv)
 		return check_set_mark(n);
 	if (!strcmp(cmd, "get-mark") && argc == 2)
 		return check_get_mark();
+	if (!strcmp(cmd, "mark-rt") && argc == 3 && !parse_int(argv[2], &n))
+		return check_set_get(SO_MARK, n, "markrt");
 	if (!strcmp(cmd, "rcvbuf") && argc == 3 && !parse_int(argv[2], &n))
 		return check_rcvbuf(n);
 	if (!strcmp(cmd, "cc") && argc == 3)

@@ -160,6 +160,36 @@ static void test_refusals(void)
 		       "policies.p.default: unknown value", "bad default");
 }
 
+static void test_audit_mode(void)
+{
+	struct sh_config cfg;
+	int r = parse_config("{\"annotations\":{\"allow_audit_mode\":true},"
+			     "\"policies\":{\"a\":{\"mode\":\"audit\"},"
+			     "\"e\":{\"mode\":\"enforce\"},\"d\":{}}}",
+			     &cfg);
+
+	ok(r == 0, "audit mode: mode and allow_audit_mode parse");
+	if (r)
+		return;
+	ok(config_find_policy(&cfg, "a")->audit, "mode audit recorded");
+	ok(!config_find_policy(&cfg, "e")->audit, "mode enforce recorded");
+	ok(!config_find_policy(&cfg, "d")->audit, "enforce by default");
+	ok(cfg.allow_audit_mode, "annotations.allow_audit_mode recorded");
+	config_free(&cfg);
+	r = parse_config("{}", &cfg);
+	ok(r == 0 && !cfg.allow_audit_mode, "allow_audit_mode off by default");
+	if (!r)
+		config_free(&cfg);
+	config_refused("{\"policies\":{\"p\":{\"mode\":\"dryrun\"}}}",
+		       "policies.p.mode: unknown value 'dryrun'",
+		       "bad mode refused, naming it");
+	config_refused("{\"policies\":{\"p\":{\"mode\":true}}}",
+		       "policies.p.mode", "non-string mode refused");
+	config_refused("{\"annotations\":{\"allow_audit_mode\":\"yes\"}}",
+		       "annotations.allow_audit_mode: must be true or false",
+		       "string allow_audit_mode refused");
+}
+
 static void test_names(void)
 {
 	const struct sh_option_name *opt;
@@ -184,6 +214,7 @@ int main(void)
 	test_example();
 	test_numbers_and_defaults();
 	test_refusals();
+	test_audit_mode();
 	test_names();
 	return tap_done();
 }

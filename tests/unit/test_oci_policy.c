@@ -327,6 +327,81 @@ static void test_refused_bypass(void)
 	config_free(&cfg);
 }
 
+/* mode_json: resolve one state's annotations against a config. */
+static int resolve_mode(const char *config, const char *annotations,
+			struct sh_effective *eff, const char **err)
+{
+	char text[512];
+	struct sh_config cfg;
+	struct oci_state st;
+	int r = parse_config(config, &cfg);
+
+	snprintf(text, sizeof(text), "{\"id\":\"m\",\"annotations\":%s}",
+		 annotations);
+	if (r)
+		return r;
+	r = state(text, &st);
+	capture_start();
+	r = r ?: resolve(&cfg, &st, eff);
+	*err = capture_end();
+	if (!r)
+		eff->policy = NULL; /* it points into cfg */
+	oci_state_free(&st);
+	config_free(&cfg);
+	return r;
+}
+
+static void test_audit_mode(void)
+{
+	const char *pol = "\"policies\":{\"a\":{\"mode\":\"audit\"},"
+			  "\"e\":{}}";
+	char allowed[256], denied[256];
+	struct sh_effective eff;
+	const char *err;
+	int r;
+
+	snprintf(allowed, sizeof(allowed),
+		 "{\"annotations\":{\"allow_audit_mode\":true,"
+		 "\"allow_policies\":[\"a\",\"e\"]},%s}",
+		 pol);
+	snprintf(denied, sizeof(denied),
+		 "{\"annotations\":{\"allow_policies\":[\"a\",\"e\"]},%s}",
+		 pol);
+	r = resolve_mode(denied, "{\"sockopt-hook.io/policy\":\"a\"}", &eff,
+			 &err);
+	ok(r == 0 && eff.audit && eff.mode_source == SRC_POLICY,
+	   "mode audit from the policy");
+	r = resolve_mode(denied, "{\"sockopt-hook.io/policy\":\"e\"}", &eff,
+			 &err);
+	ok(r == 0 && !eff.audit && eff.mode_source == SRC_NONE,
+	   "enforce by default");
+	r = resolve_mode(allowed,
+			 "{\"sockopt-hook.io/policy\":\"e\","
+			 "\"sockopt-hook.io/mode\":\"audit\"}",
+			 &eff, &err);
+	ok(r == 0 && eff.audit && eff.mode_source == SRC_ANNOTATION &&
+		   !strcmp(eff.mode_key, "sockopt-hook.io/mode"),
+	   "mode annotation, allowed");
+	r = resolve_mode(allowed,
+			 "{\"sockopt-hook.io/policy\":\"a\","
+			 "\"sockopt-hook.io/mode\":\"enforce\"}",
+			 &eff, &err);
+	ok(r == 0 && !eff.audit, "the annotation can ask for enforce");
+	r = resolve_mode(denied,
+			 "{\"sockopt-hook.io/policy\":\"e\","
+			 "\"sockopt-hook.io/mode\":\"audit\"}",
+			 &eff, &err);
+	ok(r == -EPERM && count_lines(err) == 1 &&
+		   strstr(err, "annotations.allow_audit_mode is false"),
+	   "mode annotation refused when not allowed, in one line");
+	r = resolve_mode(allowed,
+			 "{\"sockopt-hook.io/policy\":\"e\","
+			 "\"sockopt-hook.io/mode\":\"dry\"}",
+			 &eff, &err);
+	ok(r == -EINVAL && strstr(err, "expected 'audit' or 'enforce'"),
+	   "a mode annotation that is neither is invalid");
+}
+
 static void test_quote(void)
 {
 	char key[201];
@@ -365,6 +440,7 @@ int main(void)
 	test_bundle();
 	test_merge();
 	test_refused_bypass();
+	test_audit_mode();
 	test_quote();
 	test_needs();
 	return tap_done();

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Audit mode in the programs: audit_mode is frozen into .rodata, so in
+ * enforce mode the verifier drops every path below, and the hook sizes the
+ * would_have storage down to 8 bytes. In audit mode a call site counts what
+ * it would have done and lets the call through untouched.
+ */
+#ifndef AUDIT_MODE_BPF_H
+#define AUDIT_MODE_BPF_H
+
+#include "sockopt_hook.h"
+#include "audit_mode.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_STORAGE);
+	__type(key, struct bpf_cgroup_storage_key);
+	__type(value, struct sh_would_have); /* 8 bytes in enforce mode */
+} would_have SEC(".maps");
+
+/* 1: count what the policy would have done, apply nothing. */
+const volatile __u32 audit_mode;
+
+#define AUDIT_ON (audit_mode)
+
+static __always_inline void audit_count(__u32 slot, __s32 level, __s32 optname,
+					__u32 action, __s32 extra)
+{
+	struct sh_would_have *w = bpf_get_local_storage(&would_have, 0);
+	struct sh_wh_entry *e;
+
+	/* Compare the register that indexes, not a copy clang derived. */
+	asm volatile("" : "+r"(slot));
+	if (slot >= SH_WH_RULES) {
+		__sync_fetch_and_add(&w->rule_overflow, 1);
+		return;
+	}
+	e = &w->rule[slot];
+	e->level = level;
+	e->optname = optname;
+	e->action = action;
+	e->extra = extra;
+	__sync_fetch_and_add(&e->n, 1);
+}
+
+/* A sockopt rule's would-have: the rule map's value says its slot. */
+static __always_inline void audit_rule(const struct bpf_sockopt *ctx,
+				       const struct sh_opt_rule *rule)
+{
+	audit_count(rule->audit_slot, ctx->level, ctx->optname, rule->action,
+		    0);
+}
+
+/* An option the allow-list does not name: its own counter, while free
+ * ones last. */
+static __always_inline void audit_miss(const struct bpf_sockopt *ctx)
+{
+	struct sh_would_have *w = bpf_get_local_storage(&would_have, 0);
+	__u64 key = ((__u64)((__u32)ctx->level + 1) << 32) |
+		    (__u32)ctx->optname;
+
+	for (__u32 i = 0; i < SH_WH_MISSES; i++) {
+		struct sh_wh_miss *m = &w->miss[i];
+		__u64 old = m->key;
+
+		if (!old)
+			old = __sync_val_compare_and_swap(&m->key, 0, key);
+		if (!old || old == key) {
+			__sync_fetch_and_add(&m->n, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&w->miss_overflow, 1);
+}
+
+#endif /* AUDIT_MODE_BPF_H */
