@@ -55,8 +55,11 @@ static bool is_policy_key(const char *key)
 	       !strcmp(key, SH_ANNOTATION_BYPASS) ||
 	       !strcmp(key, SH_ANNOTATION_CONTAINERS_POLICY) ||
 	       !strcmp(key, SH_ANNOTATION_CONTAINERS_BYPASS) ||
+	       !strcmp(key, SH_ANNOTATION_RECORD) ||
+	       !strcmp(key, SH_ANNOTATION_CONTAINERS_RECORD) ||
 	       starts_with(key, SH_ANNOTATION_POLICY ".") ||
-	       starts_with(key, SH_ANNOTATION_BYPASS ".");
+	       starts_with(key, SH_ANNOTATION_BYPASS ".") ||
+	       starts_with(key, SH_ANNOTATION_RECORD ".");
 }
 
 /* Whether the spec carries one of the keys the hooks.d file reacts to. */

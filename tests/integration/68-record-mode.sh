@@ -97,6 +97,8 @@ tap_like "$(hook record "$(ct_id live)" 2>&1)" "setsockopt SOL_SOCKET SO_KEEPALI
 json2=$(hook record "$(ct_id live2)" --json 2>&1)
 tap_is "$(jq '[.entries[] | select(.option == "SO_KEEPALIVE")] | length' <<<"$json2")" 0 \
 	"another recorded container has its own footprint"
+tap_like "$(hook status "$(ct_id live)" 2>&1)" "record:    'live': its policy goes to $recdir when it is gone" \
+	"status says the container is being recorded, and where its policy goes"
 ct_delete runc "$(ct_id live)"
 ct_delete runc "$(ct_id live2)"
 

@@ -23,11 +23,14 @@ EX = os.path.join(TOP, "examples")
 KEYS = ["sockopt-hook.io/policy", "sockopt-hook.io/bypass-prot-mem",
         "sockopt-hook.io/policy.web", "sockopt-hook.io/bypass-prot-mem.web",
         "sockopt-hook.io/containers.policy",
-        "sockopt-hook.io/containers.bypass-prot-mem"]
+        "sockopt-hook.io/containers.bypass-prot-mem",
+        "sockopt-hook.io/record", "sockopt-hook.io/record.web",
+        "sockopt-hook.io/containers.record"]
 # Keys the hooks.d file must not react to.
 NOT_KEYS = ["example.com/policy", "sockopt-hook.io/policyx",
             "xsockopt-hook.io/policy", "sockopt-hook.io/policy/web",
             "sockopt-hook.io/containers.policyx", "sockopt-hook.io/containers",
+            "sockopt-hook.io/recordx", "sockopt-hook.io/mode",
             "io.kubernetes.container.name"]
 # Keys containerd must not pass on for us (the handler key is the node's).
 UNRELATED = ["example.com/policy", "xsockopt-hook.io/policy",
