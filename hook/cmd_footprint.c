@@ -31,7 +31,7 @@ static void print_text(const struct sh_record *rec, const struct footprint *fp,
 	printf("container %s: record '%s', policy to %s/%s when it is gone\n",
 	       rec->id, rec->footprint, rec->footprint_dir, file);
 	for (size_t i = 0; i < fp->nr; i++) {
-		footprint_entry_text(&fp->e[i], line, sizeof(line));
+		footprint_policy_entry_text(&fp->e[i], line, sizeof(line));
 		printf("  %s\n", line);
 	}
 	for (int k = 0; k < SH_PROG_KINDS; k++)
@@ -53,7 +53,7 @@ static int show(const struct cmd_args *args, const struct sh_record *rec,
 		print_text(rec, fp, policy);
 		return 0;
 	}
-	o = footprint_json(fp);
+	o = footprint_policy_entries_json(fp);
 	json_object_object_add(o, "id", json_object_new_string(rec->id));
 	json_object_object_add(o, "record",
 			       json_object_new_string(rec->footprint));

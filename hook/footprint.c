@@ -27,6 +27,7 @@
 #include "footprint.h"
 #include "getsockopt.skel.h"
 #include "log.h"
+#include "names.h"
 #include "pin.h"
 #include "setsockopt.skel.h"
 #include "share.h"
@@ -34,15 +35,6 @@
 
 #define FP_PIN_PATH_MAX PATH_MAX
 #define FP_FILE_MAX 256
-
-bool footprint_name_ok(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n && n <= SH_POLICY_NAME_MAX && name[0] != '.' &&
-	       strspn(name, "abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
 
 void footprint_fill(struct sh_record *rec, const struct sh_effective *eff,
 		    const struct sh_config *cfg)
@@ -278,7 +270,7 @@ static int write_policy(const struct sh_record *rec, const struct footprint *fp,
 
 	if (!obj)
 		return error_set(err, -ENOMEM, "out of memory");
-	if (!footprint_name_ok(rec->footprint) || rec->footprint_dir[0] != '/')
+	if (!names_record_ok(rec->footprint) || rec->footprint_dir[0] != '/')
 		return error_set(err, -EINVAL, "record of %s is invalid",
 				 rec->id);
 	dir = open_out_dir(rec->footprint_dir, err);

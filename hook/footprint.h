@@ -33,8 +33,6 @@ struct footprint {
 	bool kind_read[SH_PROG_KINDS];
 };
 
-/* A record name: [A-Za-z0-9._-], 1 to 64, no leading dot. */
-bool footprint_name_ok(const char *name);
 /* Copies the record name and record.dir into the container's record. */
 void footprint_fill(struct sh_record *rec, const struct sh_effective *eff,
 		    const struct sh_config *cfg);
@@ -49,11 +47,11 @@ int footprint_read(const struct sh_record *rec, struct footprint *fp,
 /* { "policies": { NAME: { allow-list policy } } } */
 struct json_object *footprint_policy_json(const struct footprint *fp,
 					  const char *name);
-struct json_object *footprint_json(const struct footprint *fp);
+struct json_object *footprint_policy_entries_json(const struct footprint *fp);
 /* "setsockopt SOL_SOCKET SO_RCVBUF count 2 values 4096..65536" */
 #define SH_FOOTPRINT_TEXT_MAX 128
-void footprint_entry_text(const struct footprint_entry *e, char *buf,
-			  size_t len);
+void footprint_policy_entry_text(const struct footprint_entry *e, char *buf,
+				 size_t len);
 /* The file name the proposed policy gets: "<record>-<container|id>.json". */
 void footprint_file_name(const struct sh_record *rec, char *buf, size_t len);
 /*

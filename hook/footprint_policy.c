@@ -174,7 +174,7 @@ static struct json_object *entry_json(const struct footprint_entry *e)
 	return o;
 }
 
-struct json_object *footprint_json(const struct footprint *fp)
+struct json_object *footprint_policy_entries_json(const struct footprint *fp)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
@@ -198,8 +198,8 @@ static const char *named(const char *name, int value, char *buf, size_t len)
 	return buf;
 }
 
-void footprint_entry_text(const struct footprint_entry *e, char *buf,
-			  size_t len)
+void footprint_policy_entry_text(const struct footprint_entry *e, char *buf,
+				 size_t len)
 {
 	const struct sh_option_name *opt;
 	char a[16], b[16], c[16];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "config_types.h"
 #include "names.h"
 #include "number.h"
 #include "options.h"
@@ -171,4 +172,13 @@ const char *names_suggest(const char *name)
 	for (size_t i = 0; i < ARRAY_SIZE(protocols); i++)
 		consider(protocols[i].name, name, &best, &best_dist);
 	return best;
+}
+
+bool names_record_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && n <= SH_POLICY_NAME_MAX && name[0] != '.' &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "footprint.h"
 #include "log.h"
+#include "names.h"
 #include "pod.h"
 #include "policy.h"
 
@@ -217,7 +217,7 @@ static int apply_record_annotation(const struct sh_config *cfg, const char *key,
 			"annotation %s=%s refused: record.allow is false in %s",
 			key, LOG_Q(value), cfg->path);
 	}
-	if (!footprint_name_ok(value)) {
+	if (!names_record_ok(value)) {
 		error_cause(err, key, value);
 		error_reason(err, "annotation_invalid");
 		return error_set(

@@ -8,6 +8,7 @@
 
 #include "footprint.h"
 #include "helpers.h"
+#include "names.h"
 #include "tap.h"
 
 static void add(struct footprint *fp, __u32 kind, int a, int b, int c, int has,
@@ -99,9 +100,9 @@ static void test_names(void)
 	struct sh_record rec = { 0 };
 	char name[256];
 
-	ok(footprint_name_ok("web-1.a_b"), "a plain record name");
-	ok(!footprint_name_ok("../x") && !footprint_name_ok(".x") &&
-		   !footprint_name_ok(""),
+	ok(names_record_ok("web-1.a_b"), "a plain record name");
+	ok(!names_record_ok("../x") && !names_record_ok(".x") &&
+		   !names_record_ok(""),
 	   "names that could leave the directory are refused");
 	strcpy(rec.id, "abc/def");
 	strcpy(rec.footprint, "web");
