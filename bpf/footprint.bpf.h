@@ -23,7 +23,7 @@ const volatile __u32 footprint_on;
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SH_FP_MAX); /* 1 when not recording */
-	__type(key, struct sh_fp_key);
+	__type(key, struct sh_fp_map_key);
 	__type(value, struct sh_fp_value);
 } footprint SEC(".maps");
 
@@ -43,7 +43,7 @@ static __always_inline void fp_overflowed(void)
 		__sync_fetch_and_add(n, 1);
 }
 
-static __always_inline void fp_note(const struct sh_fp_key *key, int has,
+static __always_inline void fp_note(const struct sh_fp_map_key *key, int has,
 				    __s64 v)
 {
 	struct sh_fp_value *e = bpf_map_lookup_elem(&footprint, key);
@@ -121,7 +121,7 @@ static __always_inline int fp_value(struct bpf_sockopt *ctx, __s64 *v)
 
 static __always_inline void footprint_set(struct bpf_sockopt *ctx)
 {
-	struct sh_fp_key key = { SH_FP_SET, ctx->level, ctx->optname, 0 };
+	struct sh_fp_map_key key = { ctx->level, ctx->optname };
 	__s64 v = 0;
 	int has;
 
@@ -133,7 +133,7 @@ static __always_inline void footprint_set(struct bpf_sockopt *ctx)
 
 static __always_inline void footprint_get(struct bpf_sockopt *ctx)
 {
-	struct sh_fp_key key = { SH_FP_GET, ctx->level, ctx->optname, 0 };
+	struct sh_fp_map_key key = { ctx->level, ctx->optname };
 
 	if (footprint_on)
 		fp_note(&key, 0, 0);
@@ -141,8 +141,9 @@ static __always_inline void footprint_get(struct bpf_sockopt *ctx)
 
 static __always_inline void footprint_sock(const struct bpf_sock *sk)
 {
-	struct sh_fp_key key = { SH_FP_SOCK, sk->family, sk->type,
-				 sk->protocol };
+	struct sh_fp_map_key key = { sk->family,
+				     (__s32)((sk->type & 0xffff) << 16 |
+					     (sk->protocol & 0xffff)) };
 
 	if (footprint_on)
 		fp_note(&key, 0, 0);

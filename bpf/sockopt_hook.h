@@ -129,6 +129,17 @@ struct sh_fp_key {
 	__s32 c; /* 0 or protocol */
 };
 
+/*
+ * The key in the programs' tables: 8 bytes, so that a lookup hashes two
+ * words (each program has its own table, so the kind is the table's).
+ * setsockopt/getsockopt: a = level, b = option; sock_create: a = family,
+ * b = type << 16 | protocol (both 16 bits in struct sock).
+ */
+struct sh_fp_map_key {
+	__s32 a;
+	__s32 b;
+};
+
 struct sh_fp_value {
 	__u64 count;
 	__s64 min; /* setsockopt: the value as the kernel handler reads it */

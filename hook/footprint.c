@@ -157,9 +157,20 @@ static int entry_cmp(const void *a, const void *b)
 	return x->c < y->c ? -1 : x->c > y->c;
 }
 
-static int read_table(int fd, struct footprint *fp)
+/* The table's 8-byte key as an entry's key: the kind is the table's. */
+static struct sh_fp_key entry_key(int k, const struct sh_fp_map_key *mk)
 {
-	struct sh_fp_key key, next;
+	if (k == SH_PROG_SOCK)
+		return (struct sh_fp_key){ SH_FP_SOCK, mk->a,
+					   (__s32)((__u32)mk->b >> 16),
+					   (__s32)((__u32)mk->b & 0xffff) };
+	return (struct sh_fp_key){ k == SH_PROG_SET ? SH_FP_SET : SH_FP_GET,
+				   mk->a, mk->b, 0 };
+}
+
+static int read_table(int fd, int k, struct footprint *fp)
+{
+	struct sh_fp_map_key key, next;
 	struct footprint_entry *e;
 	void *prev = NULL;
 
@@ -171,7 +182,7 @@ static int read_table(int fd, struct footprint *fp)
 		e = &fp->e[fp->nr];
 		if (bpf_map_lookup_elem(fd, &key, &e->v))
 			continue; /* removed meanwhile: nothing removes them */
-		e->key = key;
+		e->key = entry_key(k, &key);
 		fp->nr++;
 	}
 	return errno == ENOENT ? 0 : -errno;
@@ -192,7 +203,7 @@ static int read_kind(const struct sh_record *rec, int k, struct footprint *fp)
 	over = bpf_obj_get(path);
 	if (over < 0 || bpf_map_lookup_elem(over, &zero, &fp->overflow[k]))
 		return -errno;
-	r = read_table(fd, fp);
+	r = read_table(fd, k, fp);
 	fp->kind_read[k] = !r;
 	return r;
 }
