@@ -26,13 +26,7 @@
 
 /* What a scrape shows of one live record. */
 struct metrics_container {
-	char id[SH_MAX_ID_LEN + 1];
-	char k8s_namespace[SH_MAX_CONTAINER_NAME + 1];
-	char pod[SH_MAX_CONTAINER_NAME + 1];
-	char container[SH_MAX_CONTAINER_NAME + 1];
-	char policy[SH_POLICY_NAME_MAX + 1];
-	bool bypass;
-	bool audit;
+	struct sh_record rec; /* its names, policy, bypass and mode */
 	struct sh_counters counters;
 	struct wouldhave *wh; /* audit mode's counters, or NULL */
 };
@@ -95,14 +89,7 @@ static int metrics_collect(const struct sh_record *rec, void *data)
 	}
 	c = &ctx->c[ctx->nr++];
 	memset(c, 0, sizeof(*c));
-	snprintf(c->id, sizeof(c->id), "%s", rec->id);
-	snprintf(c->k8s_namespace, sizeof(c->k8s_namespace), "%s",
-		 rec->k8s_namespace);
-	snprintf(c->pod, sizeof(c->pod), "%s", rec->pod);
-	snprintf(c->container, sizeof(c->container), "%s", rec->container);
-	snprintf(c->policy, sizeof(c->policy), "%s", rec->policy);
-	c->bypass = rec->bypass;
-	c->audit = rec->audit;
+	c->rec = *rec;
 	r = counters_read(&rec->progs, rec->cg.id, &c->counters);
 	if (!r && rec->audit)
 		r = metrics_would_have(rec, c);
@@ -150,13 +137,13 @@ static void metrics_info(struct prom *p, const struct metrics_ctx *ctx)
 	for (int i = 0; i < ctx->nr; i++) {
 		const struct metrics_container *c = &ctx->c[i];
 		struct prom_label l[] = {
-			{ "container_id", c->id },
-			{ "namespace", c->k8s_namespace },
-			{ "pod", c->pod },
-			{ "container", c->container },
-			{ "policy", c->policy },
-			{ "bypass", c->bypass ? "true" : "false" },
-			{ "mode", c->audit ? "audit" : "enforce" },
+			{ "container_id", c->rec.id },
+			{ "namespace", c->rec.k8s_namespace },
+			{ "pod", c->rec.pod },
+			{ "container", c->rec.container },
+			{ "policy", c->rec.policy },
+			{ "bypass", c->rec.bypass ? "true" : "false" },
+			{ "mode", c->rec.audit ? "audit" : "enforce" },
 		};
 
 		prom_sample(p, "", l, ARRAY_SIZE(l), 1);
@@ -173,11 +160,11 @@ static void metrics_calls(struct prom *p, const struct metrics_ctx *ctx)
 
 		for (int k = 0; k < SH_CNT_MAX; k++) {
 			struct prom_label l[] = {
-				{ "container_id", c->id },
-				{ "namespace", c->k8s_namespace },
-				{ "pod", c->pod },
-				{ "container", c->container },
-				{ "policy", c->policy },
+				{ "container_id", c->rec.id },
+				{ "namespace", c->rec.k8s_namespace },
+				{ "pod", c->rec.pod },
+				{ "container", c->rec.container },
+				{ "policy", c->rec.policy },
 				{ "program",
 				  metrics_counter_labels[k].program },
 				{ "action", metrics_counter_labels[k].action },
@@ -196,11 +183,11 @@ static void metrics_would_have_one(struct prom *p,
 	for (int i = 0; c->wh && i < c->wh->nr; i++) {
 		const struct wouldhave_entry *e = &c->wh->e[i];
 		struct prom_label l[] = {
-			{ "container_id", c->id },
-			{ "namespace", c->k8s_namespace },
-			{ "pod", c->pod },
-			{ "container", c->container },
-			{ "policy", c->policy },
+			{ "container_id", c->rec.id },
+			{ "namespace", c->rec.k8s_namespace },
+			{ "pod", c->rec.pod },
+			{ "container", c->rec.container },
+			{ "policy", c->rec.policy },
 			{ "program", kind_get(e->kind)->name },
 			{ "action", e->action },
 			{ "level", level },
