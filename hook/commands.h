@@ -22,6 +22,7 @@ struct cmd_args {
 	const char *policy_filter; /* --policy */
 	const char *output; /* metrics --output FILE */
 	const char *nfd_file; /* features --nfd-file FILE */
+	const char *socket; /* nri --socket PATH */
 	int argc; /* operands after the command */
 	char **argv;
 };
@@ -49,5 +50,6 @@ int cmd_explain(const struct cmd_args *args);
 int cmd_metrics(const struct cmd_args *args);
 int cmd_features(const struct cmd_args *args);
 int cmd_footprint(const struct cmd_args *args); /* `record ID` */
+int cmd_nri(const struct cmd_args *args);
 
 #endif /* SH_COMMANDS_H */

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "load.h"
@@ -44,6 +45,8 @@ static const struct command commands[] = {
 	  "the socket footprint of a recorded container, and its policy ID" },
 	{ "preload", cmd_preload,
 	  "load and pin every policy's programs ahead of time [--unpin]" },
+	{ "nri", cmd_nri,
+	  "the NRI plugin: pods' annotations and the hook for every container [--socket PATH]" },
 };
 
 static void usage(FILE *out)
@@ -112,6 +115,7 @@ static const char **value_option(struct cmd_args *args, const char *name)
 		{ "--policy", offsetof(struct cmd_args, policy_filter) },
 		{ "--output", offsetof(struct cmd_args, output) },
 		{ "--nfd-file", offsetof(struct cmd_args, nfd_file) },
+		{ "--socket", offsetof(struct cmd_args, socket) },
 	};
 
 	for (size_t i = 0; i < sizeof(value_opts) / sizeof(value_opts[0]); i++)
@@ -174,11 +178,17 @@ int main(int argc, char **argv)
 
 	if (r)
 		return r > 0 ? 0 : 2;
-	if (optind >= argc) {
+	if (optind >= argc && getenv("NRI_PLUGIN_SOCKET")) {
+		/* a pre-registered NRI plugin: the runtime runs
+		 * /opt/nri/plugins/NN-name with no argument */
+		cmd = find_command("nri");
+		optind = argc - 1;
+	} else if (optind >= argc) {
 		log_error("no command given (try --help)");
 		return 2;
+	} else {
+		cmd = find_command(argv[optind]);
 	}
-	cmd = find_command(argv[optind]);
 	if (!cmd) {
 		log_error("unknown command '%.64s' (try --help)", argv[optind]);
 		return 2;
