@@ -244,6 +244,7 @@ $(BUILD)/hooks.d-%.json: examples/hooks.d-%.json FORCE
 # The preload units, likewise, and the metrics timer for node_exporter.
 PRELOAD_UNITS := oci-sockopt-hook-preload.service oci-sockopt-hook-preload.path
 METRICS_UNITS := oci-sockopt-hook-metrics.service oci-sockopt-hook-metrics.timer
+NRI_UNITS := oci-sockopt-hook-nri.service
 $(BUILD)/systemd/%: examples/systemd/% FORCE
 	@mkdir -p $(@D)
 	sed -e 's|/usr/local/libexec/oci/hooks.d|$(HOOKDIR)|' \
@@ -296,9 +297,40 @@ endef
 HOOKS_D ?= auto
 INSTALLED_CONFIG = $(DESTDIR)$(CONFDIR)/config.json
 
-install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%) $(METRICS_UNITS:%=$(BUILD)/systemd/%)
+# The NRI plugin (containerd 2.x, CRI-O): NRI=service enables its systemd
+# unit (it connects to the runtime's socket); NRI=plugin links the binary
+# into the runtime's plugin directory, where the runtime starts it itself
+# at its next start; NRI=none (the default) installs the unit only. Not
+# both: the second copy refuses to register.
+NRI ?= none
+NRI_PLUGIN_DIR ?= /opt/nri/plugins
+NRI_PLUGIN_LINK = $(NRI_PLUGIN_DIR)/50-oci-sockopt-hook
+define nri_now
+	case "$(NRI)" in \
+	none) ;; \
+	service) \
+		if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+			systemctl daemon-reload && \
+			systemctl enable --now $(NRI_UNITS) && \
+			echo "NRI plugin: $(NRI_UNITS) enabled and started"; \
+		else echo "NRI plugin: enable $(NRI_UNITS) on the node"; fi ;; \
+	plugin) \
+		install -d $(DESTDIR)$(NRI_PLUGIN_DIR) && \
+		ln -sfn $(HOOKDIR)/oci-sockopt-hook $(DESTDIR)$(NRI_PLUGIN_LINK) && \
+		echo "NRI plugin: $(NRI_PLUGIN_LINK): the runtime starts it at its next start" ;; \
+	*) echo "NRI must be none, service or plugin, not '$(NRI)'" >&2; exit 1 ;; \
+	esac
+endef
+
+define unnri_now
+	if [ -d /run/systemd/system ]; then \
+		systemctl disable --now $(NRI_UNITS) 2>/dev/null; \
+	fi; true
+endef
+
+install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%) $(METRICS_UNITS:%=$(BUILD)/systemd/%) $(NRI_UNITS:%=$(BUILD)/systemd/%)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook
-	install -D -m 0644 -t $(DESTDIR)$(SYSTEMDDIR) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%) $(METRICS_UNITS:%=$(BUILD)/systemd/%)
+	install -D -m 0644 -t $(DESTDIR)$(SYSTEMDDIR) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%) $(METRICS_UNITS:%=$(BUILD)/systemd/%) $(NRI_UNITS:%=$(BUILD)/systemd/%)
 	install -D -m 0644 man/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1
 	install -D -m 0644 man/oci-sockopt-hook.json.5 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
 	@# Never overwrite an operator's config.
@@ -331,15 +363,21 @@ install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json) $(PRELOAD_UNITS:%=$
 	install -D -m 0644 $$src $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json
 	@$(if $(DESTDIR),:,$(preload_now))
 	@$(if $(DESTDIR),:,$(metrics_now))
+	@$(nri_now)
 
 # Removes what install put there; the config only if it is still the
 # unmodified example. Empty directories go too.
 uninstall:
+	@$(if $(DESTDIR),:,$(unnri_now))
 	@$(if $(DESTDIR),:,$(unmetrics_now))
 	@$(if $(DESTDIR),:,$(unpreload_now))
 	rm -f $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json \
 		$(PRELOAD_UNITS:%=$(DESTDIR)$(SYSTEMDDIR)/%) $(METRICS_UNITS:%=$(DESTDIR)$(SYSTEMDDIR)/%) \
+		$(NRI_UNITS:%=$(DESTDIR)$(SYSTEMDDIR)/%) \
 		$(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
+	@# the plugin link, only if it is ours
+	@if [ "$$(readlink $(DESTDIR)$(NRI_PLUGIN_LINK) 2>/dev/null)" = "$(HOOKDIR)/oci-sockopt-hook" ]; then \
+		rm -f $(DESTDIR)$(NRI_PLUGIN_LINK); fi
 	@if cmp -s examples/config.json $(DESTDIR)$(CONFDIR)/config.json; then \
 		rm -f $(DESTDIR)$(CONFDIR)/config.json; \
 	elif [ -e $(DESTDIR)$(CONFDIR)/config.json ]; then \
@@ -350,7 +388,8 @@ uninstall:
 	top=$(if $(DESTDIR),$(DESTDIR),$(PREFIX)); \
 	for d in $(HOOKDIR) $(HOOKSD) $(MANDIR)/man1 $(MANDIR)/man5 $(SYSTEMDDIR); do \
 		prune "$(DESTDIR)$$d" "$$top"; done; \
-	prune "$(DESTDIR)$(CONFDIR)" "$(if $(DESTDIR),$(DESTDIR),$(SYSCONFDIR))"
+	prune "$(DESTDIR)$(CONFDIR)" "$(if $(DESTDIR),$(DESTDIR),$(SYSCONFDIR))"; \
+	$(if $(DESTDIR),prune "$(DESTDIR)$(NRI_PLUGIN_DIR)" "$(DESTDIR)",:)
 
 clean:
 	rm -rf $(BUILD)

@@ -107,6 +107,8 @@ static void load_config(struct nri_cmd *c)
 		c->deliver.every_container = true;
 		return;
 	}
+	log_set_level(cfg.log_level);
+	log_set_stderr_level(cfg.log_level);
 	c->deliver.every_container = config_has_defaults(&cfg) ||
 				     cfg.require.nr_handlers ||
 				     cfg.require.nri;
@@ -362,6 +364,7 @@ int cmd_nri(const struct cmd_args *args)
 	if (strcmp(c.config_path, SH_DEFAULT_CONFIG))
 		c.config_arg = c.config_path;
 	log_set_context("nri");
+	log_set_stderr_level(LOG_INFO);
 	if (env_fd && env_fd[0]) {
 		inherited = inherited_fd(env_fd, &err);
 		if (inherited < 0)
