@@ -22,6 +22,7 @@
 #include "labelkey.h"
 #include "load.h"
 #include "log.h"
+#include "nri_status.h"
 
 #define FEATURES_PREFIX "sockopt-hook.io/"
 #define FEATURES_KEY_MAX 320
@@ -81,6 +82,21 @@ static bool kernel_bypass(void)
 	return r == 1;
 }
 
+/* Whether the NRI plugin is registered with the runtime now: a pod that
+ * relies on it for its annotations (no RuntimeClass) can select nodes
+ * whose plugin runs. */
+static bool nri_registered(void)
+{
+	char runtime[160];
+	int r = nri_status_registered(runtime, sizeof(runtime));
+
+	if (r < 0)
+		log_warn(
+			"features: cannot tell whether the NRI plugin is registered (%s): labelled false",
+			strerror(-r));
+	return r == 1;
+}
+
 static int collect(const struct cmd_args *args, struct features *f,
 		   struct sh_error *err)
 {
@@ -98,6 +114,8 @@ static int collect(const struct cmd_args *args, struct features *f,
 	if (!r)
 		r = add_label(f, FEATURES_PREFIX "bypass-prot-mem",
 			      kernel_bypass());
+	if (!r)
+		r = add_label(f, FEATURES_PREFIX "nri", nri_registered());
 	if (!r)
 		r = add_policies(f, &cfg);
 	config_free(&cfg);

@@ -370,6 +370,8 @@ int cmd_nri(const struct cmd_args *args)
 		if (inherited < 0)
 			goto fail;
 		c.status.mode = "pre-registered";
+		/* the runtime drops a launched plugin's stdout and stderr */
+		log_open(1);
 	} else {
 		c.socket = args->socket ? args->socket : DEFAULT_SOCKET;
 		c.status.mode = "socket";
