@@ -179,11 +179,12 @@ static void rewind_stream(struct ttrpc_mux_stream *s)
 static int next_of(struct ttrpc_mux *m, uint32_t conn, struct ttrpc_msg *msg)
 {
 	struct ttrpc_mux_stream *s = &m->conns[conn];
-	const uint8_t *p = s->buf + s->start;
+	const uint8_t *p;
 	uint32_t len;
 
 	if (pending(s) < TTRPC_HEADER)
 		return 0;
+	p = s->buf + s->start;
 	len = get_be32(p);
 	if (len > TTRPC_MESSAGE_MAX)
 		return fail(m, -EMSGSIZE, "ttrpc message longer than 4 MiB",
