@@ -348,6 +348,8 @@ class Pod:
         times = []
         for _ in range(count):
             cfg = self.container_config(container, image_id)
+            # attempt 0 is the running container's: its name is reserved
+            cfg.metadata.attempt = 1
             t0 = time.monotonic()
             cid = self.cri.runtime("CreateContainer", pod_sandbox_id=sandbox,
                                    config=cfg,
