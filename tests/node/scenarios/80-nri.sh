@@ -26,6 +26,8 @@
 #  - pre-registered (`make install NRI=plugin`: the link in
 #    /opt/nri/plugins): containerd starts the plugin itself; a second copy
 #    (the service) refuses to register.
+# About 6 minutes under TCG (three containerd restarts, 1,200 creations):
+# node-timeout: 600
 # shellcheck source=tests/node/guest/lib.sh
 . "$NODE_PAYLOAD/lib.sh"
 SRC=$NODE_PAYLOAD/src
