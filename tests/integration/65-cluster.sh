@@ -59,10 +59,11 @@ rc=$?
 tap_is "$rc:$(cat "$TMP/out")" "0:$(printf '%s\n' \
 	"sockopt-hook.io/installed=true" \
 	"sockopt-hook.io/bypass-prot-mem=$bypass" \
+	"sockopt-hook.io/nri=false" \
 	"sockopt-hook.io/policy.restricted=true" \
 	"sockopt-hook.io/policy.bulk=true" \
 	"sockopt-hook.io/policy.setonly=true")" \
-	"features: installed, bypass-prot-mem as probe says, one label per allowed policy"
+	"features: installed, bypass-prot-mem as probe says, nri (no plugin here), one label per allowed policy"
 tap_is "$(grep -c 'not a valid Kubernetes label key, skipped' "$TMP/err"):$(wc -l <"$TMP/err")" "2:2" \
 	"features: each policy name that makes no label key is skipped with one warning" ||
 	tap_diag "$(cat "$TMP/err")"
