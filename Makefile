@@ -215,6 +215,7 @@ bench:
 	./scripts/deps.sh check
 	$(MAKE) all test-progs
 	$(MAKE) bench-run
+	$(MAKE) bench-nri
 
 # The same objects with glibc shared, for valgrind and the fault shim.
 $(BUILD)/dyn/oci-sockopt-hook: $(HOOK_OBJS) Makefile
