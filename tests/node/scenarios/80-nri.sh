@@ -212,7 +212,7 @@ for entry in "${CRI_PODS[@]}"; do
 done
 tap_ok $rc "Stop/Remove of every container and pod sandbox"
 progs_diag() {
-	comm -3 <(echo "$NODE_SNAP_PROGS" | tr ' ' '\n' | sort) <(prog_ids | sort) |
+	comm -3 <(echo "$NODE_SNAP_PROGS" | tr ' ' '\n' | sed '/^$/d' | sort) <(prog_ids | sort) |
 		while read -r id; do bpftool prog show id "$id" 2>&1 | head -n1; done | sed 's/^/# differs: /'
 }
 remove_slices() {
@@ -296,9 +296,15 @@ cri_remove_pod "$CRI_SANDBOX"
 
 # --- pre-registered: containerd starts the plugin from /opt/nri/plugins ----
 
+tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "the fallback's and the restart's pods gone: no record left"
+wait_until 20 same_progs
+tap_ok $? "the BPF programs loaded are those before them" || progs_diag
 systemctl disable --now "$UNIT" >/dev/null 2>&1
 out=$(cd "$SRC" && make -o build/oci-sockopt-hook install HOOKSD="$NODE_HOOKSD" NRI=plugin 2>&1)
 tap_ok $? "make install NRI=plugin: $(readlink "$LINK")" || tap_diag "$out"
+# make install runs preload again, which pins fresh copies
+systemctl start oci-sockopt-hook-preload.service
+snapshot
 since=$(date '+%Y-%m-%d %H:%M:%S')
 systemctl restart containerd
 cri --wait 60 version >/dev/null
@@ -331,7 +337,7 @@ tap_check "features says nri=false" \
 remove_slices
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left at the end"
 wait_until 20 same_progs
-tap_ok $? "the BPF programs loaded are those before the scenario" || progs_diag
+tap_ok $? "the BPF programs loaded are those before the pre-registered plugin's pod" || progs_diag
 cp "$CRI_DIR/hook-config.orig" "$NODE_CONFIG"
 if [ -e "$CRI_DIR/config.toml.orig" ]; then
 	cp "$CRI_DIR/config.toml.orig" "$ETC/config.toml"
