@@ -103,23 +103,24 @@ static void load_config(struct nri_cmd *c)
 	r = config_load(c->config_path, &cfg, &err);
 	if (r) {
 		error_report(&err, r);
-		log_warn("every container gets the hook, which refuses it until the operator config is fixed");
+		log_warn(
+			"every container gets the hook, which refuses it until the operator config is fixed");
 		c->deliver.every_container = true;
 		return;
 	}
 	log_set_level(cfg.log_level);
 	log_set_stderr_level(cfg.log_level);
 	c->deliver.every_container = config_has_defaults(&cfg) ||
-				     cfg.require.nr_handlers ||
-				     cfg.require.nri;
+				     cfg.require.nr_handlers || cfg.require.nri;
 	if (cfg.nri_hook_path)
 		snprintf(c->hook_path, sizeof(c->hook_path), "%s",
 			 cfg.nri_hook_path);
-	log_info("operator config %s: the hook %s goes to %s", cfg.path,
-		 c->hook_path,
-		 c->deliver.every_container ?
-			 "every container (defaults or require_annotations)" :
-			 "containers whose pod has sockopt-hook.io/ keys for them");
+	log_info(
+		"operator config %s: the hook %s goes to %s", cfg.path,
+		c->hook_path,
+		c->deliver.every_container ?
+			"every container (defaults or require_annotations)" :
+			"containers whose pod has sockopt-hook.io/ keys for them");
 	config_free(&cfg);
 }
 
@@ -271,9 +272,10 @@ static int serve(struct nri_cmd *c, struct nri_plugin *p)
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		if (n == 0 && !was) {
-			snprintf(p->error, sizeof(p->error),
-				 "the runtime did not configure and synchronize the plugin within %d ms",
-				 REGISTER_WAIT_MS);
+			snprintf(
+				p->error, sizeof(p->error),
+				"the runtime did not configure and synchronize the plugin within %d ms",
+				REGISTER_WAIT_MS);
 			return -ETIMEDOUT;
 		}
 		if (pfd[1].revents)
@@ -299,12 +301,14 @@ static int session(struct nri_cmd *c, const char *name, const char *idx)
 	if (!r)
 		r = serve(c, &p);
 	if (r)
-		log_error("NRI session ended: %s", p.error[0] ? p.error : strerror(-r));
+		log_error("NRI session ended: %s",
+			  p.error[0] ? p.error : strerror(-r));
 	if (p.synchronized)
-		log_info("%llu containers seen, %llu given the hook, %llu pod keys copied",
-			 (unsigned long long)p.stats.containers,
-			 (unsigned long long)p.stats.hooked,
-			 (unsigned long long)p.stats.copied);
+		log_info(
+			"%llu containers seen, %llu given the hook, %llu pod keys copied",
+			(unsigned long long)p.stats.containers,
+			(unsigned long long)p.stats.hooked,
+			(unsigned long long)p.stats.copied);
 	nri_status_write(&c->status, &p, false);
 	nri_plugin_free(&p);
 	return r;
@@ -340,8 +344,13 @@ static int run(struct nri_cmd *c, const char *name, const char *idx,
 	}
 	while (!c->stop) {
 		c->fd = connect_retry(c);
-		if (c->fd < 0)
-			return c->stop ? 0 : c->fd;
+		if (c->fd < 0 && c->stop)
+			return 0;
+		if (c->fd < 0) {
+			log_error("cannot connect to %s: %s", c->socket,
+				  strerror(-c->fd));
+			return c->fd;
+		}
 		log_info("connected to %s", c->socket);
 		session(c, name, idx);
 		close(c->fd);
@@ -350,13 +359,51 @@ static int run(struct nri_cmd *c, const char *name, const char *idx,
 	return 0;
 }
 
-int cmd_nri(const struct cmd_args *args)
+/* The name and index to register with: NRI's environment (a
+ * pre-registered plugin, or an operator's), else ours; checked before
+ * anything connects, so that a bad one is one line, not a retry loop. */
+static int identity(const char **name, const char **idx, struct sh_error *err)
+{
+	const char *env_name = getenv("NRI_PLUGIN_NAME");
+	const char *env_idx = getenv("NRI_PLUGIN_IDX");
+	struct nri_plugin check;
+	int r;
+
+	*name = env_name && env_name[0] ? env_name : NRI_PLUGIN_NAME;
+	*idx = env_idx && env_idx[0] ? env_idx : NRI_PLUGIN_IDX;
+	r = nri_plugin_init(&check, *name, *idx, write_all, deliver_config);
+	if (r)
+		error_set(err, r, "%s", check.error);
+	nri_plugin_free(&check);
+	return r;
+}
+
+/* Where the connection comes from: the runtime's fd, or the socket. */
+static int setup_mode(struct nri_cmd *c, const struct cmd_args *args,
+		      int *inherited, struct sh_error *err)
 {
 	const char *env_fd = getenv("NRI_PLUGIN_SOCKET");
-	const char *name = getenv("NRI_PLUGIN_NAME");
-	const char *idx = getenv("NRI_PLUGIN_IDX");
+
+	if (!env_fd || !env_fd[0]) {
+		c->socket = args->socket ? args->socket : DEFAULT_SOCKET;
+		c->status.mode = "socket";
+		c->status.socket = c->socket;
+		return 0;
+	}
+	*inherited = inherited_fd(env_fd, err);
+	if (*inherited < 0)
+		return *inherited;
+	c->status.mode = "pre-registered";
+	/* the runtime drops a launched plugin's stdout and stderr */
+	log_open(1);
+	return 0;
+}
+
+int cmd_nri(const struct cmd_args *args)
+{
 	struct nri_cmd c = { .fd = -1, .sig = -1 };
 	struct sh_error err = { 0 };
+	const char *name, *idx;
 	int inherited = -1, r;
 
 	c.status.lock_fd = -1;
@@ -365,39 +412,24 @@ int cmd_nri(const struct cmd_args *args)
 		c.config_arg = c.config_path;
 	log_set_context("nri");
 	log_set_stderr_level(LOG_INFO);
-	if (env_fd && env_fd[0]) {
-		inherited = inherited_fd(env_fd, &err);
-		if (inherited < 0)
-			goto fail;
-		c.status.mode = "pre-registered";
-		/* the runtime drops a launched plugin's stdout and stderr */
-		log_open(1);
-	} else {
-		c.socket = args->socket ? args->socket : DEFAULT_SOCKET;
-		c.status.mode = "socket";
-		c.status.socket = c.socket;
-	}
-	r = nri_status_lock(&c.status, &err);
+	r = identity(&name, &idx, &err);
+	if (!r)
+		r = setup_mode(&c, args, &inherited, &err);
+	if (!r)
+		r = nri_status_lock(&c.status, &err);
 	if (!r)
 		r = block_signals(&c, &err);
-	if (r) {
-		r = r ?: -EINVAL;
-		goto fail_r;
+	if (!r) {
+		load_config(&c);
+		r = run(&c, name, idx, inherited);
+		inherited = -1; /* run() closed it */
+	} else {
+		error_report(&err, r);
 	}
-	load_config(&c);
-	r = run(&c, name && name[0] ? name : NRI_PLUGIN_NAME,
-		idx && idx[0] ? idx : NRI_PLUGIN_IDX, inherited);
-	nri_status_unlock(&c.status);
-	close(c.sig);
-	return r ? -1 : 0;
-fail:
-	r = inherited;
-fail_r:
-	error_report(&err, r);
 	if (inherited >= 0)
 		close(inherited);
 	if (c.sig >= 0)
 		close(c.sig);
 	nri_status_unlock(&c.status);
-	return -1;
+	return r ? -1 : 0;
 }

@@ -25,6 +25,6 @@ typedef Nri__Pkg__Api__V1alpha1__Hooks nri_hooks;
 typedef Nri__Pkg__Api__V1alpha1__Hook nri_hook;
 
 /* Event numbers (enum Event); a subscription sets bit (event - 1). */
-#define NRI_EVENT_BIT(e) (1 << ((e) - 1))
+#define NRI_EVENT_BIT(e) (1 << ((e)-1))
 
 #endif /* SH_NRI_API_H */

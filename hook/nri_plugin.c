@@ -150,13 +150,13 @@ int nri_plugin_register(struct nri_plugin *p)
 }
 
 /* Unpacks a request's payload; -EBADMSG ends the session. */
-#define UNPACK(p, type, fn, in, out)                                      \
-	({                                                                \
-		(out) = fn(NULL, (in)->len, (in)->data);                        \
-		(out) ? 0 :                                               \
-			end_session((p), -EBADMSG,                        \
+#define UNPACK(p, type, fn, in, out)                                         \
+	({                                                                   \
+		(out) = fn(NULL, (in)->len, (in)->data);                     \
+		(out) ? 0 :                                                  \
+			end_session((p), -EBADMSG,                           \
 				    "malformed %s request from the runtime", \
-				    (type));                              \
+				    (type));                                 \
 	})
 
 static int on_configure(struct nri_plugin *p, const ProtobufCBinaryData *in,
@@ -188,8 +188,8 @@ static int on_synchronize(struct nri_plugin *p, const ProtobufCBinaryData *in,
 		NRI__PKG__API__V1ALPHA1__SYNCHRONIZE_RESPONSE__INIT;
 	Nri__Pkg__Api__V1alpha1__SynchronizeRequest *req;
 	int r = UNPACK(p, "Synchronize",
-		       nri__pkg__api__v1alpha1__synchronize_request__unpack,
-		       in, req);
+		       nri__pkg__api__v1alpha1__synchronize_request__unpack, in,
+		       req);
 
 	if (r)
 		return r;
@@ -208,7 +208,8 @@ static int on_synchronize(struct nri_plugin *p, const ProtobufCBinaryData *in,
 
 static int empty_reply(struct reply *out)
 {
-	Nri__Pkg__Api__V1alpha1__Empty rsp = NRI__PKG__API__V1ALPHA1__EMPTY__INIT;
+	Nri__Pkg__Api__V1alpha1__Empty rsp =
+		NRI__PKG__API__V1ALPHA1__EMPTY__INIT;
 
 	return pack(&rsp.base, &out->payload, &out->len);
 }
@@ -228,9 +229,10 @@ static int on_create(struct nri_plugin *p, const ProtobufCBinaryData *in,
 		NRI__PKG__API__V1ALPHA1__CREATE_CONTAINER_RESPONSE__INIT;
 	Nri__Pkg__Api__V1alpha1__CreateContainerRequest *req;
 	struct nri_delivery d;
-	int r = UNPACK(p, "CreateContainer",
-		       nri__pkg__api__v1alpha1__create_container_request__unpack,
-		       in, req);
+	int r = UNPACK(
+		p, "CreateContainer",
+		nri__pkg__api__v1alpha1__create_container_request__unpack, in,
+		req);
 
 	if (r)
 		return r;
@@ -256,7 +258,7 @@ static int on_create(struct nri_plugin *p, const ProtobufCBinaryData *in,
 	nri_deliver_free(&d);
 out:
 	nri__pkg__api__v1alpha1__create_container_request__free_unpacked(req,
-									  NULL);
+									 NULL);
 	return r;
 }
 
@@ -275,9 +277,10 @@ static int on_state_change(struct nri_plugin *p, const ProtobufCBinaryData *in,
 	if (p->pod_event && evt->pod &&
 	    (evt->event == NRI__PKG__API__V1ALPHA1__EVENT__RUN_POD_SANDBOX ||
 	     evt->event == NRI__PKG__API__V1ALPHA1__EVENT__REMOVE_POD_SANDBOX))
-		p->pod_event(p, evt->pod,
-			     evt->event ==
-				     NRI__PKG__API__V1ALPHA1__EVENT__RUN_POD_SANDBOX);
+		p->pod_event(
+			p, evt->pod,
+			evt->event ==
+				NRI__PKG__API__V1ALPHA1__EVENT__RUN_POD_SANDBOX);
 	nri__pkg__api__v1alpha1__state_change_event__free_unpacked(evt, NULL);
 	return empty_reply(out);
 }
@@ -287,10 +290,8 @@ static const struct method {
 	int (*fn)(struct nri_plugin *p, const ProtobufCBinaryData *in,
 		  struct reply *out);
 } methods[] = {
-	{ "Configure", on_configure },
-	{ "Synchronize", on_synchronize },
-	{ "Shutdown", on_shutdown },
-	{ "CreateContainer", on_create },
+	{ "Configure", on_configure },	    { "Synchronize", on_synchronize },
+	{ "Shutdown", on_shutdown },	    { "CreateContainer", on_create },
 	{ "StateChange", on_state_change },
 };
 

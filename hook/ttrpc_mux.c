@@ -98,8 +98,8 @@ static int check_head(struct ttrpc_mux *m, uint32_t conn)
 		return 0;
 	len = get_be32(s->buf + s->start);
 	if (len > TTRPC_MESSAGE_MAX)
-		return fail(m, -EMSGSIZE,
-			    "ttrpc message longer than 4 MiB", conn, len);
+		return fail(m, -EMSGSIZE, "ttrpc message longer than 4 MiB",
+			    conn, len);
 	return 0;
 }
 

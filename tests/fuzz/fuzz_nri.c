@@ -63,8 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	ttrpc_mux_init(&replies);
-	if (nri_plugin_init(&p, NRI_PLUGIN_NAME, NRI_PLUGIN_IDX, sink,
-			    config))
+	if (nri_plugin_init(&p, NRI_PLUGIN_NAME, NRI_PLUGIN_IDX, sink, config))
 		abort();
 	p.pod_event = pod_event;
 	p.register_stream = 1;

@@ -167,7 +167,8 @@ static const char *adjusted(const struct nri_delivery *d, const char *key)
 static void test_applies(void)
 {
 	ok(nri_deliver_applies("sockopt-hook.io/policy", "web") &&
-		   nri_deliver_applies("sockopt-hook.io/bypass-prot-mem", NULL) &&
+		   nri_deliver_applies("sockopt-hook.io/bypass-prot-mem",
+				       NULL) &&
 		   nri_deliver_applies("sockopt-hook.io/containers.policy",
 				       "web") &&
 		   nri_deliver_applies("sockopt-hook.io/policy.web", "web") &&
@@ -237,8 +238,8 @@ static void test_deliver(void)
 static void test_no_keys(void)
 {
 	static const char *const none[] = { "app", "x", NULL };
-	static const char *const other[] = { "sockopt-hook.io/policy.db", "bulk",
-					     NULL };
+	static const char *const other[] = { "sockopt-hook.io/policy.db",
+					     "bulk", NULL };
 	struct nri_delivery d;
 
 	make_pod(none, "web");
@@ -269,8 +270,8 @@ static void test_no_keys(void)
 
 static void test_hook_there(void)
 {
-	static const char *const kv[] = { "sockopt-hook.io/policy", "restricted",
-					  NULL };
+	static const char *const kv[] = { "sockopt-hook.io/policy",
+					  "restricted", NULL };
 	nri_hook pre = NRI__PKG__API__V1ALPHA1__HOOK__INIT, *pre_ptr = &pre;
 	nri_hooks have = NRI__PKG__API__V1ALPHA1__HOOKS__INIT;
 	struct nri_delivery d;
@@ -307,8 +308,8 @@ static void test_session(void)
 	Nri__Pkg__Api__V1alpha1__ConfigureResponse *cfg_rsp;
 	Nri__Pkg__Api__V1alpha1__SynchronizeResponse *sync_rsp;
 	Nri__Pkg__Api__V1alpha1__CreateContainerResponse *create_rsp;
-	static const char *const kv[] = { "sockopt-hook.io/policy", "restricted",
-					  NULL };
+	static const char *const kv[] = { "sockopt-hook.io/policy",
+					  "restricted", NULL };
 	nri_pod *pods[1] = { &pod };
 	struct nri_plugin p;
 	Ttrpc__Request *req;
@@ -349,7 +350,7 @@ static void test_session(void)
 	   "the subscription: RunPodSandbox, RemovePodSandbox, CreateContainer (0x%x)",
 	   cfg_rsp ? cfg_rsp->events : 0);
 	nri__pkg__api__v1alpha1__configure_response__free_unpacked(cfg_rsp,
-								    NULL);
+								   NULL);
 	ttrpc__response__free_unpacked(rsp, NULL);
 
 	make_pod(kv, "app");
@@ -408,8 +409,8 @@ static void test_bad_session(void)
 {
 	Nri__Pkg__Api__V1alpha1__ConfigureRequest cfg =
 		NRI__PKG__API__V1ALPHA1__CONFIGURE_REQUEST__INIT;
-	uint8_t garbage[] = { 0, 0, 0, 1, 0, 0, 0, 13, 0, 0, 0, 3,
-			      0, 0, 0, 1, 1, 0, 0xff, 0xff, 0xff };
+	uint8_t garbage[] = { 0, 0, 0, 1, 0, 0, 0, 13,	 0,    0,   0,
+			      3, 0, 0, 0, 1, 1, 0, 0xff, 0xff, 0xff };
 	struct nri_plugin p;
 	int r;
 

@@ -212,7 +212,8 @@ static void test_nri(void)
 	ok(r == 0 && !*said, "CRI-O container with the mark: passes");
 	r = check(nri_cfg, "\"io.kubernetes.cri.container-type\":\"sandbox\"",
 		  &said);
-	ok(r == 0 && !*said, "a pod sandbox (no hook under NRI anyway): passes");
+	ok(r == 0 && !*said,
+	   "a pod sandbox (no hook under NRI anyway): passes");
 	r = check(nri_cfg, "\"x\":\"y\"", &said);
 	ok(r == 0 && !*said, "no runtime's type key (plain runc): passes");
 	r = check(CFG("{\"nri\":true,\"on_missing\":\"warn\"}"), CONTAINERD,

@@ -56,8 +56,8 @@ static void test_roundtrip(void)
 	size_t len;
 	uint8_t *wire = encode(1, 7, "hello", &len);
 
-	ok(wire && len == TTRPC_MUX_HEADER + TTRPC_HEADER + 5 &&
-		   wire[3] == 1 && wire[7] == TTRPC_HEADER + 5,
+	ok(wire && len == TTRPC_MUX_HEADER + TTRPC_HEADER + 5 && wire[3] == 1 &&
+		   wire[7] == TTRPC_HEADER + 5,
 	   "encode: one frame on connection 1, its length the message's");
 	ttrpc_mux_init(&m);
 	ok(ttrpc_mux_feed(&m, wire, len) == 0 &&
@@ -106,7 +106,8 @@ static void test_split(void)
 static void test_many_in_one(void)
 {
 	size_t l1, l2, len;
-	uint8_t *a = encode(1, 1, "first", &l1), *b = encode(1, 3, "second", &l2);
+	uint8_t *a = encode(1, 1, "first", &l1),
+		*b = encode(1, 3, "second", &l2);
 	uint8_t body[64], *f;
 	struct ttrpc_mux m;
 	struct ttrpc_msg x, y;
@@ -171,7 +172,8 @@ static void test_dropped(void)
 		   ttrpc_mux_feed(&m, nine, l9) == 0 &&
 		   ttrpc_mux_feed(&m, empty, lz) == 0 &&
 		   ttrpc_mux_feed(&m, good, l1) == 0 &&
-		   ttrpc_mux_next(&m, &msg) == 1 && is_msg(&msg, 1, 5, "kept") &&
+		   ttrpc_mux_next(&m, &msg) == 1 &&
+		   is_msg(&msg, 1, 5, "kept") &&
 		   m.dropped == l0 + l9 - 2 * TTRPC_MUX_HEADER,
 	   "frames for connections 0 and 9 dropped, an empty frame ignored, as mux.go does");
 	ttrpc_mux_free(&m);
@@ -186,7 +188,8 @@ static void test_oversized(void)
 	uint8_t hdr[TTRPC_MUX_HEADER] = { 0, 0, 0, 1, 0x00, 0x40, 0x00, 0x0b };
 	uint8_t msg_hdr[TTRPC_MUX_HEADER + TTRPC_HEADER] = {
 		0,    0,    0, 1, 0, 0, 0, TTRPC_HEADER, /* frame */
-		0x00, 0x40, 0, 1, 0, 0, 0, 1, 1, 0 /* 4 MiB + 1 */
+		0x00, 0x40, 0, 1, 0, 0, 0, 1,
+		1,    0 /* 4 MiB + 1 */
 	};
 	struct ttrpc_mux m;
 	struct ttrpc_msg msg;
