@@ -134,10 +134,10 @@ rm -f "$FAKE_HOLD"
 wait_for 10 bash -c "! kill -0 $FAKE_PID 2>/dev/null"
 tap_is "$(jq -c '[.kind, .annotations."sockopt-hook.io/policy"]' <<<"$(line 6)")" '["hold","restricted"]' \
 	"the held session was as good as the first" || tap_diag "$(line 6)"
-tap_is "$(jq -c '[.registered, .containers, .hooked]' "$CT_STATE_DIR/nri.status")" '[false,1,1]' \
-	"nri.status after it: not registered, that session's one container given the hook"
 wait_for 10 bash -c "grep -q 'waiting for the runtime' '$CT_TMP/plugin.log'"
 tap_ok $? "the runtime gone: the plugin waits for its socket"
+tap_is "$(jq -c '[.registered, .containers, .hooked]' "$CT_STATE_DIR/nri.status")" '[false,1,1]' \
+	"nri.status after it: not registered, that session's one container given the hook"
 tap_is "$(features_nri)" false "features: nri=false while not registered"
 kill -TERM "$PLUGIN_PID"
 wait_for 5 bash -c "! kill -0 $PLUGIN_PID 2>/dev/null"
