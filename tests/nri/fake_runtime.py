@@ -4,6 +4,7 @@
 
     fake_runtime.py --stubs DIR serve SOCKET KIND...
     fake_runtime.py --stubs DIR exec KIND -- PLUGIN [ARGS...]
+    fake_runtime.py --stubs DIR bench N -- PLUGIN [ARGS...]
 
 serve listens on SOCKET (as containerd's NRI listener does) and handles one
 plugin connection per KIND, in order; exec runs the plugin as containerd
@@ -11,6 +12,12 @@ runs a pre-registered one (/opt/nri/plugins: a socketpair, the plugin's end
 as fd 3, NRI_PLUGIN_SOCKET=3, NRI_PLUGIN_NAME and NRI_PLUGIN_IDX, nothing
 else in its environment), handles one KIND, closes the connection and
 waits for the plugin to exit. Each connection prints one JSON line.
+
+bench: the plugin run as exec does, registered and synchronized, then N
+CreateContainer requests of the size containerd sends (a pod of 20
+annotations and 8 labels, a container with containerd's annotations, 12
+environment variables, 6 mounts): prints {"us": [each round trip]}, the
+time from the request's first byte sent to the reply's last byte read.
 
 KIND:
   ok                 RegisterPlugin answered, Configure, Synchronize (split
@@ -258,15 +265,78 @@ def run_plugin(rt, kind, cmd):
     return "error" not in out
 
 
+def realistic(rt):
+    """A CreateContainerRequest the size of containerd's for a small pod."""
+    api = rt.api
+    ann = {"kubernetes.io/config.source": "api",
+           "kubernetes.io/config.seen": "2026-12-01T14:00:00.000000000Z",
+           "sockopt-hook.io/policy": "restricted"}
+    ann.update(("example.com/key-%d" % i, "value-%d" % i) for i in range(17))
+    labels = {"app": "web", "pod-template-hash": "5d8f7c9b6d",
+              "io.kubernetes.pod.name": "web-5d8f7c9b6d-x2x9q",
+              "io.kubernetes.pod.namespace": "shop",
+              "io.kubernetes.pod.uid": "2e3ccfc1-ff0e-471b-8f7e-356269630d0c",
+              "tier": "front", "team": "checkout", "env": "prod"}
+    pod = api.PodSandbox(id="f" * 64, name="web-5d8f7c9b6d-x2x9q",
+                         uid="2e3ccfc1-ff0e-471b-8f7e-356269630d0c",
+                         namespace="shop", annotations=ann, labels=labels)
+    cann = {"io.kubernetes.cri.container-type": "container",
+            "io.kubernetes.cri.container-name": "web",
+            "io.kubernetes.cri.image-name": "registry.example.com/web:1.2.3",
+            "io.kubernetes.cri.sandbox-id": "f" * 64,
+            "io.kubernetes.cri.sandbox-name": "web-5d8f7c9b6d-x2x9q",
+            "io.kubernetes.cri.sandbox-namespace": "shop",
+            "io.kubernetes.cri.sandbox-uid": "2e3ccfc1"}
+    ctr = api.Container(
+        id="c" * 64, pod_sandbox_id="f" * 64, name="web", annotations=cann,
+        labels=labels, args=["/usr/sbin/nginx", "-g", "daemon off;"],
+        env=["VAR_%d=%s" % (i, "x" * 24) for i in range(12)],
+        mounts=[api.Mount(destination="/m%d" % i, type="bind",
+                          source="/var/lib/kubelet/pods/x/volumes/v%d" % i,
+                          options=["rbind", "rprivate", "rw"])
+                for i in range(6)])
+    return api.CreateContainerRequest(pod=pod, container=ctr)
+
+
+def bench(rt, n, cmd):
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    os.set_inheritable(theirs.fileno(), True)
+    env = {"NRI_PLUGIN_SOCKET": "3"}
+    env.update(json.loads(os.environ.get("FAKE_PLUGIN_ENV", "{}")))
+    proc = subprocess.Popen(cmd, env=env, close_fds=False,
+                            preexec_fn=lambda: os.dup2(theirs.fileno(), 3))
+    theirs.close()
+    wire = Wire(ours)
+    api = rt.api
+    rt.register(wire)
+    rt.call(wire, "Configure", api.ConfigureRequest(runtime_name="fake"),
+            api.ConfigureResponse)
+    rt.call(wire, "Synchronize", api.SynchronizeRequest(),
+            api.SynchronizeResponse)
+    req = realistic(rt)
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        rt.call(wire, "CreateContainer", req, api.CreateContainerResponse)
+        times.append(round((time.perf_counter() - t0) * 1e6, 1))
+    ours.close()
+    proc.wait(timeout=10)
+    print(json.dumps({"request_bytes": req.ByteSize(), "us": times}))
+    return True
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--stubs", required=True)
-    p.add_argument("mode", choices=["serve", "exec"])
+    p.add_argument("mode", choices=["serve", "exec", "bench"])
     p.add_argument("args", nargs=argparse.REMAINDER)
     opts = p.parse_args(argv[1:])
     rt = Runtime(opts.stubs)
     if opts.mode == "serve":
         good = serve(rt, opts.args[0], opts.args[1:])
+    elif opts.mode == "bench":
+        assert opts.args[1] == "--"
+        good = bench(rt, int(opts.args[0]), opts.args[2:])
     else:
         kind, sep, cmd = opts.args[0], opts.args[1], opts.args[2:]
         assert sep == "--" and cmd
