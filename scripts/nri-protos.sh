@@ -30,11 +30,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(mkdir -p "$1" && cd "$1" && pwd)
 src_dir=${2:-}
 out="$build/nri/src"
-files="nri/pkg/api/api.proto ttrpc/request.proto ttrpc/proto/status.proto"
+files=(nri/pkg/api/api.proto ttrpc/request.proto ttrpc/proto/status.proto)
 
 fail() {
 	echo "nri-protos: $*" >&2
-	echo "nri-protos: give make NRI_PROTO_DIR=DIR, DIR holding $files" \
+	echo "nri-protos: give make NRI_PROTO_DIR=DIR, DIR holding ${files[*]}" \
 		"(golang-github-containerd-nri-dev and golang-github-containerd-ttrpc-dev" \
 		"install them under /usr/share/gocode/src/github.com/containerd)" >&2
 	exit 1
@@ -44,11 +44,11 @@ tmp=$(mktemp -d "$build/nri-protos.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 versions=""
 if [ -n "$src_dir" ]; then
-	for f in $files; do
+	for f in "${files[@]}"; do
 		[ -r "$src_dir/$f" ] || fail "$src_dir/$f: not found"
 	done
 	mkdir -p "$tmp/tree"
-	(cd "$src_dir" && cp --parents $files "$tmp/tree/")
+	(cd "$src_dir" && cp --parents "${files[@]}" "$tmp/tree/")
 	versions="from $src_dir"
 else
 	for pkg in golang-github-containerd-nri-dev golang-github-containerd-ttrpc-dev; do
@@ -59,10 +59,10 @@ else
 	done
 	base="$tmp/deb/usr/share/gocode/src/github.com/containerd"
 	mkdir -p "$tmp/tree"
-	for f in $files; do
+	for f in "${files[@]}"; do
 		[ -r "$base/$f" ] || fail "the downloaded packages lack $f"
 	done
-	(cd "$base" && cp --parents $files "$tmp/tree/")
+	(cd "$base" && cp --parents "${files[@]}" "$tmp/tree/")
 fi
 printf '%s\n' "$versions" | sed '/^$/d' >"$tmp/tree/VERSIONS"
 rm -rf "$out"
