@@ -94,7 +94,12 @@ tap_ok $? "the operator config with defaults.policy stamp validates" || tap_diag
 # shellcheck disable=SC2317 # called through wait_until
 nri_registered() { "$NODE_HOOK" features | grep -qx 'sockopt-hook.io/nri=true'; }
 since=$(date '+%Y-%m-%d %H:%M:%S')
-out=$(cd "$SRC" && make -o build/oci-sockopt-hook install HOOKSD="$NODE_HOOKSD" NRI=service 2>&1)
+# make_install ARGS...: as 00-node.sh does, nothing rebuilt in the node
+make_install() {
+	cd "$SRC" && make -o build/oci-sockopt-hook -o build/man/oci-sockopt-hook.1 \
+		-o build/man/oci-sockopt-hook.json.5 install HOOKSD="$NODE_HOOKSD" "$@" 2>&1
+}
+out=$(make_install NRI=service)
 tap_ok $? "make install NRI=service" || tap_diag "$out"
 tap_like "$out" "NRI plugin: $UNIT enabled and started" "make install says the unit is enabled"
 # the config's new policy preloaded (the path unit may be at it): what
@@ -300,7 +305,7 @@ tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "the fallback's and
 wait_until 20 same_progs
 tap_ok $? "the BPF programs loaded are those before them" || progs_diag
 systemctl disable --now "$UNIT" >/dev/null 2>&1
-out=$(cd "$SRC" && make -o build/oci-sockopt-hook install HOOKSD="$NODE_HOOKSD" NRI=plugin 2>&1)
+out=$(make_install NRI=plugin)
 tap_ok $? "make install NRI=plugin: $(readlink "$LINK")" || tap_diag "$out"
 # make install runs preload again, which pins fresh copies
 systemctl start oci-sockopt-hook-preload.service
