@@ -29,6 +29,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +48,8 @@
  * for Configure and Synchronize before trying again. */
 #define REGISTER_WAIT_MS 10000
 #define BACKOFF_MIN_MS 100
+/* the runtime's request timeout is 2 s: a reply later than that is lost */
+#define SEND_TIMEOUT_S 5
 #define BACKOFF_MAX_MS 2000
 
 #ifndef SH_NRI_HOOK_PATH
@@ -292,8 +295,15 @@ static int serve(struct nri_cmd *c, struct nri_plugin *p)
 
 static int session(struct nri_cmd *c, const char *name, const char *idx)
 {
+	/* A runtime that stops reading must not hang the plugin in send():
+	 * the session ends, and a new one begins. */
+	struct timeval tv = { .tv_sec = SEND_TIMEOUT_S };
 	struct nri_plugin p;
 	int r = nri_plugin_init(&p, name, idx, write_all, deliver_config);
+
+	if (setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		log_warn("cannot set a send timeout on the NRI connection: %s",
+			 strerror(errno));
 
 	p.data = c;
 	if (!r)
