@@ -184,17 +184,19 @@ loop() {
 }
 LOOP_FAILED=0
 declare -a WITH=() WITHOUT=()
-for round in 1 2 3; do
+for round in 1 2; do
 	systemctl stop "$UNIT"
-	WITHOUT+=("$(loop 30 | median)")
+	WITHOUT+=("$(loop 20 | median)")
 	systemctl start "$UNIT"
 	wait_until 20 nri_registered
-	WITH+=("$(loop 30 | median)")
+	WITH+=("$(loop 20 | median)")
 	echo "# round $round: CreateContainer median without ${WITHOUT[-1]} us, with ${WITH[-1]} us"
 done
-w=$(printf '%s\n' "${WITH[@]}" | sort -n | sed -n 2p)
-wo=$(printf '%s\n' "${WITHOUT[@]}" | sort -n | sed -n 2p)
-echo "FIGURE NRI CreateContainer through CRI (median of 3 rounds of 30, TCG): without the plugin ${wo} us, with ${w} us, added $((w - wo)) us"
+w=$(printf '%s\n' "${WITH[@]}" | sort -n | head -n1)
+wo=$(printf '%s\n' "${WITHOUT[@]}" | sort -n | head -n1)
+# TCG makes each call 80 to 200 ms: these show only that the plugin is
+# lost in that noise; make bench-nri measures it natively.
+echo "FIGURE NRI CreateContainer through CRI (the better of 2 rounds' medians of 20, TCG): without the plugin ${wo} us, with ${w} us, added $((w - wo)) us"
 [[ $LOOP_FAILED = 0 && $w =~ ^[0-9]+$ && $wo =~ ^[0-9]+$ ]]
 tap_ok $? "CreateContainer timed with and without the plugin (figures)"
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$(systemctl show -P MainPID "$UNIT")/status"; }
