@@ -195,7 +195,7 @@ $(BUILD)/dyn/oci-sockopt-hook: $(HOOK_OBJS) Makefile
 
 hook-dyn: $(BUILD)/dyn/oci-sockopt-hook
 
-# Prefixed exports, no include cycle in hook/, the README map up to date.
+# Prefixed exports, no include or call cycle in hook/, the README map up to date.
 modules-check: $(BIN)
 	./scripts/check-modules.py $(BUILD)/obj hook README.md
 
