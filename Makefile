@@ -50,9 +50,15 @@ ifeq ($(findstring clang,$(shell $(CC) --version 2>/dev/null)),)
 WARN += -Wno-format-truncation
 endif
 CFLAGS ?= -O2 -g
+# hook/ is flat prefixed modules in folders that show the path: the
+# commands in hook/cmd/, the BPF program lifecycle in hook/prog/, the rest
+# at the top. Every folder is on the include path: a module includes
+# another by its name alone, wherever it lives.
+HOOK_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard hook/*.c hook/*/*.c))))
+HOOK_INCLUDES := $(HOOK_DIRS:%=-I%)
 # -Ulinux: gnu11 predefines `linux` as 1, and NRI's messages have fields
 # named linux (protoc-c keeps the names).
-override CFLAGS += -std=gnu11 -Ulinux $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf -Ihook $(PKG_CFLAGS) \
+override CFLAGS += -std=gnu11 -Ulinux $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf $(HOOK_INCLUDES) $(PKG_CFLAGS) \
 	-DSH_HOOKSD_PREFIX='"$(HOOKSD)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Each object's own header dependencies, in a .d file next to it.
@@ -82,8 +88,9 @@ PB_SRCS := $(PB_NAMES:%=$(NRI_GEN)/%.pb-c.c)
 PB_HDRS := $(PB_NAMES:%=$(NRI_GEN)/%.pb-c.h)
 PB_OBJS := $(PB_NAMES:%=$(BUILD)/obj/pb/%.pb-c.o)
 
-HOOK_SRCS := $(wildcard hook/*.c)
-LIB_SRCS := $(filter-out hook/main.c,$(HOOK_SRCS))
+HOOK_SRCS := $(foreach d,$(HOOK_DIRS),$(wildcard $(d)/*.c))
+HOOK_HDRS := $(foreach d,$(HOOK_DIRS),$(wildcard $(d)/*.h))
+LIB_SRCS := $(filter-out hook/cmd/main.c,$(HOOK_SRCS))
 HOOK_OBJS := $(HOOK_SRCS:hook/%.c=$(BUILD)/obj/%.o) $(PB_OBJS)
 LIB_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/obj/%.o) $(PB_OBJS)
 # Headers the build writes. Objects wait for them (order-only); which
@@ -144,7 +151,7 @@ $(BUILD)/obj/pb/%.pb-c.o: $(NRI_GEN)/%.pb-c.c | $(GEN_HDRS)
 
 # An object that exists without its .d file (built before there were any,
 # or the .d lost) is rebuilt: nothing else says which headers it is stale for.
-DEP_OBJS = $(HOOK_OBJS) $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(BUILD)/san/main.o
+DEP_OBJS = $(HOOK_OBJS) $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(BUILD)/san/cmd/main.o
 $(filter-out $(patsubst %.d,%.o,$(wildcard $(DEP_OBJS:.o=.d))),$(wildcard $(DEP_OBJS))): FORCE
 
 $(BUILD)/obj/%.o: hook/%.c | $(GEN_HDRS)
@@ -165,7 +172,7 @@ $(BUILD)/obj/version.o $(BUILD)/san/version.o: override CFLAGS += \
 
 # The NRI plugin gives containers the hook that `make install` puts here
 # (the operator config's nri.hook_path overrides it).
-$(BUILD)/obj/cmd_nri.o $(BUILD)/san/cmd_nri.o: override CFLAGS += \
+$(BUILD)/obj/cmd/cmd_nri.o $(BUILD)/san/cmd/cmd_nri.o: override CFLAGS += \
 	-DSH_NRI_HOOK_PATH='"$(HOOKDIR)/oci-sockopt-hook"'
 
 # The linker's NSS warnings name libcgroup functions the hook never calls
@@ -225,15 +232,15 @@ $(BUILD)/dyn/oci-sockopt-hook: $(HOOK_OBJS) Makefile
 
 hook-dyn: $(BUILD)/dyn/oci-sockopt-hook
 
-# Prefixed exports, no include cycle in hook/, the map (docs/development.md) up to date.
+# Prefixed exports, no include or call cycle in hook/, the map (docs/development.md) up to date.
 modules-check: $(BIN)
 	./scripts/check-modules.py $(BUILD)/obj hook docs/development.md
 
 format:
-	clang-format -i hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
+	clang-format -i $(HOOK_SRCS) $(HOOK_HDRS) bpf/*.[ch] tests/*/*.[ch]
 
 format-check:
-	clang-format --dry-run -Werror hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
+	clang-format --dry-run -Werror $(HOOK_SRCS) $(HOOK_HDRS) bpf/*.[ch] tests/*/*.[ch]
 
 # The hooks.d files point at wherever PREFIX put the binary and the config.
 HOOKSD_VARIANTS := oci-sockopt-hook oci-sockopt-hook-always

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cli.h"
 #include "commands.h"
 #include "config.h"
 #include "log.h"
@@ -341,8 +342,8 @@ static int block_signals(struct nri_cmd *c, struct sh_error *err)
 }
 
 /* Socket mode: sessions until a signal; pre-registered: the one. */
-static int run(struct nri_cmd *c, const char *name, const char *idx,
-	       int inherited)
+static int sessions(struct nri_cmd *c, const char *name, const char *idx,
+		    int inherited)
 {
 	int r;
 
@@ -389,13 +390,13 @@ static int identity(const char **name, const char **idx, struct sh_error *err)
 }
 
 /* Where the connection comes from: the runtime's fd, or the socket. */
-static int setup_mode(struct nri_cmd *c, const struct cmd_args *args,
+static int setup_mode(struct nri_cmd *c, const char *socket_path,
 		      int *inherited, struct sh_error *err)
 {
 	const char *env_fd = getenv("NRI_PLUGIN_SOCKET");
 
 	if (!env_fd || !env_fd[0]) {
-		c->socket = args->socket ? args->socket : DEFAULT_SOCKET;
+		c->socket = socket_path ? socket_path : DEFAULT_SOCKET;
 		c->status.mode = "socket";
 		c->status.socket = c->socket;
 		return 0;
@@ -409,7 +410,7 @@ static int setup_mode(struct nri_cmd *c, const struct cmd_args *args,
 	return 0;
 }
 
-int cmd_nri(const struct cmd_args *args)
+static int nri(const char *config, const char *socket_path)
 {
 	struct nri_cmd c = { .fd = -1, .sig = -1 };
 	struct sh_error err = { 0 };
@@ -417,22 +418,22 @@ int cmd_nri(const struct cmd_args *args)
 	int inherited = -1, r;
 
 	c.status.lock_fd = -1;
-	c.config_path = config_path(args->config);
+	c.config_path = config_path(config);
 	if (strcmp(c.config_path, SH_DEFAULT_CONFIG))
 		c.config_arg = c.config_path;
 	log_set_context("nri");
 	log_set_stderr_level(LOG_INFO);
 	r = identity(&name, &idx, &err);
 	if (!r)
-		r = setup_mode(&c, args, &inherited, &err);
+		r = setup_mode(&c, socket_path, &inherited, &err);
 	if (!r)
 		r = nri_status_lock(&c.status, &err);
 	if (!r)
 		r = block_signals(&c, &err);
 	if (!r) {
 		load_config(&c);
-		r = run(&c, name, idx, inherited);
-		inherited = -1; /* run() closed it */
+		r = sessions(&c, name, idx, inherited);
+		inherited = -1; /* sessions() closed it */
 	} else {
 		error_report(&err, r);
 	}
@@ -443,3 +444,44 @@ int cmd_nri(const struct cmd_args *args)
 	nri_status_unlock(&c.status);
 	return r ? -1 : 0;
 }
+
+enum { OPT_SOCKET = CLI_OPT_OWN };
+
+static int run(const struct cli_command *cmd, const struct cli_global *global,
+	       int argc, char **argv)
+{
+	const char *socket_path = NULL;
+	struct cli_parser p;
+	int id;
+
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0)
+		if (id == OPT_SOCKET)
+			socket_path = p.value;
+	if (id)
+		return cli_exit(id);
+	return nri(p.config, socket_path);
+}
+
+static const struct cli_option options[] = {
+	CLI_CONFIG,
+	{ OPT_SOCKET, "socket", "PATH",
+	  "the runtime's NRI socket (default " DEFAULT_SOCKET ")" },
+	{ 0 },
+};
+
+const struct cli_command cmd_nri_command = {
+	.name = "nri",
+	.summary =
+		"the NRI plugin: pods' annotations and the hook for every container",
+	.description =
+		"A long-running NRI plugin for containerd 2.x and CRI-O: registers\n"
+		"with the runtime as 50-oci-sockopt-hook and gives every workload\n"
+		"container its pod's sockopt-hook.io/ annotations (never a\n"
+		"node.sockopt-hook.io/ key) and this hook at createRuntime and\n"
+		"poststop. Reconnects when the runtime restarts. Run by the runtime\n"
+		"from /opt/nri/plugins (NRI_PLUGIN_SOCKET set, no command), it uses\n"
+		"that connection and ends with it. One copy per node.\n",
+	.options = options,
+	.run = run,
+};
