@@ -75,6 +75,11 @@ tap_is "$(sed -n 's/^\(OnUnitActiveSec\|WantedBy\)=//p' "$U/oci-sockopt-hook-met
 tap_is "$(sed -n 's/^\(ExecStart\|Restart\)=//p' "$U/oci-sockopt-hook-nri.service" | tr '\n' ' ')" \
 	"/usr/local/libexec/oci/hooks.d/oci-sockopt-hook --config /etc/oci-sockopt-hook/config.json nri always " \
 	"the NRI unit runs the installed binary's nri with the installed config, restarted if it dies"
+tap_is "$(jq -r '.when.annotations | to_entries[] | select((.key | test("^\\^.*\\$$")) and (.value | test("^\\^.*\\$$")) | not) | .key' "$H")" "" \
+	"hooks.d file: every when.annotations regex is anchored (^...\$)"
+[[ $OUT == *"hooks.d file (annotations): "* ]]
+tap_ok $? "the example config has no defaults: install says it picked the annotation-conditioned file" ||
+	tap_diag "$OUT"
 [[ $OUT != *"NRI plugin:"* ]]
 tap_ok $? "NRI=none (the default): the unit is installed, nothing enabled or linked"
 D2=$T/dest-plugin
@@ -87,11 +92,6 @@ mk install DESTDIR="$T/dest-bad" NRI=bad
 rc=$?
 [ $rc != 0 ] && [[ $OUT == *"NRI must be none, service or plugin, not 'bad'"* ]]
 tap_ok $? "NRI=bad: the install stops with one line" || tap_diag "$OUT"
-tap_is "$(jq -r '.when.annotations | to_entries[] | select((.key | test("^\\^.*\\$$")) and (.value | test("^\\^.*\\$$")) | not) | .key' "$H")" "" \
-	"hooks.d file: every when.annotations regex is anchored (^...\$)"
-[[ $OUT == *"hooks.d file (annotations): "* ]]
-tap_ok $? "the example config has no defaults: install says it picked the annotation-conditioned file" ||
-	tap_diag "$OUT"
 
 out=$("$D/usr/local/libexec/oci/hooks.d/oci-sockopt-hook" validate "$D/etc/oci-sockopt-hook/config.json" 2>&1)
 tap_ok $? "the installed binary validates the installed config" || tap_diag "$out"

@@ -205,7 +205,7 @@ args=()
 while IFS= read -r kv; do args+=(-a "$kv"); done < <(jq -r 'to_entries[] | "\(.key)=\(.value)"' <<<"$ann")
 b=$(ct_bundle -c "$NRI_CFG" "${args[@]}" nri-unmarked -- sockcheck all)
 refused runc nri-unmarked "$b" \
-	"container 'app' of pod 'other' in namespace 'shop' was not handled by the NRI plugin (no node.sockopt-hook.io/nri annotation)" \
+	"container 'app' of pod 'other' in namespace 'shop' was not handled by the NRI plugin [(]no node[.]sockopt-hook[.]io/nri annotation[)]" \
 	"refused by require_annotations.nri in $NRI_CFG"
 b=$(ct_bundle -c "$NRI_CFG" "${args[@]}" -a node.sockopt-hook.io/nri=delivered \
 	-a sockopt-hook.io/policy=restricted nri-marked -- sockcheck all)
