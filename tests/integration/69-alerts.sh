@@ -14,11 +14,11 @@
 # container, service, endpoint; instance = the node, as kube-prometheus
 # relabels it): one as the operator's default (honor_labels false), one
 # with honorLabels: true. Checked: what each does to our namespace, pod
-# and container labels (the README's scrape section); every query and
-# variable of examples/grafana/oci-sockopt-hook-dashboard.json returns data with
-# honorLabels, and the per-pod panel names the workload's pod only with
-# it; a refusal and a fallback made while Prometheus runs fire their
-# alerts.
+# and container labels (docs/cluster.md, Metrics); every query and
+# variable of examples/grafana/oci-sockopt-hook-dashboard.json returns
+# data with honorLabels, and the per-pod panel names the workload's pod
+# only with it; a refusal and a fallback made while Prometheus runs fire
+# their alerts (those counted before it started do not).
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
