@@ -236,6 +236,10 @@ runs=$(pq 'oci_sockopt_hook_runs_total{job="honor", outcome="fallback"}')
 [[ $runs == *"namespace=monitoring"* && $runs == *"pod=node-exporter-7xk2p"* ]]
 tap_ok $? "honorLabels true: series without our pod labels (runs_total) still get the exporter's: never group them by namespace or pod" ||
 	tap_diag "$runs"
+# The query the docs had: refusals "by namespace" are by the exporter's.
+old=$(pq 'sum by (namespace, reason) (oci_sockopt_hook_runs_total{job="honor", outcome="refused"})')
+tap_is "$old" "namespace=monitoring,reason=policy_not_allowed 1" \
+	"the old 'sum by (namespace, reason)' of runs_total groups by the exporter's namespace"
 ne=$(pq 'node_textfile_scrape_error{job="honor"}')
 [[ $ne == *"namespace=monitoring"* && $ne == *"pod=node-exporter-7xk2p"* && $ne == *" 0" ]]
 tap_ok $? "honorLabels true leaves node_exporter's own series as they were" || tap_diag "$ne"
