@@ -349,16 +349,17 @@ tap_is "$(moving <<<"$rows")" "namespace=monitoring,pod=node-exporter-7xk2p,prog
 table=$(jq -r '.panels[] | select(.title == "Policed containers by policy") | .targets[0].expr' "$DASH")
 rows=$(pq "$(dash_expr "$table" honor)" | sort)
 tap_is "$rows" "bypass=false,mode=enforce,namespace=ns-a,policy=restricted 1
+bypass=true,mode=enforce,namespace=ns-b 1
 bypass=true,mode=enforce,namespace=ns-b,policy=bulk 1" \
-	"'Policed containers by policy': one restricted in ns-a, one bulk in ns-b"
+	"'Policed containers by policy': restricted in ns-a; bulk and F's bypass alone (no policy label) in ns-b"
 # stat PANEL-TITLE: the stat panel's value with honorLabels
 stat()
 {
 	pq "$(dash_expr "$(jq -r --arg t "$1" '.panels[] | select(.title == $t) | .targets[0].expr' "$DASH")" honor)" |
 		sed 's/^[^ ]* //'
 }
-tap_is "$(stat "Policed containers") $(stat "Refused starts") $(stat "Fallbacks")" "2 2 2" \
-	"the stats: 2 policed (A, B; F fell back to nothing), 2 refused (E, G), 2 fallbacks (B, F)"
+tap_is "$(stat "Policed containers") $(stat "Refused starts") $(stat "Fallbacks")" "3 2 2" \
+	"the stats: 3 policed (A, B, F), 2 refused (E, G), 2 fallbacks (B, F)"
 age=$(pq "$(dash_expr "$(jq -r '.panels[] | select(.title == "Metrics age") | .targets[0].expr' "$DASH")" honor)")
 awk -v a="${age#* }" 'BEGIN { exit !(a >= 0 && a < 10) }'
 tap_ok $? "'Metrics age': the file is fresh (${age#* } s)"
