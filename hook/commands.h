@@ -49,5 +49,7 @@ int cmd_explain(const struct cmd_args *args);
 int cmd_metrics(const struct cmd_args *args);
 int cmd_features(const struct cmd_args *args);
 int cmd_footprint(const struct cmd_args *args); /* `record ID` */
+/* `runtime configure|unconfigure`: parses its own options (argv). */
+int cmd_runtime_config(const struct cmd_args *args);
 
 #endif /* SH_COMMANDS_H */

@@ -44,6 +44,8 @@ static const struct command commands[] = {
 	  "the socket footprint of a recorded container, and its policy ID" },
 	{ "preload", cmd_preload,
 	  "load and pin every policy's programs ahead of time [--unpin]" },
+	{ "runtime", cmd_runtime_config,
+	  "configure|unconfigure --runtime containerd|crio|podman [--dry-run]" },
 };
 
 static void usage(FILE *out)
@@ -183,8 +185,13 @@ int main(int argc, char **argv)
 		log_error("unknown command '%.64s' (try --help)", argv[optind]);
 		return 2;
 	}
-	if (parse_trailing(argc - optind - 1, argv + optind + 1, &args))
+	if (cmd->run == cmd_runtime_config) { /* parses its own options */
+		args.argc = argc - optind - 1;
+		args.argv = argv + optind + 1;
+	} else if (parse_trailing(argc - optind - 1, argv + optind + 1,
+				  &args)) {
 		return 2;
+	}
 	load_quiet_libbpf();
 	args.command = cmd->name;
 	r = cmd->run(&args);
