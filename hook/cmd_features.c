@@ -22,6 +22,7 @@
 #include "labelkey.h"
 #include "load.h"
 #include "log.h"
+#include "wiring_status.h"
 
 #define FEATURES_PREFIX "sockopt-hook.io/"
 #define FEATURES_KEY_MAX 320
@@ -33,6 +34,7 @@
 
 struct features {
 	struct json_object *labels; /* key -> "true" / "false", in order */
+	struct wiring_state wiring;
 	char expiry[FEATURES_TIME_MAX]; /* RFC 3339, UTC */
 	int skipped;
 };
@@ -93,11 +95,19 @@ static int collect(const struct cmd_args *args, struct features *f,
 		return r;
 	f->labels = json_object_new_object();
 	r = f->labels ? 0 : -ENOMEM;
+	/* RuntimeClass sockopt's pods fail where the runtime lacks its
+	 * handler: installed only with the wiring, bypass with its handler. */
+	wiring_status(&f->wiring, args->containerd_config, args->hooks_dirs,
+		      args->nr_hooks_dirs);
+	if (!f->wiring.installed)
+		log_warn("features: sockopt-hook.io/installed=false: %s",
+			 f->wiring.why);
 	if (!r)
-		r = add_label(f, FEATURES_PREFIX "installed", true);
+		r = add_label(f, FEATURES_PREFIX "installed",
+			      f->wiring.installed);
 	if (!r)
 		r = add_label(f, FEATURES_PREFIX "bypass-prot-mem",
-			      kernel_bypass());
+			      kernel_bypass() && f->wiring.bypass_handler);
 	if (!r)
 		r = add_policies(f, &cfg);
 	config_free(&cfg);
@@ -154,12 +164,28 @@ static int open_target(const char *path, const char **base,
 	return dir;
 }
 
+static struct json_object *wiring_json(const struct wiring_state *w)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "containerd",
+			       json_object_new_boolean(w->containerd));
+	json_object_object_add(o, "hooks_d", json_object_new_boolean(w->hooksd));
+	json_object_object_add(o, "bypass_handler",
+			       json_object_new_boolean(w->bypass_handler));
+	json_object_object_add(o, "missing",
+			       w->why[0] ? json_object_new_string(w->why) :
+					   NULL);
+	return o;
+}
+
 static void print_json(const struct features *f, const char *file)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "labels", json_object_get(f->labels));
 	json_object_object_add(o, "skipped", json_object_new_int(f->skipped));
+	json_object_object_add(o, "wiring", wiring_json(&f->wiring));
 	json_object_object_add(o, "nfd_file",
 			       file ? json_object_new_string(file) : NULL);
 	json_object_object_add(o, "expiry_time",

@@ -13,7 +13,7 @@ struct cmd_args {
 	const char *bundle; /* explain --bundle */
 	bool json;
 	bool unpin; /* preload --unpin */
-	const char *hooks_dirs[SH_MAX_HOOKS_DIRS]; /* validate --hooks-dir */
+	const char *hooks_dirs[SH_MAX_HOOKS_DIRS]; /* validate, features --hooks-dir */
 	int nr_hooks_dirs;
 	/* status filters: exact names, NULL for any */
 	const char *namespace_filter; /* --namespace */
@@ -22,6 +22,7 @@ struct cmd_args {
 	const char *policy_filter; /* --policy */
 	const char *output; /* metrics --output FILE */
 	const char *nfd_file; /* features --nfd-file FILE */
+	const char *containerd_config; /* features --containerd-config FILE */
 	int argc; /* operands after the command */
 	char **argv;
 };

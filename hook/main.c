@@ -39,7 +39,8 @@ static const struct command commands[] = {
 	{ "metrics", cmd_metrics,
 	  "Prometheus text format, for node_exporter [--output FILE.prom]" },
 	{ "features", cmd_features,
-	  "node labels for Node Feature Discovery [--nfd-file FILE]" },
+	  "node labels for Node Feature Discovery [--nfd-file FILE]\n"
+	  "                 [--containerd-config FILE] [--hooks-dir DIR]..." },
 	{ "record", cmd_footprint,
 	  "the socket footprint of a recorded container, and its policy ID" },
 	{ "preload", cmd_preload,
@@ -114,6 +115,8 @@ static const char **value_option(struct cmd_args *args, const char *name)
 		{ "--policy", offsetof(struct cmd_args, policy_filter) },
 		{ "--output", offsetof(struct cmd_args, output) },
 		{ "--nfd-file", offsetof(struct cmd_args, nfd_file) },
+		{ "--containerd-config",
+		  offsetof(struct cmd_args, containerd_config) },
 	};
 
 	for (size_t i = 0; i < sizeof(value_opts) / sizeof(value_opts[0]); i++)
