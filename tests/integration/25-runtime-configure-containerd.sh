@@ -83,8 +83,20 @@ configure()
 	ERR=$(cat "$CT_TMP/configure.err")
 	return $rc
 }
-tree() { (cd "$CTD" && find . -path ./root -prune -o -path ./state -prune -o -type f -print0 |
-	sort -z | xargs -0 sha256sum); }
+tree() { (cd "$CTD" && find . -path ./root -prune -o -path ./state -prune -o -type f \
+	! -name 'containerd.log' -print0 | sort -z | xargs -0 sha256sum); }
+mkdir -p "$CT_TMP/no-hooksd"
+# features LABEL: that label's value, as the agent would publish it for
+# this containerd (and no hooks.d file); WIRING gets the JSON's wiring.
+features()
+{
+	local json
+
+	json=$("$HOOK" --config "$HOOK_CONFIG" features --json --containerd-config "$MAIN" \
+		--hooks-dir "$CT_TMP/no-hooksd" 2>/dev/null)
+	WIRING=$(jq -c .wiring <<<"$json")
+	jq -r --arg k "sockopt-hook.io/$1" '.labels[$k]' <<<"$json"
+}
 
 # --- the main config without an imports line ---------------------------------
 
@@ -102,6 +114,13 @@ tap_is "$(tree)" "$before" "nothing written (the main config untouched, no drop-
 
 ctd_main_config "$MAIN"
 ctd_node_cri >>"$MAIN"
+ctd_start "$MAIN"
+VERSION=$CTD_VERSION
+tap_like "$VERSION" '^containerd ' "containerd runs on the node's config: $VERSION" ||
+	{ tap_diag "$(tail -n 30 "$CTD/containerd.log")"; tap_bail "containerd did not start"; }
+DUMP_BEFORE=$(containerd --config "$MAIN" config dump 2>&1)
+tap_is "$(features installed)" false "features before configure: installed=false"
+tap_like "$WIRING" '"missing":"containerd has no runtime handler sockopt' "and says why"
 before=$(tree)
 configure configure --dry-run
 tap_is "$?" 0 "--dry-run: exit 0" || tap_diag "$ERR"
@@ -143,8 +162,12 @@ tap_is "$(jq -r '.annotations["node.sockopt-hook.io/runtime-handler"]' "$SPECS/s
 
 # --- containerd on it, pods -----------------------------------------------------
 
-VERSION=$(ctd_start "$MAIN")
-tap_like "$VERSION" '^containerd ' "containerd starts on the configured config: $VERSION" ||
+tap_is "$(features installed)" false "features after configure, before the restart: installed=false"
+tap_like "$WIRING" "containerd was started before its handler's spec was written: restart it" "and says why"
+ctd_stop
+ctd_start "$MAIN"
+VERSION=$CTD_VERSION
+tap_like "$VERSION" '^containerd ' "containerd restarts on the configured config: $VERSION" ||
 	{ tap_diag "$(tail -n 30 "$CTD/containerd.log")"; tap_bail "containerd did not start"; }
 dump=$(containerd --config "$MAIN" config dump 2>&1)
 sockopt=$(sed -n '/runtimes.sockopt\]/,/runtimes.sockopt.options\]/p' <<<"$dump")
@@ -153,6 +176,9 @@ sockopt=$(sed -n '/runtimes.sockopt\]/,/runtimes.sockopt.options\]/p' <<<"$dump"
 	$sockopt == *'pod_annotations = ["sockopt-hook.io/*"]'* && $dump == *'runtimes.sockopt-bypass]'* ]]
 tap_ok $? "config dump: runc and the pause image kept, handlers sockopt and sockopt-bypass with our base specs" ||
 	tap_diag "$dump"
+tap_is "$(features installed)" true "features after the restart: installed=true"
+tap_is "$(jq -c '[.containerd, .bypass_handler]' <<<"$WIRING")" "[true,true]" \
+	"features: containerd has both handlers"
 
 cri_images "$CRI_DIR/images" "$CT_ROOTFS" "$CT_BUILD/tests/pause" ||
 	tap_bail "cannot build the image archives"
@@ -242,10 +268,12 @@ tap_is "$(grep -c ': removed$' <<<"$OUT")" 3 "unconfigure removes the drop-in an
 	tap_diag "$OUT"
 tap_ok "$([ ! -e "$DROPIN" ] && [ ! -e "$SPECS" ]; echo $?)" "the drop-in and the spec directory are gone"
 ctd_stop
-VERSION=$(ctd_start "$MAIN")
+ctd_start "$MAIN"
+VERSION=$CTD_VERSION
 tap_like "$VERSION" '^containerd ' "containerd restarts without the drop-in"
-tap_is "$(containerd --config "$MAIN" config dump 2>&1 | grep -c 'runtimes.sockopt')" 0 \
-	"config dump: no handler sockopt any more"
+tap_is "$(containerd --config "$MAIN" config dump 2>&1)" "$DUMP_BEFORE" \
+	"config dump: as before configure"
+tap_is "$(features installed)" false "features after unconfigure: installed=false"
 manifest=$(cri_pod gone sockopt '{}' "[{\"name\": \"app\", \"command\": $SLEEPER}]")
 CTD_UIDS+=("$(jq -r .metadata.uid "$manifest")")
 out=$(cri run-pod "$manifest" 2>&1)

@@ -120,7 +120,8 @@ alone=$(containerd --config "$CTD/alone/config.toml" config dump 2>&1)
 tap_ok $? "containerd 1.6: the example as a drop-in file of its own replaces the node's CRI section (runc handler and sandbox_image gone)" ||
 	tap_diag "$alone"
 
-VERSION=$(ctd_start "$CTD/config.toml")
+ctd_start "$CTD/config.toml"
+VERSION=$CTD_VERSION
 tap_like "$VERSION" '^containerd ' \
 	"private containerd (config version 2, the example's drop-in) answers CRI: $VERSION" ||
 	{ tap_diag "$(tail -n 30 "$CTD/containerd.log")"; tap_bail "containerd did not start"; }

@@ -13,7 +13,7 @@
 #   CTD_UIDS     the uids of the pods the test made (for their cgroups)
 #   ctd_main_config FILE [IMPORT-GLOB]   a main config (version 2)
 #   ctd_node_cri                         the node's CRI section (TOML)
-#   ctd_start CONFIG / ctd_stop
+#   ctd_start CONFIG (sets CTD_VERSION) / ctd_stop
 #   ctd_cleanup                          for the EXIT trap
 
 ctd_init()
@@ -90,13 +90,13 @@ ctd_node_cri()
 EOF
 }
 
-# ctd_start CONFIG: containerd in the background, until CRI answers;
-# prints the CRI version line.
+# ctd_start CONFIG: containerd in the background (CTD_PID), until CRI
+# answers; CTD_VERSION is what it says (or the client's error).
 ctd_start()
 {
 	containerd --config "$1" >>"$CTD/containerd.log" 2>&1 &
 	CTD_PID=$!
-	cri --wait 30 version 2>&1
+	CTD_VERSION=$(cri --wait 30 version 2>&1)
 }
 
 # ctd_remove_pod_cgroups: what kubelet's pod container manager does after
