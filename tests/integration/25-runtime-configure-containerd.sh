@@ -125,7 +125,7 @@ before=$(tree)
 configure configure --dry-run
 tap_is "$?" 0 "--dry-run: exit 0" || tap_diag "$ERR"
 tap_like "$OUT" "$DROPIN: would create" "--dry-run names the drop-in"
-tap_like "$OUT" "^\+\[plugins\.\"io\.containerd\.grpc\.v1\.cri\"\.containerd\.runtimes\.sockopt-bypass\]" \
+tap_like "$OUT" "\+\[plugins\.\"io\.containerd\.grpc\.v1\.cri\"\.containerd\.runtimes\.sockopt-bypass\]" \
 	"--dry-run shows the handlers in a diff"
 tap_like "$OUT" "$SPECS/sockopt-base-spec.json: would create" "--dry-run names the base specs"
 tap_is "$(tree)" "$before" "--dry-run writes nothing"

@@ -12,7 +12,8 @@
 #   BUILD_DIR/node/image-KEY/  the cached image (image/build-image.sh)
 #   BUILD_DIR/node/payload.img the per-run payload disk (/dev/vdb):
 #     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct, pause static),
-#     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook)
+#     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook),
+#     image/oci-sockopt-hook.tar (`make image`, for 70-daemonset)
 #   BUILD_DIR/node/console.log, results.tap
 #
 # Environment: NODE_SCENARIOS="pattern..." runs only the scenarios whose
@@ -122,6 +123,12 @@ else
 	tar -C "$top" --exclude=./build --exclude=./.git -cf - . | tar -C "$stage/src" -xf -
 fi
 install -m 0755 "$build/oci-sockopt-hook" "$stage/src/build/oci-sockopt-hook"
+# the DaemonSet's image (make image) of this very hook, for 70-daemonset
+if selected 70-daemonset.sh && command -v umoci >/dev/null; then
+	img=$(make -s -C "$top" BUILD="$build" -o "$build/oci-sockopt-hook" image 2>"$node/image.err" | tail -n1) ||
+		say "make image failed: $(tail -n 3 "$node/image.err")"
+	[ -r "$img" ] && install -D -m 0644 "$img" "$stage/image/oci-sockopt-hook.tar"
+fi
 payload="$node/payload.img"
 rm -f "$payload"
 mkfs.ext4 -q -F -L nodepayload -d "$stage" "$payload" 256M

@@ -226,3 +226,89 @@ oci_runtime_scenario() {
 	tap_is "$("${r[@]}" list -q | grep -cx "$id")" 0 "$rt: $id deleted when its process exited"
 	check_gone "$rt run" "$rt-$id.scope" "/system.slice/$rt-$id.scope"
 }
+
+# --- a node that never saw the hook (70-daemonset, 71-runtime-configure) --
+
+# node_make TARGET: the repository's make TARGET as 00-node runs it
+# (install or uninstall; the binary from the build host, no compiler here).
+node_make() {
+	(cd "$NODE_PAYLOAD/src" &&
+		make -o build/oci-sockopt-hook "$1" HOOKSD="$NODE_HOOKSD" 2>&1)
+}
+
+# node_state: what "the node as it was" compares: every file and
+# directory under the paths that make install, the DaemonSet and runtime
+# configure touch (with its mode and, for a file, its content), the pins,
+# the hook's records, the units' state, containerd's effective config.
+NODE_STATE_PATHS="/usr/local/libexec /usr/local/share/containers /usr/local/lib/systemd
+/etc/oci-sockopt-hook /usr/share/containers/oci /etc/containers/oci /etc/containerd
+/etc/kubernetes /var/lib/prometheus /sys/fs/bpf"
+node_state() {
+	local p
+
+	for p in $NODE_STATE_PATHS; do
+		[ -e "$p" ] || continue
+		find "$p" -printf '%p %y %m\n' | sort
+		find "$p" -type f -exec sha256sum {} + | sort -k2
+	done
+	state_records
+	systemctl is-enabled oci-sockopt-hook-preload.path oci-sockopt-hook-metrics.timer 2>&1
+	containerd config dump 2>&1 | sha256sum
+}
+
+# node_forget_hook: undoes 00-node's install (make uninstall), so that a
+# scenario starts from a node that never saw the hook; fails if anything of
+# the hook is left.
+node_forget_hook() {
+	local out
+
+	out=$(node_make uninstall) || { tap_diag "$out"; return 1; }
+	[ ! -e "$NODE_HOOK" ] && [ ! -e "$NODE_CONFIG" ] &&
+		[ ! -e "$NODE_HOOKSD/oci-sockopt-hook.json" ] &&
+		[ ! -e /sys/fs/bpf/oci-sockopt-hook ]
+}
+
+# ctd_sandbox_image: the pause image this containerd's CRI runs sandboxes
+# from (2.x: pinned_images.sandbox; 1.x: sandbox_image).
+ctd_sandbox_image() {
+	containerd config dump 2>/dev/null |
+		sed -n "s/^ *\(sandbox\|sandbox_image\) = ['\"]\(.*\)['\"]$/\2/p" | head -n1
+}
+
+# ctd_node_images DIR: the tests' busybox and pause images in containerd's
+# k8s.io namespace, the pause image also under the name containerd wants
+# for sandboxes (no registry here); fails if either is missing.
+ctd_node_images() {
+	local dir=$1 img want
+
+	mkdir -p "$dir/pause-bin" || return 1
+	cp "$NODE_PAYLOAD/bin/pause" "$dir/pause-bin/pause" || return 1
+	cri_images "$dir" "$NODE_ROOTFS" "$dir/pause-bin/pause" || return 1
+	for img in busybox pause; do
+		ctr -n k8s.io images import "$dir/$img.tar" >/dev/null || return 1
+	done
+	want=$(ctd_sandbox_image)
+	[ -z "$want" ] || [ "$want" = "$CRI_PAUSE" ] ||
+		ctr -n k8s.io images tag --force "$CRI_PAUSE" "$want" >/dev/null || return 1
+	cri image-id "$CRI_BUSYBOX" >/dev/null && cri image-id "${want:-$CRI_PAUSE}" >/dev/null
+}
+
+# cri_stubs: the CRI client's stubs (tests/cri/gen-stubs.sh), or skip.
+cri_stubs() {
+	local out
+
+	out=$("$NODE_PAYLOAD/src/tests/cri/gen-stubs.sh" "$NODE_VAR" 2>&1)
+	case $? in
+	0) CRI_STUBS=$(tail -n1 <<<"$out") ;;
+	77) tap_diag "$out"; tap_skip_all "no CRI stubs here: $(tail -n1 <<<"$out")" ;;
+	*) tap_diag "$out"; tap_bail "tests/cri/gen-stubs.sh failed" ;;
+	esac
+}
+
+# pod_cgroups_gone: kubelet's pod container manager removes the pods'
+# cgroups (no kubelet here): cgroupfs driver.
+pod_cgroups_gone() {
+	[ -d /sys/fs/cgroup/kubepods ] || return 0
+	find /sys/fs/cgroup/kubepods -depth -type d -exec rmdir {} \; 2>/dev/null
+	[ ! -d /sys/fs/cgroup/kubepods ]
+}
