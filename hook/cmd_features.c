@@ -97,8 +97,8 @@ static int collect(const struct cmd_args *args, struct features *f,
 	r = f->labels ? 0 : -ENOMEM;
 	/* RuntimeClass sockopt's pods fail where the runtime lacks its
 	 * handler: installed only with the wiring, bypass with its handler. */
-	wiring_status(&f->wiring, args->containerd_config, args->hooks_dirs,
-		      args->nr_hooks_dirs);
+	wiring_status_check(&f->wiring, args->containerd_config,
+			    args->hooks_dirs, args->nr_hooks_dirs);
 	if (!f->wiring.installed)
 		log_warn("features: sockopt-hook.io/installed=false: %s",
 			 f->wiring.why);
@@ -170,7 +170,8 @@ static struct json_object *wiring_json(const struct wiring_state *w)
 
 	json_object_object_add(o, "containerd",
 			       json_object_new_boolean(w->containerd));
-	json_object_object_add(o, "hooks_d", json_object_new_boolean(w->hooksd));
+	json_object_object_add(o, "hooks_d",
+			       json_object_new_boolean(w->hooksd));
 	json_object_object_add(o, "bypass_handler",
 			       json_object_new_boolean(w->bypass_handler));
 	json_object_object_add(o, "missing",

@@ -13,7 +13,8 @@ struct cmd_args {
 	const char *bundle; /* explain --bundle */
 	bool json;
 	bool unpin; /* preload --unpin */
-	const char *hooks_dirs[SH_MAX_HOOKS_DIRS]; /* validate, features --hooks-dir */
+	const char *
+		hooks_dirs[SH_MAX_HOOKS_DIRS]; /* validate, features --hooks-dir */
 	int nr_hooks_dirs;
 	/* status filters: exact names, NULL for any */
 	const char *namespace_filter; /* --namespace */

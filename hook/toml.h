@@ -14,9 +14,9 @@
 
 #include <stddef.h>
 
-struct json_object;
+#include "toml_scalar.h"
 
-#define SH_TOML_ERR_MAX 160
+struct json_object;
 
 /* Parses text (len bytes, NUL bytes refused) into *out, a new object.
  * On error returns -EINVAL and says where in err: "line N: what". */

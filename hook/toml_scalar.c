@@ -15,7 +15,6 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "toml.h"
 #include "toml_scalar.h"
 
 #define TOML_MAX_TOKEN 128 /* a number */

@@ -11,6 +11,9 @@
 
 struct json_object;
 
+/* An error message of the TOML reader: "line N: what". */
+#define SH_TOML_ERR_MAX 160
+
 struct toml_cursor {
 	const char *p, *end;
 	int line;

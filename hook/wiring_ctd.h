@@ -1,60 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* containerd's wiring: what the node has, found out once (wiring_ctd.c). */
+/* containerd's wiring: `runtime configure` and `unconfigure` (wiring_ctd.c). */
 #ifndef SH_WIRING_CTD_H
 #define SH_WIRING_CTD_H
 
-#include <limits.h>
-#include <stddef.h>
-
 #include "error.h"
 
-#define SH_WIRING_CTD_CONFIG "/etc/containerd/config.toml"
-/* Ours, in the directory an import glob names; late in a sorted glob, as
- * containerd 1.x needs (the last file to hold the CRI section wins). */
-#define SH_WIRING_CTD_DROPIN "99-oci-sockopt-hook.toml"
-/* The base specs, beside the main config. */
-#define SH_WIRING_CTD_SPEC_DIR "oci-sockopt-hook"
-
-struct json_object;
-struct wiring_opts;
 struct wiring_hook;
+struct wiring_opts;
 struct wiring_plan;
 
-struct ctd {
-	const struct wiring_opts *o;
-	int major; /* containerd's: 1 or 2 */
-	int main_version; /* the main config's version: 2 or 3 */
-	char main_path[PATH_MAX];
-	char main_dir[PATH_MAX];
-	char spec_dir[PATH_MAX];
-	char dropin[PATH_MAX];
-	char dropin_dir[PATH_MAX];
-	const char *dropin_name; /* in dropin */
-	char default_name[128]; /* the default runtime handler */
-	struct json_object *main; /* the main config */
-	struct json_object *before; /* the config dump without our drop-in */
-};
-
-/* Where a dump keeps the CRI runtime settings: 1.x, 2.x. */
-extern const char *const wiring_ctd_cri_v2[];
-extern const char *const wiring_ctd_cri_v3[];
-
-/* containerd's version, its main config, the drop-in's path. */
-int wiring_ctd_open(struct ctd *c, const struct wiring_opts *o,
-		    struct sh_error *err);
-void wiring_ctd_close(struct ctd *c);
-/* `containerd config dump` with the drop-in left out (text NULL) or as text. */
-int wiring_ctd_dump(const struct ctd *c, const char *text,
-		    struct json_object **out, struct sh_error *err);
-/* The runtimes table of a dump. */
-struct json_object *wiring_ctd_runtimes(struct json_object *dump, int major);
-void wiring_ctd_spec_path(const struct ctd *c, const char *handler, char *buf,
-			  size_t len);
-/* The base specs and the drop-in, into plan. */
-int wiring_ctd_build(struct ctd *c, const struct wiring_hook *hook,
-		     struct wiring_plan *plan, struct sh_error *err);
-
-/* The command's entry points (wiring.h's runtime table). */
+/* The base specs and the drop-in, into plan; the files of ours out. */
 int wiring_ctd_configure(const struct wiring_opts *o,
 			 const struct wiring_hook *hook,
 			 struct wiring_plan *plan, struct sh_error *err);

@@ -9,7 +9,7 @@
  * only the base spec may, is left out.
  *
  * Before the plan takes the file, containerd's own loader reads the
- * node's config with it (wiring_ctd_dump): the result must be the config
+ * node's config with it (wiring_ctd_node_dump): the result must be the config
  * without it plus exactly our two handlers. A file imported after ours
  * that replaces the CRI section (1.x), a handler of the same name
  * configured elsewhere (2.x merges it with ours), or a drop-in that
@@ -29,7 +29,7 @@
 #include "toml.h"
 #include "toml_write.h"
 #include "wiring.h"
-#include "wiring_ctd.h"
+#include "wiring_ctd_node.h"
 #include "wiring_ctd_dropin.h"
 
 #define POD_ANNOTATIONS "sockopt-hook.io/*"
@@ -68,7 +68,7 @@ static struct json_object *handler_section(const struct ctd *c,
 
 	if (json_object_deep_copy(rt, &h, NULL))
 		return NULL;
-	wiring_ctd_spec_path(c, handler, spec, sizeof(spec));
+	wiring_ctd_node_spec_path(c, handler, spec, sizeof(spec));
 	json_object_object_get_ex(h, "pod_annotations", &old);
 	if (json_object_object_add(h, "base_runtime_spec",
 				   json_object_new_string(spec)) ||
@@ -200,7 +200,7 @@ static struct json_object *comparable(const struct ctd *c,
 		return NULL;
 	json_object_object_del(copy, "imports");
 	for (int i = 0; i < SH_WIRING_NR_HANDLERS; i++)
-		json_object_object_del(wiring_ctd_runtimes(copy, c->major),
+		json_object_object_del(wiring_ctd_node_runtimes(copy, c->major),
 				       handlers[i]);
 	return copy;
 }
@@ -210,7 +210,7 @@ static int compare(const struct ctd *c, struct json_object *doc,
 {
 	_cleanup_json_ struct json_object *a = comparable(c, c->before);
 	_cleanup_json_ struct json_object *b = comparable(c, after);
-	struct json_object *want = wiring_ctd_runtimes(
+	struct json_object *want = wiring_ctd_node_runtimes(
 		doc, c->major == 2 && c->main_version == 3 ? 2 : 1);
 	char path[DIFF_PATH_MAX] = "";
 
@@ -224,7 +224,8 @@ static int compare(const struct ctd *c, struct json_object *doc,
 	for (int i = 0; i < SH_WIRING_NR_HANDLERS; i++) {
 		struct json_object *got = NULL, *exp = NULL;
 
-		json_object_object_get_ex(wiring_ctd_runtimes(after, c->major),
+		json_object_object_get_ex(wiring_ctd_node_runtimes(after,
+								   c->major),
 					  handlers[i], &got);
 		json_object_object_get_ex(want, handlers[i], &exp);
 		path[0] = '\0';
@@ -266,8 +267,8 @@ int wiring_ctd_dropin_plan(const struct ctd *c, struct json_object *doc,
 		}
 		made = true;
 	}
-	r = wiring_ctd_dump(c, text, &after, err) ?:
-						    compare(c, doc, after, err);
+	r = wiring_ctd_node_dump(c, text, &after, err) ?:
+		    compare(c, doc, after, err);
 	if (r) {
 		if (made)
 			rmdir(c->dropin_dir);

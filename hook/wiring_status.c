@@ -32,7 +32,7 @@
 #include "log.h"
 #include "toml.h"
 #include "wiring.h"
-#include "wiring_ctd.h"
+#include "wiring_ctd_node.h"
 #include "wiring_exec.h"
 #include "wiring_status.h"
 
@@ -87,8 +87,8 @@ static bool runs_config(const char *pid, const char *config)
 	for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
 		const char *a = buf + i;
 
-		if (!strcmp(a, config) || (!strncmp(a, "--config=", 9) &&
-					   !strcmp(a + 9, config)))
+		if (!strcmp(a, config) ||
+		    (!strncmp(a, "--config=", 9) && !strcmp(a + 9, config)))
 			return true;
 		named |= !strcmp(a, "--config") || !strcmp(a, "-c") ||
 			 !strncmp(a, "--config=", 9);
@@ -128,7 +128,8 @@ static long long started_ns(const char *comm, const char *config)
 		/* pid (comm) state ... starttime is the 22nd field */
 		if (!rp || strncmp(strchr(buf, '(') + 1, comm, strlen(comm)) ||
 		    strchr(buf, '(') + 1 + strlen(comm) != rp ||
-		    sscanf(rp + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+		    sscanf(rp + 2,
+			   "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
 			   &start) != 1)
 			continue;
 		if (runs_config(e->d_name, config) &&
@@ -190,11 +191,14 @@ static bool handler_ok(struct wiring_state *st, struct json_object *rt,
 	path = json_object_get_string(file);
 	text = path && *path ? wiring_read(path, &r) : NULL;
 	spec = text ? json_tokener_parse(text) : NULL;
-	if (!runs_hook(toml_get(spec, (const char *const[]){ "hooks",
-							    "prestart", NULL })) &&
-	    !runs_hook(toml_get(spec, (const char *const[]){
-					      "hooks", "createRuntime", NULL }))) {
-		why(st, "the base runtime spec of containerd's handler %s (%s) runs no %s",
+	if (!runs_hook(
+		    toml_get(spec, (const char *const[]){ "hooks", "prestart",
+							  NULL })) &&
+	    !runs_hook(toml_get(spec,
+				(const char *const[]){ "hooks", "createRuntime",
+						       NULL }))) {
+		why(st,
+		    "the base runtime spec of containerd's handler %s (%s) runs no %s",
 		    handler, path && *path ? path : "none", SH_IDENT);
 		return false;
 	}
@@ -205,8 +209,8 @@ static bool handler_ok(struct wiring_state *st, struct json_object *rt,
 
 static void check_containerd(struct wiring_state *st, const char *config)
 {
-	char *argv[] = { "containerd", "--config", (char *)config, "config",
-			 "dump", NULL };
+	char *argv[] = { "containerd", "--config", (char *)config,
+			 "config",     "dump",	   NULL };
 	static const char *const handlers[] = SH_WIRING_HANDLERS;
 	_cleanup_json_ struct json_object *dump = NULL;
 	_cleanup_free_ char *raw = NULL;
@@ -223,13 +227,15 @@ static void check_containerd(struct wiring_state *st, const char *config)
 		    err.msg[0] ? err.msg : terr);
 		return;
 	}
-	rt = wiring_ctd_runtimes(dump, 2) ?: wiring_ctd_runtimes(dump, 1);
+	rt = wiring_ctd_node_runtimes(dump, 2) ?:
+		     wiring_ctd_node_runtimes(dump, 1);
 	if (!handler_ok(st, rt, handlers[0], &newest))
 		return;
 	st->bypass_handler = handler_ok(st, rt, handlers[1], &newest);
 	start = started_ns("containerd", config);
 	if (start && start < newest) {
-		why(st, "containerd was started before its handler's spec was written: restart it");
+		why(st,
+		    "containerd was started before its handler's spec was written: restart it");
 		st->bypass_handler = false;
 		return;
 	}
@@ -262,7 +268,8 @@ static void check_crio(struct wiring_state *st)
 		return;
 	}
 	st->bypass_handler =
-		toml_get(rt, (const char *const[]){ handlers[1], NULL }) != NULL;
+		toml_get(rt, (const char *const[]){ handlers[1], NULL }) !=
+		NULL;
 }
 
 static void check_hooksd(struct wiring_state *st, const char *const *dirs,
@@ -278,8 +285,8 @@ static void check_hooksd(struct wiring_state *st, const char *const *dirs,
 		snprintf(path, sizeof(path), "%s/" SH_IDENT ".json", dirs[i]);
 		text = wiring_read(path, &r);
 		f = text ? json_tokener_parse(text) : NULL;
-		st->hooksd = hook_ok(toml_get(f, (const char *const[]){ "hook",
-									NULL }));
+		st->hooksd = hook_ok(
+			toml_get(f, (const char *const[]){ "hook", NULL }));
 	}
 	if (!st->hooksd)
 		why(st, "no hooks.d file of ours in %s%s", dirs[0],
@@ -290,8 +297,8 @@ static void check_hooksd(struct wiring_state *st, const char *const *dirs,
 		st->bypass_handler = true; /* podman: no RuntimeClass */
 }
 
-void wiring_status(struct wiring_state *st, const char *containerd_config,
-		   const char *const *hooks_dirs, int nr_hooks_dirs)
+void wiring_status_check(struct wiring_state *st, const char *containerd_config,
+			 const char *const *hooks_dirs, int nr_hooks_dirs)
 {
 	static const char *const dirs[] = { SH_HOOKSD_SYSTEM, SH_HOOKSD_ETC };
 

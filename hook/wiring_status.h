@@ -17,7 +17,7 @@ struct wiring_state {
 /* Checks containerd (its main config: containerd_config, or the default)
  * first, else the hooks.d file (in hooks_dirs, or the directories podman,
  * CRI-O and NRI read) and CRI-O's handlers. */
-void wiring_status(struct wiring_state *st, const char *containerd_config,
-		   const char *const *hooks_dirs, int nr_hooks_dirs);
+void wiring_status_check(struct wiring_state *st, const char *containerd_config,
+			 const char *const *hooks_dirs, int nr_hooks_dirs);
 
 #endif /* SH_WIRING_STATUS_H */
