@@ -84,7 +84,7 @@ static int script(const struct lines *a, const struct lines *b,
 			j++;
 		} else if (j < b->n &&
 			   (i == a->n ||
-			    lcs[i * w + j + 1] >= lcs[(i + 1) * w + j])) {
+			    lcs[i * w + j + 1] > lcs[(i + 1) * w + j])) {
 			out[(*n)++] = (struct edit){ '+', j++ };
 		} else {
 			out[(*n)++] = (struct edit){ '-', i++ };
