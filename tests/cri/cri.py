@@ -423,11 +423,11 @@ class Pod:
                 profile_type=profile.Value("Unconfined")))
         if "runAsUser" in sc:
             security.run_as_user.value = int(sc["runAsUser"])
-        add, drop = caps.get("add") or [], caps.get("drop") or []
-        security.capabilities.add_capabilities.extend(
-            c if c.startswith("CAP_") or c == "ALL" else "CAP_" + c for c in add)
-        security.capabilities.drop_capabilities.extend(
-            c if c.startswith("CAP_") or c == "ALL" else "CAP_" + c for c in drop)
+        # As the pod spec has them (convertToRuntimeCapabilities): the
+        # runtime adds the CAP_ prefix itself (containerd's CRI
+        # WithCapabilities), so "CAP_NET_RAW" here would name nothing.
+        security.capabilities.add_capabilities.extend(caps.get("add") or [])
+        security.capabilities.drop_capabilities.extend(caps.get("drop") or [])
         return security
 
     def container_config(self, container, image_id):

@@ -86,17 +86,15 @@ configure()
 tree() { (cd "$CTD" && find . -path ./root -prune -o -path ./state -prune -o -type f \
 	! -name 'containerd.log' -print0 | sort -z | xargs -0 sha256sum); }
 mkdir -p "$CT_TMP/no-hooksd"
-# features LABEL: that label's value, as the agent would publish it for
-# this containerd (and no hooks.d file); WIRING gets the JSON's wiring.
+# features: `features --json` as the agent would run it for this
+# containerd (and no hooks.d file), into FEAT; label NAME: a label's value.
 features()
 {
-	local json
-
-	json=$("$HOOK" --config "$HOOK_CONFIG" features --json --containerd-config "$MAIN" \
+	FEAT=$("$HOOK" --config "$HOOK_CONFIG" features --json --containerd-config "$MAIN" \
 		--hooks-dir "$CT_TMP/no-hooksd" 2>/dev/null)
-	WIRING=$(jq -c .wiring <<<"$json")
-	jq -r --arg k "sockopt-hook.io/$1" '.labels[$k]' <<<"$json"
 }
+label() { jq -r --arg k "sockopt-hook.io/$1" '.labels[$k]' <<<"$FEAT"; }
+wiring() { jq -c .wiring <<<"$FEAT"; }
 
 # --- the main config without an imports line ---------------------------------
 
@@ -119,8 +117,9 @@ VERSION=$CTD_VERSION
 tap_like "$VERSION" '^containerd ' "containerd runs on the node's config: $VERSION" ||
 	{ tap_diag "$(tail -n 30 "$CTD/containerd.log")"; tap_bail "containerd did not start"; }
 DUMP_BEFORE=$(containerd --config "$MAIN" config dump 2>&1)
-tap_is "$(features installed)" false "features before configure: installed=false"
-tap_like "$WIRING" '"missing":"containerd has no runtime handler sockopt' "and says why"
+features
+tap_is "$(label installed)" false "features before configure: installed=false"
+tap_like "$(wiring)" '"missing":"containerd has no runtime handler sockopt' "and says why"
 before=$(tree)
 configure configure --dry-run
 tap_is "$?" 0 "--dry-run: exit 0" || tap_diag "$ERR"
@@ -162,8 +161,9 @@ tap_is "$(jq -r '.annotations["node.sockopt-hook.io/runtime-handler"]' "$SPECS/s
 
 # --- containerd on it, pods -----------------------------------------------------
 
-tap_is "$(features installed)" false "features after configure, before the restart: installed=false"
-tap_like "$WIRING" "containerd was started before its handler's spec was written: restart it" "and says why"
+features
+tap_is "$(label installed)" false "features after configure, before the restart: installed=false"
+tap_like "$(wiring)" "containerd was started before its handler's spec was written: restart it" "and says why"
 ctd_stop
 ctd_start "$MAIN"
 VERSION=$CTD_VERSION
@@ -176,8 +176,9 @@ sockopt=$(sed -n '/runtimes.sockopt\]/,/runtimes.sockopt.options\]/p' <<<"$dump"
 	$sockopt == *'pod_annotations = ["sockopt-hook.io/*"]'* && $dump == *'runtimes.sockopt-bypass]'* ]]
 tap_ok $? "config dump: runc and the pause image kept, handlers sockopt and sockopt-bypass with our base specs" ||
 	tap_diag "$dump"
-tap_is "$(features installed)" true "features after the restart: installed=true"
-tap_is "$(jq -c '[.containerd, .bypass_handler]' <<<"$WIRING")" "[true,true]" \
+features
+tap_is "$(label installed)" true "features after the restart: installed=true"
+tap_is "$(wiring | jq -c '[.containerd, .bypass_handler]')" "[true,true]" \
 	"features: containerd has both handlers"
 
 cri_images "$CRI_DIR/images" "$CT_ROOTFS" "$CT_BUILD/tests/pause" ||
@@ -273,7 +274,8 @@ VERSION=$CTD_VERSION
 tap_like "$VERSION" '^containerd ' "containerd restarts without the drop-in"
 tap_is "$(containerd --config "$MAIN" config dump 2>&1)" "$DUMP_BEFORE" \
 	"config dump: as before configure"
-tap_is "$(features installed)" false "features after unconfigure: installed=false"
+features
+tap_is "$(label installed)" false "features after unconfigure: installed=false"
 manifest=$(cri_pod gone sockopt '{}' "[{\"name\": \"app\", \"command\": $SLEEPER}]")
 CTD_UIDS+=("$(jq -r .metadata.uid "$manifest")")
 out=$(cri run-pod "$manifest" 2>&1)
