@@ -150,12 +150,15 @@ static int find_dropin(struct ctd *c, struct sh_error *err)
 			   json_object_get_string(json_object_array_get_idx(imports, i)) ?:
 				   ""))
 			return 0;
+	if (c->dropin[0])
+		return error_set(
+			err, -ENOENT,
+			"containerd reads no drop-in of ours: no imports entry of %s covers %s; add `imports = [\"%s/conf.d/*.toml\"]` above its first [table] and run this again",
+			c->main_path, c->dropin, c->main_dir);
 	return error_set(
 		err, -ENOENT,
-		"containerd reads no drop-in of ours: %s has no imports entry that covers %s; add `imports = [\"%s/conf.d/*.toml\"]` above its first [table] and run this again",
-		c->main_path,
-		c->dropin[0] ? c->dropin : "DIR/" SH_WIRING_CTD_DROPIN,
-		c->main_dir);
+		"containerd reads no drop-in of ours: %s imports no directory (DIR/*.toml); add `imports = [\"%s/conf.d/*.toml\"]` above its first [table] and run this again",
+		c->main_path, c->main_dir);
 }
 
 static int read_version(struct ctd *c, struct sh_error *err)

@@ -5,13 +5,15 @@
  * sockopt pods here, and a pod of a handler the runtime does not have
  * fails to start. So the label needs the wiring, not just the binary:
  *
- *  - containerd: its own `config dump` has the handler, whose base
- *    runtime spec exists and runs an existing oci-sockopt-hook, and the
- *    running containerd started after that spec (and our drop-in) were
- *    written: a configure not followed by a restart is not wiring yet;
- *  - podman, CRI-O (and NRI's hook-injector): a hooks.d file of ours, whose
- *    binary exists, in a directory they read with no setting
- *    (/usr/share/containers/oci/hooks.d) or in /etc/containers/oci/hooks.d.
+ *  - where containerd is on PATH, it is the runtime the labels are for:
+ *    its own `config dump` has the handler, whose base runtime spec
+ *    exists and runs an existing oci-sockopt-hook, and a containerd
+ *    running with that config started after that spec was written (a
+ *    configure not followed by a restart is not wiring yet);
+ *  - else podman, CRI-O (and NRI's hook-injector): a hooks.d file of
+ *    ours, whose binary exists, in a directory they read with no setting
+ *    (/usr/share/containers/oci/hooks.d) or in /etc/containers/oci/hooks.d,
+ *    and where crio runs, its handler.
  *
  * Why each check failed is kept for `features --json` and its warning.
  */
@@ -219,8 +221,6 @@ static void check_containerd(struct wiring_state *st, const char *config)
 	char terr[SH_TOML_ERR_MAX];
 	long long newest = 0, start;
 
-	if (!on_path("containerd"))
-		return;
 	if (wiring_exec_run(argv, NULL, &raw, &err) ||
 	    toml_parse(raw, strlen(raw), &dump, terr)) {
 		why(st, "cannot read containerd's config: %s",
@@ -233,7 +233,12 @@ static void check_containerd(struct wiring_state *st, const char *config)
 		return;
 	st->bypass_handler = handler_ok(st, rt, handlers[1], &newest);
 	start = started_ns("containerd", config);
-	if (start && start < newest) {
+	if (!start) {
+		why(st, "no containerd runs with %s", config);
+		st->bypass_handler = false;
+		return;
+	}
+	if (start < newest) {
 		why(st,
 		    "containerd was started before its handler's spec was written: restart it");
 		st->bypass_handler = false;
@@ -303,10 +308,13 @@ void wiring_status_check(struct wiring_state *st, const char *containerd_config,
 	static const char *const dirs[] = { SH_HOOKSD_SYSTEM, SH_HOOKSD_ETC };
 
 	*st = (struct wiring_state){ .containerd = false };
-	check_containerd(st, containerd_config ?: SH_WIRING_CTD_CONFIG);
-	if (!st->containerd && nr_hooks_dirs)
+	/* Where containerd runs, it is the CRI runtime the labels are for,
+	 * and it reads no hooks.d file. */
+	if (on_path("containerd"))
+		check_containerd(st, containerd_config ?: SH_WIRING_CTD_CONFIG);
+	else if (nr_hooks_dirs)
 		check_hooksd(st, hooks_dirs, nr_hooks_dirs);
-	else if (!st->containerd)
+	else
 		check_hooksd(st, dirs, ARRAY_SIZE(dirs));
 	st->installed = st->containerd || st->hooksd;
 	st->bypass_handler = st->installed && st->bypass_handler;

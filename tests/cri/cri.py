@@ -391,17 +391,22 @@ class Pod:
         for e in container.get("env") or []:
             ref = (e.get("valueFrom") or {}).get("configMapKeyRef")
             if ref is None:
-                out.append(self.pb.KeyValue(key=e["name"],
-                                            value=e.get("value", "")))
+                out.append(self.key_value(e["name"], e.get("value", "")))
                 continue
             data = (self.configmaps.get(ref["name"]) or {}).get("data") or {}
             if ref["key"] in data:
-                out.append(self.pb.KeyValue(key=e["name"],
-                                            value=data[ref["key"]]))
+                out.append(self.key_value(e["name"], data[ref["key"]]))
             elif not ref.get("optional"):
                 raise LookupError("env %s: no key %s in ConfigMap %s"
                                   % (e["name"], ref["key"], ref["name"]))
         return out
+
+    def key_value(self, key, value):
+        """A KeyValue: some api.proto versions type its value as bytes."""
+        field = self.pb.KeyValue.DESCRIPTOR.fields_by_name["value"]
+        if field.type == field.TYPE_BYTES:
+            value = value.encode()
+        return self.pb.KeyValue(key=key, value=value)
 
     def security(self, container):
         """security_context.go determineEffectiveSecurityContext and

@@ -104,7 +104,7 @@ before=$(tree)
 configure configure
 rc=$?
 tap_is "$rc $(wc -l <<<"$ERR")" "1 1" "no imports line: exit 1, one line on stderr" || tap_diag "$ERR"
-tap_like "$ERR" "has no imports entry that covers .* add \`imports = \[\"$CTD/conf.d/\*\.toml\"\]\` above its first \[table\]" \
+tap_like "$ERR" "$MAIN imports no directory \(DIR/\*\.toml\); add \`imports = \[\"$CTD/conf.d/\*\.toml\"\]\` above its first \[table\]" \
 	"it says what to add to the main config"
 tap_is "$(tree)" "$before" "nothing written (the main config untouched, no drop-in, no spec)"
 

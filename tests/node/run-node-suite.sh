@@ -18,8 +18,9 @@
 #
 # Environment: NODE_SCENARIOS="pattern..." runs only the scenarios whose
 # file name contains one of the patterns (00-node always runs: it
-# installs the hook); NODE_TIMEOUT (seconds for the whole boot, 900),
-# NODE_SCENARIO_TIMEOUT (each scenario, 300), NODE_BOOT_MAX (seconds to
+# installs the hook); NODE_TIMEOUT (seconds for the whole boot, 1800),
+# NODE_SCENARIO_TIMEOUT (each scenario, 600: 70-daemonset restarts containerd
+# twice under TCG), NODE_BOOT_MAX (seconds to
 # reach the suite's unit, 180), VM_VERBOSE=1 (the console live),
 # VM_TCG_THREAD (single).
 #
@@ -31,7 +32,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build="$top/build"
-secs=${NODE_TIMEOUT:-900}
+secs=${NODE_TIMEOUT:-1800}
 while getopts "B:t:" opt; do
 	case $opt in
 	B) build=$OPTARG ;;
@@ -112,7 +113,7 @@ done
 install -m 0755 "$build/tests/sockcheck" "$memacct" "$stage/bin/"
 # the pause program of the CRI scenario's sandbox image
 [ ! -x "$build/tests/pause" ] || install -m 0755 "$build/tests/pause" "$stage/bin/"
-echo "NODE_SCENARIO_TIMEOUT=${NODE_SCENARIO_TIMEOUT:-300}" >"$stage/env"
+echo "NODE_SCENARIO_TIMEOUT=${NODE_SCENARIO_TIMEOUT:-600}" >"$stage/env"
 # the repository as an operator has it: its files (no build products)
 # and the hook built here
 if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then

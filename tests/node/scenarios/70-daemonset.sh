@@ -145,7 +145,9 @@ done
 tap_ok $rc "the workloads and the DaemonSet's pod stop and go"
 tap_check "the agent removed its feature file as it stopped" test ! -e "$NFD"
 wait_until 20 pod_cgroups_gone
-tap_ok $? "no pod cgroup left"
+tap_ok $? "no pod cgroup left" ||
+	find /sys/fs/cgroup/kubepods -name cgroup.procs -exec grep -H . {} + | sed 's/^/# /'
+
 # The docs' Uninstall commands, on the node.
 hook=/usr/local/libexec/oci/hooks.d/oci-sockopt-hook
 out=$({

@@ -48,7 +48,7 @@ rc=$?
 tap_is "$rc:$(wc -l <<<"$out")" "1:1" "runtime configure: refused, one line" || tap_diag "$out"
 want='imports = ["/etc/containerd/conf.d/*.toml"]'
 # shellcheck disable=SC2016 # backquotes of the message, not a command
-tap_like "$out" 'has no imports entry that covers .*: add `imports = \["/etc/containerd/conf\.d/\*\.toml"\]` above its first \[table\]' \
+tap_like "$out" 'config\.toml imports no directory \(DIR/\*\.toml\); add `imports = \["/etc/containerd/conf\.d/\*\.toml"\]` above its first \[table\]' \
 	"it names the line to add"
 tap_is "$(node_state)" "$installed" "nothing written by the refusal"
 # The operator adds the line (at the top: TOML keys come before tables).
@@ -121,7 +121,9 @@ for entry in "${CRI_PODS[@]}"; do
 done
 tap_ok $rc "the pods stop and go"
 wait_until 20 pod_cgroups_gone
-tap_ok $? "no pod cgroup left"
+tap_ok $? "no pod cgroup left" ||
+	find /sys/fs/cgroup/kubepods -name cgroup.procs -exec grep -H . {} + | sed 's/^/# /'
+
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook record left"
 
 # --- unconfigure, uninstall -------------------------------------------------
