@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 
@@ -211,4 +212,21 @@ int toml_write_doc(FILE *out, struct json_object *table)
 	if (!is_table(table))
 		return -EINVAL;
 	return write_table(out, table, &p) ?: ferror(out) ? -EIO : 0;
+}
+
+char *toml_write_text(const char *header, struct json_object *table)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return NULL;
+	fputs(header, out);
+	if (toml_write_doc(out, table)) {
+		fclose(out);
+		free(text);
+		return NULL;
+	}
+	return fclose(out) ? NULL : text;
 }

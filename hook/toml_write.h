@@ -14,5 +14,7 @@ struct json_object;
  * -EINVAL for what TOML cannot hold (null, a non-object table).
  */
 int toml_write_doc(FILE *out, struct json_object *table);
+/* header (comment lines) and the document, as malloc'd text, or NULL. */
+char *toml_write_text(const char *header, struct json_object *table);
 
 #endif /* SH_TOML_WRITE_H */

@@ -39,17 +39,9 @@ static int crio_config(const char *dir, const char *text,
 {
 	char *argv[] = { "crio", "config", NULL };
 	struct wiring_view view = { dir, CRIO_DROPIN, text };
-	_cleanup_free_ char *raw = NULL;
-	char terr[SH_TOML_ERR_MAX];
-	int r = wiring_exec_run(argv, access(dir, F_OK) ? NULL : &view, &raw,
-				err);
 
-	if (r)
-		return r;
-	if (toml_parse(raw, strlen(raw), out, terr))
-		return error_set(err, -EINVAL, "cannot read `crio config`: %s",
-				 terr);
-	return 0;
+	return wiring_exec_toml(argv, access(dir, F_OK) ? NULL : &view, out,
+				err);
 }
 
 static struct json_object *runtime_table(struct json_object *cfg)
@@ -95,24 +87,13 @@ static int dropin(struct json_object *cfg, struct json_object **doc,
 
 static char *render(struct json_object *doc)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-
-	if (!out)
-		return NULL;
-	fputs(SH_WIRING_MARK
-	      "\n"
-	      "# (`oci-sockopt-hook runtime unconfigure` removes it): the\n"
-	      "# runtime handlers sockopt and sockopt-bypass, copies of CRI-O's\n"
-	      "# default handler; the hooks.d file runs the hook.\n",
-	      out);
-	if (toml_write_doc(out, doc)) {
-		fclose(out);
-		free(text);
-		return NULL;
-	}
-	return fclose(out) ? NULL : text;
+	return toml_write_text(
+		SH_WIRING_MARK
+		"\n"
+		"# (`oci-sockopt-hook runtime unconfigure` removes it): the\n"
+		"# runtime handlers sockopt and sockopt-bypass, copies of CRI-O's\n"
+		"# default handler; the hooks.d file runs the hook.\n",
+		doc);
 }
 
 /* The first hooks_dir CRI-O reads, for the hooks.d file. */

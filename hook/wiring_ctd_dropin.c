@@ -134,32 +134,25 @@ int wiring_ctd_dropin_build(const struct ctd *c, struct json_object *rt,
 
 static char *render(const struct ctd *c, struct json_object *doc)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
+	_cleanup_free_ char *header = NULL;
 
-	if (!out)
+	if (asprintf(
+		    &header,
+		    SH_WIRING_MARK
+		    "\n"
+		    "# (`oci-sockopt-hook runtime unconfigure` removes it).\n"
+		    "# The runtime handlers sockopt and sockopt-bypass: copies of\n"
+		    "# the default handler '%s' whose base runtime specs in\n"
+		    "# %s/ carry the hook.\n%s",
+		    c->default_name, c->spec_dir,
+		    c->major == 1 ?
+			    "# containerd 1.x replaces a whole plugin section with an\n"
+			    "# imported file's: this one holds the node's CRI section as\n"
+			    "# containerd resolved it at configure time. Change CRI\n"
+			    "# settings in the main config, then run configure again.\n" :
+			    "") < 0)
 		return NULL;
-	fprintf(out,
-		SH_WIRING_MARK
-		"\n"
-		"# (`oci-sockopt-hook runtime unconfigure` removes it).\n"
-		"# The runtime handlers sockopt and sockopt-bypass: copies of\n"
-		"# the default handler '%s' whose base runtime specs in\n"
-		"# %s/ carry the hook.\n",
-		c->default_name, c->spec_dir);
-	if (c->major == 1)
-		fprintf(out,
-			"# containerd 1.x replaces a whole plugin section with an\n"
-			"# imported file's: this one holds the node's CRI section as\n"
-			"# containerd resolved it at configure time. Change CRI\n"
-			"# settings in the main config, then run configure again.\n");
-	if (toml_write_doc(out, doc)) {
-		fclose(out);
-		free(text);
-		return NULL;
-	}
-	return fclose(out) ? NULL : text;
+	return toml_write_text(header, doc);
 }
 
 /* The first path where a and b differ, into path; false if none. */

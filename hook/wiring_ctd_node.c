@@ -50,19 +50,9 @@ int wiring_ctd_node_dump(const struct ctd *c, const char *text,
 	char *argv[] = { "containerd", "--config", (char *)c->main_path,
 			 "config",     "dump",	   NULL };
 	struct wiring_view view = { c->dropin_dir, c->dropin_name, text };
-	_cleanup_free_ char *raw = NULL;
-	char terr[SH_TOML_ERR_MAX];
-	int r;
 
-	r = wiring_exec_run(argv, access(c->dropin_dir, F_OK) ? NULL : &view,
-			    &raw, err);
-	if (r)
-		return r;
-	if (toml_parse(raw, strlen(raw), out, terr))
-		return error_set(err, -EINVAL,
-				 "cannot read `containerd config dump`: %s",
-				 terr);
-	return 0;
+	return wiring_exec_toml(
+		argv, access(c->dropin_dir, F_OK) ? NULL : &view, out, err);
 }
 
 /* Go's filepath.Match globs, which '*' and '?' do not cross '/' in. */

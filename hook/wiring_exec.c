@@ -30,6 +30,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "toml.h"
 #include "wiring_exec.h"
 
 #define EXEC_OUT_MAX (4 << 20)
@@ -272,4 +273,19 @@ int wiring_exec_run(char *const argv[], const struct wiring_view *view,
 	if (!r && out)
 		*out = TAKE_PTR(obuf);
 	return r;
+}
+
+int wiring_exec_toml(char *const argv[], const struct wiring_view *view,
+		     struct json_object **out, struct sh_error *err)
+{
+	_cleanup_free_ char *raw = NULL;
+	char terr[SH_TOML_ERR_MAX];
+	int r = wiring_exec_run(argv, view, &raw, err);
+
+	if (r)
+		return r;
+	if (toml_parse(raw, strlen(raw), out, terr))
+		return error_set(err, -EINVAL, "cannot read `%s %s`: %s",
+				 argv[0], argv[1] ? argv[1] : "", terr);
+	return 0;
 }

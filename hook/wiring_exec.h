@@ -21,4 +21,9 @@ struct wiring_view {
 int wiring_exec_run(char *const argv[], const struct wiring_view *view,
 		    char **out, struct sh_error *err);
 
+/* The same for a command that prints TOML: the document in *out. */
+struct json_object;
+int wiring_exec_toml(char *const argv[], const struct wiring_view *view,
+		     struct json_object **out, struct sh_error *err);
+
 #endif /* SH_WIRING_EXEC_H */

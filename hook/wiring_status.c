@@ -215,16 +215,12 @@ static void check_containerd(struct wiring_state *st, const char *config)
 			 "config",     "dump",	   NULL };
 	static const char *const handlers[] = SH_WIRING_HANDLERS;
 	_cleanup_json_ struct json_object *dump = NULL;
-	_cleanup_free_ char *raw = NULL;
 	struct sh_error err = { 0 };
 	struct json_object *rt;
-	char terr[SH_TOML_ERR_MAX];
 	long long newest = 0, start;
 
-	if (wiring_exec_run(argv, NULL, &raw, &err) ||
-	    toml_parse(raw, strlen(raw), &dump, terr)) {
-		why(st, "cannot read containerd's config: %s",
-		    err.msg[0] ? err.msg : terr);
+	if (wiring_exec_toml(argv, NULL, &dump, &err)) {
+		why(st, "cannot read containerd's config: %s", err.msg);
 		return;
 	}
 	rt = wiring_ctd_node_runtimes(dump, 2) ?:
@@ -253,15 +249,11 @@ static void check_crio(struct wiring_state *st)
 	char *argv[] = { "crio", "config", NULL };
 	static const char *const handlers[] = SH_WIRING_HANDLERS;
 	_cleanup_json_ struct json_object *cfg = NULL;
-	_cleanup_free_ char *raw = NULL;
 	struct sh_error err = { 0 };
 	struct json_object *rt;
-	char terr[SH_TOML_ERR_MAX];
 
-	if (wiring_exec_run(argv, NULL, &raw, &err) ||
-	    toml_parse(raw, strlen(raw), &cfg, terr)) {
-		why(st, "cannot read CRI-O's config: %s",
-		    err.msg[0] ? err.msg : terr);
+	if (wiring_exec_toml(argv, NULL, &cfg, &err)) {
+		why(st, "cannot read CRI-O's config: %s", err.msg);
 		st->hooksd = false;
 		return;
 	}

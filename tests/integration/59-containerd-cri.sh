@@ -33,21 +33,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 EXAMPLES=$CT_TOP/examples/containerd
 SOCKOPT_BASE_SPEC=${SOCKOPT_BASE_SPEC:-$EXAMPLES/sockopt-hook-base-spec.json}
 
-ct_require runc
-tap_require_cmd containerd ctr containerd-shim-runc-v2 "$CRI_PYTHON"
-[ -x "$CT_BUILD/tests/pause" ] ||
-	tap_skip_all "$CT_BUILD/tests/pause not built (run make test-progs)"
-"$CRI_PYTHON" -c 'import grpc' 2>/dev/null ||
-	tap_skip_all "$CRI_PYTHON has no grpc (python3-grpcio)"
-# The status is gen-stubs.sh's, not that of a pipe's last command.
-rc=0
-CRI_STUBS=$("$CT_TOP/tests/cri/gen-stubs.sh" "$CT_BUILD" 2>"$CT_BUILD/cri-gen-stubs.err") || rc=$?
-CRI_STUBS=$(tail -n1 <<<"$CRI_STUBS")
-case $rc in
-0) [ -d "$CRI_STUBS" ] || tap_bail "tests/cri/gen-stubs.sh named no stubs directory: $(cat "$CT_BUILD/cri-gen-stubs.err")" ;;
-77) tap_skip_all "no CRI stubs: $(tail -n1 "$CT_BUILD/cri-gen-stubs.err")" ;;
-*) tap_bail "tests/cri/gen-stubs.sh failed: $(cat "$CT_BUILD/cri-gen-stubs.err")" ;;
-esac
+ctd_require
 
 ct_init
 BASE=$(ct_snapshot)

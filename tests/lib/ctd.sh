@@ -6,7 +6,7 @@
 # 25-runtime-configure.sh): its own root, state, sockets and runc root
 # under the test's directory, the cgroupfs driver of this hybrid host,
 # and a cleanup that removes what it made and nothing else. Source
-# container.sh and cri.sh first; after ct_init, call ctd_init.
+# container.sh and cri.sh first; call ctd_require, then ct_init and ctd_init.
 #
 #   CTD          its directory ($CT_TMP/containerd)
 #   CRI_SOCK     its CRI socket
@@ -15,6 +15,29 @@
 #   ctd_node_cri                         the node's CRI section (TOML)
 #   ctd_start CONFIG (sets CTD_VERSION) / ctd_stop
 #   ctd_cleanup                          for the EXIT trap
+
+# ctd_require: skips the whole file unless pods can run here through CRI
+# (runc, containerd and its shim, python3 with grpc, the pause program, the
+# CRI stubs); sets CRI_STUBS.
+ctd_require()
+{
+	local rc=0 err=$CT_BUILD/cri-gen-stubs.err
+
+	ct_require runc
+	tap_require_cmd containerd ctr containerd-shim-runc-v2 "$CRI_PYTHON"
+	[ -x "$CT_BUILD/tests/pause" ] ||
+		tap_skip_all "$CT_BUILD/tests/pause not built (run make test-progs)"
+	"$CRI_PYTHON" -c 'import grpc' 2>/dev/null ||
+		tap_skip_all "$CRI_PYTHON has no grpc (python3-grpcio)"
+	# The status is gen-stubs.sh's, not that of a pipe's last command.
+	CRI_STUBS=$("$CT_TOP/tests/cri/gen-stubs.sh" "$CT_BUILD" 2>"$err") || rc=$?
+	CRI_STUBS=$(tail -n1 <<<"$CRI_STUBS")
+	case $rc in
+	0) [ -d "$CRI_STUBS" ] || tap_bail "tests/cri/gen-stubs.sh named no stubs directory: $(cat "$err")" ;;
+	77) tap_skip_all "no CRI stubs: $(tail -n1 "$err")" ;;
+	*) tap_bail "tests/cri/gen-stubs.sh failed: $(cat "$err")" ;;
+	esac
+}
 
 ctd_init()
 {
