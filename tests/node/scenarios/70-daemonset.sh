@@ -106,7 +106,8 @@ tap_is "$(jq -r .hook.path "$NODE_HOOKSD/oci-sockopt-hook.json")" "$NODE_HOOK" \
 dump=$(containerd config dump)
 [[ $dump == *"runtimes.sockopt]"* && $dump == *"runtimes.sockopt-bypass]"* ]]
 tap_ok $? "configure: containerd (restarted) has the handlers sockopt and sockopt-bypass"
-tap_like "$(ls /sys/fs/bpf/oci-sockopt-hook 2>&1)" 'sh_' "preload: the programs are pinned"
+tap_like "$(ls /sys/fs/bpf/oci-sockopt-hook 2>&1)" 'sock_create-[0-9a-f]{16}' \
+	"preload: the programs are pinned (<kind>-<policy hash>)"
 wait_until 60 test -s "$NFD"
 parsed=$(python3 "$SRC/tests/lib/nfd_features.py" "$NFD" 2>&1)
 tap_is "$(jq -c '[.labels["sockopt-hook.io/installed"], .labels["sockopt-hook.io/bypass-prot-mem"]]' <<<"$parsed")" \
