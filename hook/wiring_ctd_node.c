@@ -214,10 +214,9 @@ int wiring_ctd_node_open(struct ctd *c, const struct wiring_opts *o,
 	snprintf(c->main_path, sizeof(c->main_path), "%s",
 		 o->containerd_config ?: SH_WIRING_CTD_CONFIG);
 	if (c->main_path[0] != '/')
-		return error_set(
-			err, -EINVAL,
-			"--containerd-config %.200s: need an absolute path",
-			c->main_path);
+		return error_set(err, -EINVAL,
+				 "--ctd-config %.200s: need an absolute path",
+				 c->main_path);
 	snprintf(c->main_dir, sizeof(c->main_dir), "%s", c->main_path);
 	slash = strrchr(c->main_dir, '/');
 	*slash = '\0';

@@ -52,7 +52,7 @@ mkdir -p "$stage/bin" "$stage/usr/share/doc/busybox-static"
 
 # make install into /dist, as the DaemonSet expects it; quietly, but its
 # errors (and the hooks.d choice) are shown.
-make -C "$top" -s BUILD="$build" install DESTDIR="$stage/dist" PREFIX=/usr/local >&2
+make -C "$top" -s BUILD="$build" -o "$build/oci-sockopt-hook" install DESTDIR="$stage/dist" PREFIX=/usr/local >&2
 install -m 0755 "$busybox" "$stage/bin/busybox"
 cp /usr/share/doc/busybox-static/copyright "$stage/usr/share/doc/busybox-static/" 2>/dev/null ||
 	say "busybox-static's copyright file not found"

@@ -63,7 +63,7 @@ configure()
 	local rc
 
 	OUT=$("$HOOK" --config "$HOOK_CONFIG" runtime "$@" --runtime containerd \
-		--containerd-config "$MAIN" --hook-env "$CT_HOOK_PATH_ENV" \
+		--ctd-config "$MAIN" --hook-env "$CT_HOOK_PATH_ENV" \
 		--hook-env "OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR" \
 		--hook-env "OCI_SOCKOPT_HOOK_PIN_DIR=$CT_PIN_DIR" 2>"$CT_TMP/configure.err")
 	rc=$?
@@ -77,7 +77,7 @@ mkdir -p "$CT_TMP/no-hooksd"
 # containerd (and no hooks.d file), into FEAT; label NAME: a label's value.
 features()
 {
-	FEAT=$("$HOOK" --config "$HOOK_CONFIG" features --json --containerd-config "$MAIN" \
+	FEAT=$("$HOOK" --config "$HOOK_CONFIG" features --json --ctd-config "$MAIN" \
 		--hooks-dir "$CT_TMP/no-hooksd" 2>/dev/null)
 }
 label() { jq -r --arg k "sockopt-hook.io/$1" '.labels[$k]' <<<"$FEAT"; }
@@ -234,12 +234,12 @@ rm -f "$CTD/conf.d/zz-late.toml"
 cp "$HOOK" "$CT_TMP/hook-copy" && chmod 0777 "$CT_TMP/hook-copy"
 files=$(tree)
 OUT=$("$HOOK" --config "$HOOK_CONFIG" runtime configure --runtime containerd \
-	--containerd-config "$MAIN" --hook "$CT_TMP/hook-copy" 2>&1)
+	--ctd-config "$MAIN" --hook-path "$CT_TMP/hook-copy" 2>&1)
 tap_like "$?:$OUT" "^1:.*must be an executable owned by root and writable by no one else" \
 	"a hook binary others may write: refused"
 BAD_CONFIG=$(ct_config bad '.policies.restricted.setsockopt[0].action = "explode"')
 OUT=$("$HOOK" --config "$BAD_CONFIG" runtime configure --runtime containerd \
-	--containerd-config "$MAIN" 2>&1)
+	--ctd-config "$MAIN" 2>&1)
 tap_like "$?:$OUT" "^1:.*explode" "an operator config the hook refuses: refused with its reason"
 tap_is "$(tree)" "$files" "neither wrote anything"
 

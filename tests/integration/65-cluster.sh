@@ -92,7 +92,7 @@ tap_is "$(jq -r '.labels | to_entries[] | "\(.key)=\(.value)"' <<<"$json"):$(jq 
 # containerd on PATH, its config without the handler: not installed.
 echo "version = 2" >"$TMP/containerd.toml"
 if command -v containerd >/dev/null; then
-	json=$("$HOOK" --config "$CFG" --json features --containerd-config "$TMP/containerd.toml" \
+	json=$("$HOOK" --config "$CFG" --json features --ctd-config "$TMP/containerd.toml" \
 		--hooks-dir "$TMP/hooksd" 2>"$TMP/err2")
 	tap_is "$(jq -c '[.labels["sockopt-hook.io/installed"], .labels["sockopt-hook.io/bypass-prot-mem"], .wiring.containerd]' <<<"$json")" \
 		'["false","false",false]' "containerd without the handler sockopt: installed=false, bypass-prot-mem=false"
@@ -162,7 +162,8 @@ err=$("$HOOK" --config "$CFG" features --nfd-file "$TMP/features.d/.hidden" 2>&1
 tap_like "$?:$(wc -l <<<"$err"):$err" "^1:1:.*does not start with '\\.'" \
 	"--nfd-file with a name NFD skips: one line, exit 1"
 err=$("$HOOK" --config "$CFG" features extra 2>&1 >/dev/null)
-tap_like "$?:$err" "^1:.*features takes no operands" "an operand: one line, exit 1"
+tap_like "$?:$err" "^2:oci-sockopt-hook: features: unexpected argument 'extra'" \
+	"an operand: a usage error, one line, exit 2"
 tap_is "$(ls -A "$TMP/features.d")" "oci-sockopt-hook" "the failures wrote nothing"
 
 # --- RuntimeClasses ---------------------------------------------------------

@@ -124,6 +124,9 @@ else
 	tar -C "$top" --exclude=./build --exclude=./.git -cf - . | tar -C "$stage/src" -xf -
 fi
 install -m 0755 "$build/oci-sockopt-hook" "$stage/src/build/oci-sockopt-hook"
+# and the man pages make install installs (generated here: the node has no
+# go-md2man)
+cp -pr "$build/man" "$stage/src/build/" || rigfail "$build/man missing (make all)"
 # the DaemonSet's image (make image) of this very hook, for 70-daemonset
 if selected 70-daemonset.sh && command -v umoci >/dev/null; then
 	img=$(make -s -C "$top" BUILD="$build" -o "$build/oci-sockopt-hook" image 2>"$node/image.err" | tail -n1) ||
