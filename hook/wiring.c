@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The plan of `runtime configure` (wiring.h): every file with its old and
+ * new text, known before the first write. Applying it writes each new
+ * text beside its file and renames it over, the runtime's drop-in last,
+ * so that a runtime restarting meanwhile never reads a drop-in naming a
+ * base spec that is not there yet; a failed step puts back every file
+ * already replaced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+#include "wiring.h"
+#include "wiring_diff.h"
+
+#define WIRING_FILE_MAX (1 << 20)
+
+char *wiring_read(const char *path, int *r)
+{
+	char *text = NULL;
+	size_t len;
+
+	*r = fileio_read_at(AT_FDCWD, path, 1, WIRING_FILE_MAX, &text, &len);
+	return *r ? NULL : text;
+}
+
+static int plan_add(struct wiring_plan *plan, const char *path, char *text,
+		    mode_t mode, struct sh_error *err)
+{
+	struct wiring_file *f;
+	int r;
+
+	if (plan->nr_files == SH_WIRING_MAX_FILES) {
+		free(text);
+		return error_set(err, -E2BIG, "runtime: more than %d files",
+				 SH_WIRING_MAX_FILES);
+	}
+	f = &plan->files[plan->nr_files];
+	*f = (struct wiring_file){ .path = strdup(path),
+				   .text = text,
+				   .mode = mode };
+	if (!f->path) {
+		free(text);
+		return error_set(err, -ENOMEM, "runtime: out of memory");
+	}
+	plan->nr_files++;
+	f->old = wiring_read(path, &r);
+	if (r && r != -ENOENT)
+		return error_errno(err, r, "cannot read %.200s", path);
+	return 0;
+}
+
+int wiring_plan_write(struct wiring_plan *plan, const char *path, char *text,
+		      mode_t mode, struct sh_error *err)
+{
+	if (!text)
+		return error_set(err, -ENOMEM, "runtime: out of memory");
+	return plan_add(plan, path, text, mode, err);
+}
+
+int wiring_plan_remove(struct wiring_plan *plan, const char *path,
+		       struct sh_error *err)
+{
+	return plan_add(plan, path, NULL, 0, err);
+}
+
+void wiring_plan_note(struct wiring_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (plan->nr_notes == SH_WIRING_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(plan->notes[plan->nr_notes++], SH_WIRING_NOTE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+static bool changes(const struct wiring_file *f)
+{
+	if (!f->text || !f->old)
+		return f->text || f->old;
+	return strcmp(f->text, f->old) != 0;
+}
+
+int wiring_plan_changes(const struct wiring_plan *plan)
+{
+	int n = 0;
+
+	for (int i = 0; i < plan->nr_files; i++)
+		n += changes(&plan->files[i]);
+	return n;
+}
+
+static const char *verb(const struct wiring_file *f, bool dry_run)
+{
+	if (!changes(f))
+		return f->text ? "unchanged" : "absent";
+	if (!f->text)
+		return dry_run ? "would remove" : "removed";
+	if (!f->old)
+		return dry_run ? "would create" : "created";
+	return dry_run ? "would update" : "updated";
+}
+
+void wiring_plan_print(const struct wiring_plan *plan, FILE *out, bool dry_run)
+{
+	for (int i = 0; i < plan->nr_files; i++) {
+		const struct wiring_file *f = &plan->files[i];
+
+		fprintf(out, "%s: %s\n", f->path, verb(f, dry_run));
+		if (dry_run && changes(f) && f->text &&
+		    wiring_diff_print(out, f->old, f->text, f->path))
+			fprintf(out, "(too large to show a diff)\n");
+	}
+	if (plan->pruned)
+		fprintf(out, "%s: removed (empty)\n", plan->prune);
+	for (int i = 0; i < plan->nr_notes; i++)
+		fprintf(out, "%s\n", plan->notes[i]);
+}
+
+/* path's text through a temp file beside it, renamed over it. */
+static int replace(const char *path, const char *text, mode_t mode)
+{
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (asprintf(&tmp, "%s.oci-sockopt-hook.tmp", path) < 0)
+		return -ENOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	if (fd < 0)
+		return -errno;
+	r = fileio_write_all(fd, text, strlen(text));
+	if (!r && (fchmod(fd, mode) < 0 || fsync(fd) < 0))
+		r = -errno;
+	if (!r && rename(tmp, path) < 0)
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
+}
+
+static int put(const struct wiring_file *f, const char *text)
+{
+	if (text)
+		return replace(f->path, text, f->mode ? f->mode : 0644);
+	return unlink(f->path) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* mkdir -p of a file's directory, mode 0755. */
+static int make_dir_of(const char *path, struct sh_error *err)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	char *slash;
+
+	if (!dir)
+		return error_set(err, -ENOMEM, "runtime: out of memory");
+	for (slash = strchr(dir + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return error_errno(err, -errno, "cannot make %.200s",
+					   dir);
+		*slash = '/';
+	}
+	return 0;
+}
+
+int wiring_plan_apply(struct wiring_plan *plan, struct sh_error *err)
+{
+	int i, r = 0;
+
+	for (i = 0; i < plan->nr_files && !r; i++) {
+		const struct wiring_file *f = &plan->files[i];
+
+		if (!changes(f))
+			continue;
+		if (f->text && make_dir_of(f->path, err))
+			return err->code;
+		r = put(f, f->text);
+		if (r)
+			error_errno(err, r, "cannot write %.200s", f->path);
+	}
+	if (!r) {
+		plan->pruned = plan->prune[0] && rmdir(plan->prune) == 0;
+		return 0;
+	}
+	for (i -= 2; i >= 0; i--)
+		if (changes(&plan->files[i]) &&
+		    put(&plan->files[i], plan->files[i].old))
+			error_note(err, "%.200s left as written",
+				   plan->files[i].path);
+	return r;
+}
+
+void wiring_plan_free(struct wiring_plan *plan)
+{
+	for (int i = 0; i < plan->nr_files; i++) {
+		free(plan->files[i].path);
+		free(plan->files[i].text);
+		free(plan->files[i].old);
+	}
+	plan->nr_files = 0;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* CRI-O's wiring: a crio.conf.d drop-in and the hooks.d file. */
+#ifndef SH_WIRING_CRIO_H
+#define SH_WIRING_CRIO_H
+
+#include "error.h"
+
+struct sh_config;
+struct wiring_hook;
+struct wiring_opts;
+struct wiring_plan;
+
+int wiring_crio_configure(const struct wiring_opts *opts,
+			  const struct wiring_hook *hook,
+			  const struct sh_config *cfg, struct wiring_plan *plan,
+			  struct sh_error *err);
+int wiring_crio_unconfigure(const struct wiring_opts *o,
+			    struct wiring_plan *plan, struct sh_error *err);
+
+#endif /* SH_WIRING_CRIO_H */
