@@ -172,7 +172,7 @@ $(BUILD)/obj/version.o $(BUILD)/san/version.o: override CFLAGS += \
 
 # The NRI plugin gives containers the hook that `make install` puts here
 # (the operator config's nri.hook_path overrides it).
-$(BUILD)/obj/cmd/cmd_nri.o $(BUILD)/san/cmd/cmd_nri.o: override CFLAGS += \
+$(BUILD)/obj/config_nri.o $(BUILD)/san/config_nri.o: override CFLAGS += \
 	-DSH_NRI_HOOK_PATH='"$(HOOKDIR)/oci-sockopt-hook"'
 
 # The linker's NSS warnings name libcgroup functions the hook never calls

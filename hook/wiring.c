@@ -31,30 +31,81 @@ char *wiring_read(const char *path, int *r)
 	return *r ? NULL : text;
 }
 
-static int plan_add(struct wiring_plan *plan, const char *path, char *text,
-		    mode_t mode, struct sh_error *err)
+static struct wiring_file *plan_slot(struct wiring_plan *plan, const char *path,
+				     char *text, struct sh_error *err)
 {
 	struct wiring_file *f;
-	int r;
 
 	if (plan->nr_files == SH_WIRING_MAX_FILES) {
 		free(text);
-		return error_set(err, -E2BIG, "runtime: more than %d files",
-				 SH_WIRING_MAX_FILES);
+		error_set(err, -E2BIG, "runtime: more than %d files",
+			  SH_WIRING_MAX_FILES);
+		return NULL;
 	}
 	f = &plan->files[plan->nr_files];
-	*f = (struct wiring_file){ .path = strdup(path),
-				   .text = text,
-				   .mode = mode };
+	*f = (struct wiring_file){ .path = strdup(path), .text = text };
 	if (!f->path) {
 		free(text);
-		return error_set(err, -ENOMEM, "runtime: out of memory");
+		error_set(err, -ENOMEM, "runtime: out of memory");
+		return NULL;
 	}
 	plan->nr_files++;
+	return f;
+}
+
+static int plan_add(struct wiring_plan *plan, const char *path, char *text,
+		    mode_t mode, struct sh_error *err)
+{
+	struct wiring_file *f = plan_slot(plan, path, text, err);
+	int r;
+
+	if (!f)
+		return err->code;
+	f->mode = mode;
 	f->old = wiring_read(path, &r);
 	if (r && r != -ENOENT)
 		return error_errno(err, r, "cannot read %.200s", path);
 	return 0;
+}
+
+int wiring_plan_link(struct wiring_plan *plan, const char *path,
+		     const char *target, struct sh_error *err)
+{
+	char *text = target ? strdup(target) : NULL;
+	struct wiring_file *f;
+	char now[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (target && !text)
+		return error_set(err, -ENOMEM, "runtime: out of memory");
+	f = plan_slot(plan, path, text, err);
+	if (!f)
+		return err->code;
+	f->link = true;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ?
+			       0 :
+			       error_errno(err, -errno, "cannot read %.200s",
+					   path);
+	if (!S_ISLNK(st.st_mode))
+		return error_set(err, -EEXIST,
+				 "%.200s is not a symbolic link: left alone",
+				 path);
+	n = readlink(path, now, sizeof(now) - 1);
+	if (n < 0)
+		return error_errno(err, -errno, "cannot read %.200s", path);
+	now[n] = '\0';
+	f->old = strdup(now);
+	return f->old ? 0 : error_set(err, -ENOMEM, "runtime: out of memory");
+}
+
+struct wiring_file *wiring_plan_find(struct wiring_plan *plan, const char *path)
+{
+	for (int i = 0; i < plan->nr_files; i++)
+		if (!strcmp(plan->files[i].path, path))
+			return &plan->files[i];
+	return NULL;
 }
 
 int wiring_plan_write(struct wiring_plan *plan, const char *path, char *text,
@@ -82,7 +133,7 @@ void wiring_plan_note(struct wiring_plan *plan, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool changes(const struct wiring_file *f)
+bool wiring_file_changes(const struct wiring_file *f)
 {
 	if (!f->text || !f->old)
 		return f->text || f->old;
@@ -94,13 +145,23 @@ int wiring_plan_changes(const struct wiring_plan *plan)
 	int n = 0;
 
 	for (int i = 0; i < plan->nr_files; i++)
-		n += changes(&plan->files[i]);
+		n += wiring_file_changes(&plan->files[i]);
+	return n + plan->actions;
+}
+
+int wiring_plan_runtime_changes(const struct wiring_plan *plan)
+{
+	int n = 0;
+
+	for (int i = 0; i < plan->nr_files; i++)
+		n += !plan->files[i].unit &&
+		     wiring_file_changes(&plan->files[i]);
 	return n;
 }
 
 static const char *verb(const struct wiring_file *f, bool dry_run)
 {
-	if (!changes(f))
+	if (!wiring_file_changes(f))
 		return f->text ? "unchanged" : "absent";
 	if (!f->text)
 		return dry_run ? "would remove" : "removed";
@@ -114,8 +175,13 @@ void wiring_plan_print(const struct wiring_plan *plan, FILE *out, bool dry_run)
 	for (int i = 0; i < plan->nr_files; i++) {
 		const struct wiring_file *f = &plan->files[i];
 
+		if (f->link && f->text) {
+			fprintf(out, "%s: %s (-> %s)\n", f->path,
+				verb(f, dry_run), f->text);
+			continue;
+		}
 		fprintf(out, "%s: %s\n", f->path, verb(f, dry_run));
-		if (dry_run && changes(f) && f->text &&
+		if (dry_run && wiring_file_changes(f) && f->text &&
 		    wiring_diff_print(out, f->old, f->text, f->path))
 			fprintf(out, "(too large to show a diff)\n");
 	}
@@ -148,8 +214,29 @@ static int replace(const char *path, const char *text, mode_t mode)
 	return r;
 }
 
+/* path as a symbolic link to target, through a temp link renamed over. */
+static int replace_link(const char *path, const char *target)
+{
+	_cleanup_free_ char *tmp = NULL;
+
+	if (asprintf(&tmp, "%s.oci-sockopt-hook.tmp", path) < 0)
+		return -ENOMEM;
+	unlink(tmp);
+	if (symlink(target, tmp) < 0)
+		return -errno;
+	if (rename(tmp, path) < 0) {
+		int r = -errno;
+
+		unlink(tmp);
+		return r;
+	}
+	return 0;
+}
+
 static int put(const struct wiring_file *f, const char *text)
 {
+	if (text && f->link)
+		return replace_link(f->path, text);
 	if (text)
 		return replace(f->path, text, f->mode ? f->mode : 0644);
 	return unlink(f->path) < 0 && errno != ENOENT ? -errno : 0;
@@ -181,7 +268,7 @@ int wiring_plan_apply(struct wiring_plan *plan, struct sh_error *err)
 	for (i = 0; i < plan->nr_files && !r; i++) {
 		const struct wiring_file *f = &plan->files[i];
 
-		if (!changes(f))
+		if (!wiring_file_changes(f))
 			continue;
 		if (f->text && make_dir_of(f->path, err))
 			return err->code;
@@ -194,7 +281,7 @@ int wiring_plan_apply(struct wiring_plan *plan, struct sh_error *err)
 		return 0;
 	}
 	for (i -= 2; i >= 0; i--)
-		if (changes(&plan->files[i]) &&
+		if (wiring_file_changes(&plan->files[i]) &&
 		    put(&plan->files[i], plan->files[i].old))
 			error_note(err, "%.200s left as written",
 				   plan->files[i].path);

@@ -48,6 +48,7 @@ struct wiring_opts {
 	const char *hooks_dir; /* where the hooks.d file goes */
 	const char *crio_dir; /* CRI-O's crio.conf.d */
 	const char *unit; /* the systemd unit --restart restarts */
+	const char *nri; /* --nri: service, plugin or pod; NULL: handlers */
 };
 
 /* One file the plan writes (text) or removes (text NULL). */
@@ -56,6 +57,8 @@ struct wiring_file {
 	char *text; /* the new content, or NULL to remove */
 	char *old; /* the content now, or NULL when there is none */
 	mode_t mode;
+	bool link; /* a symbolic link: text and old are its target */
+	bool unit; /* a systemd unit: systemd reads it, not the runtime */
 };
 
 struct wiring_plan {
@@ -65,6 +68,7 @@ struct wiring_plan {
 	int nr_notes;
 	char prune[PATH_MAX]; /* a directory of ours, removed once empty */
 	bool pruned;
+	int actions; /* things done beside the files (systemctl) */
 };
 
 /* Adds path with its new text (taken over, even on error), reading what
@@ -73,10 +77,22 @@ int wiring_plan_write(struct wiring_plan *plan, const char *path, char *text,
 		      mode_t mode, struct sh_error *err);
 int wiring_plan_remove(struct wiring_plan *plan, const char *path,
 		       struct sh_error *err);
+/* The same for a symbolic link to target (NULL: remove it). A file there
+ * that is no link is refused. */
+int wiring_plan_link(struct wiring_plan *plan, const char *path,
+		     const char *target, struct sh_error *err);
+/* The file the plan has for path, or NULL. */
+struct wiring_file *wiring_plan_find(struct wiring_plan *plan,
+				     const char *path);
+/* Whether f changes. */
+bool wiring_file_changes(const struct wiring_file *f);
 void wiring_plan_note(struct wiring_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* How many files the plan changes (an unchanged file does not count). */
+/* How many files the plan changes (an unchanged file does not count),
+ * and the actions it took (a unit enabled, started, stopped). */
 int wiring_plan_changes(const struct wiring_plan *plan);
+/* How many of those files the runtime reads (not systemd units). */
+int wiring_plan_runtime_changes(const struct wiring_plan *plan);
 /* What the plan would do, as a line diff per changed file. */
 void wiring_plan_print(const struct wiring_plan *plan, FILE *out, bool dry_run);
 /* Writes every file (each through a temp file and a rename) or none: a

@@ -22,15 +22,20 @@
 
 #include "cleanup.h"
 #include "config.h"
+#include "hooksd.h"
+#include "log.h"
 #include "toml.h"
 #include "toml_write.h"
 #include "wiring.h"
 #include "wiring_crio.h"
 #include "wiring_exec.h"
 #include "wiring_hooksd.h"
+#include "wiring_nri.h"
 
 #define CRIO_DIR "/etc/crio/crio.conf.d"
 #define CRIO_DROPIN "99-oci-sockopt-hook.conf"
+/* The NRI fallback's hooks.d file, beside the handlers' one. */
+#define CRIO_NRI_HOOKSD SH_IDENT "-nri.json"
 
 static const char *const handlers[] = SH_WIRING_HANDLERS;
 
@@ -165,4 +170,107 @@ int wiring_crio_unconfigure(const struct wiring_opts *o,
 			path);
 	return wiring_plan_remove(plan, path, err) ?:
 		       wiring_hooksd_unconfigure(o, plan, err);
+}
+
+/*
+ * CRI-O's NRI (internal/config/nri in cri-o: [crio.nri] enable_nri,
+ * nri_listen, nri_plugin_dir, nri_disable_connections, and the default
+ * validator's nri_validator_reject_oci_hook_adjustment), as `crio config`
+ * prints the effective config.
+ */
+static bool flag(struct json_object *t, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(t, key, &v);
+	return json_object_get_boolean(v);
+}
+
+static void text_of(struct json_object *t, const char *key, const char *def,
+		    char *buf, size_t len)
+{
+	struct json_object *v = NULL;
+	const char *s;
+
+	json_object_object_get_ex(t, key, &v);
+	s = json_object_get_string(v);
+	snprintf(buf, len, "%s", s && *s ? s : def);
+}
+
+int wiring_crio_nri_settings(struct json_object *cfg, const char *dir,
+			     struct wiring_nri *n, struct sh_error *err)
+{
+	struct json_object *nri =
+		toml_get(cfg, (const char *const[]){ "crio", "nri", NULL });
+	struct json_object *val = toml_get(
+		nri, (const char *const[]){ "default_validator", NULL });
+
+	snprintf(n->runtime, sizeof(n->runtime), "CRI-O");
+	if (!flag(nri, "enable_nri"))
+		return error_set(
+			err, -ENOTSUP,
+			"NRI is off in CRI-O: set `enable_nri = true` under [crio.nri] in a file of %s, restart crio and run this again",
+			dir);
+	if (flag(val, "nri_enable_default_validator") &&
+	    flag(val, "nri_validator_reject_oci_hook_adjustment"))
+		return error_set(
+			err, -EPERM,
+			"CRI-O's NRI default validator rejects OCI hooks from plugins (nri_validator_reject_oci_hook_adjustment = true under [crio.nri.default_validator]): it would fail every container the plugin gives the hook");
+	n->connections = !flag(nri, "nri_disable_connections");
+	snprintf(
+		n->connect_fix, sizeof(n->connect_fix),
+		"set `nri_disable_connections = false` under [crio.nri] in a file of %.120s, or use --nri plugin",
+		dir);
+	text_of(nri, "nri_listen", SH_WIRING_NRI_SOCKET, n->socket,
+		sizeof(n->socket));
+	text_of(nri, "nri_plugin_dir", SH_WIRING_NRI_PLUGIN_DIR, n->plugin_dir,
+		sizeof(n->plugin_dir));
+	return 0;
+}
+
+int wiring_crio_nri_read(const struct wiring_opts *o, struct wiring_nri *n,
+			 struct sh_error *err)
+{
+	const char *dir = o->crio_dir ?: CRIO_DIR;
+	_cleanup_json_ struct json_object *cfg = NULL;
+
+	return crio_config(dir, NULL, &cfg, err) ?:
+		       wiring_crio_nri_settings(cfg, dir, n, err);
+}
+
+/* The fallback's hooks.d file: for every container, in the first
+ * directory CRI-O reads. */
+static int nri_hooksd_path(const struct wiring_opts *opts, char *path,
+			   size_t len, struct sh_error *err)
+{
+	_cleanup_json_ struct json_object *cfg = NULL;
+	struct wiring_opts o = *opts;
+	char hdir[PATH_MAX];
+	int r = crio_config(opts->crio_dir ?: CRIO_DIR, NULL, &cfg, err);
+
+	if (r)
+		return r;
+	hooks_dir(cfg, &o, hdir, sizeof(hdir));
+	snprintf(path, len, "%s/" CRIO_NRI_HOOKSD,
+		 o.hooks_dir ?: SH_HOOKSD_SYSTEM);
+	return 0;
+}
+
+int wiring_crio_nri_fallback(const struct wiring_opts *o,
+			     const struct wiring_hook *hook,
+			     struct wiring_plan *plan, struct sh_error *err)
+{
+	char path[PATH_MAX];
+
+	return nri_hooksd_path(o, path, sizeof(path), err) ?:
+		       wiring_hooksd_plan(path, hook, true, plan, err);
+}
+
+int wiring_crio_nri_unfallback(const struct wiring_opts *o,
+			       struct wiring_plan *plan, struct sh_error *err)
+{
+	char path[PATH_MAX];
+
+	return nri_hooksd_path(o, path, sizeof(path), err) ?:
+		       wiring_hooksd_remove(path, plan, err);
 }

@@ -42,9 +42,8 @@
 
 static const char *const handlers[] = SH_WIRING_HANDLERS;
 
-/* The default handler's section in the dump without our drop-in. */
-static int default_runtime(struct ctd *c, struct json_object **rt,
-			   struct sh_error *err)
+int wiring_ctd_default(struct ctd *c, struct json_object **rt,
+		       struct sh_error *err)
 {
 	const char *const name_key[] = { "default_runtime_name", NULL };
 	const char *name;
@@ -74,9 +73,8 @@ static int default_runtime(struct ctd *c, struct json_object **rt,
 	return 0;
 }
 
-/* The spec containerd gives the default handler's containers. */
-static int spec_source(struct ctd *c, struct json_object *rt, char **text,
-		       bool *generated, struct sh_error *err)
+int wiring_ctd_spec_source(struct ctd *c, struct json_object *rt, char **text,
+			   bool *generated, struct sh_error *err)
 {
 	struct json_object *base = NULL;
 	char *argv[] = { "ctr", "oci", "spec", NULL };
@@ -105,8 +103,8 @@ int wiring_ctd_build(struct ctd *c, const struct wiring_hook *hook,
 	_cleanup_json_ struct json_object *doc = NULL;
 	char path[PATH_MAX];
 	bool generated;
-	int r = default_runtime(c, &rt, err) ?:
-			spec_source(c, rt, &source, &generated, err);
+	int r = wiring_ctd_default(c, &rt, err) ?:
+			wiring_ctd_spec_source(c, rt, &source, &generated, err);
 
 	for (int i = 0; !r && i < SH_WIRING_NR_HANDLERS; i++) {
 		char *text = NULL;

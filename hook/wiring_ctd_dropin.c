@@ -155,9 +155,8 @@ static char *render(const struct ctd *c, struct json_object *doc)
 	return toml_write_text(header, doc);
 }
 
-/* The first path where a and b differ, into path; false if none. */
-static bool differ(struct json_object *a, struct json_object *b, char *path,
-		   size_t len)
+bool wiring_ctd_dropin_differ(struct json_object *a, struct json_object *b,
+			      char *path, size_t len)
 {
 	size_t used = strlen(path);
 
@@ -169,7 +168,7 @@ static bool differ(struct json_object *a, struct json_object *b, char *path,
 
 		snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
 		if (!json_object_object_get_ex(b, k, &vb) ||
-		    differ(va, vb, path, len))
+		    wiring_ctd_dropin_differ(va, vb, path, len))
 			return true;
 	}
 	json_object_object_foreach(b, kb, vb) {
@@ -209,7 +208,7 @@ static int compare(const struct ctd *c, struct json_object *doc,
 
 	if (!a || !b)
 		return error_set(err, -ENOMEM, "runtime: out of memory");
-	if (differ(a, b, path, sizeof(path)))
+	if (wiring_ctd_dropin_differ(a, b, path, sizeof(path)))
 		return error_set(
 			err, -EINVAL,
 			"containerd would load more than the handlers from %s: '%s' changes (a handler of that name configured elsewhere, or a file imported after it)",
@@ -222,13 +221,42 @@ static int compare(const struct ctd *c, struct json_object *doc,
 					  handlers[i], &got);
 		json_object_object_get_ex(want, handlers[i], &exp);
 		path[0] = '\0';
-		if (!got || differ(exp, got, path, sizeof(path)))
+		if (!got ||
+		    wiring_ctd_dropin_differ(exp, got, path, sizeof(path)))
 			return error_set(
 				err, -EINVAL,
 				"containerd does not load handler %s as %s has it ('%s' differs): another file of its config sets it too, or one imported later replaces the CRI section",
 				handlers[i], c->dropin, got ? path : "missing");
 	}
 	return 0;
+}
+
+int wiring_ctd_dropin_try(const struct ctd *c, const char *text,
+			  struct wiring_plan *plan, struct json_object **after,
+			  struct sh_error *err)
+{
+	bool made = false;
+	int r;
+
+	*after = NULL;
+	if (access(c->dropin_dir, F_OK) && c->o->dry_run) {
+		wiring_plan_note(
+			plan,
+			"not checked with `containerd config dump`: %s does not exist yet",
+			c->dropin_dir);
+		return 0;
+	}
+	/* The view needs the directory: it is ours to make now. */
+	if (access(c->dropin_dir, F_OK)) {
+		if (mkdir(c->dropin_dir, 0755) < 0)
+			return error_errno(err, -errno, "cannot make %s",
+					   c->dropin_dir);
+		made = true;
+	}
+	r = wiring_ctd_node_dump(c, text, after, err);
+	if (r && made)
+		rmdir(c->dropin_dir);
+	return r;
 }
 
 int wiring_ctd_dropin_plan(const struct ctd *c, struct json_object *doc,
@@ -242,29 +270,10 @@ int wiring_ctd_dropin_plan(const struct ctd *c, struct json_object *doc,
 		return error_set(
 			err, -ENOMEM,
 			"runtime: cannot write the containerd drop-in");
-	bool made = false;
-
-	if (access(c->dropin_dir, F_OK) && c->o->dry_run) {
-		wiring_plan_note(
-			plan,
-			"not checked with `containerd config dump`: %s does not exist yet",
-			c->dropin_dir);
-		return wiring_plan_write(plan, c->dropin, text, 0644, err);
-	}
-	/* The view needs the directory: it is ours to make now. */
-	if (access(c->dropin_dir, F_OK)) {
-		if (mkdir(c->dropin_dir, 0755) < 0) {
-			free(text);
-			return error_errno(err, -errno, "cannot make %s",
-					   c->dropin_dir);
-		}
-		made = true;
-	}
-	r = wiring_ctd_node_dump(c, text, &after, err) ?:
-		    compare(c, doc, after, err);
+	r = wiring_ctd_dropin_try(c, text, plan, &after, err);
+	if (!r && after)
+		r = compare(c, doc, after, err);
 	if (r) {
-		if (made)
-			rmdir(c->dropin_dir);
 		free(text);
 		return r;
 	}

@@ -3,6 +3,9 @@
 #ifndef SH_WIRING_CTD_DROPIN_H
 #define SH_WIRING_CTD_DROPIN_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "error.h"
 
 struct ctd;
@@ -17,5 +20,15 @@ int wiring_ctd_dropin_build(const struct ctd *c, struct json_object *rt,
  * nothing else change), into plan. */
 int wiring_ctd_dropin_plan(const struct ctd *c, struct json_object *doc,
 			   struct wiring_plan *plan, struct sh_error *err);
+
+/* `containerd config dump` with text as c's drop-in, into *after (the
+ * drop-in's directory made for the view; a dry run where it is missing:
+ * a note, *after NULL). */
+int wiring_ctd_dropin_try(const struct ctd *c, const char *text,
+			  struct wiring_plan *plan, struct json_object **after,
+			  struct sh_error *err);
+/* The first key path where a and b differ, into path; false if none. */
+bool wiring_ctd_dropin_differ(struct json_object *a, struct json_object *b,
+			      char *path, size_t len);
 
 #endif /* SH_WIRING_CTD_DROPIN_H */

@@ -113,7 +113,7 @@ static void choose_dropin(struct ctd *c)
 		if (!slash || !strchr(slash, '*') || strpbrk(e, "*?[") < slash)
 			continue;
 		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - e), e,
-			 SH_WIRING_CTD_DROPIN);
+			 c->name ?: SH_WIRING_CTD_DROPIN);
 		if (wiring_ctd_node_set_dropin(c, path) == 0 && covers(c, e))
 			return;
 	}
@@ -167,6 +167,8 @@ static int read_version(struct ctd *c, struct sh_error *err)
 		return error_set(
 			err, -EINVAL,
 			"cannot tell containerd's version from '%.80s'", out);
+	snprintf(c->version, sizeof(c->version), "%s",
+		 word[2] + (word[2][0] == 'v'));
 	if (c->major > 2)
 		return error_set(err, -ENOTSUP,
 				 "containerd %d.x: this hook knows 1.x and 2.x",
@@ -205,8 +207,8 @@ static int read_main(struct ctd *c, struct sh_error *err)
 	return 0;
 }
 
-int wiring_ctd_node_open(struct ctd *c, const struct wiring_opts *o,
-			 struct sh_error *err)
+int wiring_ctd_node_probe(struct ctd *c, const struct wiring_opts *o,
+			  struct sh_error *err)
 {
 	char *slash;
 
@@ -222,7 +224,15 @@ int wiring_ctd_node_open(struct ctd *c, const struct wiring_opts *o,
 	*slash = '\0';
 	snprintf(c->spec_dir, sizeof(c->spec_dir), "%s/" SH_WIRING_CTD_SPEC_DIR,
 		 c->main_dir);
-	return read_version(c, err) ?: read_main(c, err) ?: find_dropin(c, err);
+	return read_version(c, err);
+}
+
+int wiring_ctd_node_open(struct ctd *c, const struct wiring_opts *o,
+			 struct sh_error *err)
+{
+	return wiring_ctd_node_probe(c, o, err) ?:
+		       read_main(c, err)	?:
+						  find_dropin(c, err);
 }
 
 void wiring_ctd_node_close(struct ctd *c)

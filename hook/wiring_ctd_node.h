@@ -20,7 +20,10 @@ struct wiring_opts;
 
 struct ctd {
 	const struct wiring_opts *o;
+	const char *
+		name; /* the drop-in's file name, or NULL: SH_WIRING_CTD_DROPIN */
 	int major; /* containerd's: 1 or 2 */
+	char version[32]; /* as containerd --version says it */
 	int main_version; /* the main config's version: 2 or 3 */
 	char main_path[PATH_MAX];
 	char main_dir[PATH_MAX];
@@ -37,6 +40,11 @@ struct ctd {
 extern const char *const wiring_ctd_node_cri_v2[];
 extern const char *const wiring_ctd_node_cri_v3[];
 
+/* containerd's version and the main config's path only (for what needs
+ * no drop-in: its effective config, which a missing main config leaves at
+ * containerd's defaults). */
+int wiring_ctd_node_probe(struct ctd *c, const struct wiring_opts *o,
+			  struct sh_error *err);
 /* containerd's version, its main config, the drop-in's path. */
 int wiring_ctd_node_open(struct ctd *c, const struct wiring_opts *o,
 			 struct sh_error *err);

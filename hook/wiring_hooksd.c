@@ -77,15 +77,10 @@ void wiring_hooksd_path(const struct wiring_opts *o, char *buf, size_t len)
 	snprintf(buf, len, "%s/" HOOKSD_NAME, o->hooks_dir ?: SH_HOOKSD_SYSTEM);
 }
 
-int wiring_hooksd_configure(const struct wiring_opts *o,
-			    const struct wiring_hook *hook,
-			    const struct sh_config *cfg,
-			    struct wiring_plan *plan, struct sh_error *err)
+int wiring_hooksd_plan(const char *path, const struct wiring_hook *hook,
+		       bool always, struct wiring_plan *plan,
+		       struct sh_error *err)
 {
-	bool always = config_has_defaults(cfg) || cfg->require.nr_handlers;
-	char path[PATH_MAX];
-
-	wiring_hooksd_path(o, path, sizeof(path));
 	wiring_plan_note(
 		plan, "%s runs the hook %s", path,
 		always ?
@@ -93,6 +88,20 @@ int wiring_hooksd_configure(const struct wiring_opts *o,
 			"for containers with sockopt-hook.io/ annotations");
 	return wiring_plan_write(plan, path, wiring_hooksd_text(hook, always),
 				 0644, err);
+}
+
+int wiring_hooksd_configure(const struct wiring_opts *o,
+			    const struct wiring_hook *hook,
+			    const struct sh_config *cfg,
+			    struct wiring_plan *plan, struct sh_error *err)
+{
+	/* an unannotated container must meet the hook for these */
+	bool always = config_has_defaults(cfg) || cfg->require.nr_handlers ||
+		      cfg->require.nri;
+	char path[PATH_MAX];
+
+	wiring_hooksd_path(o, path, sizeof(path));
+	return wiring_hooksd_plan(path, hook, always, plan, err);
 }
 
 /* A hooks.d file is ours if its hook.path names our binary. */
@@ -113,11 +122,18 @@ bool wiring_hooksd_is_ours(const char *text)
 int wiring_hooksd_unconfigure(const struct wiring_opts *o,
 			      struct wiring_plan *plan, struct sh_error *err)
 {
-	_cleanup_free_ char *text = NULL;
 	char path[PATH_MAX];
-	int r;
 
 	wiring_hooksd_path(o, path, sizeof(path));
+	return wiring_hooksd_remove(path, plan, err);
+}
+
+int wiring_hooksd_remove(const char *path, struct wiring_plan *plan,
+			 struct sh_error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	int r;
+
 	text = wiring_read(path, &r);
 	if (r == -ENOENT)
 		return wiring_plan_remove(plan, path, err);

@@ -23,6 +23,13 @@ int wiring_hooksd_configure(const struct wiring_opts *o,
 			    const struct wiring_hook *hook,
 			    const struct sh_config *cfg,
 			    struct wiring_plan *plan, struct sh_error *err);
+/* The file at path, for every container or annotated ones, into plan. */
+int wiring_hooksd_plan(const char *path, const struct wiring_hook *hook,
+		       bool always, struct wiring_plan *plan,
+		       struct sh_error *err);
+/* The file at path out of plan, if it runs our hook (else refused). */
+int wiring_hooksd_remove(const char *path, struct wiring_plan *plan,
+			 struct sh_error *err);
 int wiring_hooksd_unconfigure(const struct wiring_opts *o,
 			      struct wiring_plan *plan, struct sh_error *err);
 

@@ -154,8 +154,9 @@ static int shape(struct json_object *spec, bool generated, const char *handler,
 		drop_cap(child(process, "capabilities"), "CAP_NET_RAW");
 	if (set_stage(hooks, "prestart", hook) ||
 	    set_stage(hooks, "poststop", hook) ||
-	    json_object_object_add(ann, SH_WIRING_HANDLER_KEY,
-				   json_object_new_string(handler)))
+	    (handler &&
+	     json_object_object_add(ann, SH_WIRING_HANDLER_KEY,
+				    json_object_new_string(handler))))
 		return -ENOMEM;
 	return 0;
 }

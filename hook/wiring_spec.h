@@ -24,7 +24,8 @@ struct json_object *wiring_spec_hook(const struct wiring_hook *hook,
  * The handler's base spec as JSON text (*text, malloc'd): source is the
  * spec containerd gives the default handler's containers, made by
  * `ctr oci spec` (generated) or that handler's own base_runtime_spec
- * file; see wiring_spec.c for what changes and why.
+ * file; see wiring_spec.c for what changes and why. handler NULL: no
+ * handler's name (the NRI fallback's default handler).
  */
 int wiring_spec_build(const char *source, bool generated, const char *handler,
 		      const struct wiring_hook *hook, bool keep_net_raw,

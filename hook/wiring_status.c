@@ -16,6 +16,13 @@
  *    and where crio runs, its handler.
  *
  * Why each check failed is kept for `features --json` and its warning.
+ *
+ * Apart from those, whether the NRI plugin delivers pods' annotations and
+ * the hook to every container (sockopt-hook.io/nri, which pods that need
+ * no RuntimeClass select on): a plugin holds its lock in the state
+ * directory and its status there says it is registered with the runtime
+ * (nri_status.c). A plugin that stopped, or lost the runtime and has not
+ * registered again, does not count.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +39,7 @@
 #include "cleanup.h"
 #include "hooksd.h"
 #include "log.h"
+#include "nri_status.h"
 #include "toml.h"
 #include "wiring.h"
 #include "wiring_ctd_node.h"
@@ -294,6 +302,17 @@ static void check_hooksd(struct wiring_state *st, const char *const *dirs,
 		st->bypass_handler = true; /* podman: no RuntimeClass */
 }
 
+static void check_nri(struct wiring_state *st)
+{
+	int r = nri_status_registered(st->nri_runtime, sizeof(st->nri_runtime));
+
+	if (r < 0)
+		log_warn(
+			"features: cannot tell whether the NRI plugin is registered (%s): labelled false",
+			strerror(-r));
+	st->nri = r == 1;
+}
+
 void wiring_status_check(struct wiring_state *st, const char *containerd_config,
 			 const char *const *hooks_dirs, int nr_hooks_dirs)
 {
@@ -310,4 +329,5 @@ void wiring_status_check(struct wiring_state *st, const char *containerd_config,
 		check_hooksd(st, dirs, ARRAY_SIZE(dirs));
 	st->installed = st->containerd || st->hooksd;
 	st->bypass_handler = st->installed && st->bypass_handler;
+	check_nri(st);
 }

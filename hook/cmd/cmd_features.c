@@ -22,7 +22,6 @@
 #include "labelkey.h"
 #include "load.h"
 #include "log.h"
-#include "nri_status.h"
 #include "wiring_status.h"
 
 #define FEATURES_PREFIX "sockopt-hook.io/"
@@ -85,21 +84,6 @@ static bool kernel_bypass(void)
 
 #define FEATURES_MAX_HOOKS_DIRS 8
 
-/* Whether the NRI plugin is registered with the runtime now: a pod that
- * relies on it for its annotations (no RuntimeClass) can select nodes
- * whose plugin runs. */
-static bool nri_registered(void)
-{
-	char runtime[160];
-	int r = nri_status_registered(runtime, sizeof(runtime));
-
-	if (r < 0)
-		log_warn(
-			"features: cannot tell whether the NRI plugin is registered (%s): labelled false",
-			strerror(-r));
-	return r == 1;
-}
-
 struct features_options {
 	const char *config; /* --config, or NULL */
 	bool json;
@@ -135,7 +119,7 @@ static int collect(const struct features_options *opts, struct features *f,
 		r = add_label(f, FEATURES_PREFIX "bypass-prot-mem",
 			      kernel_bypass() && f->wiring.bypass_handler);
 	if (!r)
-		r = add_label(f, FEATURES_PREFIX "nri", nri_registered());
+		r = add_label(f, FEATURES_PREFIX "nri", f->wiring.nri);
 	if (!r)
 		r = add_policies(f, &cfg);
 	config_free(&cfg);
@@ -202,6 +186,11 @@ static struct json_object *wiring_json(const struct wiring_state *w)
 			       json_object_new_boolean(w->hooksd));
 	json_object_object_add(o, "bypass_handler",
 			       json_object_new_boolean(w->bypass_handler));
+	json_object_object_add(o, "nri", json_object_new_boolean(w->nri));
+	json_object_object_add(o, "nri_runtime",
+			       w->nri_runtime[0] ?
+				       json_object_new_string(w->nri_runtime) :
+				       NULL);
 	json_object_object_add(o, "missing",
 			       w->why[0] ? json_object_new_string(w->why) :
 					   NULL);

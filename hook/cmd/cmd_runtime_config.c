@@ -2,9 +2,12 @@
 /*
  * `runtime configure` and `runtime unconfigure` (wiring.h): wire the hook
  * into a runtime, or take it out, with files of our own only. The runtime
- * table below is where another way of wiring goes (an NRI plugin's
- * registration, say): a name, a configure and an unconfigure that add
- * files to the plan, and the unit --restart restarts.
+ * table below has, per runtime, a name, a configure and an unconfigure
+ * that add files to the plan (the RuntimeClass handlers, or podman's
+ * hooks.d file), the unit --restart restarts, and for a runtime with NRI
+ * the reader of its NRI settings and the fail-closed fallback's files:
+ * --nri MODE wires the NRI plugin instead (wiring_nri.c), with the
+ * fallback where the operator config has require_annotations.nri.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,8 +25,10 @@
 #include "wiring.h"
 #include "wiring_crio.h"
 #include "wiring_ctd.h"
+#include "wiring_ctd_nri.h"
 #include "wiring_exec.h"
 #include "wiring_hooksd.h"
+#include "wiring_nri.h"
 #include "wiring_spec.h"
 
 struct runtime {
@@ -35,6 +40,14 @@ struct runtime {
 			 struct sh_error *err);
 	int (*unconfigure)(const struct wiring_opts *o,
 			   struct wiring_plan *plan, struct sh_error *err);
+	/* NULL: the runtime has no NRI */
+	int (*nri)(const struct wiring_opts *o, struct wiring_nri *n,
+		   struct sh_error *err);
+	int (*fallback)(const struct wiring_opts *o,
+			const struct wiring_hook *hook,
+			struct wiring_plan *plan, struct sh_error *err);
+	int (*unfallback)(const struct wiring_opts *o, struct wiring_plan *plan,
+			  struct sh_error *err);
 };
 
 static int containerd_configure(const struct wiring_opts *o,
@@ -48,10 +61,45 @@ static int containerd_configure(const struct wiring_opts *o,
 
 static const struct runtime runtimes[] = {
 	{ "containerd", "containerd", containerd_configure,
-	  wiring_ctd_unconfigure },
-	{ "crio", "crio", wiring_crio_configure, wiring_crio_unconfigure },
-	{ "podman", NULL, wiring_hooksd_configure, wiring_hooksd_unconfigure },
+	  wiring_ctd_unconfigure, wiring_ctd_nri_read, wiring_ctd_nri_fallback,
+	  wiring_ctd_nri_unfallback },
+	{ "crio", "crio", wiring_crio_configure, wiring_crio_unconfigure,
+	  wiring_crio_nri_read, wiring_crio_nri_fallback,
+	  wiring_crio_nri_unfallback },
+	{ "podman", NULL, wiring_hooksd_configure, wiring_hooksd_unconfigure,
+	  NULL, NULL, NULL },
 };
+
+/* The NRI plugin as o->nri says, after the runtime's NRI settings; the
+ * fallback's files where require_annotations.nri needs them, else out. */
+static int nri_configure(const struct runtime *rt, const struct wiring_opts *o,
+			 const struct wiring_hook *hook,
+			 const struct sh_config *cfg, struct wiring_plan *plan,
+			 struct sh_error *err)
+{
+	struct wiring_nri n = { .connections = false };
+	int r = rt->nri(o, &n, err) ?:
+			wiring_nri_configure(o, hook, cfg, &n, plan, err);
+
+	if (r)
+		return r;
+	if (cfg->require.nri)
+		return rt->fallback(o, hook, plan, err);
+	return rt->unfallback(o, plan, err);
+}
+
+static int nri_unconfigure(const struct runtime *rt,
+			   const struct wiring_opts *o,
+			   struct wiring_plan *plan, struct sh_error *err)
+{
+	struct wiring_nri n = { .connections = false };
+	struct sh_error ignored = { 0 };
+	/* the runtime's plugin directory if it says one, even with NRI off */
+	bool have = rt->nri(o, &n, &ignored) == 0 || n.plugin_dir[0];
+
+	return wiring_nri_unconfigure(o, have ? &n : NULL, plan, err) ?:
+		       rt->unfallback(o, plan, err);
+}
 
 static const struct runtime *find_runtime(const char *name)
 {
@@ -128,9 +176,28 @@ static int configure(const struct runtime *rt, struct wiring_opts *o,
 	for (int i = 0; i < o->nr_env; i++)
 		env[hook.nr_env++] = o->env[i];
 	hook.path = o->hook;
-	r = rt->configure(o, &hook, &cfg, plan, err);
+	r = o->nri ? nri_configure(rt, o, &hook, &cfg, plan, err) :
+		     rt->configure(o, &hook, &cfg, plan, err);
 	config_free(&cfg);
 	return r;
+}
+
+/* After the files: what the runtime must do to see them. */
+static int finish(const struct runtime *rt, const struct wiring_opts *o,
+		  const struct wiring_plan *plan, struct sh_error *err)
+{
+	if (!wiring_plan_changes(plan)) {
+		printf("%s: nothing to change\n", rt->name);
+		return 0;
+	}
+	if (o->dry_run || !wiring_plan_runtime_changes(plan))
+		return 0;
+	if (o->restart)
+		return restart(rt, o, err);
+	if (rt->unit)
+		printf("restart %s to load the change: systemctl restart %s\n",
+		       rt->name, o->unit ?: rt->unit);
+	return 0;
 }
 
 static int run(bool on, struct wiring_opts *o)
@@ -138,20 +205,19 @@ static int run(bool on, struct wiring_opts *o)
 	const struct runtime *rt = find_runtime(o->runtime);
 	struct wiring_plan plan = { .nr_files = 0 };
 	struct sh_error err = { 0 };
-	int r = on ? configure(rt, o, &plan, &err) :
-		     rt->unconfigure(o, &plan, &err);
+	int r = on     ? configure(rt, o, &plan, &err) :
+		o->nri ? nri_unconfigure(rt, o, &plan, &err) :
+			 rt->unconfigure(o, &plan, &err);
 
+	if (!r && o->nri)
+		r = wiring_nri_before(o, &plan, &err);
 	if (!r && !o->dry_run)
 		r = wiring_plan_apply(&plan, &err);
+	if (!r && o->nri)
+		r = wiring_nri_after(o, &plan, &err);
 	if (!r) {
 		wiring_plan_print(&plan, stdout, o->dry_run);
-		if (!wiring_plan_changes(&plan))
-			printf("%s: nothing to change\n", rt->name);
-		else if (!o->dry_run && o->restart)
-			r = restart(rt, o, &err);
-		else if (!o->dry_run && rt->unit)
-			printf("restart %s to load the change: systemctl restart %s\n",
-			       rt->name, o->unit ?: rt->unit);
+		r = finish(rt, o, &plan, &err);
 	}
 	if (r)
 		error_report(&err, r);
@@ -171,6 +237,7 @@ enum {
 	OPT_HOOKS_DIR,
 	OPT_CRIO_DIR,
 	OPT_UNIT,
+	OPT_NRI,
 };
 
 /* An option into o; false, with one line, for a --hook-env too many. */
@@ -185,6 +252,7 @@ static bool take(const struct cli_command *cmd, struct wiring_opts *o, int id,
 		[OPT_HOOKS_DIR] = &o->hooks_dir,
 		[OPT_CRIO_DIR] = &o->crio_dir,
 		[OPT_UNIT] = &o->unit,
+		[OPT_NRI] = &o->nri,
 	};
 
 	if (id == OPT_DRY_RUN || id == OPT_RESTART || id == OPT_KEEP_NET_RAW) {
@@ -222,11 +290,26 @@ static bool valid(const struct cli_command *cmd, const struct wiring_opts *o,
 				o->env[i]);
 		return false;
 	}
-	if (find_runtime(o->runtime))
-		return true;
-	cli_usage_error(cmd, "--runtime containerd, crio or podman%s%.32s",
-			o->runtime ? ", not " : "", o->runtime ?: "");
-	return false;
+	if (!find_runtime(o->runtime)) {
+		cli_usage_error(cmd,
+				"--runtime containerd, crio or podman%s%.32s",
+				o->runtime ? ", not " : "", o->runtime ?: "");
+		return false;
+	}
+	if (o->nri && strcmp(o->nri, "service") && strcmp(o->nri, "plugin") &&
+	    strcmp(o->nri, "pod")) {
+		cli_usage_error(cmd,
+				"--nri service, plugin or pod, not '%.32s'",
+				o->nri);
+		return false;
+	}
+	if (o->nri && !find_runtime(o->runtime)->nri) {
+		cli_usage_error(
+			cmd, "--nri: %s has no NRI (containerd and crio have)",
+			o->runtime);
+		return false;
+	}
+	return true;
 }
 
 static int run_runtime(const struct cli_command *cmd,
@@ -271,6 +354,9 @@ static const struct cli_option options[] = {
 	{ OPT_CRIO_DIR, "crio-dir", "DIR",
 	  "CRI-O's drop-in directory (else /etc/crio/crio.conf.d)" },
 	{ OPT_UNIT, "unit", "NAME", "the unit --restart restarts" },
+	{ OPT_NRI, "nri", "MODE",
+	  "wire the NRI plugin instead of the handlers: service (a systemd "
+	  "unit), plugin (started by the runtime) or pod (a DaemonSet's)" },
 	{ 0 },
 };
 
@@ -287,7 +373,13 @@ const struct cli_command cmd_runtime_config_command = {
 		"sockopt-bypass, base runtime specs made from the node's own\n"
 		"defaults, the hooks.d file; never a runtime's main config. Every\n"
 		"file is checked with the runtime's own tool before it is written,\n"
-		"all or none; a second run with nothing new changes nothing.\n",
+		"all or none; a second run with nothing new changes nothing.\n"
+		"With --nri (containerd 2.x, CRI-O): the NRI plugin instead, once the\n"
+		"runtime's config has NRI on (else one line says what to change): a\n"
+		"systemd unit, or a link in the runtime's plugin directory, or nothing\n"
+		"(a pod runs it); with require_annotations.nri in the config, the\n"
+		"fallback too: the default handler runs the hook (containerd's base\n"
+		"spec, CRI-O's hooks.d), so that a container the plugin missed is refused.\n",
 	.options = options,
 	.run = run_runtime,
 };

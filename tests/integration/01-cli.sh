@@ -42,13 +42,13 @@ declare -A TAKES=(
 	[record]="json"
 	[preload]="config json unpin"
 	[nri]="config socket"
-	[runtime]="config runtime dry-run restart hook-path hook-env ctd-config drop-in keep-net-raw hooks-dir crio-dir unit"
+	[runtime]="config runtime dry-run restart hook-path hook-env ctd-config drop-in keep-net-raw hooks-dir crio-dir unit nri"
 	[help]=""
 )
 COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload nri runtime help"
 # Every option any command takes, and two no command takes.
 OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin socket
-ctd-config runtime dry-run restart hook-path hook-env drop-in keep-net-raw crio-dir unit
+ctd-config runtime dry-run restart hook-path hook-env drop-in keep-net-raw crio-dir unit nri
 version verbose"
 FLAGS=" json unpin dry-run restart keep-net-raw version verbose "
 
@@ -199,7 +199,13 @@ for c in $COMMANDS; do
 			"runtime: --runtime containerd, crio or podman" runtime configure
 		usage_error "runtime --hook-env without '='" \
 			"runtime: --hook-env takes KEY=VALUE, not 'x'" runtime configure \
-			--runtime podman --hook-env x ;;
+			--runtime podman --hook-env x
+		usage_error "runtime --nri with another mode" \
+			"runtime: --nri service, plugin or pod, not 'x'" runtime configure \
+			--runtime containerd --nri x
+		usage_error "runtime --nri for a runtime without NRI" \
+			"runtime: --nri: podman has no NRI \\(containerd and crio have\\)" \
+			runtime configure --runtime podman --nri service ;;
 	*) usage_error "$c with an operand" \
 		"$c: unexpected argument 'one'" "$c" one ;;
 	esac

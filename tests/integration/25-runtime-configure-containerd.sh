@@ -8,6 +8,7 @@
 #  - without an imports line: one line saying what to add, exit 1, nothing
 #    written;
 #  - --dry-run: a diff of the three files, nothing written;
+#  - --nri (any mode): refused in one line, 1.6 has no NRI, nothing written;
 #  - configure: the drop-in (the node's whole CRI section plus the
 #    handlers sockopt and sockopt-bypass: containerd 1.x replaces plugin
 #    sections whole) and two base specs; again: "nothing to change", the
@@ -115,6 +116,19 @@ tap_like "$OUT" "\+\[plugins\.\"io\.containerd\.grpc\.v1\.cri\"\.containerd\.run
 	"--dry-run shows the handlers in a diff"
 tap_like "$OUT" "$SPECS/sockopt-base-spec.json: would create" "--dry-run names the base specs"
 tap_is "$(tree)" "$before" "--dry-run writes nothing"
+
+# --nri: the NRI plugin needs a containerd with NRI (1.7, 2.x)
+for mode in service plugin pod; do
+	OUT=$("$HOOK" --config "$HOOK_CONFIG" runtime configure --runtime containerd \
+		--ctd-config "$MAIN" --nri "$mode" 2>"$CT_TMP/configure.err")
+	rc=$?
+	ERR=$(cat "$CT_TMP/configure.err")
+	tap_is "$rc $(wc -l <<<"$ERR"):$OUT" "1 1:" "--nri $mode on containerd 1.6: exit 1, one line, nothing on stdout" ||
+		tap_diag "$OUT" "$ERR"
+done
+tap_like "$ERR" "^oci-sockopt-hook: containerd 1\.6\.[^ ]+ has no NRI \(it came in 1\.7\): wire the handlers instead \(runtime configure without --nri\)$" \
+	"it says containerd 1.6 has no NRI, and what to do instead"
+tap_is "$(tree)" "$before" "--nri wrote nothing"
 
 configure configure
 tap_is "$?" 0 "configure: exit 0" || tap_diag "$ERR"

@@ -266,10 +266,12 @@ def daemonset(docs):
     install_dirs = ["/etc/oci-sockopt-hook", "/usr/local/libexec/oci/hooks.d",
                     "/usr/share/containers/oci/hooks.d"]
     agent_dirs = [NFD_DIR, "/var/lib/prometheus/node-exporter"]
-    check(host == sorted(install_dirs + agent_dirs),
+    nri_dirs = ["/var/run/nri", "/run/oci-sockopt-hook"]
+    check(host == sorted(install_dirs + agent_dirs + nri_dirs),
           "hostPath volumes: the three install directories (the hooks.d "
           "file where CRI-O, podman 5 and NRI look by default), NFD's "
-          "features.d and node_exporter's textfile directory", host)
+          "features.d and node_exporter's textfile directory, NRI's socket "
+          "directory and the hook's state directory", host)
     install = spec["initContainers"][0]
     check(install["securityContext"].get("seLinuxOptions", {}).get("type")
           == "spc_t", "the install container runs as spc_t on SELinux nodes")
@@ -300,7 +302,56 @@ def daemonset(docs):
           "node's mount namespace (hostPID, privileged, nsenter)")
     check(all(c.get("image") for c in spec["containers"] + init),
           "every container names an image")
+    names = [c["name"] for c in spec["containers"]]
+    check(names == ["nri", "agent"], "two containers: nri and the agent",
+          names)
+    nri(spec, vols, cm)
     agent(spec, vols)
+
+
+def nri(spec, vols, cm):
+    """The DaemonSet's NRI plugin container."""
+    c = next((c for c in spec["containers"] if c["name"] == "nri"), None)
+    if not c:
+        return
+    script = "\n".join(c["args"])
+    mounts = {vols[m["name"]].get("hostPath", {}).get("path"): m
+              for m in c.get("volumeMounts", [])}
+    check(sorted(mounts) == ["/etc/oci-sockopt-hook", "/run/oci-sockopt-hook",
+                             "/var/run/nri"] and
+          all(m["mountPath"] == p for p, m in mounts.items()) and
+          mounts["/etc/oci-sockopt-hook"].get("readOnly") is True,
+          "nri: the runtime's NRI socket directory, the node's config "
+          "(read-only) and state directory (its lock and status, which "
+          "`features` on the node reads), each at the node's path",
+          sorted(mounts))
+    env = {e["name"]: e.get("valueFrom", {}).get("configMapKeyRef", {})
+           for e in c.get("env", [])}
+    check(env.get("NRI") == {"name": cm["metadata"]["name"], "key": "nri",
+                             "optional": True} and
+          cm["data"].get("nri") == "pod",
+          "nri: NRI from the ConfigMap's key nri, pod by default", env)
+    check(re.search(r'^\s*exec "\$hook" --config "\$config" nri$', script,
+                    re.M) and
+          re.search(r"^hook=/dist/usr/local/libexec/oci/hooks.d/"
+                    r"oci-sockopt-hook$", script, re.M) and
+          re.search(r"^config=/etc/oci-sockopt-hook/config.json$", script,
+                    re.M) and
+          '[ "$NRI" != pod ]' in script,
+          "nri: runs the image's hook as `nri` with the node's config, only "
+          "when the ConfigMap's nri is pod")
+    check('validate --json "$config"' in script and
+          """*'"nri":true'*)""" in script and
+          re.search(r"require_annotations\.nri.*\n\s*exit 1", script),
+          "nri: refuses to run the plugin only from a pod when the config "
+          "has require_annotations.nri (its own pod would be refused while "
+          "it is down)")
+    sc = c.get("securityContext", {})
+    check(not sc.get("privileged") and
+          sc.get("capabilities", {}).get("drop") == ["ALL"] and
+          sc.get("readOnlyRootFilesystem") is True and
+          sc.get("allowPrivilegeEscalation") is False,
+          "nri: unprivileged, no capabilities, read-only root", sc)
 
 
 def configure(spec, cm):
@@ -317,21 +368,25 @@ def configure(spec, cm):
           cm["data"].get("runtime") == "",
           "configure: RUNTIME from the ConfigMap's key runtime, empty by "
           "default (not asked)", env)
+    check(env.get("NRI") == {"name": cm["metadata"]["name"], "key": "nri",
+                             "optional": True},
+          "configure: NRI from the ConfigMap's key nri", env)
     check(conf.get("securityContext", {}).get("privileged") is True and
           "nsenter --target 1 --mount" in script and
-          'runtime configure --runtime "$RUNTIME" --restart' in script and
+          'runtime configure --runtime "$RUNTIME" "$@"' in script and
+          "configure --restart || exit 1" in script and
+          '[ -z "$NRI" ] || configure --nri "$NRI" --restart' in script and
           '[ -z "$RUNTIME" ]' in script,
           "configure: the installed hook's `runtime configure --restart` in "
-          "the node's mount namespace, only when asked")
+          "the node's mount namespace, only when asked, then with --nri "
+          "MODE when the ConfigMap names one")
 
 
 def agent(spec, vols):
-    """The DaemonSet's long-running container."""
-    names = [c["name"] for c in spec["containers"]]
-    check(names == ["agent"], "one container: the agent", names)
-    if names != ["agent"]:
+    """The DaemonSet's agent container."""
+    ag = next((c for c in spec["containers"] if c["name"] == "agent"), None)
+    if not ag:
         return
-    ag = spec["containers"][0]
     script = "\n".join(ag["args"])
     made = sorted(vols[m["name"]].get("hostPath", {}).get("path")
                   for m in ag.get("volumeMounts", []))

@@ -4,23 +4,31 @@
  * default (wiring_spec.c), the hooks.d file against the examples that
  * `make install` copies (wiring_hooksd.c), the containerd drop-in's shape
  * for 1.x and 2.x (wiring_ctd_dropin.c) and the dry run's diff
- * (wiring_diff.c). What containerd itself makes of them is tested on
+ * (wiring_diff.c); for --nri, what containerd's and CRI-O's configs say
+ * of NRI (wiring_ctd_nri.c, wiring_crio.c), the plugin's unit against the
+ * example `make install` copies and the fallback's spec (wiring_nri.c,
+ * wiring_spec.c). What containerd itself makes of them is tested on
  * containerd 1.6 (25-runtime-configure-containerd.sh) and 2.1 (the node
  * suite's 70 and 71).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 
 #include "fileio.h"
+#include "sh_types.h"
 #include "tap.h"
 #include "toml.h"
 #include "wiring.h"
+#include "wiring_crio.h"
 #include "wiring_ctd_dropin.h"
 #include "wiring_ctd_node.h"
+#include "wiring_ctd_nri.h"
 #include "wiring_diff.h"
 #include "wiring_hooksd.h"
+#include "wiring_nri.h"
 #include "wiring_spec.h"
 
 static const char *const env[] = {
@@ -263,6 +271,149 @@ static void test_diff(void)
 	free(out);
 }
 
+/* What containerd's and CRI-O's configs say of NRI, and the refusals. */
+static const char nri_21[] = /* containerd 2.1.9's default */
+	"version = 3\n[plugins.'io.containerd.nri.v1.nri']\n"
+	"disable = false\nsocket_path = '/var/run/nri/nri.sock'\n"
+	"plugin_path = '/opt/nri/plugins'\nplugin_config_path = '/etc/nri/conf.d'\n"
+	"disable_connections = false\n";
+
+static int nri_of(const char *dump, bool crio, struct wiring_nri *n,
+		  struct sh_error *err)
+{
+	struct json_object *d = toml(dump);
+	int r;
+
+	memset(n, 0, sizeof(*n));
+	memset(err, 0, sizeof(*err));
+	r = crio ? wiring_crio_nri_settings(d, "/etc/crio/crio.conf.d", n,
+					    err) :
+		   wiring_ctd_nri_settings(
+			   d, "2.1.9", "/etc/containerd/config.toml", n, err);
+	json_object_put(d);
+	return r;
+}
+
+static void test_nri_settings(void)
+{
+	struct wiring_nri n;
+	struct sh_error err;
+
+	ok(!nri_of(nri_21, false, &n, &err) && n.connections,
+	   "containerd 2.1's default: NRI on, connections allowed");
+	is_str(n.socket, "/var/run/nri/nri.sock", "its socket");
+	is_str(n.plugin_dir, "/opt/nri/plugins", "its plugin directory");
+	ok(!nri_of("version = 3\n[plugins.'io.containerd.nri.v1.nri']\n"
+		   "disable = false\nsocket_path = '/run/x.sock'\n"
+		   "plugin_path = '/var/lib/nri'\n",
+		   false, &n, &err) &&
+		   !strcmp(n.socket, "/run/x.sock") &&
+		   !strcmp(n.plugin_dir, "/var/lib/nri"),
+	   "a socket and plugin directory of the node's own");
+	ok(nri_of("version = 2\n[plugins.'io.containerd.grpc.v1.cri']\n", false,
+		  &n, &err) == -ENOTSUP &&
+		   strstr(err.msg, "has no NRI"),
+	   "containerd 1.6 (no NRI plugin in its dump): refused: %s", err.msg);
+	ok(nri_of("version = 2\n[plugins.'io.containerd.nri.v1.nri']\n"
+		  "disable = true\n",
+		  false, &n, &err) == -ENOTSUP &&
+		   strstr(err.msg,
+			  "set `disable = false` under [plugins.'io.containerd.nri.v1.nri'] in /etc/containerd/config.toml"),
+	   "NRI off (1.7's default): one line says what to change: %s",
+	   err.msg);
+	ok(!nri_of("version = 3\n[plugins.'io.containerd.nri.v1.nri']\n"
+		   "disable_connections = true\n",
+		   false, &n, &err) &&
+		   !n.connections && strstr(n.connect_fix, "--nri plugin"),
+	   "disable_connections: only a pre-registered plugin: %s",
+	   n.connect_fix);
+	ok(nri_of("version = 3\n[plugins.'io.containerd.nri.v1.nri']\n"
+		  "[plugins.'io.containerd.nri.v1.nri'.default_validator]\n"
+		  "enable = true\nreject_oci_hook_adjustment = true\n",
+		  false, &n, &err) == -EPERM &&
+		   strstr(err.msg, "reject_oci_hook_adjustment"),
+	   "a default validator that rejects plugins' hooks: refused: %s",
+	   err.msg);
+	ok(!nri_of("version = 3\n[plugins.'io.containerd.nri.v1.nri']\n"
+		   "[plugins.'io.containerd.nri.v1.nri'.default_validator]\n"
+		   "enable = false\nreject_oci_hook_adjustment = true\n",
+		   false, &n, &err),
+	   "the same validator turned off: fine");
+	ok(nri_of("[crio.nri]\nenable_nri = false\n", true, &n, &err) ==
+			   -ENOTSUP &&
+		   strstr(err.msg, "set `enable_nri = true` under [crio.nri]"),
+	   "CRI-O with NRI off: one line: %s", err.msg);
+	ok(!nri_of("[crio.nri]\nenable_nri = true\n"
+		   "nri_listen = '/var/run/nri/nri.sock'\n"
+		   "nri_plugin_dir = '/opt/nri/plugins'\n",
+		   true, &n, &err) &&
+		   n.connections && !strcmp(n.plugin_dir, "/opt/nri/plugins"),
+	   "CRI-O with NRI on");
+	ok(nri_of("[crio.nri]\nenable_nri = true\n"
+		  "[crio.nri.default_validator]\nnri_enable_default_validator = true\n"
+		  "nri_validator_reject_oci_hook_adjustment = true\n",
+		  true, &n, &err) == -EPERM,
+	   "CRI-O's validator rejecting hooks: refused");
+}
+
+/* The unit runtime configure writes is the example's, less its comments
+ * (ours begin with our mark, which unconfigure looks for). */
+static void test_nri_unit(void)
+{
+	char path[512], *ex = NULL;
+	char *text = wiring_nri_unit_text(hook.path, SH_DEFAULT_CONFIG,
+					  SH_WIRING_NRI_SOCKET);
+	char *other = wiring_nri_unit_text(hook.path, "/etc/x.json",
+					   "/run/other.sock");
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/systemd/%s", EXAMPLES,
+		 SH_WIRING_NRI_UNIT);
+	fileio_read_at(-100, path, 0, 1 << 16, &ex, &len);
+	ok(text && ex && strstr(ex, "\n[Unit]\n") &&
+		   strstr(text, "\n[Unit]\n") &&
+		   !strcmp(strstr(ex, "\n[Unit]\n"),
+			   strstr(text, "\n[Unit]\n")),
+	   "the NRI unit runtime configure writes is examples/systemd/%s from [Unit] on",
+	   SH_WIRING_NRI_UNIT);
+	ok(text && !strncmp(text, SH_WIRING_MARK, strlen(SH_WIRING_MARK)),
+	   "it starts with our mark");
+	ok(other &&
+		   strstr(other,
+			  "ExecStart=/usr/local/libexec/oci/hooks.d/oci-sockopt-hook --config /etc/x.json nri --socket /run/other.sock\n") &&
+		   strstr(other, "ConditionPathExists=/etc/x.json\n"),
+	   "another config and the runtime's own socket: in ExecStart");
+	free(text);
+	free(other);
+	free(ex);
+}
+
+/* The fallback's spec for the default handler: the hooks, no handler's
+ * name (require_annotations.runtime_handlers stays off it), its own
+ * capabilities. */
+static void test_nri_fallback_spec(void)
+{
+	struct sh_error err = { 0 };
+	char *text = NULL;
+	struct json_object *s = NULL, *ann = NULL;
+
+	ok(!wiring_spec_build(default_spec, true, NULL, &hook, true, &text,
+			      &err) &&
+		   (s = json_tokener_parse(text)),
+	   "the default handler's spec with the hook");
+	is_str(get(s, "hooks.prestart.-1.args.1"), "\"prestart\"",
+	       "our prestart last");
+	json_object_object_get_ex(s, "annotations", &ann);
+	ok(!json_object_object_get_ex(ann, SH_WIRING_HANDLER_KEY, NULL),
+	   "no %s: the default handler is no handler of ours",
+	   SH_WIRING_HANDLER_KEY);
+	is_str(get(s, "process.capabilities.bounding"),
+	       "[\"CAP_CHOWN\",\"CAP_NET_RAW\",\"CAP_KILL\"]",
+	       "its capabilities as they were");
+	json_object_put(s);
+	free(text);
+}
+
 int main(void)
 {
 	test_spec();
@@ -270,5 +421,8 @@ int main(void)
 	same_as_example(true, "hooks.d-oci-sockopt-hook-always.json");
 	test_dropin();
 	test_diff();
+	test_nri_settings();
+	test_nri_unit();
+	test_nri_fallback_spec();
 	return tap_done();
 }

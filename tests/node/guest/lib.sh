@@ -242,7 +242,7 @@ node_make() {
 # the hook's records, the units' state, containerd's effective config.
 NODE_STATE_PATHS="/usr/local/libexec /usr/local/share/containers /usr/local/lib/systemd
 /etc/oci-sockopt-hook /usr/share/containers/oci /etc/containers/oci /etc/containerd
-/etc/kubernetes /var/lib/prometheus /sys/fs/bpf /opt/nri/plugins"
+/etc/kubernetes /var/lib/prometheus /sys/fs/bpf /opt/nri/plugins /etc/systemd/system"
 node_state() {
 	local p
 

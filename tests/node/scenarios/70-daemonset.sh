@@ -9,16 +9,23 @@
 # imported one, the ConfigMap's runtime key set to containerd), run by
 # tests/cri/cri.py as kubelet runs it (cgroupfs driver):
 #  - install, configure (runtime configure --restart: containerd restarts
-#    under the pod) and preload exit 0, in order; the agent runs;
+#    under the pod; then --nri pod, which checks containerd's NRI) and
+#    preload exit 0, in order; the nri container (the NRI plugin, the
+#    ConfigMap's default nri: pod) and the agent run;
 #  - the node has the binary (the one built), the ConfigMap's config, the
 #    hooks.d file, the handlers sockopt and sockopt-bypass, the pins;
-#  - the agent's feature file (installed=true, bypass-prot-mem=true, as
-#    NFD reads it) and metrics file appear;
+#  - the agent's feature file (installed=true, bypass-prot-mem=true,
+#    nri=true: the plugin in the DaemonSet's pod registered, as NFD reads
+#    it) and metrics file appear;
 #  - a workload pod on handler sockopt gets its policy, one on
-#    sockopt-bypass its bypass, and the agent's metrics name them;
+#    sockopt-bypass its bypass, and the agent's metrics name them; an
+#    annotated pod on the default handler (no RuntimeClass, no base spec)
+#    gets its policy from the plugin running in the DaemonSet's pod, and a
+#    plain one on it stays unpoliced;
 #  - the uninstall path: the pods removed (the agent's SIGTERM removes the
-#    feature file), then the docs' commands on the node: the node is as it
-#    was before the DaemonSet came (files, pins, containerd's config).
+#    feature file, the plugin's its status), then the docs' commands on the
+#    node: the node is as it was before the DaemonSet came (files, pins,
+#    containerd's config, no plugin lock or status left).
 # 00-node's install and Debian's config.toml are put back at the end.
 # About 1.5 minutes (containerd restarted four times, the image imported), more
 # under TCG on a loaded host:
@@ -85,14 +92,15 @@ json.dump([cm], open(cms_out, "w"))
 print(" ".join(c["name"] for c in cs), "|", " ".join(sorted(placeholder)))
 PY
 )
-tap_like "$out" '^install configure preload agent \| ghcr\.io/example/oci-sockopt-hook:' \
+tap_like "$out" '^install configure preload nri agent \| ghcr\.io/example/oci-sockopt-hook:' \
 	"the DaemonSet's pod spec from the YAML: $out"
 CRI_OPTS=(--timeout 300 --configmaps "$CMS")
 t0=$SECONDS
 cri_run_pod "$POD"
-tap_ok $? "the DaemonSet's pod: install, configure, preload exit 0, the agent runs ($((SECONDS - t0)) s)" ||
+tap_ok $? "the DaemonSet's pod: install, configure, preload exit 0, nri and the agent run ($((SECONDS - t0)) s)" ||
 	journalctl -u containerd --no-pager | tail -n 20 | sed 's/^/# /'
 AGENT=${CRI_IDS[agent]}
+NRI_CTR=${CRI_IDS[nri]}
 CRI_OPTS=()
 echo "FIGURE daemonset pod to running agent: $((SECONDS - t0)) s"
 for c in install configure preload; do
@@ -110,10 +118,23 @@ dump=$(containerd config dump)
 tap_ok $? "configure: containerd (restarted) has the handlers sockopt and sockopt-bypass"
 tap_like "$(ls /sys/fs/bpf/oci-sockopt-hook 2>&1)" 'sock_create-[0-9a-f]{16}' \
 	"preload: the programs are pinned (<kind>-<policy hash>)"
-wait_until 60 test -s "$NFD"
+tap_like "$(cri logs "$(jq -r '.init.configure // empty' <<<"$CRI_RUN_OUT")" 2>&1)" \
+	'the plugin runs from a pod \(the DaemonSet.s nri container\)' \
+	"configure: --nri pod checked containerd's NRI (on) and wrote nothing"
+# nri_registered: the plugin in the pod holds the node's lock and says so
+# shellcheck disable=SC2317 # called through wait_until
+nri_registered() { "$NODE_HOOK" features 2>/dev/null | grep -qx 'sockopt-hook.io/nri=true'; }
+wait_until 60 nri_registered
+tap_ok $? "nri: the plugin in the DaemonSet's pod registered with containerd (features on the node)" ||
+	tap_diag "$(cri logs "$NRI_CTR" 2>&1 | tail -n 5)"
+tap_like "$(cat "$NODE_STATE/nri.status" 2>&1)" '"registered":true,"runtime":"containerd"' \
+	"nri: its status in the node's state directory: registered, to containerd"
+# shellcheck disable=SC2317 # called through wait_until
+nfd_nri() { grep -qx 'sockopt-hook.io/nri=true' "$NFD" 2>/dev/null; }
+wait_until 60 nfd_nri
 parsed=$(python3 "$SRC/tests/lib/nfd_features.py" "$NFD" 2>&1)
-tap_is "$(jq -c '[.labels["sockopt-hook.io/installed"], .labels["sockopt-hook.io/bypass-prot-mem"]]' <<<"$parsed")" \
-	'["true","true"]' "the agent's feature file: installed=true, bypass-prot-mem=true" ||
+tap_is "$(jq -c '[.labels["sockopt-hook.io/installed"], .labels["sockopt-hook.io/bypass-prot-mem"], .labels["sockopt-hook.io/nri"]]' <<<"$parsed")" \
+	'["true","true","true"]' "the agent's feature file: installed=true, bypass-prot-mem=true, nri=true" ||
 	tap_diag "$parsed" "$(cri logs "$AGENT" 2>&1 | tail -n 5)"
 wait_until 60 test -s "$PROM"
 tap_like "$(cat "$PROM" 2>&1)" 'oci_sockopt_hook_build_info\{' "the agent's metrics file"
@@ -135,6 +156,19 @@ cri_run_pod "$m"
 tap_ok $? "a workload pod on handler sockopt-bypass: runs"
 PROBE_OUT=$(cri_exec "${CRI_IDS[loader]}" /probe)
 check_bypassed "workload on sockopt-bypass"
+# No RuntimeClass: the default handler (runc: no base spec, no
+# pod_annotations), the hook only from the plugin in the DaemonSet's pod.
+m=$(cri_pod nri-web "" '{"sockopt-hook.io/policy": "restricted"}' \
+	"[{\"name\": \"app\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\", \"NET_RAW\"]}]")
+cri_run_pod "$m"
+tap_ok $? "an annotated pod on the default handler: runs"
+PROBE_OUT=$(cri_exec "${CRI_IDS[app]}" /probe)
+check_restricted "default handler, through the DaemonSet's NRI plugin"
+m=$(cri_pod nri-plain "" '{}' \
+	"[{\"name\": \"plain\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\", \"NET_RAW\"]}]")
+cri_run_pod "$m"
+PLAIN_CG=$(cgroup_of "$(cri_pid "${CRI_IDS[plain]}")")
+tap_is "$(our_progs "$PLAIN_CG")" "" "a plain pod on the default handler: no program (the config has no defaults)"
 wait_until 40 grep -q "container=\"web\".*policy=\"restricted\"" "$PROM"
 tap_ok $? "the agent's metrics name the workload (container_info, policy restricted)" ||
 	tap_diag "$(grep container_info "$PROM")"
@@ -147,6 +181,7 @@ for entry in "${CRI_PODS[@]}"; do
 done
 tap_ok $rc "the workloads and the DaemonSet's pod stop and go"
 tap_check "the agent removed its feature file as it stopped" test ! -e "$NFD"
+tap_check "the plugin removed its status as it stopped" test ! -e "$NODE_STATE/nri.status"
 wait_until 20 pod_cgroups_gone
 tap_ok $? "no pod cgroup left" ||
 	find /sys/fs/cgroup/kubepods -name cgroup.procs -exec grep -H . {} + | sed 's/^/# /'
@@ -155,7 +190,9 @@ tap_ok $? "no pod cgroup left" ||
 hook=/usr/local/libexec/oci/hooks.d/oci-sockopt-hook
 out=$({
 	"$hook" runtime unconfigure --runtime containerd --restart &&
-		rm -f /usr/share/containers/oci/hooks.d/oci-sockopt-hook.json &&
+		"$hook" runtime unconfigure --runtime containerd --nri pod --restart &&
+		rm -f /usr/share/containers/oci/hooks.d/oci-sockopt-hook.json \
+			/run/oci-sockopt-hook/nri.lock &&
 		"$hook" gc &&
 		"$hook" preload --unpin &&
 		rm -f "$hook" /etc/oci-sockopt-hook/config.json \
@@ -168,6 +205,7 @@ out=$({
 tap_ok $? "the node's uninstall commands" || tap_diag "$out"
 cri --wait 60 version >/dev/null
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook record left"
+tap_is "$(find "$NODE_STATE" -maxdepth 1 -name 'nri.*' 2>/dev/null | wc -l)" 0 "no plugin lock or status left"
 after=$(node_state)
 tap_is "$after" "$BEFORE" "the node as it was before the DaemonSet: files, pins, containerd's config" ||
 	diff <(echo "$BEFORE") <(echo "$after") | sed 's/^/# /'
