@@ -122,6 +122,19 @@ int wiring_plan_remove(struct wiring_plan *plan, const char *path,
 	return plan_add(plan, path, NULL, 0, err);
 }
 
+void wiring_plan_prune(struct wiring_plan *plan, const char *dir)
+{
+	for (int i = 0; i < SH_WIRING_MAX_PRUNE; i++) {
+		if (!strcmp(plan->prune[i], dir))
+			return;
+		if (!plan->prune[i][0]) {
+			snprintf(plan->prune[i], sizeof(plan->prune[i]), "%s",
+				 dir);
+			return;
+		}
+	}
+}
+
 void wiring_plan_note(struct wiring_plan *plan, const char *fmt, ...)
 {
 	va_list ap;
@@ -185,8 +198,9 @@ void wiring_plan_print(const struct wiring_plan *plan, FILE *out, bool dry_run)
 		    wiring_diff_print(out, f->old, f->text, f->path))
 			fprintf(out, "(too large to show a diff)\n");
 	}
-	if (plan->pruned)
-		fprintf(out, "%s: removed (empty)\n", plan->prune);
+	for (int i = 0; i < SH_WIRING_MAX_PRUNE; i++)
+		if (plan->pruned[i])
+			fprintf(out, "%s: removed (empty)\n", plan->prune[i]);
 	for (int i = 0; i < plan->nr_notes; i++)
 		fprintf(out, "%s\n", plan->notes[i]);
 }
@@ -277,7 +291,9 @@ int wiring_plan_apply(struct wiring_plan *plan, struct sh_error *err)
 			error_errno(err, r, "cannot write %.200s", f->path);
 	}
 	if (!r) {
-		plan->pruned = plan->prune[0] && rmdir(plan->prune) == 0;
+		for (i = 0; i < SH_WIRING_MAX_PRUNE; i++)
+			plan->pruned[i] = plan->prune[i][0] &&
+					  rmdir(plan->prune[i]) == 0;
 		return 0;
 	}
 	for (i -= 2; i >= 0; i--)

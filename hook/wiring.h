@@ -21,6 +21,7 @@
 #define SH_WIRING_MAX_ENV 8
 #define SH_WIRING_MAX_NOTES 8
 #define SH_WIRING_NOTE_MAX 512
+#define SH_WIRING_MAX_PRUNE 2
 /* The RuntimeClass handlers that run the hook (examples/kubernetes/
  * runtimeclass.yaml): the base spec or default_annotations name each one
  * in SH_WIRING_HANDLER_KEY, which require_annotations reads. */
@@ -66,8 +67,9 @@ struct wiring_plan {
 	int nr_files;
 	char notes[SH_WIRING_MAX_NOTES][SH_WIRING_NOTE_MAX]; /* said after */
 	int nr_notes;
-	char prune[PATH_MAX]; /* a directory of ours, removed once empty */
-	bool pruned;
+	/* directories of ours, removed once empty */
+	char prune[SH_WIRING_MAX_PRUNE][PATH_MAX];
+	bool pruned[SH_WIRING_MAX_PRUNE];
 	int actions; /* things done beside the files (systemctl) */
 };
 
@@ -86,6 +88,8 @@ struct wiring_file *wiring_plan_find(struct wiring_plan *plan,
 				     const char *path);
 /* Whether f changes. */
 bool wiring_file_changes(const struct wiring_file *f);
+/* dir goes after the plan is written, if it is empty then. */
+void wiring_plan_prune(struct wiring_plan *plan, const char *dir);
 void wiring_plan_note(struct wiring_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* How many files the plan changes (an unchanged file does not count),

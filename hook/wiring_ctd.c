@@ -171,7 +171,7 @@ int wiring_ctd_unconfigure(const struct wiring_opts *o,
 		wiring_ctd_node_set_dropin(&c, o->drop_in ?: path);
 	}
 	r = remove_dropin(&c, plan, err);
-	snprintf(plan->prune, sizeof(plan->prune), "%s", c.spec_dir);
+	wiring_plan_prune(plan, c.spec_dir);
 	for (int i = 0; !r && i < SH_WIRING_NR_HANDLERS; i++) {
 		wiring_ctd_node_spec_path(&c, handlers[i], path, sizeof(path));
 		r = wiring_plan_remove(plan, path, err);

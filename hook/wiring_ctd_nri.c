@@ -287,7 +287,7 @@ int wiring_ctd_nri_unfallback(const struct wiring_opts *o,
 					  sizeof(spec));
 		r = wiring_plan_remove(plan, spec, err);
 	}
-	snprintf(plan->prune, sizeof(plan->prune), "%s", c.spec_dir);
+	wiring_plan_prune(plan, c.spec_dir);
 	wiring_ctd_node_close(&c);
 	return r;
 }

@@ -102,16 +102,22 @@ static int remove_unit(struct wiring_plan *plan, struct sh_error *err)
 	return r;
 }
 
+/* Our link out of plan, and the plugin directory with it if that is
+ * empty then (the link's making made it, where no runtime had). */
 static int remove_link(const char *path, struct wiring_plan *plan,
 		       struct sh_error *err)
 {
-	char target[PATH_MAX];
+	char target[PATH_MAX], dir[PATH_MAX];
 	ssize_t n = readlink(path, target, sizeof(target) - 1);
 
-	if (n >= 0)
-		target[n] = '\0';
-	if (n >= 0 && !link_is_ours(target))
+	if (n < 0)
+		return wiring_plan_link(plan, path, NULL, err);
+	target[n] = '\0';
+	if (!link_is_ours(target))
 		return 0;
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	wiring_plan_prune(plan, dir);
 	return wiring_plan_link(plan, path, NULL, err);
 }
 

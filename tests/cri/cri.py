@@ -535,14 +535,6 @@ class Pod:
         return {"sandbox": sandbox, "init": init, "containers": ids}
 
 
-def tail(path, lines=5):
-    """The last lines of a CRI log file, for an error message."""
-    try:
-        with open(path) as f:
-            return " | ".join(f.read().splitlines()[-lines:])
-    except OSError:
-        return "(no log)"
-
     def create_loop(self, count, sandbox):
         """count times what kubelet does to create the pod's first
         container (CreateContainer, the call NRI plugins see), each removed
@@ -564,6 +556,15 @@ def tail(path, lines=5):
             times.append(round((time.monotonic() - t0) * 1e6))
             self.cri.runtime("RemoveContainer", container_id=cid)
         return times
+
+
+def tail(path, lines=5):
+    """The last lines of a CRI log file, for an error message."""
+    try:
+        with open(path) as f:
+            return " | ".join(f.read().splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
 
 
 def containers_of(cri, sandbox):

@@ -125,13 +125,14 @@ tap_ok $((exp - start >= 295 && exp - start <= 305 + $(date +%s) - start ? 0 : 1
 	"# +expiry-time is five minutes ahead ($((exp - start)) s)"
 tap_is "$($PY "$NFD" "$F" --allow-ns sockopt-hook.io --now "$(date -u -d @$((exp + 1)) +%FT%TZ)" | jq -c .labels)" \
 	"{}" "one second past the expiry time NFD reads no label: the node loses them"
-tap_is "$($PY "$NFD" "$F" | jq -c '[(.labels | length), .errors]')" "[5,[]]" \
+nlabels=$(grep -c . "$TMP/out")
+tap_is "$($PY "$NFD" "$F" | jq -c '[(.labels | length), .errors]')" "[$nlabels,[]]" \
 	"NFD >= 0.13 publishes them with no setting (sockopt-hook.io is not a denied namespace)"
 tap_like "$($PY "$NFD" "$F" --deny-ns '*.io' | jq -r '.errors[0]')" "nfd-master drops 'sockopt-hook.io/" \
 	"a denyLabelNs that covers sockopt-hook.io drops them"
 snippet=$EX/kubernetes/nfd-master-sockopt-hook.conf
 allow=$($PY -c 'import sys, yaml; print(" ".join(yaml.safe_load(open(sys.argv[1]))["extraLabelNs"]))' "$snippet")
-tap_is "$($PY "$NFD" "$F" --deny-ns '*.io' --allow-ns "$allow" | jq -c '[(.labels | length), .errors]')" "[5,[]]" \
+tap_is "$($PY "$NFD" "$F" --deny-ns '*.io' --allow-ns "$allow" | jq -c '[(.labels | length), .errors]')" "[$nlabels,[]]" \
 	"the extraLabelNs of $(basename "$snippet"), merged into nfd-master.conf, lets them through again"
 tap_is "$(ls -A "$TMP/features.d")" "oci-sockopt-hook" "no temporary file is left beside it"
 ino=$(stat -c %i "$F")

@@ -52,9 +52,11 @@ node_cri_stubs
 node_forget_hook
 tap_ok $? "00-node's install undone (make uninstall): no binary, config, hooks.d file or pins"
 cp "$MAIN" "$CRI_DIR/config.toml.orig"
-# The node image's part: containerd reads drop-ins (runtime configure never
-# writes the main config).
+# The node image's part: containerd reads drop-ins from a directory it
+# ships (runtime configure never writes the main config).
+CONFD_EXISTED=$([ -d /etc/containerd/conf.d ] && echo 1 || echo 0)
 sed -i '1i imports = ["/etc/containerd/conf.d/*.toml"]' "$MAIN"
+mkdir -p /etc/containerd/conf.d
 systemctl restart containerd
 VERSION=$(cri --wait 60 version 2>&1)
 tap_like "$VERSION" '^containerd ' "containerd with an imports line answers CRI: $VERSION"
@@ -127,8 +129,8 @@ nri_registered() { "$NODE_HOOK" features 2>/dev/null | grep -qx 'sockopt-hook.io
 wait_until 60 nri_registered
 tap_ok $? "nri: the plugin in the DaemonSet's pod registered with containerd (features on the node)" ||
 	tap_diag "$(cri logs "$NRI_CTR" 2>&1 | tail -n 5)"
-tap_like "$(cat "$NODE_STATE/nri.status" 2>&1)" '"registered":true,"runtime":"containerd"' \
-	"nri: its status in the node's state directory: registered, to containerd"
+tap_is "$(jq -c '[.registered, .runtime, .mode]' "$NODE_STATE/nri.status" 2>&1)" '[true,"containerd","socket"]' \
+	"nri: its status in the node's state directory: registered to containerd, through its socket"
 # shellcheck disable=SC2317 # called through wait_until
 nfd_nri() { grep -qx 'sockopt-hook.io/nri=true' "$NFD" 2>/dev/null; }
 wait_until 60 nfd_nri
@@ -211,6 +213,7 @@ tap_is "$after" "$BEFORE" "the node as it was before the DaemonSet: files, pins,
 	diff <(echo "$BEFORE") <(echo "$after") | sed 's/^/# /'
 
 cp "$CRI_DIR/config.toml.orig" "$MAIN"
+[ "$CONFD_EXISTED" = 1 ] || rmdir /etc/containerd/conf.d
 systemctl restart containerd
 out=$(node_make install)
 tap_ok $? "00-node's install and Debian's config.toml put back for later scenarios" || tap_diag "$out"

@@ -187,7 +187,7 @@ tap_like "$?:$OUT" "^0:.*$RUNC_SPEC: created.*$FALLBACK: created.*fallback: cont
 	"configure --nri service with require_annotations.nri: the default handler's base spec and its drop-in; containerd restarted" ||
 	tap_diag "$OUT"
 cri --wait 60 version >/dev/null
-tap_like "$(containerd config dump | grep -A3 'runtimes.runc\]')" "base_runtime_spec = '$RUNC_SPEC'" \
+tap_like "$(containerd config dump | sed -n '/runtimes\.runc\]/,/runtimes\.runc\.options\]/p')" "base_runtime_spec = '$RUNC_SPEC'" \
 	"containerd's default handler runc has the fallback's base spec"
 wait_until 30 nri_registered
 tap_ok $? "the plugin registered again after containerd's restart"
@@ -219,7 +219,7 @@ tap_like "$?:$OUT" "^0:.*$UNIT_FILE: removed.*$LINK: created \(-> $NODE_HOOK\).*
 cri --wait 60 version >/dev/null
 wait_until 30 nri_registered
 tap_ok $? "containerd started the pre-registered plugin: registered"
-tap_like "$(cat "$NODE_STATE/nri.status" 2>&1)" '"mode":"pre-registered"' "nri.status: pre-registered"
+tap_is "$(jq -r .mode "$NODE_STATE/nri.status" 2>&1)" pre-registered "nri.status: pre-registered"
 nri_configure configure --nri plugin
 tap_like "$?:$OUT" "^0:.*containerd: nothing to change" "configure --nri plugin again: nothing to change" || tap_diag "$OUT"
 rc=0
