@@ -449,8 +449,9 @@ ct_default_state_ours()
 # -d names another), cgroups (default: all three). In the state dir,
 # poststop's gc stamp and the index of shared copies are left out: poststop
 # leaves both to gc, which runs at most once a minute (45-preload checks
-# that gc removes the index); so are the node's stats (stats and its lock),
-# which every run adds to and nothing removes (63-metrics checks them).
+# that gc removes the index); so are the node's stats (stats, its lock and
+# the log of runs), which every run adds to and nothing removes
+# (63-metrics checks them).
 ct_snapshot()
 {
 	local part parts state=$CT_STATE_DIR
@@ -467,7 +468,7 @@ ct_snapshot()
 		state)
 			echo "state dir $state:"
 			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" \
-				! -name stats ! -name stats.lock | sort)
+				! -name stats ! -name stats.lock ! -name stats.log | sort)
 			echo "ours in $CT_DEFAULT_STATE_DIR:"
 			ct_default_state_ours
 			;;
