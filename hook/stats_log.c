@@ -78,13 +78,32 @@ static int runlog_create(int dir, uint64_t gen, bool replace)
 	return r;
 }
 
+/* Holds "stats.lock" shared: no compaction starts until it is closed. */
+static int compactions_held(int dir)
+{
+	int fd = openat(dir, STATS_LOCK,
+			O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			0600);
+
+	if (fd < 0 || flock(fd, LOCK_SH) == 0)
+		return fd < 0 ? -errno : fd;
+	closep(&fd);
+	return -errno;
+}
+
 /*
  * The log, opened with flags and locked with op (LOCK_SH, LOCK_EX, maybe
  * | LOCK_NB), and still the log (linked): an fd, its stat in *st, or
- * -errno; -ENOENT when there is none and !create.
+ * -errno; -ENOENT when there is none and !create. When a compaction
+ * replaced it while we waited, the next try holds off compactions
+ * (guard: never for a compaction, which holds their lock already), so
+ * that a run of them cannot starve us.
  */
-static int runlog_open(int dir, int flags, int op, bool create, struct stat *st)
+static int runlog_open(int dir, int flags, int op, bool create, bool guard,
+		       struct stat *st)
 {
+	_cleanup_close_ int held = -1;
+
 	for (int i = 0; i < STATS_OPEN_TRIES; i++) {
 		_cleanup_close_ int fd = openat(
 			dir, STATS_LOG,
@@ -104,6 +123,11 @@ static int runlog_open(int dir, int flags, int op, bool create, struct stat *st)
 		if (st->st_nlink)
 			return take_fd(&fd);
 		/* A compaction replaced it while we waited. */
+		if (guard && held < 0) {
+			held = compactions_held(dir);
+			if (held < 0)
+				return held;
+		}
 	}
 	return -EAGAIN;
 }
@@ -246,7 +270,7 @@ static int compact_at(int dir, bool wait)
 
 	if (lock < 0 || flock(lock, LOCK_EX | nb) < 0)
 		return errno == EWOULDBLOCK ? 0 : -errno;
-	fd = runlog_open(dir, O_RDONLY, LOCK_EX | nb, false, &st);
+	fd = runlog_open(dir, O_RDONLY, LOCK_EX | nb, false, false, &st);
 	if (fd == -ENOENT || fd == -EWOULDBLOCK)
 		return 0;
 	if (fd < 0)
@@ -293,7 +317,7 @@ static int stats_append(enum stats_stage stage, enum stats_outcome outcome,
 		return dir;
 	if (len < 0)
 		return error_errno(err, len, "cannot count this run");
-	fd = runlog_open(dir, O_WRONLY | O_APPEND, LOCK_SH, true, &st);
+	fd = runlog_open(dir, O_WRONLY | O_APPEND, LOCK_SH, true, true, &st);
 	r = fd < 0 ? fd : fileio_write_all(fd, line, (size_t)len);
 	if (r)
 		return error_errno(err, r, "cannot append to %s/%s",
@@ -335,7 +359,7 @@ int stats_read(struct sh_node_stats *out, struct sh_error *err)
 		return dir;
 	}
 	/* Shared: no compaction between reading the file and the log. */
-	fd = runlog_open(dir, O_RDONLY, LOCK_SH, false, &st);
+	fd = runlog_open(dir, O_RDONLY, LOCK_SH, false, true, &st);
 	if (fd < 0 && fd != -ENOENT)
 		return error_errno(err, fd, "cannot read %s/%s", state_dir(),
 				   STATS_LOG);

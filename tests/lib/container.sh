@@ -284,6 +284,23 @@ ct_id()
 	echo "$CT_PREFIX-$1"
 }
 
+# ct_record ID [STATE-DIR]: container ID's state record, the JSON the hook
+# wrote: the attribute trusted.oci-sockopt-hook.record of its empty file,
+# or the file's content (a file system without attributes, or a record
+# written by hand).
+ct_record()
+{
+	/usr/bin/python3 - "${2:-$CT_STATE_DIR}/$1.json" <<'PY'
+import os, sys
+p = sys.argv[1]
+with open(p, "rb") as f:
+    data = f.read()
+if not data:
+    data = os.getxattr(p, "trusted.oci-sockopt-hook.record", follow_symlinks=False)
+sys.stdout.write(data.decode())
+PY
+}
+
 # ct_run RUNTIME ID BUNDLE: runs the container in the foreground. Sets
 # CT_RC, CT_OUT (stdout file) and CT_ERR (stderr file).
 ct_run()
