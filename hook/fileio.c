@@ -175,7 +175,7 @@ static int read_xattr(int fd, const char *attr, size_t max, char **out,
 }
 
 int fileio_read_xattr_at(int dir, const char *name, const char *attr,
-			 size_t max, char **out, size_t *len)
+			 size_t max, char **out, size_t *len, ino_t *ino)
 {
 	_cleanup_close_ int fd = openat(
 		dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
@@ -185,6 +185,8 @@ int fileio_read_xattr_at(int dir, const char *name, const char *attr,
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
+	if (ino)
+		*ino = st.st_ino;
 	if (st.st_size == 0) {
 		int r = read_xattr(fd, attr, max, out, len);
 

@@ -4,6 +4,7 @@
 #define SH_FILEIO_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* All of fd, at most max bytes (-EFBIG beyond), NUL-terminated. */
 int fileio_read_fd(int fd, size_t max, char **out, size_t *len);
@@ -27,8 +28,9 @@ int fileio_replace_at(int dir, const char *name, const char *text, size_t len);
 int fileio_replace_xattr_at(int dir, const char *name, const char *attr,
 			    const char *text, size_t len);
 /* What fileio_replace_xattr_at() wrote: the file's content, or when it
- * is empty, its attribute attr; as fileio_read_at() with nofollow. */
+ * is empty, its attribute attr; as fileio_read_at() with nofollow. The
+ * file's inode number in *ino (unless NULL): a replaced file has another. */
 int fileio_read_xattr_at(int dir, const char *name, const char *attr,
-			 size_t max, char **out, size_t *len);
+			 size_t max, char **out, size_t *len, ino_t *ino);
 
 #endif /* SH_FILEIO_H */

@@ -188,15 +188,18 @@ static int parse_record_at(int dir, const char *name, struct sh_record *rec)
 	_cleanup_json_ struct json_object *obj = NULL;
 	struct sh_error err = { 0 };
 	size_t len;
+	ino_t ino = 0;
 	int r = fileio_read_xattr_at(dir, name, SH_RECORD_XATTR,
-				     STATE_RECORD_MAX, &text, &len);
+				     STATE_RECORD_MAX, &text, &len, &ino);
 
 	if (r)
 		return r;
 	r = strictjson_parse(name, text, len, &obj, &err);
 	if (r)
 		return -EBADMSG;
-	return record_from_json(obj, rec);
+	r = record_from_json(obj, rec);
+	rec->file_ino = ino;
+	return r;
 }
 
 /* The cgroup2 mount, looked up once and only when a record needs it. */
@@ -268,6 +271,24 @@ int state_remove(const char *id)
 		return dir == -ENOENT ? 0 : dir;
 	if (record_name(id, name))
 		return 0;
+	return state_file_unlink_at(dir, name);
+}
+
+int state_remove_read(const struct sh_record *rec)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = state_dir_open(false, &err);
+	char name[SH_STATE_NAME_MAX];
+	struct stat st;
+
+	if (dir < 0)
+		return dir == -ENOENT ? 0 : dir;
+	if (record_name(rec->id, name))
+		return 0;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (st.st_ino != rec->file_ino)
+		return 0; /* a newer container's */
 	return state_file_unlink_at(dir, name);
 }
 

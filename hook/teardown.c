@@ -29,11 +29,15 @@ static bool init_alive(const struct sh_record *rec)
 	return proc_running(rec->pid, rec->pid_start);
 }
 
-/* Drops the record, unless it now belongs to a newer container. */
+/* Drops the record, unless it now belongs to a newer container: a
+ * record is replaced by a rename, a new file, never rewritten in place,
+ * so the file it was read from tells without reading it again. */
 static int drop_record(const struct sh_record *rec)
 {
 	struct sh_record now;
 
+	if (rec->file_ino)
+		return state_remove_read(rec);
 	if (state_read(rec->id, &now) == 0 &&
 	    (now.pid != rec->pid || now.pid_start != rec->pid_start ||
 	     now.cg.id != rec->cg.id))
