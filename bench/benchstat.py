@@ -161,13 +161,14 @@ class Table:
         s = self.raw.stat(key, 50)
         self.detail(section, label, "" if s is None else repr(s), unit)
 
-    def ratio(self, section, label, num, den, target="-"):
+    def ratio(self, section, label, num, den, target="-", summary=None):
         """The median of the per-trial ratios NUM/DEN; the label shows
         both variants' medians (in ns)."""
         n = self.raw.stat(num, 50) or 0
         d = self.raw.stat(den, 50) or 0
         self.row(section, "%-28s %6.0f / %-6.0f" % (label, n, d),
-                 self.raw.pair_ratio(num, den), "ratio", target)
+                 self.raw.pair_ratio(num, den), "ratio", target,
+                 summary=summary)
 
 
 def cell(value):

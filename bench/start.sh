@@ -117,6 +117,28 @@ runtime_bundle()
 	b_runtime_spec "$dir" "$hooks" "$ann" && echo "$dir"
 }
 
+# quiet_keys: the static keys' states with nothing of ours attached
+# anywhere (raw/rt.keys.quiet): what the quiet-host rounds start from.
+quiet_keys()
+{
+	local env=("OCI_SOCKOPT_HOOK_PIN_DIR=$B_BPFFS/default"
+		"OCI_SOCKOPT_HOOK_KEYS_CGROUP=$OCI_SOCKOPT_HOOK_KEYS_CGROUP-default")
+
+	# keep_keys when the config does not say: a preload of the example
+	# config (pins and keys cgroup of its own), then --unpin.
+	env "${env[@]}" "$HOOK" --config "$B_CONFIG" preload --json \
+		2>>"$B_TMP/hook.err" | jq -r '
+		if (.static_keys.kept | length) > 0 then "on" else "off" end' \
+		>"$B_OUT/raw/keys.default" &&
+		env "${env[@]}" "$HOOK" preload --unpin >/dev/null \
+			2>>"$B_TMP/hook.err" ||
+		{ b_fail "preload of $B_CONFIG: $(tail -n 1 "$B_TMP/hook.err")"; return 1; }
+	mkdir -p "$B_CG/quiet-scratch" || return 1
+	"$SB" keys "$B_CG/quiet-scratch" >"$B_OUT/raw/rt.keys.quiet" \
+		2>>"$B_TMP/sb.err" ||
+		{ b_fail "sockbench keys: $(tail -n 1 "$B_TMP/sb.err")"; return 1; }
+}
+
 # hook_runtimes: runc run (no hooks, /bin/true hooks, readstate hooks,
 # ours preloaded, ours with nothing to attach, ours fresh, ours fresh
 # while container hook-other shares the policy) and crun run (the same but
@@ -140,6 +162,16 @@ hook_runtimes()
 			a_group
 		done
 	done
+	# The quiet host: no attachment of our types anywhere, the static
+	# keys off (as on a node with no policed container, without
+	# keep_keys): the container's prestart turns them on and its
+	# poststop off again. The empty programs that keep them on for every
+	# other group go for this one.
+	B_RUNC_IDS+=("sb$$-runc-quiet")
+	a_step keys_off "$SB" detach-empty "$B_CG/hook-keys"
+	a_step runc_quiet runc run --bundle "$B_TMP/runtime-ours" "sb$$-runc-quiet"
+	a_step keys_on "$SB" attach-empty "$B_CG/hook-keys"
+	a_group
 	other=$(b_state hook-other)
 	read -ra opk <<<"$(b_park hook-other)"
 	read -ra oup <<<"$(b_unpark hook-other)"
@@ -264,13 +296,20 @@ hook_parts()
 #   preloaded: `preload` pinned the programs, no container uses them;
 #   plshared:  pins, and another container attached from them;
 #   noop:      a container with no annotation (the config has no default
-#              policy): nothing to attach.
+#              policy): nothing to attach;
+#   noopdisk:  the same with the state dir on a disk's file system.
 bench_hook()
 {
 	local h=("$HOOK" --config "$B_CONFIG") hp
 
 	b_log "bench: hook latency"
 	hp=("OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS" "${h[@]}")
+	# nothing to attach, the state dir on a disk (the build dir's file
+	# system, as /run is on some hosts): made, as on a node where a
+	# container was policed once, so that every run is counted there.
+	B_DISK_STATE=$B_OUT/state-disk
+	rm -rf "$B_DISK_STATE" && mkdir -m 0700 "$B_DISK_STATE" &&
+		stat -f -c %T "$B_DISK_STATE" >"$B_OUT/raw/disk.fstype" || return 1
 	mkdir -p "$B_CG/hook-keys" || return 1
 	B_EMPTY+=("$B_CG/hook-keys")
 	b_container hook restricted && b_container hook-other restricted &&
@@ -285,7 +324,10 @@ bench_hook()
 	alone_group preloaded hook - "${hp[@]}"
 	alone_group plshared hook hook-other "${hp[@]}"
 	alone_group noop hook-noop - "${hp[@]}"
+	alone_group noopdisk hook-noop - "OCI_SOCKOPT_HOOK_STATE_DIR=$B_DISK_STATE" \
+		"${hp[@]}"
 	a_exec alone "$HOOK_ROUNDS" /dev/null || return 1
+	quiet_keys || return 1
 	b_attach_empty "$B_CG/hook-keys" || return 1
 	hook_runtimes || return 1
 	hook_parts || return 1

@@ -204,6 +204,7 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 					    "log_file",
 					    "log_format",
 					    "record",
+					    "keep_keys",
 					    NULL };
 	struct json_object *sub;
 	int r;
@@ -219,6 +220,9 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 		r = parse_record(ctx, sub, cfg);
 	if (!r && !cfg->record_dir)
 		cfg->record_dir = SH_RECORD_DIR_DEFAULT;
+	if (!r)
+		r = config_json_get_bool(ctx, root, NULL, "keep_keys",
+					 &cfg->keep_keys);
 	if (!r)
 		r = parse_on_unsupported(ctx, root, cfg);
 	if (!r)
@@ -243,6 +247,7 @@ int config_parse(const char *path, const char *text, size_t len,
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->path = path;
 	cfg->log_level = LOG_INFO;
+	cfg->keep_keys = SH_KEEP_KEYS_DEFAULT;
 	r = strictjson_parse(path, text, len, &cfg->root, err);
 	if (r)
 		return r;

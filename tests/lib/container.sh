@@ -101,6 +101,9 @@ ct_init_host()
 	CT_STATE_DIR=$CT_TMP/state
 	CT_PIN_DIR=$CT_TMP/no-pins
 	export OCI_SOCKOPT_HOOK_PIN_DIR=$CT_PIN_DIR
+	# A preload with keep_keys keeps the static keys on from a cgroup of
+	# the test's own (its name has our prefix: ct_cleanup removes it).
+	export OCI_SOCKOPT_HOOK_KEYS_CGROUP=$CT_PREFIX-keys
 	mkdir -p "$CT_STATE_DIR" "$CT_TMP/bundles" "$CT_TMP/configs"
 	CT_CG_BEFORE=$(ct_cgroup_dirs)
 }
