@@ -22,8 +22,8 @@ static struct json_object *keys_json(const struct preload_result *res)
 
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		if (res->keys.kept[k])
-			json_object_array_add(
-				kept, json_object_new_string(kind_get(k)->name));
+			json_object_array_add(kept, json_object_new_string(
+							    kind_get(k)->name));
 	json_object_object_add(o, "kept", kept);
 	json_object_object_add(
 		o, "cgroup",
@@ -52,8 +52,8 @@ static void print_json(const struct preload_result *res)
 	json_object_object_add(o, "bypass_prot_mem_skipped",
 			       json_object_new_boolean(res->bypass_skipped));
 	json_object_object_add(o, "static_keys", keys_json(res));
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	puts(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 static void print_result(const struct cmd_args *args,

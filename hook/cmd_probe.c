@@ -125,8 +125,8 @@ static struct json_object *keys_json(const struct probe_result *p)
 
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		if (p->keys.kept[k])
-			json_object_array_add(
-				kept, json_object_new_string(kind_get(k)->name));
+			json_object_array_add(kept, json_object_new_string(
+							    kind_get(k)->name));
 	json_object_object_add(o, "kept", kept);
 	json_object_object_add(o, "cgroup",
 			       p->keys.cgroup[0] ?

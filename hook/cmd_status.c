@@ -461,8 +461,7 @@ static void print_keys(void)
 	if (keys_query(&keys, &err) || !keys.cgroup[0])
 		return;
 	keys_text(&keys, kept, sizeof(kept));
-	printf("\nstatic keys kept on for %s (cgroup %s)\n", kept,
-	       keys.cgroup);
+	printf("\nstatic keys kept on for %s (cgroup %s)\n", kept, keys.cgroup);
 }
 
 static int status_show(const struct status_show *show,

@@ -166,8 +166,8 @@ static int read_xattr(int fd, const char *attr, size_t max, char **out,
 	}
 	if (n < 0)
 		return errno == ENODATA || xattr_refused(errno) ? -ENODATA :
-		       errno == ERANGE				  ? -EFBIG :
-								    -errno;
+		       errno == ERANGE				? -EFBIG :
+								  -errno;
 	buf[n] = '\0';
 	*out = TAKE_PTR(buf);
 	*len = (size_t)n;

@@ -59,9 +59,10 @@ static int keys_path(char *buf, size_t len, struct sh_error *err)
 	int r;
 
 	if (!keys_name_ok(name))
-		return error_set(err, -EINVAL,
-				 "keys cgroup %.128s: not a relative path below the cgroup2 mount",
-				 name);
+		return error_set(
+			err, -EINVAL,
+			"keys cgroup %.128s: not a relative path below the cgroup2 mount",
+			name);
 	r = cg_find_root(&root, err);
 	if (r)
 		return r;
@@ -186,7 +187,8 @@ static int keys_sync(int cg_fd, const bool want[SH_PROG_KINDS],
 		int r = keys_find(cg_fd, k, &id);
 
 		if (r)
-			return error_errno(err, r, "cannot query the keys cgroup");
+			return error_errno(err, r,
+					   "cannot query the keys cgroup");
 		if (want[k] && !id)
 			r = keys_attach(cg_fd, k, err);
 		else if (!want[k] && id)
@@ -243,8 +245,7 @@ int keys_query(struct keys_state *out, struct sh_error *err)
 	if (fd < 0)
 		return fd;
 	r = keys_state_at(fd, path, out);
-	return r ? error_errno(err, r, "cannot query keys cgroup %s", path) :
-		   0;
+	return r ? error_errno(err, r, "cannot query keys cgroup %s", path) : 0;
 }
 
 void keys_text(const struct keys_state *st, char *buf, size_t len)

@@ -198,8 +198,8 @@ static void preload_keys(const struct preload *pl)
 	for (size_t i = 0; i < pl->nr && pl->cfg && pl->cfg->keep_keys; i++)
 		want[pl->keys[i].kind] = true;
 	if (keys_keep(want, &pl->res->keys, &err))
-		snprintf(pl->res->keys_error, sizeof(pl->res->keys_error),
-			 "%s", err.msg);
+		snprintf(pl->res->keys_error, sizeof(pl->res->keys_error), "%s",
+			 err.msg);
 }
 
 int preload_run(const struct sh_config *cfg, struct preload_result *res,

@@ -303,7 +303,6 @@ int stats_count_line(struct sh_node_stats *s, char *line)
 		if (errno || *end || !(seconds >= 0))
 			return -EBADMSG;
 	}
-	stats_count(s, stage, outcome, strcmp(f[2], "-") ? f[2] : "",
-		    seconds);
+	stats_count(s, stage, outcome, strcmp(f[2], "-") ? f[2] : "", seconds);
 	return 0;
 }

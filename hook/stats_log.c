@@ -105,9 +105,9 @@ static int runlog_open(int dir, int flags, int op, bool create, bool guard,
 	_cleanup_close_ int held = -1;
 
 	for (int i = 0; i < STATS_OPEN_TRIES; i++) {
-		_cleanup_close_ int fd = openat(
-			dir, STATS_LOG,
-			flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		_cleanup_close_ int fd =
+			openat(dir, STATS_LOG,
+			       flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		int r;
 
 		if (fd < 0 && errno == ENOENT && create) {
@@ -189,8 +189,9 @@ static int runlog_fold(struct sh_node_stats *s, char *text, size_t len)
 			bad++;
 	}
 	if (bad)
-		log_msg(LOG_NOTICE, "stats: %d damaged line(s) in %s/%s skipped",
-			bad, state_dir(), STATS_LOG);
+		log_msg(LOG_NOTICE,
+			"stats: %d damaged line(s) in %s/%s skipped", bad,
+			state_dir(), STATS_LOG);
 	s->log_gen = gen;
 	s->log_bytes = len;
 	return 0;

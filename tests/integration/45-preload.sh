@@ -129,7 +129,7 @@ tap_is "$? $(grep -c . <<<"$out")" "0 2" \
 	tap_diag "$out"
 tap_like "$out" "warning: static keys not kept on: keys cgroup ../escape: not a relative path" \
 	"the warning says why"
-tap_ok $([ ! -e "$CT_CG2/../escape" ]; echo $?) "and nothing was made outside the mount"
+tap_ok "$([ ! -e "$CT_CG2/../escape" ]; echo $?)" "and nothing was made outside the mount"
 preload "$cfg_a" >/dev/null
 tap_is "$(keys)" "$all_keys" "keep_keys on again: the keys are kept again"
 

@@ -120,8 +120,8 @@ static void test_lines(void)
 	int len = stats_format_run(line, sizeof(line), STATS_PRESTART,
 				   STATS_REFUSED, "policy_not_allowed", 0.25);
 
-	ok(len > 0 &&
-		   !strcmp(line, "\nprestart refused policy_not_allowed 0.25\n"),
+	ok(len > 0 && !strcmp(line,
+			      "\nprestart refused policy_not_allowed 0.25\n"),
 	   "a run as a log line, a newline before and after it");
 	line[len - 1] = '\0';
 	ok(stats_count_line(&s, line + 1) == 0 &&
@@ -166,11 +166,11 @@ static uint64_t read_count(enum stats_stage st, enum stats_outcome o)
 }
 
 /* Runs a shell command made from a literal format and the state dir. */
-#define SH(fmt, state)                                              \
-	({                                                          \
-		char _cmd[256];                                     \
-		snprintf(_cmd, sizeof(_cmd), fmt, state, state);    \
-		system(_cmd);                                       \
+#define SH(fmt, state)                                           \
+	({                                                       \
+		char _cmd[256];                                  \
+		snprintf(_cmd, sizeof(_cmd), fmt, state, state); \
+		system(_cmd);                                    \
 	})
 
 /*
@@ -195,7 +195,8 @@ static void test_crash(const char *state)
 		   stats_compact(&err) == 0 &&
 		   read_count(STATS_POSTSTOP, STATS_FALLBACK) == before + 4,
 	   "a run appended to that log counts, once, before and after compacting");
-	ok(SH("printf '\\npoststop fallback - 0.0' >> %s/stats.log%.0s", state) == 0 &&
+	ok(SH("printf '\\npoststop fallback - 0.0' >> %s/stats.log%.0s",
+	      state) == 0 &&
 		   read_count(STATS_POSTSTOP, STATS_FALLBACK) == before + 4,
 	   "a last line without its newline (a write cut short) is not counted");
 	stats_add(STATS_POSTSTOP, STATS_FALLBACK, NULL, 0.001);
