@@ -17,6 +17,7 @@
 #include "oci.h"
 #include "prestart.h"
 #include "stats.h"
+#include "stats_log.h"
 #include "teardown.h"
 #include "timing.h"
 
@@ -75,10 +76,10 @@ static int attach_with_state(const struct cmd_args *args, struct oci_state *st,
 	int r = attach_config(args, st, &done, err);
 
 	if (r)
-		stats_add(STATS_PRESTART, STATS_REFUSED, error_reason_text(err),
+		stats_log_add(STATS_PRESTART, STATS_REFUSED, error_reason_text(err),
 			  timing_elapsed());
 	else
-		stats_add(STATS_PRESTART, done.outcome, done.reason,
+		stats_log_add(STATS_PRESTART, done.outcome, done.reason,
 			  timing_elapsed());
 	return r;
 }

@@ -69,19 +69,7 @@ extern const char *const stats_outcome_names[STATS_OUTCOMES];
 /* le="..." of each bucket, the last being +Inf. */
 extern const double stats_latency_bounds[STATS_LATENCY_BUCKETS];
 
-/* Adds one run (one line appended to the log). reason may be NULL.
- * Never fails the run: a log that cannot be written is a notice in the
- * logs (stderr keeps its one line, the run's error). */
-void stats_add(enum stats_stage stage, enum stats_outcome outcome,
-	       const char *reason, double seconds);
-/* The file and the log: zeros when no run was ever counted; -EBADMSG for
- * a damaged file. */
-int stats_read(struct sh_node_stats *out, struct sh_error *err);
-/* Folds the log into the file (`metrics` does before it reads; the hook
- * does once the log has grown). 0 when there is nothing to fold. */
-int stats_compact(struct sh_error *err);
-
-/* The parts of stats_add without the file, for unit tests: counting one
+/* The parts of stats_log_add without the file, for unit tests: counting one
  * run into s (a negative seconds adds no latency sample: a release by gc
  * or the reaper), the file's text (malloc'd) and parsing it back. */
 void stats_count(struct sh_node_stats *s, enum stats_stage stage,

@@ -38,8 +38,11 @@
 #include "number.h"
 #include "state.h"
 #include "stats.h"
+#include "stats_log.h"
 
 #define STATS_FILE "stats"
+/* "\npoststop released " + a reason + a latency + "\n". */
+#define STATS_LINE_MAX (64 + STATS_REASON_MAX)
 #define STATS_LOCK "stats.lock"
 #define STATS_LOG "stats.log"
 #define STATS_LOG_MAGIC "oci-sockopt-hook stats-log 1 gen"
@@ -48,8 +51,6 @@
 #define STATS_LOG_COMPACT (64 * 1024)
 /* Far beyond what a compaction leaves; a bigger log is not ours. */
 #define STATS_LOG_MAX (16 << 20)
-/* "poststop released " + a reason + a latency. */
-#define STATS_LINE_MAX (64 + STATS_REASON_MAX)
 /* Replaced again and again while we wait: someone else's loop. */
 #define STATS_OPEN_TRIES 16
 
@@ -279,7 +280,7 @@ static int compact_at(int dir, bool wait)
 	return compact_locked(dir, fd);
 }
 
-int stats_compact(struct sh_error *err)
+int stats_log_compact(struct sh_error *err)
 {
 	_cleanup_close_ int dir = state_dir_open(false, err);
 	int r;
@@ -295,20 +296,10 @@ int stats_compact(struct sh_error *err)
 	return 0;
 }
 
-/*
- * A container with nothing to attach leaves nothing behind where nothing
- * was ever policed (45-preload): its run is counted only once the state
- * directory exists. Every other outcome makes it, a refusal included.
- */
-static int stats_append(enum stats_stage stage, enum stats_outcome outcome,
-			const char *reason, double seconds,
-			struct sh_error *err)
+int stats_log_append(const char *line, size_t len, bool create,
+		     struct sh_error *err)
 {
-	bool create = outcome != STATS_UNPOLICED;
 	_cleanup_close_ int dir = state_dir_open(create, err), fd = -1;
-	char line[STATS_LINE_MAX];
-	int len = stats_format_run(line, sizeof(line), stage, outcome, reason,
-				   seconds);
 	struct stat st;
 	int r;
 
@@ -316,35 +307,19 @@ static int stats_append(enum stats_stage stage, enum stats_outcome outcome,
 		return 0;
 	if (dir < 0)
 		return dir;
-	if (len < 0)
-		return error_errno(err, len, "cannot count this run");
 	fd = runlog_open(dir, O_WRONLY | O_APPEND, LOCK_SH, true, true, &st);
-	r = fd < 0 ? fd : fileio_write_all(fd, line, (size_t)len);
+	r = fd < 0 ? fd : fileio_write_all(fd, line, len);
 	if (r)
 		return error_errno(err, r, "cannot append to %s/%s",
 				   state_dir(), STATS_LOG);
 	closep(&fd); /* lets go of the shared lock */
 	fd = -1;
-	if (st.st_size + len >= STATS_LOG_COMPACT)
+	if ((size_t)st.st_size + len >= STATS_LOG_COMPACT)
 		compact_at(dir, false);
 	return 0;
 }
 
-void stats_add(enum stats_stage stage, enum stats_outcome outcome,
-	       const char *reason, double seconds)
-{
-	struct sh_error err = { 0 };
-	int r = stats_append(stage, outcome, reason, seconds, &err);
-
-	/* A notice: the logs have it, and stderr keeps its one line, the
-	 * run's error if any (the stats fail with it when the state
-	 * directory does). */
-	if (r)
-		log_msg(LOG_NOTICE, "stats: cannot count this run: %s",
-			error_text(&err, r));
-}
-
-int stats_read(struct sh_node_stats *out, struct sh_error *err)
+int stats_log_read(struct sh_node_stats *out, struct sh_error *err)
 {
 	struct sh_error dir_err = { 0 };
 	_cleanup_close_ int dir = state_dir_open(false, &dir_err), fd = -1;
@@ -377,4 +352,28 @@ int stats_read(struct sh_node_stats *out, struct sh_error *err)
 				 STATS_LOG,
 				 r == -EBADMSG ? "no header" : strerror(-r));
 	return 0;
+}
+
+/*
+ * A container with nothing to attach leaves nothing behind where nothing
+ * was ever policed (45-preload): its run is counted only once the state
+ * directory exists. Every other outcome makes it, a refusal included.
+ */
+void stats_log_add(enum stats_stage stage, enum stats_outcome outcome,
+		   const char *reason, double seconds)
+{
+	struct sh_error err = { 0 };
+	char line[STATS_LINE_MAX];
+	int len = stats_format_run(line, sizeof(line), stage, outcome, reason,
+				   seconds);
+	int r = len < 0 ? len :
+			  stats_log_append(line, (size_t)len,
+					   outcome != STATS_UNPOLICED, &err);
+
+	/* A notice: the logs have it, and stderr keeps its one line, the
+	 * run's error if any (the stats fail with it when the state
+	 * directory does). */
+	if (r)
+		log_msg(LOG_NOTICE, "stats: cannot count this run: %s",
+			error_text(&err, r));
 }

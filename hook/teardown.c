@@ -17,6 +17,7 @@
 #include "share.h"
 #include "state.h"
 #include "stats.h"
+#include "stats_log.h"
 #include "teardown.h"
 #include "timing.h"
 
@@ -132,7 +133,7 @@ static void release_container(const struct oci_state *st)
 	else
 		log_info("released cgroup %s", rec.cg.rel);
 	if (!r)
-		stats_add(STATS_POSTSTOP, STATS_RELEASED, NULL,
+		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL,
 			  timing_elapsed());
 }
 
@@ -202,7 +203,7 @@ static int gc_visit(const struct sh_record *rec, void *data)
 		log_info("gc: released state of container %s (cgroup %s)",
 			 rec->id, rec->cg.rel);
 		/* Not a hook run: no latency sample. */
-		stats_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
+		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
 		gc->released++;
 	}
 	return 0;
