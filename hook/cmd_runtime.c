@@ -76,11 +76,11 @@ static int attach_with_state(const struct cmd_args *args, struct oci_state *st,
 	int r = attach_config(args, st, &done, err);
 
 	if (r)
-		stats_log_add(STATS_PRESTART, STATS_REFUSED, error_reason_text(err),
-			  timing_elapsed());
+		stats_log_add(STATS_PRESTART, STATS_REFUSED,
+			      error_reason_text(err), timing_elapsed());
 	else
 		stats_log_add(STATS_PRESTART, done.outcome, done.reason,
-			  timing_elapsed());
+			      timing_elapsed());
 	return r;
 }
 

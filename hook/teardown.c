@@ -134,7 +134,7 @@ static void release_container(const struct oci_state *st)
 		log_info("released cgroup %s", rec.cg.rel);
 	if (!r)
 		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL,
-			  timing_elapsed());
+			      timing_elapsed());
 }
 
 int teardown_poststop(const struct oci_state *st, struct sh_error *err)
