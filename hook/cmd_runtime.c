@@ -85,7 +85,8 @@ static int attach_with_state(const struct cmd_args *args, struct oci_state *st,
 }
 
 /* For stages that go on without a config: only its log settings, and
- * the reason when a config that is there is refused. */
+ * the reason when a config that is there is refused (untrusted, not
+ * JSON, or bad log settings: its policies are prestart's to check). */
 static void load_log_settings(const struct cmd_args *args)
 {
 	const char *path = config_path(args->config);
@@ -95,7 +96,7 @@ static void load_log_settings(const struct cmd_args *args)
 
 	if (access(path, R_OK) != 0)
 		return;
-	r = config_load(path, &cfg, &err);
+	r = config_load_logging(path, &cfg, &err);
 	if (r) {
 		error_report(&err, r);
 		return;
