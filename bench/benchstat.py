@@ -161,14 +161,13 @@ class Table:
         s = self.raw.stat(key, 50)
         self.detail(section, label, "" if s is None else repr(s), unit)
 
-    def ratio(self, section, label, num, den, target="-", summary=None):
+    def ratio(self, section, label, num, den, target="-"):
         """The median of the per-trial ratios NUM/DEN; the label shows
         both variants' medians (in ns)."""
         n = self.raw.stat(num, 50) or 0
         d = self.raw.stat(den, 50) or 0
         self.row(section, "%-28s %6.0f / %-6.0f" % (label, n, d),
-                 self.raw.pair_ratio(num, den), "ratio", target,
-                 summary=summary)
+                 self.raw.pair_ratio(num, den), "ratio", target)
 
 
 def cell(value):

@@ -174,9 +174,7 @@ def report_host(t):
         t.median(s, "%s: keys kept by preload" % name, "host.kept." + what,
                  "ns")
         t.ratio(s, "%s: keys kept/nowhere" % what.replace("sock", "socket"),
-                "host.kept." + what, "host.none." + what,
-                summary="host-wide: %s in an unpoliced cgroup, keys "
-                "kept/off" % name)
+                "host.kept." + what, "host.none." + what)
 
 
 # ---- the summary -------------------------------------------------------------

@@ -11,8 +11,6 @@ that slow, where our cost moves with the machine as /bin/true's does.
 Standard library only, for /usr/bin/python3.
 """
 
-import re
-
 from benchstat import middle
 
 ISSUE = "issue 25"
@@ -48,7 +46,7 @@ def ms_row(t, s, label, value, target, ref):
     t.row(s, label, value, "ms", "<= %s" % target)
     if value in ("", None) or not ref:
         return
-    t.row(s, "  = x /bin/true (target %s / %.1f ms)" % (target, REF_TRUE_MS),
+    t.row(s, "  as x /bin/true (target: %s ms / %.1f ms)" % (target, REF_TRUE_MS),
           "%.3f" % (float(value) / ref), "x",
           "<= %.2f" % (float(target) / REF_TRUE_MS))
 
@@ -58,20 +56,20 @@ def runtime_rows(t, s, ref):
     if not raw.values("rt.runc_true"):
         return
     kept = keys_default(raw) == "on"
-    t.row(s, "keep_keys when the config does not say (a preload of "
-          "examples/config.json)", keys_default(raw), "state")
+    t.row(s, "keep_keys when the config does not say", keys_default(raw),
+          "state")
     # With keep_keys on (the default) a quiet host has its keys kept on
     # by preload: the kernel's state of the busy host (bench 6 checks
     # that preload turns each one on).
     quiet = "ours" if kept else "quiet"
-    ms_row(t, s, "runc run preloaded, quiet host%s - /bin/true hooks"
-           % (", keys kept (keep_keys)" if kept else ""),
+    ms_row(t, s, "runc run preloaded, quiet host%s - /bin/true"
+           % (", keys kept" if kept else ""),
            raw.pair_ms("rt.runc_%s" % quiet, "rt.runc_true"), "1.0", ref)
-    t.row(s, "  quiet host, keep_keys off (keys off) - /bin/true hooks",
+    t.row(s, "  quiet host, keep_keys off (keys off) - /bin/true",
           raw.pair_ms("rt.runc_quiet", "rt.runc_true"), "ms")
-    ms_row(t, s, "runc run preloaded, busy host - /bin/true hooks",
+    ms_row(t, s, "runc run preloaded, busy host - /bin/true",
            raw.pair_ms("rt.runc_ours", "rt.runc_true"), "0.5", ref)
-    ms_row(t, s, "runc run, policy not preloaded - /bin/true hooks",
+    ms_row(t, s, "runc run, policy not preloaded - /bin/true",
            raw.pair_ms("rt.runc_fresh", "rt.runc_true"), "1.0", ref)
 
 
@@ -85,13 +83,13 @@ def report_targets(t, benchmarks):
         for v, where in (("noopdisk", "on %s" % (
                 raw.text("disk.fstype").strip() or "disk")),
                          ("noop", "on tmpfs")):
-            ms_row(t, s, "prestart, nothing to attach, state dir %s - "
-                   "/bin/true" % where,
+            ms_row(t, s, "prestart, nothing to attach, state %s - /bin/true"
+                   % where,
                    raw.pair_ms("alone.%s.pre" % v, "alone.%s.true" % v),
                    "0.2", ref)
     kmem = summary_value(t, "kernel memory per container")
     if kmem is not None:
-        t.row(s, "kernel memory per container at the largest N", kmem,
+        t.row(s, "kernel memory per container, largest N", kmem,
               "KiB", "<= 8")
     judged = [r for r in t.rows if r["target"] != "-"
               and r["section"].startswith(DATAPATH)]
@@ -100,7 +98,10 @@ def report_targets(t, benchmarks):
         t.row(s, "every datapath ratio of benchmarks 2-7: targets met",
               "%d/%d" % (met, len(judged)), "count",
               "== %d/%d" % (len(judged), len(judged)))
-    for label, r in t.summaries:
-        if label.startswith("host-wide"):
-            t.row(s, re.sub(r"^host-wide: ", "host-wide cost of keep_keys: ",
-                            label), r["value"], "ratio")
+    if "host" in benchmarks:
+        raw = t.raw
+        for what, name in (("set", "setsockopt"), ("get", "getsockopt"),
+                           ("sock", "socket()")):
+            t.row(s, "keep_keys, host-wide: %s, unpoliced cgroup, kept/off"
+                  % name, raw.pair_ratio("host.kept." + what,
+                                         "host.none." + what), "ratio")
