@@ -46,7 +46,8 @@ def ms_row(t, s, label, value, target, ref):
     t.row(s, label, value, "ms", "<= %s" % target)
     if value in ("", None) or not ref:
         return
-    t.row(s, "  as x /bin/true (target: %s ms / %.1f ms)" % (target, REF_TRUE_MS),
+    t.row(s, "  as x /bin/true (target: %s ms / %.1f ms)"
+          % (target, REF_TRUE_MS),
           "%.3f" % (float(value) / ref), "x",
           "<= %.2f" % (float(target) / REF_TRUE_MS))
 
