@@ -114,6 +114,7 @@ def perf_lines(raw):
 # ---- 1: the hook alone -------------------------------------------------------
 
 ALONE = (("cold", "cold host (turns the static keys on)"),
+         ("coldpl", "cold host, preloaded"),
          ("fallback", "fallback: no pins, no other container"),
          ("shared", "shared: no pins, another container"),
          ("preloaded", "preloaded: first container of it"),
@@ -166,12 +167,21 @@ def report_alone(t):
           minus_true("shared", "pre"), "ms")
     t.row(s, "    prestart, cold host - /bin/true",
           minus_true("cold", "pre"), "ms")
+    t.row(s, "    prestart, cold host, preloaded - /bin/true",
+          minus_true("coldpl", "pre"), "ms")
+    # The static keys alone: the same preloaded prestart and poststop,
+    # keys off against keys on, each against its own round's /bin/true.
+    for step, name in (("pre", "prestart"), ("post", "poststop")):
+        t.row(s, "    %s, static keys off - on (preloaded)" % name,
+              raw.pair_ms("alone.coldpl.%s" % step,
+                          "alone.preloaded.%s" % step), "ms")
     for v, what in (("noop", "nothing to attach"),
                     ("noopdisk", "nothing to attach, state on disk"),
                     ("preloaded", "preloaded, first"),
                     ("fallback", "fallback (no pins)"),
                     ("plshared", "shared, preloaded"),
-                    ("shared", "shared, no pins"), ("cold", "cold host")):
+                    ("shared", "shared, no pins"), ("cold", "cold host"),
+                    ("coldpl", "cold host, preloaded")):
         t.row(s, "    poststop, %s - /bin/true" % what,
               minus_true(v, "post"), "ms")
 

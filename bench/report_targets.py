@@ -15,8 +15,8 @@ from benchstat import middle
 
 ISSUE = "issue 25"
 REF_TRUE_MS = 1.0
-ALONE = ("cold", "fallback", "shared", "preloaded", "plshared", "noop",
-         "noopdisk")
+ALONE = ("cold", "coldpl", "fallback", "shared", "preloaded", "plshared",
+         "noop", "noopdisk")
 DATAPATH = ("2.", "3.", "4.", "5.", "6.", "7.")
 
 

@@ -48,7 +48,7 @@ a_exec()
 
 # alone_group VARIANT PROBE OTHER HOOK-WORDS...: the steps of one variant:
 # the static keys on (empty programs on a scratch cgroup, as any policed
-# container would keep them) unless VARIANT is cold; container OTHER
+# container would keep them) unless VARIANT is cold*; container OTHER
 # attached with the same policy unless OTHER is "-"; /bin/true; then
 # prestart and poststop of container PROBE, its init parked out of its
 # cgroup for poststop as after a real stop. HOOK-WORDS run the hook
@@ -61,7 +61,7 @@ alone_group()
 	shift 3
 	read -ra pk <<<"$(b_park "$probe")"
 	read -ra up <<<"$(b_unpark "$probe")"
-	[ "$v" = cold ] || a_step "$v.keys_on" "$SB" attach-empty "$scratch"
+	case $v in cold*) ;; *) a_step "$v.keys_on" "$SB" attach-empty "$scratch" ;; esac
 	if [ "$other" != - ]; then
 		read -ra opk <<<"$(b_park "$other")"
 		read -ra oup <<<"$(b_unpark "$other")"
@@ -77,7 +77,7 @@ alone_group()
 		a_step "$v.other_off" "<$(b_state "$other")" "$@" poststop
 		a_step "$v.oup" "${oup[@]}"
 	fi
-	[ "$v" = cold ] || a_step "$v.keys_off" "$SB" detach-empty "$scratch"
+	case $v in cold*) ;; *) a_step "$v.keys_off" "$SB" detach-empty "$scratch" ;; esac
 	a_group
 }
 
@@ -326,6 +326,8 @@ hook_parts()
 # crun; then the breakdown.
 #   cold:      nothing else attached anywhere: prestart turns the three
 #              static keys on and poststop turns them off (text patching);
+#   coldpl:    the same with the preloaded programs: what turning the
+#              keys on and off costs the hook, and nothing else;
 #   fallback:  the keys on (empty programs elsewhere, as on any host with
 #              a policed container), no pins and nothing shares our
 #              policy's programs: the hook loads and verifies them;
@@ -357,6 +359,7 @@ bench_hook()
 	B_ATTACHED["hook-other $B_CONFIG"]=1
 	b_preload && b_hugetlb_setup || return 1
 	alone_group cold hook - "${h[@]}"
+	alone_group coldpl hook - "${hp[@]}"
 	alone_group fallback hook - "${h[@]}"
 	alone_group shared hook hook-other "${h[@]}"
 	alone_group preloaded hook - "${hp[@]}"
