@@ -479,6 +479,12 @@ def report_kmem(t, mem):
                     / n / 1024), "KiB")
     t.row(s, "given back at release, caches aside (policed - released)",
           "%.2f" % returned, "KiB")
+    if raw.exists("meminfo.bare2"):
+        bare2 = meminfo(raw, "bare2")
+        t.row(s, "noise floor: the same sum, bare taken again 2 s later, "
+              "nothing changed, / N", "%.2f" % sum(
+                  (bare2.get(f, 0) - bare.get(f, 0)) / n / 1024
+                  for f in KMEM_FIELDS), "KiB")
     growth = slab_growth(raw, n)
     if growth:
         t.row(s, "slab caches grown most, objects per container: " + growth,
