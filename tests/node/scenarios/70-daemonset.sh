@@ -198,7 +198,8 @@ out=$({
 		"$hook" gc &&
 		"$hook" preload --unpin &&
 		rm -f "$hook" /etc/oci-sockopt-hook/config.json \
-			/var/lib/prometheus/node-exporter/oci-sockopt-hook.prom &&
+			/var/lib/prometheus/node-exporter/oci-sockopt-hook.prom \
+			"$NFD" &&
 		rmdir -p --ignore-fail-on-non-empty /usr/local/libexec/oci/hooks.d \
 			/etc/oci-sockopt-hook /usr/share/containers/oci/hooks.d \
 			/etc/kubernetes/node-feature-discovery/features.d \
