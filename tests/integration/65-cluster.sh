@@ -191,7 +191,8 @@ cp "$EX/config.json" "$A/config.json"
 $PY -c 'import sys, yaml
 for d in yaml.safe_load_all(open(sys.argv[1])):
     if d["kind"] == "DaemonSet":
-        print(d["spec"]["template"]["spec"]["containers"][0]["args"][0])' \
+        print(next(c["args"][0] for c in d["spec"]["template"]["spec"]["containers"]
+                   if c["name"] == "agent"))' \
 	"$EX/kubernetes/daemonset.yaml" |
 	sed -e "s|^host=.*|host=\"env PATH=$TMP/empty\"|" \
 		-e "s|^hook=.*|hook=$HOOK|" -e "s|^config=.*|config=$A/config.json|" \
@@ -201,11 +202,19 @@ tap_like "$(cat "$A/script.sh")" "nfd=$A/features.d/oci-sockopt-hook" \
 	"the agent's script, from the DaemonSet, with its paths under \$TMP"
 setsid sh "$A/script.sh" >"$A/out" 2>&1 &
 agent=$!
-until [ -s "$A/features.d/oci-sockopt-hook" ] || ! kill -0 "$agent" 2>/dev/null; do sleep 0.1; done
+# wait_file FILE: until the agent wrote FILE, or it ended, or 30 s passed
+wait_file() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ -s "$1" ] || ! kill -0 "$agent" 2>/dev/null && return
+		sleep 0.1
+	done
+}
+wait_file "$A/features.d/oci-sockopt-hook"
 tap_is "$($PY "$NFD" "$A/features.d/oci-sockopt-hook" --allow-ns sockopt-hook.io | jq -r '.labels | keys | length')" 6 \
 	"the agent wrote the feature file, with the example config's 6 labels"
 if "$HOOK" --help 2>&1 | grep -q '^  metrics '; then
-	until [ -s "$A/textfile/oci-sockopt-hook.prom" ] || ! kill -0 "$agent" 2>/dev/null; do sleep 0.1; done
+	wait_file "$A/textfile/oci-sockopt-hook.prom"
 	tap_check "the agent wrote the metrics file" test -s "$A/textfile/oci-sockopt-hook.prom"
 else
 	tap_skip "the agent writes the metrics file" "no metrics command in this build"
