@@ -15,7 +15,9 @@
 #include "cg.h"
 #include "cleanup.h"
 #include "commands.h"
+#include "families.h"
 #include "fileio.h"
+#include "log.h"
 #include "load.h"
 #include "number.h"
 #include "pin.h"
@@ -35,6 +37,9 @@ struct probe_result {
 	bool state_writable;
 	int pins; /* preloaded programs; -errno: no usable pin directory */
 	char pin_error[SH_ERROR_MSG_MAX];
+	/* Families whose TCP/UDP no cgroup program sees (families.h). */
+	struct family_seen families[FAMILIES_MAX];
+	int nr_families_offered;
 };
 
 static int read_int_file(const char *path)
@@ -97,6 +102,29 @@ static void run_probes(struct probe_result *p)
 		read_int_file("/proc/sys/kernel/unprivileged_bpf_disabled");
 	p->state_writable = state_dir_writable();
 	probe_pins(p);
+	p->nr_families_offered = families_probe(p->families);
+}
+
+static struct json_object *families_json(const struct probe_result *p)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int i = 0; i < FAMILIES_MAX; i++)
+		json_object_object_add(
+			o, p->families[i].name,
+			json_object_new_string(
+				families_state_name(p->families[i].state)));
+	return o;
+}
+
+/* On stderr, as validate does: probe's output stays what the host has. */
+static void warn_families(const struct probe_result *p)
+{
+	char text[SH_LOG_LINE_MAX];
+
+	families_warning(p->families, text, sizeof(text));
+	if (text[0])
+		log_warn("%s", text);
 }
 
 static const char *verdict(const struct probe_result *p)
@@ -144,6 +172,7 @@ static void print_json(const struct probe_result *p)
 			       p->pins < 0 && p->pins != -ENOENT ?
 				       json_object_new_string(p->pin_error) :
 				       NULL);
+	json_object_object_add(o, "unseen_socket_families", families_json(p));
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(verdict(p)));
 	puts(json_object_to_json_string_ext(
@@ -176,6 +205,11 @@ static void print_text(const struct probe_result *p)
 		       pin_dir());
 	else
 		printf("preloaded programs:         none (%s)\n", p->pin_error);
+	printf("families no program sees:  ");
+	for (int i = 0; i < FAMILIES_MAX; i++)
+		printf("%s %s %s", i ? "," : "", p->families[i].name,
+		       families_state_name(p->families[i].state));
+	printf("\n");
 	printf("verdict: %s\n", verdict(p));
 }
 
@@ -184,6 +218,7 @@ int cmd_probe(const struct cmd_args *args)
 	struct probe_result p;
 
 	run_probes(&p);
+	warn_families(&p);
 	if (args->json)
 		print_json(&p);
 	else

@@ -12,6 +12,7 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "config.h"
+#include "families.h"
 #include "hooksd.h"
 #include "lint.h"
 #include "log.h"
@@ -140,6 +141,20 @@ static void print_require(const struct sh_config *cfg)
 		       "started with a warning in the log (on_missing 'warn')");
 }
 
+static void print_sandbox(const struct sh_config *cfg)
+{
+	const struct sh_policy *p = cfg->sandbox_policy;
+
+	if (!p)
+		printf("sandbox_policy: pod sandboxes (pause containers) are not policed\n");
+	else
+		printf("sandbox_policy: pod sandboxes (pause containers) get '%s'%s\n",
+		       p->name,
+		       strcmp(p->name, SH_SANDBOX_BUILTIN) ?
+			       "" :
+			       " (built in: no AF_INET or AF_INET6 socket)");
+}
+
 static struct json_object *require_json(const struct sh_config *cfg)
 {
 	struct json_object *o, *list;
@@ -195,6 +210,11 @@ static void print_json(const char *path, int r, const struct sh_error *err,
 					    cfg->default_bypass));
 	json_object_object_add(o, "require_annotations",
 			       r ? NULL : require_json(cfg));
+	json_object_object_add(
+		o, "sandbox_policy",
+		r || !cfg->sandbox_policy ?
+			NULL :
+			json_object_new_string(cfg->sandbox_policy->name));
 	for (int i = 0; i < w->nr; i++)
 		json_object_array_add(list, json_object_new_string(w->text[i]));
 	json_object_object_add(o, "warnings", list);
@@ -209,6 +229,18 @@ static void check_logging(const struct sh_config *cfg, struct lint_warnings *w)
 		lint_add(
 			w,
 			"log_format is 'json' but no log_file is set: it changes log_file only (stderr and syslog stay text; audit events go to journald with their fields)");
+}
+
+/* The kernel, not the config: but every policy misses these sockets. */
+static void check_families(struct lint_warnings *w)
+{
+	struct family_seen seen[FAMILIES_MAX];
+	char text[SH_LINT_TEXT_MAX];
+
+	families_probe(seen);
+	families_warning(seen, text, sizeof(text));
+	if (text[0])
+		lint_add(w, "%s", text);
 }
 
 int cmd_validate(const struct cmd_args *args)
@@ -227,14 +259,17 @@ int cmd_validate(const struct cmd_args *args)
 		check_require_hooksd(args, path, &cfg, &w);
 		lint_policies(&cfg, &w);
 		check_logging(&cfg, &w);
+		check_families(&w);
 		print_warnings(&w);
 	}
 	if (args->json)
 		print_json(path, r, &err, &cfg, &w);
 	else if (!r)
 		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
-	if (!r && !args->json)
+	if (!r && !args->json) {
 		print_require(&cfg);
+		print_sandbox(&cfg);
+	}
 	if (!r)
 		config_free(&cfg);
 	return r;

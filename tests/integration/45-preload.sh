@@ -73,16 +73,16 @@ out_val()
 cfg_a=$(ct_config a)
 out=$(preload "$cfg_a")
 tap_is "$?" 0 "preload of examples/config.json succeeds"
-tap_like "$out" "preloaded 4 program\(s\) for 2 policy variant\(s\) in $CT_PIN_DIR: 4 pinned now" \
-	"it pins 4 programs: restricted's 3 and setonly's 1 (bulk is bypass only, refused here)"
+tap_like "$out" "preloaded 5 program\(s\) for 3 policy variant\(s\) in $CT_PIN_DIR: 5 pinned now" \
+	"it pins 5 programs: restricted's 3, setonly's 1 and the pod sandboxes' sock_create (bulk is bypass only, refused here)"
 tap_is "$(pins | sed 's/-.*//' | sort | tr '\n' ' ')" \
-	"getsockopt setsockopt setsockopt sock_create " \
+	"getsockopt setsockopt setsockopt sock_create sock_create " \
 	"the pins are named by kind and policy hash"
 tap_is "$(stat -c %a "$CT_PIN_DIR")" 700 "the pin directory is root's alone (0700)"
 out=$(preload "$cfg_a")
-tap_like "$out" "0 pinned now, 4 already pinned, 0 unpinned" "a second preload keeps the pins"
+tap_like "$out" "0 pinned now, 5 already pinned, 0 unpinned" "a second preload keeps the pins"
 tap_is "$("$HOOK" probe --json | jq -c '[.pin_dir, .preloaded_programs, .pin_dir_error]')" \
-	"[\"$CT_PIN_DIR\",4,null]" "probe counts the preloaded programs"
+	"[\"$CT_PIN_DIR\",5,null]" "probe counts the preloaded programs"
 
 progs_before=$(host_prog_count '^sh_')
 start pinned "$cfg_a"
@@ -106,10 +106,10 @@ cfg_b=$(ct_config b '
 old_pins=$(pins)
 out=$(preload "$cfg_b")
 tap_is "$?" 0 "preload after a config change succeeds"
-tap_like "$out" "preloaded 4 program\(s\) for 2 policy variant\(s\) in $CT_PIN_DIR: 2 pinned now, 2 already pinned, 2 unpinned" \
+tap_like "$out" "preloaded 5 program\(s\) for 3 policy variant\(s\) in $CT_PIN_DIR: 2 pinned now, 3 already pinned, 2 unpinned" \
 	"it pins the changed and the new policy's setsockopt, keeps sock_create and getsockopt, unpins the old restricted and setonly ones"
 tap_is "$(comm -12 <(echo "$old_pins") <(pins) | sed 's/-.*//' | tr '\n' ' ')" \
-	"getsockopt sock_create " "the unchanged programs keep their pins"
+	"getsockopt sock_create sock_create " "the unchanged programs keep their pins"
 tap_is "$(cg_ids "$old_cg")" "$old_cg_ids" "the running container keeps its programs"
 ct_rt runc
 "${CT_RT[@]}" exec "$(ct_id pinned)" sockcheck set-mark 1 >"$CT_TMP/exec.out" 2>&1

@@ -65,6 +65,8 @@ snapshot() {
 
 # same_progs: the loaded programs are those of the snapshot again
 same_progs() { [ "$(prog_ids | tr '\n' ' ')" = "$NODE_SNAP_PROGS" ]; }
+# same_records: the hook's records are those of the snapshot again
+same_records() { [ "$(state_records | tr '\n' ' ')" = "$NODE_SNAP_RECORDS" ]; }
 
 # check_gone NAME UNIT CGROUP: after the container NAME is deleted, no
 # record, no scope unit, no cgroup, no program beyond the snapshot's
