@@ -193,7 +193,19 @@ static int check_rules(const __u32 *ids, __u32 nr,
 	return 0;
 }
 
-/* The expected attach type, asked without attaching anything. */
+/* Whether the kernel has BPF_LINK_CREATE (Linux >= 5.7): with no program
+ * it answers EBADF, without the command EINVAL. */
+static bool has_link_create(enum bpf_attach_type type)
+{
+	int link = bpf_link_create(-1, -1, type, NULL);
+
+	if (link >= 0)
+		close(link);
+	return link < 0 && errno == EBADF;
+}
+
+/* The expected attach type, asked without attaching anything. A kernel
+ * that cannot be asked checks it at attach time (and refuses there). */
 static int check_attach_type(int fd, enum sh_prog_kind kind,
 			     struct sh_error *err)
 {
@@ -204,10 +216,9 @@ static int check_attach_type(int fd, enum sh_prog_kind kind,
 		close(link); /* no kernel makes a link without a target */
 		return error_set(err, -ESTALE, "it attached with no target");
 	}
-	if (errno != EBADF)
-		return error_set(err, -ESTALE, "it does not attach as %s",
-				 k->name);
-	return 0;
+	if (errno == EBADF || (errno == EINVAL && !has_link_create(k->type)))
+		return 0;
+	return error_set(err, -ESTALE, "it does not attach as %s", k->name);
 }
 
 int progcheck_prog(int prog_fd, const struct progcheck_want *want,
