@@ -117,7 +117,19 @@ static struct json_object *families_json(const struct probe_result *p)
 	return o;
 }
 
-/* On stderr, as validate does: probe's output stays what the host has. */
+/* Text: on stderr, as validate's warnings. JSON: in "warnings", so that
+ * stdout and stderr read together still parse. */
+static struct json_object *warnings_json(const struct probe_result *p)
+{
+	struct json_object *arr = json_object_new_array();
+	char text[SH_LOG_LINE_MAX];
+
+	families_warning(p->families, text, sizeof(text));
+	if (text[0])
+		json_object_array_add(arr, json_object_new_string(text));
+	return arr;
+}
+
 static void warn_families(const struct probe_result *p)
 {
 	char text[SH_LOG_LINE_MAX];
@@ -173,6 +185,7 @@ static void print_json(const struct probe_result *p)
 				       json_object_new_string(p->pin_error) :
 				       NULL);
 	json_object_object_add(o, "unseen_socket_families", families_json(p));
+	json_object_object_add(o, "warnings", warnings_json(p));
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(verdict(p)));
 	puts(json_object_to_json_string_ext(
@@ -218,10 +231,11 @@ int cmd_probe(const struct cmd_args *args)
 	struct probe_result p;
 
 	run_probes(&p);
-	warn_families(&p);
-	if (args->json)
+	if (args->json) {
 		print_json(&p);
-	else
+	} else {
+		warn_families(&p);
 		print_text(&p);
+	}
 	return 0;
 }

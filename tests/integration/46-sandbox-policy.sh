@@ -141,7 +141,7 @@ if sandbox crio-sb "$ON" crio; then
 		"built-in sandbox_policy: sock_create attached to the sandbox's cgroup"
 	tap_is "$(state_policy "$SB_ID")" "@deny-sockets sandbox_policy" \
 		"status: the sandbox's record names @deny-sockets, from sandbox_policy"
-	tap_like "$("$HOOK" status "$SB_ID" 2>&1)" "pod .*crio-sb" \
+	tap_like "$("$HOOK" status "$SB_ID" 2>&1)" "pod: +crio-sb" \
 		"status: the sandbox's record names its pod (from CRI-O's keys)"
 	attack "sandbox policed by its own prestart (CRI-O)" crio-app "$ON" crio EPERM
 	ct_delete runc "$(ct_id crio-app)"

@@ -142,6 +142,10 @@ fi
 out=$(OCI_SOCKOPT_HOOK_MODULES_DIR=$MODS "$HOOK" probe 2>&1 >/dev/null)
 tap_like "$out" "warning: this kernel offers AF_SMC \(loaded on demand\), AF_RDS \(module present\): .*seccomp-socket-allowlist\.json" \
 	"probe warns when the module tree has smc and rds, naming the seccomp example"
+json=$(OCI_SOCKOPT_HOOK_MODULES_DIR=$MODS "$HOOK" probe --json 2>&1)
+tap_ok "$(jq -e '(.unseen_socket_families | .AF_SMC == "loaded on demand" and .AF_RDS == "module present") and (.warnings | length == 1 and (.[0] | test("^this kernel offers AF_SMC")))' <<<"$json" >/dev/null; echo $?)" \
+	"probe --json: the families' states, and the warning in \"warnings\" (stdout and stderr together still parse)" ||
+	tap_diag "$json"
 json=$(OCI_SOCKOPT_HOOK_MODULES_DIR=$MODS "$HOOK" validate --json "$CT_EXAMPLE_CONFIG" 2>/dev/null)
 tap_ok "$(jq -e '.valid and any(.warnings[]; test("^this kernel offers AF_SMC .*AF_RDS"))' <<<"$json" >/dev/null; echo $?)" \
 	"validate warns about them too (the config is valid)" || tap_diag "$json"

@@ -123,7 +123,7 @@ tap_like "$(cri_exec "$APP" ip -4 addr show eth0)" "inet $POD_IP/24" "the app se
 
 PAUSE_PID=$(cri_sandbox_pid "$SANDBOX")
 PAUSE_CG=$(cgroup_of "$PAUSE_PID")
-tap_is "$(our_progs "$PAUSE_CG")" "sh_sock_create" \
+tap_is "$(sh_progs "$PAUSE_CG")" "sh_sock_create" \
 	"the sandbox's cgroup ($PAUSE_CG) has sandbox_policy's sock_create program"
 tap_is "$(jq -r '"\(.policy) \(.policy_source)"' "$NODE_STATE/$SANDBOX.json" 2>&1)" \
 	"@deny-sockets sandbox_policy" "the sandbox has a record of its own: @deny-sockets, from sandbox_policy"
