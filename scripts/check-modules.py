@@ -1,16 +1,16 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""The module rules of hook/ (README "Map"), checked from the source and
-the objects:
+"""The module rules of hook/ (docs/development.md, "Map"), checked from
+the source and the objects:
 
   - every name an object exports starts with its file's prefix: the file
     name and "_" (cmd_*.c files: "cmd_"; main.c: only main);
   - the include graph among hook/*.h, seen through the .c files that
     implement them, has no cycle;
-  - the README's "## Map" section names every hook/*.c file, so the map
-    stays true as files come and go.
+  - the "## Map" section of docs/development.md names every hook/*.c
+    file, so the map stays true as files come and go.
 
-Usage: check-modules.py [--layers] BUILD-OBJ-DIR [HOOK-DIR [README]]
+Usage: check-modules.py [--layers] BUILD-OBJ-DIR [HOOK-DIR [MAP-FILE]]
 Prints one line per violation and exits 1 if there is any. --layers
 prints the modules by dependency depth instead (0: depends on no other).
 """
@@ -129,7 +129,7 @@ def main():
         return 2
     objdir = args[0]
     hookdir = args[1] if len(args) > 1 else "hook"
-    readme = args[2] if len(args) > 2 else "README.md"
+    readme = args[2] if len(args) > 2 else "docs/development.md"
     modules = sorted(f[:-2] for f in os.listdir(hookdir) if f.endswith(".c"))
     headers = {f[:-2] for f in os.listdir(hookdir) if f.endswith(".h")}
     deps = dependencies(hookdir, sorted(set(modules) | headers))
