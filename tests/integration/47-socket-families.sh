@@ -3,7 +3,8 @@
 # What no cgroup program sees, and the seccomp profile that closes it
 # (issue 21, point 6), under runc:
 #  - a container whose policy stamps mark 7 and priority 2 and forces
-#    getsockopt(SO_MARK, SO_PRIORITY) to 0 and TCP_CONGESTION to reno:
+#    getsockopt(SO_MARK, SO_PRIORITY) to 0 and TCP_CONGESTION to reno
+#    (cubic where reno is the default):
 #    sock_diag (NETLINK_SOCK_DIAG, what `ss -tie` reads) shows the real
 #    mark (with CAP_NET_ADMIN), priority and congestion control; families
 #    no program governs open (AF_VSOCK; AF_PACKET and SOCK_PACKET with
@@ -29,13 +30,17 @@ ct_setup runc
 BASE=$(ct_snapshot)
 export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
 SECCOMP=$CT_TOP/examples/seccomp-socket-allowlist.json
+# getsockopt(TCP_CONGESTION) forced to a name the socket does not have.
+FORCED_CC=reno
+[ "$(cat /proc/sys/net/ipv4/tcp_congestion_control)" = reno ] && FORCED_CC=cubic
+# shellcheck disable=SC2016 # $cc is jq's
 CFG=$(ct_config hidden '.policies.hidden = {
 	"socket": {"mark": 7, "priority": 2},
 	"getsockopt": [
 		{"level": "SOL_SOCKET", "option": "SO_MARK", "action": "force", "value": 0},
 		{"level": "SOL_SOCKET", "option": "SO_PRIORITY", "action": "force", "value": 0},
-		{"level": "SOL_TCP", "option": "TCP_CONGESTION", "action": "force", "value": "reno"}]}
-	| .annotations.allow_policies += ["hidden"]')
+		{"level": "SOL_TCP", "option": "TCP_CONGESTION", "action": "force", "value": $cc}]}
+	| .annotations.allow_policies += ["hidden"]' --arg cc "$FORCED_CC")
 
 # start NAME [JQ-FILTER]: a detached container under policy hidden (with
 # ct_bundle's CAP_NET_ADMIN and CAP_NET_RAW); sets ID.

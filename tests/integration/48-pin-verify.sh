@@ -40,9 +40,14 @@ CFG=$(ct_config pins '.annotations = {"allow_policies": ["restricted"]} |
 	.sandbox_policy = "" | .log_file = $log | .record = {"allow": true, "dir": $rec}' \
 	--arg log "$LOG" --arg rec "$CT_TMP/recorded")
 
+# pin_of KIND: the name of the pin of that kind.
 pin_of()
 {
-	ls "$CT_PIN_DIR" | grep "^$1-"
+	local p
+
+	for p in "$CT_PIN_DIR/$1"-*; do
+		[ -e "$p" ] && basename "$p"
+	done
 }
 
 # run NAME: a restricted container running sockcheck all; sets RC and OUT.
@@ -109,13 +114,16 @@ b=$(ct_bundle -c "$CFG" -a sockopt-hook.io/policy=restricted -a sockopt-hook.io/
 	recorded -- sleep 600)
 ID=$(ct_id recorded)
 if ct_start_ok "record mode: the container starts" runc "$ID" "$b"; then
-	table=$(ls "$CT_PIN_DIR-footprint" | grep -- '-setsockopt$')
+	table=$(cd "$CT_PIN_DIR-footprint" && for t in *-setsockopt; do [ -e "$t" ] && echo "$t"; done)
+	[ -n "$table" ]
 	tap_ok $? "its setsockopt footprint table is pinned: $table"
 	rm "$CT_PIN_DIR-footprint/$table"
+	read -ra KEY <<<"$(printf 'ff %.0s' $(seq 64))"
+	read -ra VALUE <<<"$(printf 'aa %.0s' $(seq 256))"
 	bpftool map create "$CT_PIN_DIR-footprint/$table" type hash key 64 value 256 \
 		entries 128 name footprint &&
 		bpftool map update pinned "$CT_PIN_DIR-footprint/$table" \
-			key hex $(printf 'ff %.0s' $(seq 64)) value hex $(printf 'aa %.0s' $(seq 256))
+			key hex "${KEY[@]}" value hex "${VALUE[@]}"
 	tap_ok $? "planted: a hash map with 64-byte keys and 256-byte values, holding one entry, in its place"
 	: >"$LOG"
 	ct_delete runc "$ID"

@@ -113,9 +113,8 @@ install -m 0755 "$build/tests/sockcheck" "$memacct" "$stage/bin/"
 # the pause program of the CRI scenario's sandbox image
 [ ! -x "$build/tests/pause" ] || install -m 0755 "$build/tests/pause" "$stage/bin/"
 # the sandbox attack of the CNI scenario (45-containerd-cni.sh)
-for a in sandbox_ptrace; do
-	[ ! -x "$build/tests/attacks/$a" ] || install -m 0755 "$build/tests/attacks/$a" "$stage/bin/"
-done
+[ ! -x "$build/tests/attacks/sandbox_ptrace" ] ||
+	install -m 0755 "$build/tests/attacks/sandbox_ptrace" "$stage/bin/"
 echo "NODE_SCENARIO_TIMEOUT=${NODE_SCENARIO_TIMEOUT:-300}" >"$stage/env"
 # the repository as an operator has it: its files (no build products)
 # and the hook built here
