@@ -220,7 +220,7 @@ static void print_text(const struct probe_result *p)
 		printf("preloaded programs:         none (%s)\n", p->pin_error);
 	printf("families no program sees:  ");
 	for (int i = 0; i < FAMILIES_MAX; i++)
-		printf("%s %s %s", i ? "," : "", p->families[i].name,
+		printf("%s%s %s", i ? ", " : " ", p->families[i].name,
 		       families_state_name(p->families[i].state));
 	printf("\n");
 	printf("verdict: %s\n", verdict(p));

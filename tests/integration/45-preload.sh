@@ -199,7 +199,7 @@ tap_is "$(ls "$CT_STATE_DIR" | grep -c '^shared-')" 0 "and removes the index ent
 # ---- unpin -------------------------------------------------------------------------
 preload "$cfg_b" >/dev/null
 out=$("$HOOK" preload --unpin 2>&1)
-tap_like "$out" "^unpinned 4 program\(s\) from $CT_PIN_DIR$" "preload --unpin removes every pin"
+tap_like "$out" "^unpinned 5 program\(s\) from $CT_PIN_DIR$" "preload --unpin removes every pin (the sandboxes' one too)"
 tap_ok $([ ! -e "$CT_PIN_DIR" ]; echo $?) "and the pin directory"
 
 # ---- poststop is O(1): gc at most once a minute --------------------------------

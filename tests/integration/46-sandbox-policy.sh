@@ -113,7 +113,7 @@ attack()
 
 	out=$(app "$2" "$3" "$4" "$SB_ID" "$5")
 	rc=$(head -n1 <<<"$out")
-	tap_relay "$1: " "$rc" <<<"$(tail -n +2 <<<"$out")"
+	tap_relay "$1" "$rc" <<<"$(tail -n +2 <<<"$out")"
 	tap_ok "$rc" "$1: the app container ran the attack to the end (exit $rc)" ||
 		tap_diag "$out"
 }

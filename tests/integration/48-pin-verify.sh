@@ -14,7 +14,8 @@
 #    named sh_getsockopt that attaches as setsockopt (the wrong attach
 #    type): the old hook tried to attach them and the container failed;
 #    now each is a warning and a fresh load, and the container is policed;
-#  - preload replaces pins that fail the check (the old one kept them);
+#  - the prestart that refused them pins its own copies in their place;
+#    planted again, preload replaces them (the old one kept them);
 #  - record mode: a pinned footprint table replaced by a hash map with
 #    64-byte keys and 256-byte values is not read (the old hook read its
 #    keys into an 8-byte buffer), with a warning; the container's poststop
@@ -92,7 +93,7 @@ tap_ok $? "planted: an allow-all sh_sock_create (cgroup_sock, inet_sock_create) 
 run impostor
 tap_is "$RC $(val socket_inet6_stream) $(val socket_inet_raw)" "0 EPERM EPERM" \
 	"the impostor is not used: socket(AF_INET6) and SOCK_RAW still give EPERM" || tap_diag "$OUT"
-tap_like "$(cat "$LOG")" "warning: pinned program $SOCK in $CT_PIN_DIR is not the one this policy needs: it has no .rodata; loading a copy instead" \
+tap_like "$(cat "$LOG")" "warning: container [^ ]*: pinned program $SOCK in $CT_PIN_DIR is not the one this policy needs: it has no .rodata; loading a copy instead" \
 	"one warning naming the pin and why"
 
 # --- the wrong program type, the wrong attach type ------------------------
@@ -108,13 +109,26 @@ tap_like "$(cat "$LOG")" "pinned program $SET in $CT_PIN_DIR is not the one this
 tap_like "$(cat "$LOG")" "pinned program $GET in $CT_PIN_DIR is not the one this policy needs: it does not attach as getsockopt" \
 	"the wrong attach type is named"
 
-# --- preload replaces what fails the check --------------------------------
-out=$("$HOOK" --config "$CFG" preload 2>&1)
-tap_like "$out" " 3 pinned now, " "preload replaces the three planted pins" ||
-	tap_diag "$out"
+# The prestart that refused them pinned the copies it loaded in their
+# place, as a prestart does for a policy it finds no pin of.
 : >"$LOG"
 run repinned
-tap_is "$RC $(grep -c 'is not the one' "$LOG")" "0 0" "after it, the pins verify again"
+tap_is "$RC $(grep -c 'is not the one' "$LOG")" "0 0" \
+	"the next container finds the pins good: the prestart that refused them pinned its own copies in their place"
+
+# --- preload replaces what fails the check --------------------------------
+rm "$CT_PIN_DIR/$SOCK" "$CT_PIN_DIR/$SET" "$CT_PIN_DIR/$GET"
+"$CGPROG" pin "$CT_PIN_DIR/$SOCK" sock_create sh_sock_create &&
+	"$CGPROG" pin "$CT_PIN_DIR/$SET" skb sh_setsockopt &&
+	"$CGPROG" pin "$CT_PIN_DIR/$GET" setsockopt sh_getsockopt
+tap_ok $? "planted again: all three"
+out=$("$HOOK" --config "$CFG" preload 2>/dev/null)
+tap_like "$out" " 3 pinned now, 1 already pinned, " \
+	"preload replaces the three planted pins and keeps the sandbox's" || tap_diag "$out"
+: >"$LOG"
+run preloaded
+tap_is "$RC $(grep -c 'is not the one' "$LOG") $(val socket_inet6_stream)" "0 0 EPERM" \
+	"after it, the pins verify again"
 
 # --- a pinned footprint table of another shape ----------------------------
 b=$(ct_bundle -c "$CFG" -a sockopt-hook.io/policy=restricted -a sockopt-hook.io/record=web \

@@ -212,8 +212,8 @@ tap_is "$(cat "$CT_OUT")" "setsockopt=EPERM" \
 	ct_diag_run "$b"
 b=$(crio_bundle crio-pause "$FORGOT" POD)
 ct_run runc "$(ct_id crio-pause)" "$b"
-tap_is "$(cat "$CT_OUT")" "setsockopt=ok" \
-	"CRI-O, the pause container under handler sockopt: not refused, not policed" ||
+tap_is "$(cat "$CT_OUT")" "socket=EPERM" \
+	"CRI-O, the pause container under handler sockopt: not refused; it gets sandbox_policy (no inet socket)" ||
 	ct_diag_run "$b"
 
 # --- hooks.d, under podman's matcher ----------------------------------------
