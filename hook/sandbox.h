@@ -48,7 +48,10 @@ struct sandbox_target {
  * sandbox_policy is "" or when it is already attached; else -errno and
  * one line in err, and nothing attached. Serialized with other callers
  * by a lock on the state directory. This is what an NRI plugin calls at
- * RunPodSandbox (cfg from config_load(), the sandbox's id and pid).
+ * RunPodSandbox (cfg from config_load(), the sandbox's id and pid, a pid
+ * of the caller's pid namespace: the host's). The reaper is forked twice
+ * from the caller, and the child goes on with the hook's own code: call
+ * it from a process that has one thread, or fork first.
  */
 int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
 		   struct sh_error *err);
