@@ -217,7 +217,12 @@ ann=$(annotations "$OTHER" containerd POD "$CTRD")
 args=()
 while IFS= read -r kv; do args+=(-a "$kv"); done < <(jq -r 'to_entries[] | "\(.key)=\(.value)"' <<<"$ann")
 b=$(ct_bundle -c "$NRI_CFG" "${args[@]}" nri-sandbox -- sockcheck all)
-started runc nri-sandbox "$b"
+before=$(ct_snapshot)
+ct_run runc "$(ct_id nri-sandbox)" "$b"
+tap_is "$(val socket_inet_stream) $(val "done")" "EPERM ok" \
+	"require_annotations.nri: the pod's sandbox (no mark) is not refused; it gets sandbox_policy (no inet socket)" ||
+	ct_diag_run "$b"
+ct_check_same "nri-sandbox: nothing left behind" "$before"
 
 # --- CRI-O -----------------------------------------------------------------
 # crio_bundle NAME POD CONTAINER: a bundle with CRI-O's annotations.
