@@ -83,8 +83,7 @@ t_image=$(date +%s)
 memacct="$node/memacct"
 if [ ! -x "$memacct" ] || [ "$top/tests/vm/memacct.c" -nt "$memacct" ] ||
 	[ "$top/tests/vm/vmnet.c" -nt "$memacct" ] || [ "$top/tests/vm/vmnet.h" -nt "$memacct" ]; then
-	${CC:-gcc} -static -O2 -Wall -Wextra -o "$memacct.tmp" \
-		"$top/tests/vm/memacct.c" "$top/tests/vm/vmnet.c"
+	${CC:-gcc} -static -O2 -Wall -Wextra -o "$memacct.tmp" "$top/tests/vm/memacct.c" "$top/tests/vm/vmnet.c"
 	mv "$memacct.tmp" "$memacct"
 fi
 
