@@ -310,7 +310,7 @@ PAUSE_PID=$(cri_sandbox_pid "$SANDBOX")
 PAUSE_CG=$(ct_cgroup_of "$PAUSE_PID")
 progs=$(ct_our_progs "$PAUSE_CG")
 tap_ok "$([ -n "$PAUSE_CG" ] && [ "$progs" = "cgroup_inet_sock_create sh_sock_create" ] &&
-	[ "$(jq -r .policy "$CT_STATE_DIR/$SANDBOX.json")" = @deny-sockets ]; echo $?)" \
+	[ "$(ct_record "$SANDBOX" | jq -r .policy)" = @deny-sockets ]; echo $?)" \
 	"the pause sandbox ($PAUSE_CG): sandbox_policy's sock_create attached, and a record of its own (@deny-sockets)" ||
 	tap_diag "pause pid '$PAUSE_PID', cgroup '$PAUSE_CG', programs: $progs" "$(ls "$CT_STATE_DIR")"
 # containerd 1.6 makes the sandbox's spec without the handler's base spec

@@ -46,6 +46,20 @@ state_records() {
 	find "$NODE_STATE" -maxdepth 1 -name '*.json' -printf '%f\n' 2>/dev/null | sort
 }
 
+# record_json ID: the JSON of container ID's record (kept in the file's
+# trusted.oci-sockopt-hook.record attribute, or in the file itself)
+record_json() {
+	python3 - "$NODE_STATE/$1.json" <<'PY'
+import os, sys
+p = sys.argv[1]
+with open(p, "rb") as f:
+    data = f.read()
+if not data:
+    data = os.getxattr(p, "trusted.oci-sockopt-hook.record", follow_symlinks=False)
+sys.stdout.write(data.decode())
+PY
+}
+
 # cgroup_of PID: the cgroup v2 path of PID ("/system.slice/x.scope")
 cgroup_of() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
 

@@ -119,7 +119,7 @@ tap_check "web: the hook's record" test -f "$NODE_STATE/${POLICED[web]}.json"
 PAUSE_CG=$(cgroup_of "$(cri_sandbox_pid "$SANDBOX")")
 tap_is "$(sh_progs "$PAUSE_CG")" "sh_sock_create" \
 	"the pause sandbox ($PAUSE_CG): sandbox_policy's sock_create, from web's prestart"
-tap_is "$(jq -r .policy "$NODE_STATE/$SANDBOX.json" 2>&1)" @deny-sockets \
+tap_is "$(record_json "$SANDBOX" 2>&1 | jq -r .policy 2>&1)" @deny-sockets \
 	"the pause sandbox: a record of its own (@deny-sockets)"
 tap_diag "the sandbox's OCI spec hooks (containerd $(containerd --version | awk '{print $3}')): $(cri inspect-pod "$SANDBOX" | jq -c '.info.runtimeSpec.hooks // {}')"
 

@@ -125,7 +125,7 @@ PAUSE_PID=$(cri_sandbox_pid "$SANDBOX")
 PAUSE_CG=$(cgroup_of "$PAUSE_PID")
 tap_is "$(sh_progs "$PAUSE_CG")" "sh_sock_create" \
 	"the sandbox's cgroup ($PAUSE_CG) has sandbox_policy's sock_create program"
-tap_is "$(jq -r '"\(.policy) \(.policy_source)"' "$NODE_STATE/$SANDBOX.json" 2>&1)" \
+tap_is "$(record_json "$SANDBOX" 2>&1 | jq -r '"\(.policy) \(.policy_source)"' 2>&1)" \
 	"@deny-sockets sandbox_policy" "the sandbox has a record of its own: @deny-sockets, from sandbox_policy"
 tap_is "$(sed -n 's/^Uid:\t\([0-9]*\).*/\1/p' "/proc/$PAUSE_PID/status")" 65535 \
 	"the pause process runs as uid 65535 (runAsUser)"

@@ -166,7 +166,7 @@ tap_check "web: the hook's record" test -f "$NODE_STATE/${ANN[web]}.json"
 PAUSE_CG=$(cgroup_of "$(cri_sandbox_pid "$SANDBOX")")
 tap_is "$(sh_progs "$PAUSE_CG")" "sh_sock_create" \
 	"the pause sandbox ($PAUSE_CG): sandbox_policy's sock_create, from web's prestart"
-tap_is "$(jq -r .policy "$NODE_STATE/$SANDBOX.json" 2>&1)" @deny-sockets \
+tap_is "$(record_json "$SANDBOX" 2>&1 | jq -r .policy 2>&1)" @deny-sockets \
 	"the pause sandbox: a record of its own (@deny-sockets)"
 
 POD=$(cri_pod unannotated "" '{}' "[{\"name\": \"app\", \"command\": $SLEEPER, \"caps\": $CAPS}]")
