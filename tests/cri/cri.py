@@ -16,6 +16,7 @@
                                  and its exit code as ours
     inspect CONTAINER-ID         ContainerStatus verbose info (pid, runtimeSpec)
     inspect-pod SANDBOX-ID       PodSandboxStatus verbose info
+    pod-ip SANDBOX-ID            the pod's IP (PodSandboxStatus network.ip)
     remove-pod SANDBOX-ID        StopContainer and RemoveContainer for each of
                                  the pod's containers, StopPodSandbox,
                                  RemovePodSandbox
@@ -29,8 +30,10 @@
 POD.json is a Kubernetes Pod (what `kubectl get pod -o json` shows) with
 the fields used here: metadata.name, namespace, uid, labels, annotations;
 spec.runtimeClassName (taken as the RuntimeClass's handler, as in
-examples/kubernetes/runtimeclass.yaml), spec.hostNetwork (it must be true:
-no CNI here), spec.hostPID, spec.terminationGracePeriodSeconds,
+examples/kubernetes/runtimeclass.yaml), spec.hostNetwork (false: the
+runtime's CNI sets up the pod's network), spec.hostPID,
+spec.shareProcessNamespace, spec.securityContext.runAsUser and runAsGroup
+(the sandbox's and every container's), spec.terminationGracePeriodSeconds,
 spec.volumes (hostPath, with type DirectoryOrCreate; configMap), and for
 spec.initContainers (run one after the other, each to a 0 exit, before
 the containers) and spec.containers: name, image, command, args, env
@@ -246,8 +249,8 @@ class Pod:
         self.spec = manifest["spec"]
         self.uid = self.meta["uid"]
         self.namespace = self.meta.get("namespace", "default")
-        if not self.spec.get("hostNetwork"):
-            raise ValueError("only hostNetwork pods (no CNI here)")
+        self.host_network = bool(self.spec.get("hostNetwork"))
+        self.pod_security = self.spec.get("securityContext") or {}
         self.grace = int(self.spec.get("terminationGracePeriodSeconds", 30))
         # pkg/kubelet/kuberuntime/kuberuntime_manager.go BuildPodLogsDirectory.
         self.log_dir = os.path.join(opts.log_root, "%s_%s_%s" % (
@@ -260,11 +263,14 @@ class Pod:
 
     def namespaces(self):
         """runtimeutil.NamespacesForPod (kuberuntime/util/util.go): the
-        node's network, a pod-wide IPC namespace, a PID namespace per
-        container unless hostPID (shareProcessNamespace unset)."""
+        node's network or the pod's own, a pod-wide IPC namespace, a PID
+        namespace per container, or the node's with hostPID, or the pod's
+        with shareProcessNamespace."""
         pb = self.pb
-        pid = "NODE" if self.spec.get("hostPID") else "CONTAINER"
-        return pb.NamespaceOption(network=enum(pb, "NamespaceMode", "NODE"),
+        network = "NODE" if self.host_network else "POD"
+        pid = ("NODE" if self.spec.get("hostPID") else
+               "POD" if self.spec.get("shareProcessNamespace") else "CONTAINER")
+        return pb.NamespaceOption(network=enum(pb, "NamespaceMode", network),
                                   pid=enum(pb, "NamespaceMode", pid),
                                   ipc=enum(pb, "NamespaceMode", "POD"))
 
@@ -273,6 +279,19 @@ class Pod:
         (kuberuntime_sandbox_linux.go, podutil.HasPrivilegedContainer)."""
         return any(((c.get("securityContext") or {}).get("privileged"))
                    for c in self.init + self.spec["containers"])
+
+    def run_as(self, security):
+        """securitycontext/util.go: the pod's runAsUser and runAsGroup,
+        on the sandbox's and each container's security context (a
+        container's own runAsUser wins: security() sets it after)."""
+        pb = self.pb
+        if "runAsUser" in self.pod_security:
+            security.run_as_user.CopyFrom(
+                pb.Int64Value(value=int(self.pod_security["runAsUser"])))
+        if "runAsGroup" in self.pod_security:
+            security.run_as_group.CopyFrom(
+                pb.Int64Value(value=int(self.pod_security["runAsGroup"])))
+        return security
 
     def sandbox_resources(self):
         return self.pb.LinuxContainerResources(cpu_period=CFS_PERIOD,
@@ -312,11 +331,11 @@ class Pod:
         labels["io.kubernetes.pod.uid"] = self.uid
         servers, searches, options = host_dns()
         profile = pb.SecurityProfile.ProfileType
-        security = pb.LinuxSandboxSecurityContext(
+        security = self.run_as(pb.LinuxSandboxSecurityContext(
             namespace_options=self.namespaces(), privileged=self.privileged(),
             # "Forcing sandbox to run as runtime/default" (issue 84623).
             seccomp=pb.SecurityProfile(
-                profile_type=profile.Value("RuntimeDefault")))
+                profile_type=profile.Value("RuntimeDefault"))))
         linux = pb.LinuxPodSandboxConfig(
             cgroup_parent=cgroup_parent(self.opts.cgroup_driver, self.uid,
                                         self.qos),
@@ -327,7 +346,8 @@ class Pod:
             metadata=pb.PodSandboxMetadata(name=self.meta["name"],
                                            namespace=self.namespace,
                                            uid=self.uid, attempt=0),
-            # No hostname: a hostNetwork pod keeps the node's.
+            # A hostNetwork pod keeps the node's hostname.
+            hostname="" if self.host_network else self.meta["name"],
             log_directory=self.log_dir,
             dns_config=pb.DNSConfig(servers=servers, searches=searches,
                                     options=options),
@@ -371,8 +391,8 @@ class Pod:
         return mounts
 
     def container_mounts(self, name):
-        """The two files kubelet mounts into every container of a
-        hostNetwork pod: its managed /etc/hosts and the termination message
+        """The two files kubelet mounts into every container of a pod
+        (hostNetwork or not): its managed /etc/hosts and the termination message
         file (kubelet_pods.go makeMounts, kuberuntime_container.go
         makeMounts)."""
         pb = self.pb
@@ -421,7 +441,7 @@ class Pod:
         caps = sc.get("capabilities") or {}
         profile = pb.SecurityProfile.ProfileType
         privileged = bool(sc.get("privileged"))
-        security = pb.LinuxContainerSecurityContext(
+        security = self.run_as(pb.LinuxContainerSecurityContext(
             namespace_options=self.namespaces(), privileged=privileged,
             # A privileged container gets no masked or read-only paths.
             masked_paths=[] if privileged else MASKED_PATHS,
@@ -430,7 +450,7 @@ class Pod:
             no_new_privs=sc.get("allowPrivilegeEscalation") is False,
             # The kubelet's seccompDefault is false: Unconfined.
             seccomp=pb.SecurityProfile(
-                profile_type=profile.Value("Unconfined")))
+                profile_type=profile.Value("Unconfined"))))
         if "runAsUser" in sc:
             security.run_as_user.value = int(sc["runAsUser"])
         # As the pod spec has them (convertToRuntimeCapabilities): the
@@ -659,6 +679,9 @@ def run_command(cri, opts):
         r = cri.runtime("PodSandboxStatus", pod_sandbox_id=args[0],
                         verbose=True)
         print(json.dumps(verbose_info(r)))
+    elif cmd == "pod-ip" and len(args) == 1:
+        r = cri.runtime("PodSandboxStatus", pod_sandbox_id=args[0])
+        print(r.status.network.ip)
     elif cmd == "remove-pod" and len(args) == 1:
         remove_pod(cri, args[0])
     elif cmd == "create-loop" and len(args) == 3:
