@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpffs.h"
 #include "cleanup.h"
 #include "fileio.h"
 #include "footprint.h"
@@ -66,8 +67,12 @@ static int pin_dir_ready(struct sh_error *err)
 	char dir[FP_PIN_PATH_MAX];
 	struct statfs fs;
 	struct stat st;
+	int r;
 
 	snprintf(dir, sizeof(dir), "%s%s", pin_dir(), SH_FOOTPRINT_PIN_SUFFIX);
+	r = bpffs_ensure("footprint pin directory", dir, err);
+	if (r)
+		return r;
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return error_errno(err, -errno, "cannot create %s", dir);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
