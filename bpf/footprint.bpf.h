@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Record mode: every distinct call a container makes is noted in a hash
- * map of fixed size (SH_FP_MAX entries, preallocated), with a count and
- * the range of values asked for. A call that finds the table full only
+ * map of fixed size (SH_FP_MAX entries, preallocated), after the policy
+ * decided: a count and the range of values of the calls it let through,
+ * and a count of those it refused. A call that finds the table full only
  * bumps fp_overflow: no workload can grow kernel memory. The flag is
  * frozen in .rodata, so a copy that does not record has none of this code,
  * and its tables are sized to one entry by the hook.
@@ -43,8 +44,9 @@ static __always_inline void fp_overflowed(void)
 		__sync_fetch_and_add(n, 1);
 }
 
-static __always_inline void fp_note(const struct sh_fp_map_key *key, int has,
-				    __s64 v)
+/* verdict: what the program returns (0: the call is refused). */
+static __always_inline void fp_note(const struct sh_fp_map_key *key,
+				    int verdict, int has, __s64 v)
 {
 	struct sh_fp_value *e = bpf_map_lookup_elem(&footprint, key);
 	struct sh_fp_value fresh = {};
@@ -62,7 +64,13 @@ static __always_inline void fp_note(const struct sh_fp_map_key *key, int has,
 	}
 	/* Plain stores, no lock prefix: racing calls on other CPUs may lose
 	 * a count or miss each other's bound. It is a hint, not a rule: the
-	 * option is in the table either way. */
+	 * option is in the table either way, and whether it was refused does
+	 * not change under one policy. */
+	if (!verdict) {
+		if (e->refused != ~0U)
+			e->refused += 1;
+		return;
+	}
 	e->count += 1;
 	if (!has)
 		return;
@@ -119,34 +127,53 @@ static __always_inline int fp_value(struct bpf_sockopt *ctx, __s64 *v)
 	return 1;
 }
 
-static __always_inline void footprint_set(struct bpf_sockopt *ctx)
-{
-	struct sh_fp_map_key key = { ctx->level, ctx->optname };
-	__s64 v = 0;
+/*
+ * setsockopt: the value is read before the policy decides (a clamp or a
+ * force rewrites the buffer), the entry noted after, with the verdict.
+ * The key is the call's (level, option) as the caller gave them.
+ */
+struct fp_call {
+	struct sh_fp_map_key key;
+	__s64 v;
 	int has;
+};
 
+static __always_inline void footprint_set_begin(struct bpf_sockopt *ctx,
+						struct fp_call *call)
+{
 	if (!footprint_on)
 		return;
-	has = fp_value(ctx, &v);
-	fp_note(&key, has, v);
+	call->key.a = ctx->level;
+	call->key.b = ctx->optname;
+	call->v = 0;
+	call->has = fp_value(ctx, &call->v);
 }
 
-static __always_inline void footprint_get(struct bpf_sockopt *ctx)
+static __always_inline void footprint_set_end(const struct fp_call *call,
+					      int verdict)
+{
+	if (footprint_on)
+		fp_note(&call->key, verdict, call->has, call->v);
+}
+
+static __always_inline void footprint_get(const struct bpf_sockopt *ctx,
+					  int verdict)
 {
 	struct sh_fp_map_key key = { ctx->level, ctx->optname };
 
 	if (footprint_on)
-		fp_note(&key, 0, 0);
+		fp_note(&key, verdict, 0, 0);
 }
 
-static __always_inline void footprint_sock(const struct bpf_sock *sk)
+static __always_inline void footprint_sock(const struct bpf_sock *sk,
+					   int verdict)
 {
 	struct sh_fp_map_key key = { sk->family,
 				     (__s32)((sk->type & 0xffff) << 16 |
 					     (sk->protocol & 0xffff)) };
 
 	if (footprint_on)
-		fp_note(&key, 0, 0);
+		fp_note(&key, verdict, 0, 0);
 }
 
 #endif /* FOOTPRINT_BPF_H */

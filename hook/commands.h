@@ -49,5 +49,6 @@ int cmd_explain(const struct cmd_args *args);
 int cmd_metrics(const struct cmd_args *args);
 int cmd_features(const struct cmd_args *args);
 int cmd_footprint(const struct cmd_args *args); /* `record ID` */
+int cmd_record_merge(const struct cmd_args *args); /* `record merge ...` */
 
 #endif /* SH_COMMANDS_H */

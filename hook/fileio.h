@@ -4,6 +4,7 @@
 #define SH_FILEIO_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* All of fd, at most max bytes (-EFBIG beyond), NUL-terminated. */
 int fileio_read_fd(int fd, size_t max, char **out, size_t *len);
@@ -18,5 +19,13 @@ int fileio_write_all(int fd, const char *buf, size_t len);
  * that start with '.' are the temp files'.
  */
 int fileio_replace_at(int dir, const char *name, const char *text, size_t len);
+/*
+ * Writes name in dir once, never over anything: a temp file made with
+ * O_EXCL, synced, then renamed with RENAME_NOREPLACE. -EEXIST when name
+ * exists. For a directory only its owner writes (a stale temp file is a
+ * dead writer's, with this pid).
+ */
+int fileio_create_at(int dir, const char *name, const char *text, size_t len,
+		     mode_t mode);
 
 #endif /* SH_FILEIO_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Record mode: a container's socket footprint (what its programs noted in
- * their footprint tables), kept past its cgroup by pins, and the policy it
- * proposes in the operator config's own schema.
+ * their footprint tables), kept past its cgroup by pins, its JSON form,
+ * and the policy it proposes in the operator config's own schema.
  */
 #ifndef SH_FOOTPRINT_H
 #define SH_FOOTPRINT_H
@@ -20,6 +20,9 @@
  * poststop, gc and the reaper can read them after the runtime has removed
  * the cgroup: /sys/fs/bpf/oci-sockopt-hook-footprint by default. */
 #define SH_FOOTPRINT_PIN_SUFFIX "-footprint"
+/* One container's tables hold SH_PROG_KINDS * SH_FP_MAX entries; a merge
+ * of recordings (`record merge`) up to this many distinct ones. */
+#define SH_FOOTPRINT_MAX (8 * SH_PROG_KINDS * SH_FP_MAX)
 
 struct footprint_entry {
 	struct sh_fp_key key;
@@ -28,7 +31,7 @@ struct footprint_entry {
 
 struct footprint {
 	size_t nr;
-	struct footprint_entry e[SH_PROG_KINDS * SH_FP_MAX];
+	struct footprint_entry e[SH_FOOTPRINT_MAX];
 	uint64_t overflow[SH_PROG_KINDS]; /* calls the full table dropped */
 	bool kind_read[SH_PROG_KINDS];
 };
@@ -41,24 +44,39 @@ int footprint_pin(const struct sh_loaded *l, const struct sh_record *rec,
 		  struct sh_error *err);
 /* Removes them (nothing when there are none). */
 void footprint_unpin(const struct sh_record *rec);
+/* The 16 hex digits that name a recording's pins: its id and init start
+ * time, so that a reused id is another recording. */
+void footprint_recording_id(const struct sh_record *rec, char buf[17]);
 /* Reads the pinned tables, sorted by (kind, level/family, option...). */
 int footprint_read(const struct sh_record *rec, struct footprint *fp,
 		   struct sh_error *err);
-/* { "policies": { NAME: { allow-list policy } } } */
-struct json_object *footprint_policy_json(const struct footprint *fp,
-					  const char *name);
-struct json_object *footprint_policy_entries_json(const struct footprint *fp);
+/* Adds an entry, merged with one of the same key (counts added, the
+ * value range widened): -E2BIG when full. */
+int footprint_add(struct footprint *fp, const struct footprint_entry *e);
+void footprint_merge_value(struct sh_fp_value *into,
+			   const struct sh_fp_value *v);
+void footprint_sort(struct footprint *fp);
+
+/* footprint_json.c: [{"call": "setsockopt", "level": ..., "count": ...}]
+ * and {"<kind>": <calls dropped>} for the kinds read; and back. */
+struct json_object *footprint_entries_json(const struct footprint *fp);
+struct json_object *footprint_overflow_json(const struct footprint *fp);
+/* Adds what the JSON holds to fp (footprint_add). */
+int footprint_from_json(struct json_object *entries,
+			struct json_object *overflow, struct footprint *fp,
+			struct sh_error *err);
 /* "setsockopt SOL_SOCKET SO_RCVBUF count 2 values 4096..65536" */
-#define SH_FOOTPRINT_TEXT_MAX 128
-void footprint_policy_entry_text(const struct footprint_entry *e, char *buf,
-				 size_t len);
-/* The file name the proposed policy gets: "<record>-<container|id>.json". */
-void footprint_file_name(const struct sh_record *rec, char *buf, size_t len);
+#define SH_FOOTPRINT_TEXT_MAX 160
+void footprint_entry_text(const struct footprint_entry *e, char *buf,
+			  size_t len);
+
 /*
- * For a container that is gone: writes its proposed policy into its
- * record dir (atomically) and removes the pins. Does nothing for a
- * container that was not recorded; failures are logged.
+ * footprint_policy.c: { "policies": { name: { allow-list policy } } }, the
+ * footprint under the running policy (its JSON as the config had it, NULL
+ * for none). NULL, with err, when the running policy does not parse.
  */
-void footprint_save(const struct sh_record *rec);
+struct json_object *footprint_proposal(const struct footprint *fp,
+				       struct json_object *running,
+				       const char *name, struct sh_error *err);
 
 #endif /* SH_FOOTPRINT_H */

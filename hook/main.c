@@ -41,7 +41,9 @@ static const struct command commands[] = {
 	{ "features", cmd_features,
 	  "node labels for Node Feature Discovery [--nfd-file FILE]" },
 	{ "record", cmd_footprint,
-	  "the socket footprint of a recorded container, and its policy ID" },
+	  "the socket footprint of a recorded container, and its policy ID;\n"
+	  "                 record merge NAME|FILE...: one policy from the\n"
+	  "                 recordings of a workload's replicas and restarts" },
 	{ "preload", cmd_preload,
 	  "load and pin every policy's programs ahead of time [--unpin]" },
 };
