@@ -3,7 +3,7 @@
  * `record ID [--json]`: the footprint of a container being recorded, as
  * its programs have noted it so far, and the policy it would propose if
  * it stopped now. `record merge NAME|FILE...`: one proposal from the
- * recordings of one workload's replicas and restarts (record_merge.c).
+ * recordings of one workload's replicas and restarts (cmd_record_merge.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +35,7 @@ static void print_text(const struct sh_record *rec, const struct footprint *fp,
 	       rec->id, rec->footprint, rec->footprint_dir, rec->footprint,
 	       file);
 	for (size_t i = 0; i < fp->nr; i++) {
-		footprint_entry_text(&fp->e[i], line, sizeof(line));
+		footprint_json_entry_text(&fp->e[i], line, sizeof(line));
 		printf("  %s\n", line);
 	}
 	for (int k = 0; k < SH_PROG_KINDS; k++)
@@ -62,7 +62,7 @@ static struct json_object *as_json(const struct sh_record *rec,
 	json_object_object_add(o, "id", json_object_new_string(rec->id));
 	json_object_object_add(o, "record",
 			       json_object_new_string(rec->footprint));
-	json_object_object_add(o, "entries", footprint_entries_json(fp));
+	json_object_object_add(o, "entries", footprint_json_entries(fp));
 	json_object_object_add(o, "table_size", json_object_new_int(SH_FP_MAX));
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		json_object_object_add(

@@ -59,15 +59,15 @@ void footprint_sort(struct footprint *fp);
 
 /* footprint_json.c: [{"call": "setsockopt", "level": ..., "count": ...}]
  * and {"<kind>": <calls dropped>} for the kinds read; and back. */
-struct json_object *footprint_entries_json(const struct footprint *fp);
-struct json_object *footprint_overflow_json(const struct footprint *fp);
+struct json_object *footprint_json_entries(const struct footprint *fp);
+struct json_object *footprint_json_overflow(const struct footprint *fp);
 /* Adds what the JSON holds to fp (footprint_add). */
-int footprint_from_json(struct json_object *entries,
+int footprint_json_read(struct json_object *entries,
 			struct json_object *overflow, struct footprint *fp,
 			struct sh_error *err);
 /* "setsockopt SOL_SOCKET SO_RCVBUF count 2 values 4096..65536" */
 #define SH_FOOTPRINT_TEXT_MAX 160
-void footprint_entry_text(const struct footprint_entry *e, char *buf,
+void footprint_json_entry_text(const struct footprint_entry *e, char *buf,
 			  size_t len);
 
 /*
@@ -75,7 +75,7 @@ void footprint_entry_text(const struct footprint_entry *e, char *buf,
  * footprint under the running policy (its JSON as the config had it, NULL
  * for none). NULL, with err, when the running policy does not parse.
  */
-struct json_object *footprint_proposal(const struct footprint *fp,
+struct json_object *footprint_policy_propose(const struct footprint *fp,
 				       struct json_object *running,
 				       const char *name, struct sh_error *err);
 

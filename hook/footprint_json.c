@@ -69,7 +69,7 @@ static struct json_object *entry_json(const struct footprint_entry *e)
 	return o;
 }
 
-struct json_object *footprint_entries_json(const struct footprint *fp)
+struct json_object *footprint_json_entries(const struct footprint *fp)
 {
 	struct json_object *arr = json_object_new_array();
 
@@ -78,7 +78,7 @@ struct json_object *footprint_entries_json(const struct footprint *fp)
 	return arr;
 }
 
-struct json_object *footprint_overflow_json(const struct footprint *fp)
+struct json_object *footprint_json_overflow(const struct footprint *fp)
 {
 	struct json_object *over = json_object_new_object();
 
@@ -213,7 +213,7 @@ static int overflow_from_json(struct json_object *over, struct footprint *fp)
 	return 0;
 }
 
-int footprint_from_json(struct json_object *entries,
+int footprint_json_read(struct json_object *entries,
 			struct json_object *overflow, struct footprint *fp,
 			struct sh_error *err)
 {
@@ -249,7 +249,7 @@ static const char *named(const char *name, int value, char *buf, size_t len)
 	return buf;
 }
 
-void footprint_entry_text(const struct footprint_entry *e, char *buf,
+void footprint_json_entry_text(const struct footprint_entry *e, char *buf,
 			  size_t len)
 {
 	const struct sh_fp_key *k = &e->key;

@@ -385,7 +385,7 @@ static struct json_object *build(const struct proposal *pr, const char *name)
 	return root;
 }
 
-struct json_object *footprint_proposal(const struct footprint *fp,
+struct json_object *footprint_policy_propose(const struct footprint *fp,
 				       struct json_object *running,
 				       const char *name, struct sh_error *err)
 {

@@ -254,8 +254,8 @@ struct json_object *recording_provenance(const struct sh_record *rec,
 	copy_key(o, side, "started");
 	now_text(now);
 	add_str(o, "ended", ended ? now : NULL);
-	json_object_object_add(o, "footprint", footprint_entries_json(fp));
-	json_object_object_add(o, "overflow", footprint_overflow_json(fp));
+	json_object_object_add(o, "footprint", footprint_json_entries(fp));
+	json_object_object_add(o, "overflow", footprint_json_overflow(fp));
 	copy_key(o, side, "policy_config");
 	return o;
 }
@@ -281,7 +281,7 @@ struct json_object *recording_document(struct json_object *recordings,
 	const char *text;
 
 	json_object_object_add(doc, "recordings", recordings);
-	prop = footprint_proposal(fp, running, name, &why);
+	prop = footprint_policy_propose(fp, running, name, &why);
 	if (!prop || !json_object_object_get_ex(prop, "policies", &policies)) {
 		error_set(err, why.code ?: -ENOMEM,
 			  "no policy can be proposed: %s", why.msg);

@@ -247,16 +247,16 @@ static void test_json(void)
 	add_v(SH_FP_SOCK, 10, 2, 17, 0, 0, 0, 2, 0);
 	add_v(SH_FP_SOCK, 44, 7, 999, 0, 0, 0, 1, 0);
 	fp.overflow[SH_PROG_SET] = 9;
-	entries = footprint_entries_json(&fp);
-	over = footprint_overflow_json(&fp);
+	entries = footprint_json_entries(&fp);
+	over = footprint_json_overflow(&fp);
 	memset(&back, 0, sizeof(back));
-	ok(footprint_from_json(entries, over, &back, &err) == 0,
+	ok(footprint_json_read(entries, over, &back, &err) == 0,
 	   "the footprint's JSON reads back (%s)", err.msg);
 	ok(back.nr == fp.nr && !memcmp(back.e, fp.e, fp.nr * sizeof(fp.e[0])),
 	   "entry for entry, names and numbers alike");
 	ok(back.overflow[SH_PROG_SET] == 9 && back.kind_read[SH_PROG_GET],
 	   "with the overflow counts and the tables read");
-	ok(footprint_from_json(entries, over, &back, &err) == 0 &&
+	ok(footprint_json_read(entries, over, &back, &err) == 0 &&
 		   back.nr == fp.nr && back.e[0].v.count == 6 &&
 		   back.e[3].v.refused == 8,
 	   "read twice: merged, counts added");

@@ -93,7 +93,7 @@ static int add_recording(struct merge *m, const char *what,
 			running ? get_str(prov, "policy") : "none", m->first);
 		return -EINVAL;
 	}
-	if (footprint_from_json(json_object_object_get(prov, "footprint"),
+	if (footprint_json_read(json_object_object_get(prov, "footprint"),
 				json_object_object_get(prov, "overflow"), m->fp,
 				&err)) {
 		log_error("%s: %s", what, err.msg);
