@@ -233,12 +233,16 @@ int trust_open_dir_path(const char *what, const char *path, bool create,
 	_cleanup_close_ int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	char prefix[PATH_MAX], name[NAME_MAX + 1];
 	const char *p = path;
+	struct stat st;
 	int next;
 
 	if (path[0] != '/' || strlen(path) >= sizeof(prefix) || fd < 0)
 		return error_set(err, -EINVAL,
 				 "%s %.256s is not an absolute path", what,
 				 path);
+	if (fstat(fd, &st) < 0 || untrusted(&st, true, true))
+		return error_set(err, -EPERM, "%s: / is not root's alone",
+				 what);
 	for (;;) {
 		size_t n;
 
