@@ -90,7 +90,9 @@ static int add_recording(struct merge *m, const char *what,
 		log_error(
 			"%s: container %s ran under another policy (%s) than %s: merge the recordings of one workload under one policy",
 			what, get_str(prov, "container_id"),
-			running ? get_str(prov, "policy") : "none", m->first);
+			*get_str(prov, "policy") ? get_str(prov, "policy") :
+						   "none",
+			m->first);
 		return -EINVAL;
 	}
 	if (footprint_json_read(json_object_object_get(prov, "footprint"),

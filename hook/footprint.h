@@ -68,7 +68,7 @@ int footprint_json_read(struct json_object *entries,
 /* "setsockopt SOL_SOCKET SO_RCVBUF count 2 values 4096..65536" */
 #define SH_FOOTPRINT_TEXT_MAX 160
 void footprint_json_entry_text(const struct footprint_entry *e, char *buf,
-			  size_t len);
+			       size_t len);
 
 /*
  * footprint_policy.c: { "policies": { name: { allow-list policy } } }, the
@@ -76,7 +76,8 @@ void footprint_json_entry_text(const struct footprint_entry *e, char *buf,
  * for none). NULL, with err, when the running policy does not parse.
  */
 struct json_object *footprint_policy_propose(const struct footprint *fp,
-				       struct json_object *running,
-				       const char *name, struct sh_error *err);
+					     struct json_object *running,
+					     const char *name,
+					     struct sh_error *err);
 
 #endif /* SH_FOOTPRINT_H */

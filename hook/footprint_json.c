@@ -250,7 +250,7 @@ static const char *named(const char *name, int value, char *buf, size_t len)
 }
 
 void footprint_json_entry_text(const struct footprint_entry *e, char *buf,
-			  size_t len)
+			       size_t len)
 {
 	const struct sh_fp_key *k = &e->key;
 	char a[16], b[16], c[16];

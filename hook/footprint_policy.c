@@ -352,12 +352,14 @@ static struct json_object *socket_json(const struct proposal *pr)
  * programs had them, aliases and all. */
 static int parse_running(struct proposal *pr, struct sh_error *err)
 {
-	_cleanup_json_ struct json_object *root = json_object_new_object();
-	struct json_object *policies = json_object_new_object();
+	_cleanup_json_ struct json_object *root = NULL;
+	struct json_object *policies;
 	const char *text;
 
 	if (!pr->running)
 		return 0;
+	root = json_object_new_object();
+	policies = json_object_new_object();
 	json_object_object_add(root, "policies", policies);
 	json_object_object_add(policies, "running",
 			       json_object_get(pr->running));
@@ -386,8 +388,9 @@ static struct json_object *build(const struct proposal *pr, const char *name)
 }
 
 struct json_object *footprint_policy_propose(const struct footprint *fp,
-				       struct json_object *running,
-				       const char *name, struct sh_error *err)
+					     struct json_object *running,
+					     const char *name,
+					     struct sh_error *err)
 {
 	struct proposal pr = { .fp = fp, .running = running };
 	struct json_object *out = NULL;
