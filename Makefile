@@ -22,7 +22,7 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
 # The hook is a static PIE (STATIC=0 to link every library dynamically):
 # libbpf, libelf, zlib, json-c, libcgroup and glibc are linked in. No
 # dynamic loader runs at all, which saves about 0.15 ms on each of the two
-# hook runs of every container start (README "Performance"), and the
+# hook runs of every container start (docs/development.md), and the
 # binary runs on nodes whatever their library versions. A fix to one of
 # those libraries then reaches nodes only with a rebuilt hook; distribution
 # packages build with STATIC=0 and get library fixes from the distribution
@@ -49,7 +49,13 @@ ifeq ($(findstring clang,$(shell $(CC) --version 2>/dev/null)),)
 WARN += -Wno-format-truncation
 endif
 CFLAGS ?= -O2 -g
-override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf -Ihook $(PKG_CFLAGS) \
+# hook/ is flat prefixed modules in folders that show the path: the
+# commands in hook/cmd/, the BPF program lifecycle in hook/prog/, the rest
+# at the top. Every folder is on the include path: a module includes
+# another by its name alone, wherever it lives.
+HOOK_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard hook/*.c hook/*/*.c))))
+HOOK_INCLUDES := $(HOOK_DIRS:%=-I%)
+override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf $(HOOK_INCLUDES) $(PKG_CFLAGS) \
 	-DSH_HOOKSD_PREFIX='"$(HOOKSD)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Each object's own header dependencies, in a .d file next to it.
@@ -69,8 +75,9 @@ BPF_NAMES := sock_create setsockopt getsockopt
 BPF_OBJS := $(BPF_NAMES:%=$(BUILD)/bpf/%.bpf.o)
 SKELS := $(BPF_NAMES:%=$(BUILD)/%.skel.h)
 
-HOOK_SRCS := $(wildcard hook/*.c)
-LIB_SRCS := $(filter-out hook/main.c,$(HOOK_SRCS))
+HOOK_SRCS := $(foreach d,$(HOOK_DIRS),$(wildcard $(d)/*.c))
+HOOK_HDRS := $(foreach d,$(HOOK_DIRS),$(wildcard $(d)/*.h))
+LIB_SRCS := $(filter-out hook/cmd/main.c,$(HOOK_SRCS))
 HOOK_OBJS := $(HOOK_SRCS:hook/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/obj/%.o)
 # Headers the build writes. Objects wait for them (order-only); which
@@ -90,8 +97,8 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all deps demo check check-node check-fresh unit hook-dyn bench fuzz format format-check modules-check clean install uninstall
-all: $(BIN)
+.PHONY: FORCE all man deps demo check check-node check-fresh unit hook-dyn bench fuzz format format-check modules-check clean install uninstall
+all: $(BIN) man
 
 deps:
 	./scripts/deps.sh build
@@ -114,7 +121,7 @@ $(BUILD)/bpf_build_id.h: $(BPF_OBJS)
 
 # An object that exists without its .d file (built before there were any,
 # or the .d lost) is rebuilt: nothing else says which headers it is stale for.
-DEP_OBJS = $(HOOK_OBJS) $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(BUILD)/san/main.o
+DEP_OBJS = $(HOOK_OBJS) $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(BUILD)/san/cmd/main.o
 $(filter-out $(patsubst %.d,%.o,$(wildcard $(DEP_OBJS:.o=.d))),$(wildcard $(DEP_OBJS))): FORCE
 
 $(BUILD)/obj/%.o: hook/%.c | $(GEN_HDRS)
@@ -188,15 +195,15 @@ $(BUILD)/dyn/oci-sockopt-hook: $(HOOK_OBJS) Makefile
 
 hook-dyn: $(BUILD)/dyn/oci-sockopt-hook
 
-# Prefixed exports, no include cycle in hook/, the README map up to date.
+# Prefixed exports, no include or call cycle in hook/, the map (docs/development.md) up to date.
 modules-check: $(BIN)
-	./scripts/check-modules.py $(BUILD)/obj hook README.md
+	./scripts/check-modules.py $(BUILD)/obj hook docs/development.md
 
 format:
-	clang-format -i hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
+	clang-format -i $(HOOK_SRCS) $(HOOK_HDRS) bpf/*.[ch] tests/*/*.[ch]
 
 format-check:
-	clang-format --dry-run -Werror hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
+	clang-format --dry-run -Werror $(HOOK_SRCS) $(HOOK_HDRS) bpf/*.[ch] tests/*/*.[ch]
 
 # The hooks.d files point at wherever PREFIX put the binary and the config.
 HOOKSD_VARIANTS := oci-sockopt-hook oci-sockopt-hook-always
@@ -213,108 +220,33 @@ $(BUILD)/systemd/%: examples/systemd/% FORCE
 	sed -e 's|/usr/local/libexec/oci/hooks.d|$(HOOKDIR)|' \
 		-e 's|/etc/oci-sockopt-hook|$(CONFDIR)|' $< > $@
 
-# On the machine itself (no DESTDIR), install preloads: through the units
-# where systemd runs, else once, now. A failure is only a warning: prestart
-# loads what is not pinned.
-INSTALLED_BIN = $(HOOKDIR)/oci-sockopt-hook
-define preload_now
-	if [ -d /run/systemd/system ]; then \
-		systemctl daemon-reload && \
-		systemctl enable --now $(PRELOAD_UNITS) || \
-		echo "warning: cannot start $(PRELOAD_UNITS): prestart loads the programs itself" >&2; \
-	else \
-		$(INSTALLED_BIN) --config $(CONFDIR)/config.json preload || \
-		echo "warning: preload failed: prestart loads the programs itself" >&2; \
-	fi
-endef
+# The man pages, from their Markdown sources (docs/man/), as crun's are.
+GO_MD2MAN ?= go-md2man
+MAN_PAGES := $(BUILD)/man/oci-sockopt-hook.1 $(BUILD)/man/oci-sockopt-hook.json.5
+$(BUILD)/man/%: docs/man/%.md
+	@mkdir -p $(@D)
+	$(call msg,MAN,$@)
+	$(Q)$(GO_MD2MAN) -in $< -out $@.tmp && mv $@.tmp $@
 
-# The metrics timer does nothing where node_exporter's textfile directory
-# is missing (the service's condition): enabling it costs nothing there.
-define metrics_now
-	if [ -d /run/systemd/system ]; then \
-		systemctl enable --now oci-sockopt-hook-metrics.timer || \
-		echo "warning: cannot start oci-sockopt-hook-metrics.timer" >&2; \
-	fi
-endef
+man: $(MAN_PAGES)
 
-define unmetrics_now
-	if [ -d /run/systemd/system ]; then \
-		systemctl disable --now oci-sockopt-hook-metrics.timer 2>/dev/null; \
-	fi; true
-endef
-
-define unpreload_now
-	if [ -d /run/systemd/system ]; then \
-		systemctl disable --now $(PRELOAD_UNITS) 2>/dev/null; \
-	fi; \
-	if [ -x $(INSTALLED_BIN) ]; then $(INSTALLED_BIN) preload --unpin || \
-		echo "warning: pins left in place" >&2; fi
-endef
-
-# podman and CRI-O run the hook only where its hooks.d file says so, and the
-# operator's defaults (defaults.policy, defaults.bypass_prot_mem) must reach
-# every container: a config with defaults (the one in place, else the
-# example) gets the "when": {"always": true} file, any other the one that
-# runs the hook only for containers with our annotations. HOOKS_D=always or
-# HOOKS_D=annotations overrides the choice.
+# scripts/install.sh does the installing (docs/install.md): the binary,
+# units, man pages, the example config unless one exists, and the hooks.d
+# file HOOKS_D chooses (auto: from whether the config has defaults);
+# without DESTDIR it also starts the preload and metrics units.
 HOOKS_D ?= auto
-INSTALLED_CONFIG = $(DESTDIR)$(CONFDIR)/config.json
+INSTALL_ENV = BIN='$(BIN)' BUILD='$(BUILD)' DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' \
+	SYSCONFDIR='$(SYSCONFDIR)' HOOKDIR='$(HOOKDIR)' HOOKSD='$(HOOKSD)' MANDIR='$(MANDIR)' \
+	SYSTEMDDIR='$(SYSTEMDDIR)' CONFDIR='$(CONFDIR)' HOOKS_D='$(HOOKS_D)' \
+	EXAMPLE_CONFIG=examples/config.json
 
-install: $(BIN) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%) $(METRICS_UNITS:%=$(BUILD)/systemd/%)
-	install -D -m 0755 $(BIN) $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook
-	install -D -m 0644 -t $(DESTDIR)$(SYSTEMDDIR) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%) $(METRICS_UNITS:%=$(BUILD)/systemd/%)
-	install -D -m 0644 man/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1
-	install -D -m 0644 man/oci-sockopt-hook.json.5 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
-	@# Never overwrite an operator's config.
-	@if [ -e $(INSTALLED_CONFIG) ]; then \
-		echo "keeping existing $(INSTALLED_CONFIG)"; \
-	else \
-		install -D -m 0644 examples/config.json $(INSTALLED_CONFIG); \
-	fi
-	@variant=$(HOOKS_D); \
-	if [ "$$variant" = auto ]; then \
-		json=$$($(BIN) validate --json $(INSTALLED_CONFIG) 2>/dev/null) || { \
-			$(BIN) validate $(INSTALLED_CONFIG) >/dev/null; \
-			echo "cannot tell whether $(INSTALLED_CONFIG) sets defaults:" \
-				"fix it, or choose with HOOKS_D=always or HOOKS_D=annotations" >&2; \
-			exit 1; }; \
-		case $$json in \
-		*'"has_defaults":true'* | *'"has_defaults": true'*) variant=always ;; \
-		*) variant=annotations ;; \
-		esac; \
-	fi; \
-	case $$variant in \
-	always) src=$(BUILD)/hooks.d-oci-sockopt-hook-always.json; \
-		why="runs the hook for every container: the config has defaults" ;; \
-	annotations) src=$(BUILD)/hooks.d-oci-sockopt-hook.json; \
-		why="runs the hook for containers with sockopt-hook.io/ annotations" ;; \
-	*) echo "HOOKS_D must be auto, always or annotations, not '$$variant'" >&2; \
-		exit 1 ;; \
-	esac; \
-	echo "hooks.d file ($$variant): $$why"; \
-	install -D -m 0644 $$src $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json
-	@$(if $(DESTDIR),:,$(preload_now))
-	@$(if $(DESTDIR),:,$(metrics_now))
+install: $(BIN) $(MAN_PAGES) $(HOOKSD_VARIANTS:%=$(BUILD)/hooks.d-%.json) $(PRELOAD_UNITS:%=$(BUILD)/systemd/%) $(METRICS_UNITS:%=$(BUILD)/systemd/%)
+	@$(INSTALL_ENV) ./scripts/install.sh install
 
 # Removes what install put there; the config only if it is still the
 # unmodified example. Empty directories go too.
 uninstall:
-	@$(if $(DESTDIR),:,$(unmetrics_now))
-	@$(if $(DESTDIR),:,$(unpreload_now))
-	rm -f $(DESTDIR)$(HOOKDIR)/oci-sockopt-hook $(DESTDIR)$(HOOKSD)/oci-sockopt-hook.json \
-		$(PRELOAD_UNITS:%=$(DESTDIR)$(SYSTEMDDIR)/%) $(METRICS_UNITS:%=$(DESTDIR)$(SYSTEMDDIR)/%) \
-		$(DESTDIR)$(MANDIR)/man1/oci-sockopt-hook.1 $(DESTDIR)$(MANDIR)/man5/oci-sockopt-hook.json.5
-	@if cmp -s examples/config.json $(DESTDIR)$(CONFDIR)/config.json; then \
-		rm -f $(DESTDIR)$(CONFDIR)/config.json; \
-	elif [ -e $(DESTDIR)$(CONFDIR)/config.json ]; then \
-		echo "keeping modified $(DESTDIR)$(CONFDIR)/config.json"; \
-	fi
-	@prune() { d=$$1; while [ "$$d" != "$$2" ] && [ "$$d" != / ] && \
-		rmdir "$$d" 2>/dev/null; do d=$$(dirname "$$d"); done; }; \
-	top=$(if $(DESTDIR),$(DESTDIR),$(PREFIX)); \
-	for d in $(HOOKDIR) $(HOOKSD) $(MANDIR)/man1 $(MANDIR)/man5 $(SYSTEMDDIR); do \
-		prune "$(DESTDIR)$$d" "$$top"; done; \
-	prune "$(DESTDIR)$(CONFDIR)" "$(if $(DESTDIR),$(DESTDIR),$(SYSCONFDIR))"
+	@$(INSTALL_ENV) ./scripts/install.sh uninstall
 
 clean:
 	rm -rf $(BUILD)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The caveats of the security model (README), each asked of one
+ * The caveats of the security model (docs/security.md), each asked of one
  * container: what it has attached, how its cgroup came to be, and what
  * else the kernel runs for it. The texts name the mitigation.
  */

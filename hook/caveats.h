@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What a container's policy does not hold against, for `status`: the
- * known gaps of the README's security model that apply to this
+ * known gaps of the security model (docs/security.md) that apply to this
  * container, each with a stable id and a line of text.
  */
 #ifndef SH_CAVEATS_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "config.h"
-#include "record.h"
+#include "state_record.h"
 
 enum caveats_id {
 	CAVEATS_STALE_RECORD,

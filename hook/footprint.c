@@ -151,20 +151,6 @@ int footprint_pin(const struct sh_loaded *l, const struct sh_record *rec,
 	return r;
 }
 
-static int entry_cmp(const void *a, const void *b)
-{
-	const struct sh_fp_key *x = &((const struct footprint_entry *)a)->key;
-	const struct sh_fp_key *y = &((const struct footprint_entry *)b)->key;
-
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
-	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	return x->c < y->c ? -1 : x->c > y->c;
-}
-
 /* The table's 8-byte key as an entry's key: the kind is the table's. */
 static struct sh_fp_key entry_key(int k, const struct sh_fp_map_key *mk)
 {
@@ -174,41 +160,6 @@ static struct sh_fp_key entry_key(int k, const struct sh_fp_map_key *mk)
 					   (__s32)((__u32)mk->b & 0xffff) };
 	return (struct sh_fp_key){ k == SH_PROG_SET ? SH_FP_SET : SH_FP_GET,
 				   mk->a, mk->b, 0 };
-}
-
-void footprint_sort(struct footprint *fp)
-{
-	qsort(fp->e, fp->nr, sizeof(fp->e[0]), entry_cmp);
-}
-
-void footprint_merge_value(struct sh_fp_value *into,
-			   const struct sh_fp_value *v)
-{
-	into->count += v->count;
-	into->refused = into->refused > ~0U - v->refused ?
-				~0U :
-				into->refused + v->refused;
-	if (!v->has_value)
-		return;
-	if (!into->has_value || v->min < into->min)
-		into->min = v->min;
-	if (!into->has_value || v->max > into->max)
-		into->max = v->max;
-	into->has_value = 1;
-}
-
-int footprint_add(struct footprint *fp, const struct footprint_entry *e)
-{
-	for (size_t i = 0; i < fp->nr; i++) {
-		if (entry_cmp(&fp->e[i], e))
-			continue;
-		footprint_merge_value(&fp->e[i].v, &e->v);
-		return 0;
-	}
-	if (fp->nr == ARRAY_SIZE(fp->e))
-		return -E2BIG;
-	fp->e[fp->nr++] = *e;
-	return 0;
 }
 
 static int read_table(int fd, int k, struct footprint *fp)
@@ -224,7 +175,7 @@ static int read_table(int fd, int k, struct footprint *fp)
 		if (bpf_map_lookup_elem(fd, &key, &e.v))
 			continue; /* removed meanwhile: nothing removes them */
 		e.key = entry_key(k, &key);
-		r = footprint_add(fp, &e);
+		r = footprint_policy_add(fp, &e);
 		if (r)
 			return r;
 	}
@@ -273,6 +224,6 @@ int footprint_read(const struct sh_record *rec, struct footprint *fp,
 		return error_set(err, -ENOENT,
 				 "no footprint tables of %s under %s%s",
 				 rec->id, pin_dir(), SH_FOOTPRINT_PIN_SUFFIX);
-	footprint_sort(fp);
+	footprint_policy_sort(fp);
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "footprint.h"
+#include "footprint_json.h"
 #include "names.h"
 #include "options.h"
 
@@ -233,7 +233,7 @@ int footprint_json_read(struct json_object *entries,
 				err, -EBADMSG,
 				"footprint entry %zu is not what the hook writes",
 				i);
-		r = footprint_add(fp, &e);
+		r = footprint_policy_add(fp, &e);
 		if (r)
 			return error_set(err, r, "more than %d distinct calls",
 					 SH_FOOTPRINT_MAX);

@@ -25,7 +25,7 @@
 
 #include "cleanup.h"
 #include "config.h"
-#include "footprint.h"
+#include "footprint_policy.h"
 #include "names.h"
 #include "options.h"
 
@@ -62,6 +62,55 @@ static void add_named(struct json_object *o, const char *key, const char *name,
 		add_str(o, key, name);
 	else
 		add_int(o, key, value);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct sh_fp_key *x = &((const struct footprint_entry *)a)->key;
+	const struct sh_fp_key *y = &((const struct footprint_entry *)b)->key;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return x->c < y->c ? -1 : x->c > y->c;
+}
+
+void footprint_policy_sort(struct footprint *fp)
+{
+	qsort(fp->e, fp->nr, sizeof(fp->e[0]), entry_cmp);
+}
+
+void footprint_policy_merge_value(struct sh_fp_value *into,
+				  const struct sh_fp_value *v)
+{
+	into->count += v->count;
+	into->refused = into->refused > ~0U - v->refused ?
+				~0U :
+				into->refused + v->refused;
+	if (!v->has_value)
+		return;
+	if (!into->has_value || v->min < into->min)
+		into->min = v->min;
+	if (!into->has_value || v->max > into->max)
+		into->max = v->max;
+	into->has_value = 1;
+}
+
+int footprint_policy_add(struct footprint *fp, const struct footprint_entry *e)
+{
+	for (size_t i = 0; i < fp->nr; i++) {
+		if (entry_cmp(&fp->e[i], e))
+			continue;
+		footprint_policy_merge_value(&fp->e[i].v, &e->v);
+		return 0;
+	}
+	if (fp->nr == ARRAY_SIZE(fp->e))
+		return -E2BIG;
+	fp->e[fp->nr++] = *e;
+	return 0;
 }
 
 /* A copy of the running policy's key, for the proposal. */
@@ -114,7 +163,7 @@ static int fold_set(struct proposal *pr)
 		if (j == pr->nr_set)
 			pr->set[pr->nr_set++] =
 				(struct footprint_entry){ .key = k };
-		footprint_merge_value(&pr->set[j].v, &fp->e[i].v);
+		footprint_policy_merge_value(&pr->set[j].v, &fp->e[i].v);
 	}
 	return 0;
 }

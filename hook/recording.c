@@ -22,6 +22,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "footprint_json.h"
 #include "log.h"
 #include "names.h"
 #include "recording.h"

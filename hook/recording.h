@@ -20,7 +20,7 @@
 #include "footprint.h"
 #include "load.h"
 #include "policy.h"
-#include "record.h"
+#include "state_record.h"
 
 /* The recording file's name: namespace, pod, container (or the id's first
  * twelve characters), and the first twelve digits of the recording id;

@@ -29,7 +29,7 @@ static void merge(struct json_object *arr, struct footprint *fp)
 			    FUZZ_ERR))
 			return;
 	}
-	footprint_sort(fp);
+	footprint_policy_sort(fp);
 	doc = recording_document(json_object_get(arr), fp,
 				 recording_running(first), "fuzz", FUZZ_ERR);
 	if (doc) {

@@ -122,6 +122,9 @@ else
 	tar -C "$top" --exclude=./build --exclude=./.git -cf - . | tar -C "$stage/src" -xf -
 fi
 install -m 0755 "$build/oci-sockopt-hook" "$stage/src/build/oci-sockopt-hook"
+# and the man pages make install installs (generated here: the node has no
+# go-md2man)
+cp -pr "$build/man" "$stage/src/build/" || rigfail "$build/man missing (make all)"
 payload="$node/payload.img"
 rm -f "$payload"
 mkfs.ext4 -q -F -L nodepayload -d "$stage" "$payload" 256M

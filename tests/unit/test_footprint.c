@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "footprint.h"
+#include "footprint_json.h"
 #include "helpers.h"
 #include "names.h"
 #include "recording.h"

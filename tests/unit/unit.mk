@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # C unit tests, built twice: plain, and with ASan+UBSan.
-UNIT_NAMES := config oci_policy options cgroup_rules record lint require audit prom stats status labelkey footprint
+UNIT_NAMES := config oci_policy options cgroup_rules state_record lint require audit_log prom stats status labelkey footprint
 UNIT_CFLAGS = $(CFLAGS) -Itests/unit -DEXAMPLES=\"$(CURDIR)/examples\"
 UNIT_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-%)
 UNIT_SAN_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-san-%)
@@ -25,11 +25,11 @@ unit: $(UNIT_BINS)
 unit-san: $(UNIT_SAN_BINS)
 
 # The hook itself under ASan+UBSan, for the integration suites.
-$(BUILD)/san/oci-sockopt-hook: $(SAN_OBJS) $(BUILD)/san/main.o
+$(BUILD)/san/oci-sockopt-hook: $(SAN_OBJS) $(BUILD)/san/cmd/main.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $(PKG_LIBS)
 
 hook-san: $(BUILD)/san/oci-sockopt-hook
 .PHONY: hook-san
 
--include $(wildcard $(SAN_OBJS:.o=.d) $(BUILD)/san/main.d $(UNIT_BINS:%=%.d) $(UNIT_SAN_BINS:%=%.d))
+-include $(wildcard $(SAN_OBJS:.o=.d) $(BUILD)/san/cmd/main.d $(UNIT_BINS:%=%.d) $(UNIT_SAN_BINS:%=%.d))

@@ -36,10 +36,12 @@ tap_like "$(containerd --version)" ' v?2\.[0-9]+' "containerd 2.x"
 tap_check "python3 with grpc and grpc_tools (for the CRI client)" \
 	python3 -c 'import grpc, grpc_tools.protoc, google.protobuf'
 
-# install as an operator: the repository's `make install`, the binary from
-# the build host (-o: make does not try to rebuild it here; no compiler)
+# install as an operator: the repository's `make install`, the binary and
+# the man pages from the build host (-o: make does not try to rebuild them
+# here; no compiler, no go-md2man)
 out=$(cd "$NODE_PAYLOAD/src" &&
-	make -o build/oci-sockopt-hook install HOOKSD="$NODE_HOOKSD" 2>&1)
+	make -o build/oci-sockopt-hook -o build/man/oci-sockopt-hook.1 \
+		-o build/man/oci-sockopt-hook.json.5 install HOOKSD="$NODE_HOOKSD" 2>&1)
 tap_ok $? "make install HOOKSD=$NODE_HOOKSD" || tap_diag "$out"
 tap_diag "$out"
 tap_check "the hook is installed at $NODE_HOOK" test -x "$NODE_HOOK"

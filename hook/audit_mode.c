@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Audit mode's would-have counters: each program of an audit mode copy has
+ * a "would_have" cgroup storage (one value per attachment, so per
+ * container) that says what the policy would have done; read through the
+ * record's program ids, like counters.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "audit_mode.h"
+#include "bpfinfo.h"
+#include "cleanup.h"
+#include "names.h"
+#include "options.h"
+
+static const char *action_name(__u32 action)
+{
+	switch (action) {
+	case SH_ACTION_DENY:
+		return "deny";
+	case SH_ACTION_CLAMP:
+		return "clamp";
+	case SH_ACTION_FORCE_INT:
+	case SH_ACTION_FORCE_BYTES:
+		return "force";
+	default:
+		return "allow";
+	}
+}
+
+static bool is_would_have_map(const struct bpf_map_info *info, const void *data)
+{
+	(void)data;
+	return !strcmp(info->name, "would_have") &&
+	       info->type == BPF_MAP_TYPE_CGROUP_STORAGE &&
+	       info->value_size == sizeof(struct sh_would_have);
+}
+
+static struct audit_mode_entry *next(struct audit_mode_counts *out,
+				     enum sh_prog_kind kind, uint64_t n)
+{
+	struct audit_mode_entry *e;
+
+	if (!n || out->nr >= AUDIT_MODE_MAX)
+		return NULL;
+	e = &out->e[out->nr++];
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->n = n;
+	return e;
+}
+
+static void add_rules(const struct sh_would_have *w, enum sh_prog_kind kind,
+		      struct audit_mode_counts *out)
+{
+	struct audit_mode_entry *e;
+
+	for (int i = 0; i < SH_WH_RULES; i++) {
+		const struct sh_wh_entry *r = &w->rule[i];
+
+		e = next(out, kind, r->n);
+		if (!e)
+			continue;
+		e->action = action_name(r->action);
+		e->socket = kind == SH_PROG_SOCK && r->action == SH_ACTION_DENY;
+		e->level = r->level;
+		e->optname = r->optname;
+		e->extra = r->extra;
+	}
+	e = next(out, kind, w->rule_overflow);
+	if (e) {
+		e->action = "any";
+		e->overflow = true;
+	}
+}
+
+static void add_misses(const struct sh_would_have *w, enum sh_prog_kind kind,
+		       struct audit_mode_counts *out)
+{
+	struct audit_mode_entry *e;
+
+	for (int i = 0; i < SH_WH_MISSES; i++) {
+		const struct sh_wh_miss *m = &w->miss[i];
+
+		e = next(out, kind, m->key ? m->n : 0);
+		if (!e)
+			continue;
+		e->action = "deny";
+		e->miss = true;
+		e->level = (int)((m->key >> 32) - 1);
+		e->optname = (int)(__u32)m->key;
+	}
+	e = next(out, kind, w->miss_overflow);
+	if (e) {
+		e->action = "deny";
+		e->miss = e->overflow = true;
+	}
+}
+
+static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
+		    struct audit_mode_counts *out)
+{
+	const struct kind_info *k = kind_by_type(prog->type);
+	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog->id);
+	_cleanup_close_ int map_fd = -1;
+	struct bpf_cgroup_storage_key key;
+	struct sh_would_have w;
+
+	if (fd < 0)
+		return -errno;
+	if (!k)
+		return 0;
+	/* Enforce mode copies have an 8-byte token: nothing to read. */
+	map_fd = bpfinfo_find_map(fd, NULL, is_would_have_map, NULL);
+	if (map_fd < 0)
+		return map_fd == -ENOENT ? 0 : map_fd;
+	memset(&key, 0, sizeof(key));
+	key.cgroup_inode_id = cg_id;
+	key.attach_type = prog->type;
+	if (bpf_map_lookup_elem(map_fd, &key, &w))
+		return -errno;
+	add_rules(&w, k->kind, out);
+	add_misses(&w, k->kind, out);
+	return 0;
+}
+
+int audit_mode_read(const struct sh_progs *progs, uint64_t cg_id,
+		    struct audit_mode_counts *out)
+{
+	int r = 0;
+
+	out->nr = 0;
+	for (int i = 0; i < progs->nr; i++) {
+		int e = add_prog(&progs->prog[i], cg_id, out);
+
+		r = r ? r : e;
+	}
+	return r;
+}
+
+static void add_name(char *buf, size_t len, const char *name, int v)
+{
+	size_t pos = strlen(buf);
+
+	if (pos >= len)
+		return;
+	if (v == SH_ANY)
+		snprintf(buf + pos, len - pos, "%sany", pos ? " " : "");
+	else if (name)
+		snprintf(buf + pos, len - pos, "%s%s", pos ? " " : "", name);
+	else
+		snprintf(buf + pos, len - pos, "%s%d", pos ? " " : "", v);
+}
+
+void audit_mode_level(const struct audit_mode_entry *e, char *buf, size_t len)
+{
+	const char *name = names_level_name(e->level);
+
+	if (e->overflow)
+		snprintf(buf, len, "%s", "");
+	else if (e->socket)
+		snprintf(buf, len, "socket");
+	else if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%d", e->level);
+}
+
+void audit_mode_option(const struct audit_mode_entry *e, char *buf, size_t len)
+{
+	const struct sh_option_name *opt;
+
+	buf[0] = '\0';
+	if (e->overflow) {
+		snprintf(buf, len, "other");
+		return;
+	}
+	if (e->socket) {
+		add_name(buf, len, names_family_name(e->level), e->level);
+		add_name(buf, len, names_type_name(e->optname), e->optname);
+		add_name(buf, len, names_protocol_name(e->extra), e->extra);
+		return;
+	}
+	opt = options_by_value(e->level, e->optname);
+	add_name(buf, len, opt ? opt->name : NULL, e->optname);
+}
+
+void audit_mode_text(const struct audit_mode_entry *e, char *buf, size_t len)
+{
+	char level[32], option[96];
+
+	audit_mode_level(e, level, sizeof(level));
+	audit_mode_option(e, option, sizeof(option));
+	if (e->overflow)
+		snprintf(buf, len, "would %s %s (%s)", e->action,
+			 e->miss ? "other options not allowed" :
+				   "by other rules",
+			 kind_get(e->kind)->name);
+	else
+		snprintf(buf, len, "would %s %s %s%s (%s)", e->action, level,
+			 option, e->miss ? " (not allowed)" : "",
+			 kind_get(e->kind)->name);
+}
+
+struct json_object *audit_mode_json(const struct audit_mode_counts *w)
+{
+	struct json_object *arr = json_object_new_array();
+	char level[32], option[96];
+
+	for (int i = 0; i < w->nr; i++) {
+		const struct audit_mode_entry *e = &w->e[i];
+		struct json_object *o = json_object_new_object();
+
+		audit_mode_level(e, level, sizeof(level));
+		audit_mode_option(e, option, sizeof(option));
+		json_object_object_add(
+			o, "program",
+			json_object_new_string(kind_get(e->kind)->name));
+		json_object_object_add(o, "action",
+				       json_object_new_string(e->action));
+		json_object_object_add(o, "level",
+				       json_object_new_string(level));
+		json_object_object_add(o, "option",
+				       json_object_new_string(option));
+		json_object_object_add(o, "not_allowed",
+				       json_object_new_boolean(e->miss));
+		json_object_object_add(o, "count",
+				       json_object_new_uint64(e->n));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+uint64_t audit_mode_total(const struct audit_mode_counts *w)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < w->nr; i++)
+		n += w->e[i].n;
+	return n;
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `probe`: what this kernel and host can do, checked by doing it (loading
+ * the real programs), not by reading version numbers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpffs.h"
+#include "cg.h"
+#include "cleanup.h"
+#include "commands.h"
+#include "fileio.h"
+#include "load.h"
+#include "number.h"
+#include "pin.h"
+#include "state.h"
+
+#define PROBE_INT_FILE_MAX 64 /* a sysctl holding one number */
+
+struct probe_result {
+	struct cg_root root;
+	bool cgroup2;
+	bool bpf_syscall;
+	bool prog_sock;
+	bool prog_sockopt;
+	int bypass; /* 1 yes, 0 no, <0 could not tell */
+	bool sysctl_bypass;
+	int unpriv_bpf; /* kernel.unprivileged_bpf_disabled, -1 unknown */
+	bool state_writable;
+	int pins; /* preloaded programs; -errno: no usable pin directory */
+	char pin_error[SH_ERROR_MSG_MAX];
+	enum bpffs_state bpffs; /* where the pin directory would go */
+	char bpffs_why[SH_ERROR_MSG_MAX];
+};
+
+static int read_int_file(const char *path)
+{
+	_cleanup_free_ char *text = NULL;
+	long long v;
+	size_t len;
+
+	if (fileio_read_at(AT_FDCWD, path, 0, PROBE_INT_FILE_MAX, &text, &len))
+		return -1;
+	text[strcspn(text, "\n")] = '\0';
+	return number_parse(text, 0, INT_MAX, &v) ? -1 : (int)v;
+}
+
+static bool state_dir_writable(void)
+{
+	const char *dir = state_dir();
+
+	if (access(dir, W_OK) == 0)
+		return true;
+	/* Not created yet: the hook makes it under a writable parent. */
+	return errno == ENOENT && access("/run", W_OK) == 0;
+}
+
+static int count_pin(int dir, const char *name, const char *type, uint64_t hash,
+		     void *data)
+{
+	(void)dir, (void)name, (void)hash;
+	*(int *)data += type != NULL;
+	return 0;
+}
+
+static void probe_pins(struct probe_result *p)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = pin_dir_open(false, &err);
+
+	p->pins = 0;
+	if (dir >= 0 && pin_foreach(dir, count_pin, &p->pins, &err) == 0)
+		return;
+	p->pins = dir >= 0 ? err.code : dir;
+	snprintf(p->pin_error, sizeof(p->pin_error), "%s", err.msg);
+}
+
+static void run_probes(struct probe_result *p)
+{
+	struct sh_error err = { 0 };
+
+	memset(p, 0, sizeof(*p));
+	p->cgroup2 = cg_find_root(&p->root, &err) == 0;
+	p->prog_sock = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_CGROUP_SOCK,
+						  NULL) == 1;
+	p->prog_sockopt = libbpf_probe_bpf_prog_type(
+				  BPF_PROG_TYPE_CGROUP_SOCKOPT, NULL) == 1;
+	p->bpf_syscall = p->prog_sock || errno != ENOSYS;
+	p->bypass = p->prog_sock ? load_probe_bypass() : 0;
+	p->sysctl_bypass = access("/proc/sys/net/core/bypass_prot_mem", F_OK) ==
+			   0;
+	p->unpriv_bpf =
+		read_int_file("/proc/sys/kernel/unprivileged_bpf_disabled");
+	p->state_writable = state_dir_writable();
+	p->bpffs = bpffs_check(pin_dir(), p->bpffs_why, sizeof(p->bpffs_why));
+	probe_pins(p);
+}
+
+static const char *const bpffs_names[] = {
+	[BPFFS_MOUNTED] = "mounted",
+	[BPFFS_MOUNTABLE] = "mountable",
+	[BPFFS_UNUSABLE] = "unusable",
+};
+
+static const char *verdict(const struct probe_result *p)
+{
+	if (!p->cgroup2)
+		return "unusable: no cgroup2 hierarchy is mounted";
+	if (!p->prog_sock || !p->prog_sockopt)
+		return "unusable: cannot load cgroup socket programs (need root/CAP_BPF and Linux >= 5.3)";
+	if (!p->state_writable)
+		return "unusable: state directory is not writable";
+	if (p->bypass != 1)
+		return "ready: socket policy works; bypass-prot-mem needs Linux >= 6.19";
+	return "ready: socket policy and bypass-prot-mem work";
+}
+
+static void print_json(const struct probe_result *p)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+
+	json_object_object_add(
+		o, "cgroup2_mount",
+		p->cgroup2 ? json_object_new_string(p->root.mount) : NULL);
+	json_object_object_add(o, "hybrid",
+			       json_object_new_boolean(p->root.hybrid));
+	json_object_object_add(o, "bpf_syscall",
+			       json_object_new_boolean(p->bpf_syscall));
+	json_object_object_add(o, "prog_type_cgroup_sock",
+			       json_object_new_boolean(p->prog_sock));
+	json_object_object_add(o, "prog_type_cgroup_sockopt",
+			       json_object_new_boolean(p->prog_sockopt));
+	json_object_object_add(o, "bypass_prot_mem",
+			       json_object_new_boolean(p->bypass == 1));
+	json_object_object_add(o, "sysctl_bypass_prot_mem",
+			       json_object_new_boolean(p->sysctl_bypass));
+	json_object_object_add(o, "unprivileged_bpf_disabled",
+			       json_object_new_int(p->unpriv_bpf));
+	json_object_object_add(o, "state_dir",
+			       json_object_new_string(state_dir()));
+	json_object_object_add(o, "state_dir_writable",
+			       json_object_new_boolean(p->state_writable));
+	json_object_object_add(o, "pin_dir", json_object_new_string(pin_dir()));
+	json_object_object_add(o, "preloaded_programs",
+			       json_object_new_int(p->pins < 0 ? 0 : p->pins));
+	json_object_object_add(o, "pin_dir_error",
+			       p->pins < 0 && p->pins != -ENOENT ?
+				       json_object_new_string(p->pin_error) :
+				       NULL);
+	json_object_object_add(o, "bpffs",
+			       json_object_new_string(bpffs_names[p->bpffs]));
+	json_object_object_add(o, "bpffs_error",
+			       p->bpffs == BPFFS_UNUSABLE ?
+				       json_object_new_string(p->bpffs_why) :
+				       NULL);
+	json_object_object_add(o, "verdict",
+			       json_object_new_string(verdict(p)));
+	puts(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static const char *yes(bool v)
+{
+	return v ? "yes" : "no";
+}
+
+/* Preload and record mode pin on it. */
+static void print_bpffs(const struct probe_result *p)
+{
+	if (p->bpffs == BPFFS_MOUNTED)
+		printf("BPF filesystem:             mounted (pin directory %s)\n",
+		       pin_dir());
+	else if (p->bpffs == BPFFS_MOUNTABLE)
+		printf("BPF filesystem:             none at %s yet: preload and record mode mount one there\n",
+		       SH_BPFFS_DEFAULT);
+	else
+		printf("BPF filesystem:             unusable: %s\n",
+		       p->bpffs_why);
+}
+
+static void print_text(const struct probe_result *p)
+{
+	printf("cgroup2 mount:              %s%s\n",
+	       p->cgroup2 ? p->root.mount : "(none)",
+	       p->root.hybrid ? " (hybrid host)" : "");
+	printf("bpf syscall:                %s\n", yes(p->bpf_syscall));
+	printf("CGROUP_SOCK programs:       %s\n", yes(p->prog_sock));
+	printf("CGROUP_SOCKOPT programs:    %s\n", yes(p->prog_sockopt));
+	printf("bypass-prot-mem (BPF):      %s\n", yes(p->bypass == 1));
+	printf("net.core.bypass_prot_mem:   %s\n", yes(p->sysctl_bypass));
+	printf("unprivileged_bpf_disabled:  %d\n", p->unpriv_bpf);
+	printf("state dir %s writable: %s\n", state_dir(),
+	       yes(p->state_writable));
+	print_bpffs(p);
+	if (p->pins >= 0)
+		printf("preloaded programs:         %d in %s\n", p->pins,
+		       pin_dir());
+	else if (p->pins == -ENOENT && p->bpffs == BPFFS_UNUSABLE)
+		printf("preloaded programs:         none (preload is impossible: %s)\n",
+		       p->bpffs_why);
+	else if (p->pins == -ENOENT)
+		printf("preloaded programs:         none (no %s: run `oci-sockopt-hook preload`)\n",
+		       pin_dir());
+	else
+		printf("preloaded programs:         none (%s)\n", p->pin_error);
+	printf("verdict: %s\n", verdict(p));
+}
+
+static int run(const struct cli_command *cmd, const struct cli_global *global,
+	       int argc, char **argv)
+{
+	struct probe_result res;
+	struct cli_parser p;
+	int id;
+
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0)
+		;
+	if (id)
+		return cli_exit(id);
+	run_probes(&res);
+	if (p.json)
+		print_json(&res);
+	else
+		print_text(&res);
+	return 0;
+}
+
+static const struct cli_option options[] = {
+	CLI_JSON,
+	{ 0 },
+};
+
+const struct cli_command cmd_probe_command = {
+	.name = "probe",
+	.summary = "what this kernel and host support",
+	.description =
+		"The cgroup v2 mount, each program kind and its bypass-prot-mem\n"
+		"variant loaded for real, the attach types, and the programs\n"
+		"preload pinned; then a verdict.\n",
+	.options = options,
+	.run = run,
+};

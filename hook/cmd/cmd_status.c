@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `status`: every container the hook manages, with who it is (namespace,
+ * pod, container), its live counters, and what enforces what: the
+ * programs the kernel really has on its cgroup (drift when the record
+ * says otherwise), the rules they carry, bypass-prot-mem, and the caveats
+ * of the security model that apply to it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit_mode.h"
+#include "caveats.h"
+#include "cg.h"
+#include "cleanup.h"
+#include "commands.h"
+#include "config.h"
+#include "counters.h"
+#include "drift.h"
+#include "enforce.h"
+#include "kind.h"
+#include "log.h"
+#include "pod.h"
+#include "state.h"
+
+struct status_options {
+	const char *config; /* --config, or NULL */
+	bool json;
+	const char *id; /* the ID operand, or NULL: every container */
+	struct cmd_status_filter filter;
+};
+
+/* How to show them, and where the rules come from. */
+struct status_show {
+	bool json, one, filtered;
+	struct enforce_rules rules;
+};
+
+struct status_ctx {
+	const struct status_options *opts;
+	bool seen; /* the ID operand names a record */
+	struct enforce_row *rows;
+	size_t nr, cap;
+};
+
+/* The record's cgroup still exists and is the same cgroup. */
+static int open_live(const struct sh_record *rec)
+{
+	return cg_open_recorded(&rec->cg);
+}
+
+static bool filter_is(const char *want, const char *have)
+{
+	return !want || !strcmp(want, have);
+}
+
+bool cmd_status_match(const struct sh_record *rec,
+		      const struct cmd_status_filter *f)
+{
+	return filter_is(f->k8s_namespace, rec->k8s_namespace) &&
+	       filter_is(f->pod, rec->pod) &&
+	       filter_is(f->container, rec->container) &&
+	       filter_is(f->policy, rec->policy);
+}
+
+/* As config_policy.c checks policy names. */
+static bool valid_policy_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > SH_POLICY_NAME_MAX)
+		return false;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == len;
+}
+
+const char *cmd_status_bad_filter(const struct cmd_status_filter *f)
+{
+	if (f->k8s_namespace && !pod_valid_name(f->k8s_namespace))
+		return "--namespace";
+	if (f->pod && !pod_valid_name(f->pod))
+		return "--pod";
+	if (f->container && !pod_valid_name(f->container))
+		return "--container";
+	if (f->policy && !valid_policy_name(f->policy))
+		return "--policy";
+	return NULL;
+}
+
+static const char *filter_value(const struct cmd_status_filter *f,
+				const char *opt)
+{
+	if (!strcmp(opt, "--namespace"))
+		return f->k8s_namespace;
+	if (!strcmp(opt, "--pod"))
+		return f->pod;
+	if (!strcmp(opt, "--container"))
+		return f->container;
+	return f->policy;
+}
+
+static int add_row(struct status_ctx *ctx, const struct sh_record *rec)
+{
+	struct enforce_row *row;
+
+	if (ctx->nr == ctx->cap) {
+		size_t cap = ctx->cap ? 2 * ctx->cap : 8;
+		struct enforce_row *rows =
+			reallocarray(ctx->rows, cap, sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		ctx->rows = rows;
+		ctx->cap = cap;
+	}
+	row = &ctx->rows[ctx->nr++];
+	memset(row, 0, sizeof(*row));
+	row->rec = *rec;
+	return 0;
+}
+
+static int collect(const struct sh_record *rec, void *data)
+{
+	struct status_ctx *ctx = data;
+	const struct status_options *opts = ctx->opts;
+
+	if (opts->id && strcmp(opts->id, rec->id))
+		return 0;
+	ctx->seen = true;
+	if (!cmd_status_match(rec, &opts->filter))
+		return 0;
+	return add_row(ctx, rec);
+}
+
+/* Audit mode: what the policy would have done (NULL when unreadable). */
+static void probe_would_have(struct enforce_row *row)
+{
+	if (!row->rec.audit)
+		return;
+	row->wh = malloc(sizeof(*row->wh));
+	if (row->wh &&
+	    audit_mode_read(&row->rec.progs, row->rec.cg.id, row->wh) < 0) {
+		free(row->wh);
+		row->wh = NULL;
+	}
+}
+
+static void free_rows(struct enforce_row *rows, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(rows[i].wh);
+	free(rows);
+}
+
+/* Counters, and the kernel's view of the cgroup. */
+static void probe_row(struct enforce_row *row)
+{
+	_cleanup_close_ int fd = open_live(&row->rec);
+
+	drift_init(&row->rec, &row->drift);
+	row->live = fd >= 0;
+	if (!row->live)
+		return;
+	counters_read(&row->rec.progs, row->rec.cg.id, &row->c);
+	probe_would_have(row);
+	row->drift_err = drift_query(fd, &row->drift);
+}
+
+/* The rules come from the operator config as it is now. */
+static void load_rules(const struct status_options *opts,
+		       struct enforce_rules *rules)
+{
+	struct sh_error err = { 0 };
+	const char *path = config_path(opts->config);
+
+	if (config_load(path, &rules->cfg, &err) == 0) {
+		rules->cfg_ok = true;
+		return;
+	}
+	snprintf(rules->cfg_error, sizeof(rules->cfg_error), "%s",
+		 error_text(&err, err.code ? err.code : -EINVAL));
+}
+
+/* ---- JSON ---------------------------------------------------------- */
+
+static void add_str(struct json_object *o, const char *key, const char *v)
+{
+	json_object_object_add(o, key, json_object_new_string(v));
+}
+
+static struct json_object *exec_json(const struct sh_record *rec)
+{
+	struct json_object *o = json_object_new_object();
+	struct caveats_input in = { .rec = rec, .live = true };
+	struct caveats cav;
+
+	json_object_object_add(o, "policed",
+			       json_object_new_boolean(!rec->cg.created));
+	if (rec->cg.created) {
+		caveats_collect(&in, &cav);
+		add_str(o, "note", cav.c[0].text);
+	}
+	return o;
+}
+
+static struct json_object *counters_json(const struct sh_counters *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int i = 0; i < SH_CNT_MAX; i++)
+		json_object_object_add(o, counters_names[i],
+				       json_object_new_int64((int64_t)c->v[i]));
+	return o;
+}
+
+static int show_json(const struct status_show *show,
+		     const struct enforce_row *rows, size_t nr)
+{
+	_cleanup_json_ struct json_object *list = json_object_new_array();
+
+	if (!list)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *o = state_record_to_json(&rows[i].rec);
+
+		if (!o)
+			return -ENOMEM;
+		json_object_object_add(o, "live",
+				       json_object_new_boolean(rows[i].live));
+		json_object_object_add(o, "exec", exec_json(&rows[i].rec));
+		json_object_object_add(o, "counters",
+				       counters_json(&rows[i].c));
+		if (rows[i].wh)
+			json_object_object_add(o, "would_have",
+					       audit_mode_json(rows[i].wh));
+		json_object_object_add(o, "enforcement",
+				       enforce_json(&show->rules, &rows[i]));
+		json_object_array_add(list, o);
+	}
+	puts(json_object_to_json_string_ext(
+		list,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	return 0;
+}
+
+/* ---- text ---------------------------------------------------------- */
+
+static const char *dash(const char *s)
+{
+	return s[0] ? s : "-";
+}
+
+/* A runtime's 64 hex digit id is shown by its first 12, as docker does. */
+void cmd_status_short_id(const char *id, char *buf, size_t len)
+{
+	if (strlen(id) == 64 && strspn(id, "0123456789abcdef") == 64)
+		snprintf(buf, len, "%.12s", id);
+	else
+		snprintf(buf, len, "%s", id);
+}
+
+enum { COL_ID, COL_NS, COL_POD, COL_CT, COL_POLICY, COL_BYPASS, COL_TEXTS };
+
+static void row_cells(const struct enforce_row *row, char id[],
+		      const char *cell[COL_TEXTS])
+{
+	const struct sh_record *rec = &row->rec;
+
+	cmd_status_short_id(rec->id, id, SH_MAX_ID_LEN + 1);
+	cell[COL_ID] = id;
+	cell[COL_NS] = dash(rec->k8s_namespace);
+	cell[COL_POD] = dash(rec->pod);
+	cell[COL_CT] = dash(rec->container);
+	cell[COL_POLICY] = dash(rec->policy);
+	cell[COL_BYPASS] = enforce_bypass_token(
+		enforce_bypass_state(rec->bypass, rec->progs.bypass_active));
+}
+
+static void row_counts(const struct sh_counters *c, uint64_t n[4])
+{
+	n[0] = c->v[SH_CNT_SOCK_CREATED];
+	n[1] = c->v[SH_CNT_SOCK_DENIED] + c->v[SH_CNT_SET_DENIED] +
+	       c->v[SH_CNT_GET_DENIED];
+	n[2] = c->v[SH_CNT_SET_CLAMPED];
+	n[3] = c->v[SH_CNT_SET_FORCED] + c->v[SH_CNT_GET_FORCED];
+}
+
+static const char *const headers[COL_TEXTS] = { "ID",	  "NAMESPACE",
+						"POD",	  "CONTAINER",
+						"POLICY", "BYPASS" };
+
+static void print_table(const struct enforce_row *rows, size_t nr)
+{
+	int w[COL_TEXTS];
+	char id[SH_MAX_ID_LEN + 1];
+	const char *cell[COL_TEXTS];
+	uint64_t n[4];
+
+	for (int c = 0; c < COL_TEXTS; c++)
+		w[c] = (int)strlen(headers[c]);
+	for (size_t i = 0; i < nr; i++) {
+		row_cells(&rows[i], id, cell);
+		for (int c = 0; c < COL_TEXTS; c++)
+			if ((int)strlen(cell[c]) > w[c])
+				w[c] = (int)strlen(cell[c]);
+	}
+	for (int c = 0; c < COL_TEXTS; c++)
+		printf("%-*s  ", w[c], headers[c]);
+	printf("SOCKETS  DENIED  CLAMPED  FORCED\n");
+	for (size_t i = 0; i < nr; i++) {
+		row_cells(&rows[i], id, cell);
+		row_counts(&rows[i].c, n);
+		for (int c = 0; c < COL_TEXTS; c++)
+			printf("%-*s  ", w[c], cell[c]);
+		printf("%7llu  %6llu  %7llu  %6llu\n", (unsigned long long)n[0],
+		       (unsigned long long)n[1], (unsigned long long)n[2],
+		       (unsigned long long)n[3]);
+	}
+}
+
+static void print_head(const struct enforce_row *row)
+{
+	const struct sh_record *rec = &row->rec;
+
+	printf("%s\n", rec->id);
+	printf("  namespace: %s\n  pod:       %s\n  container: %s\n",
+	       dash(rec->k8s_namespace), dash(rec->pod), dash(rec->container));
+	printf("  cgroup:    %s%s%s\n", rec->cg.rel,
+	       rec->cg.created ? " (made by the hook)" : "",
+	       row->live ? "" : " (gone: stale record)");
+	printf("  policy:    %s (from %s)\n", dash(rec->policy),
+	       rec->policy_source);
+	printf("  bypass:    %s (from %s)%s\n", rec->bypass ? "on" : "off",
+	       rec->bypass_source,
+	       rec->bypass && !rec->progs.bypass_active ?
+		       ", not supported by this kernel" :
+		       "");
+	printf("  mode:      %s (from %s)%s\n",
+	       rec->audit ? "audit" : "enforce", dash(rec->mode_source),
+	       rec->audit ? ": counts what it would do, applies nothing" : "");
+	if (rec->footprint[0])
+		printf("  record:    '%s': its recording goes to %s/%s when it is gone "
+		       "(record %s shows it now)\n",
+		       rec->footprint, rec->footprint_dir, rec->footprint,
+		       rec->id);
+}
+
+static void print_exec(const struct sh_record *rec)
+{
+	struct caveats_input in = { .rec = rec, .live = true };
+	struct caveats cav;
+
+	if (!rec->cg.created) {
+		printf("  exec:      policed (exec joins the container's cgroup)\n");
+		return;
+	}
+	caveats_collect(&in, &cav);
+	printf("  exec:      %s\n", cav.c[0].text);
+}
+
+/* Audit mode: "    would deny SOL_SOCKET SO_MARK (setsockopt): 3". */
+static void print_would_have(const struct enforce_row *row)
+{
+	char text[256];
+
+	if (!row->rec.audit)
+		return;
+	if (!row->wh) {
+		printf("  would have: unknown (cannot read the counters)\n");
+		return;
+	}
+	printf("  would have:%s\n", row->wh->nr ? "" : " nothing");
+	for (int i = 0; i < row->wh->nr; i++) {
+		audit_mode_text(&row->wh->e[i], text, sizeof(text));
+		printf("    %s: %llu\n", text,
+		       (unsigned long long)row->wh->e[i].n);
+	}
+}
+
+static void print_counters(const struct enforce_row *row)
+{
+	const struct sh_record *rec = &row->rec;
+
+	printf("  programs: ");
+	for (int i = 0; i < rec->progs.nr; i++)
+		printf(" %s=%u", kind_type_name(rec->progs.prog[i].type),
+		       rec->progs.prog[i].id);
+	printf("\n  counters: ");
+	for (int i = 0; i < SH_CNT_MAX; i++)
+		if (row->c.v[i])
+			printf(" %s=%llu", counters_names[i],
+			       (unsigned long long)row->c.v[i]);
+	printf("\n");
+	print_would_have(row);
+}
+
+static void print_prog(const struct enforce_row *row,
+		       const struct enforce_view *e, int k)
+{
+	const struct drift_kind *dk = &row->drift.kind[k];
+	char text[SH_ENFORCE_TEXT_MAX + SH_ERROR_MSG_MAX];
+
+	enforce_prog_rules(row, e, k, text, sizeof(text));
+	printf("    %s", kind_type_name(dk->type));
+	if (!row->live || row->drift_err || !dk->nr_ours)
+		printf(" (record says prog %u: %s)", dk->recorded,
+		       enforce_prog_state(row, dk));
+	for (int i = 0; i < dk->nr_ours; i++)
+		printf(" prog %u", dk->ours[i]);
+	printf(" on %s: %s\n", row->rec.cg.rel, text);
+}
+
+static void print_drift(const struct enforce_row *row)
+{
+	struct json_object *arr = enforce_drift_json(row);
+	size_t n = json_object_array_length(arr);
+
+	printf("  drift:%s\n", n ? "" : "     none");
+	for (size_t i = 0; i < n; i++)
+		printf("    %s\n", json_object_get_string(
+					   json_object_array_get_idx(arr, i)));
+	json_object_put(arr);
+}
+
+static void print_enforcement(const struct status_show *show,
+			      const struct enforce_row *row)
+{
+	struct enforce_view e;
+	int shown = 0;
+
+	enforce_view_of(&show->rules, row, &e);
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		shown += enforce_kind_shown(row, k);
+	printf("  enforced by:%s\n", shown ? "" : " no program");
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (enforce_kind_shown(row, k))
+			print_prog(row, &e, k);
+	if (!e.rules_known)
+		printf("  rules:     unknown: %s\n", e.rules_why);
+	else if (row->rec.policy[0])
+		printf("  rules:     policy %s as %s has it now%s\n",
+		       row->rec.policy, show->rules.cfg.path,
+		       row->rec.audit ? " (audit mode: counted, not applied)" :
+					"");
+	printf("  bypass-prot-mem: %s\n", enforce_bypass_text(e.bypass));
+	print_drift(row);
+	printf("  caveats:%s\n", e.cav.nr ? "" : "   none");
+	for (int i = 0; i < e.cav.nr; i++)
+		printf("    [%s] %s\n", e.cav.c[i].id, e.cav.c[i].text);
+}
+
+static void print_detail(const struct status_show *show,
+			 const struct enforce_row *row)
+{
+	print_head(row);
+	print_exec(&row->rec);
+	print_counters(row);
+	print_enforcement(show, row);
+}
+
+static int status_show(const struct status_show *show,
+		       const struct enforce_row *rows, size_t nr)
+{
+	if (show->json)
+		return show_json(show, rows, nr);
+	if (!nr && !show->one && !show->filtered) {
+		printf("no containers are managed by the hook\n");
+		return 0;
+	}
+	if (show->one && nr == 1) {
+		print_detail(show, &rows[0]);
+		return 0;
+	}
+	print_table(rows, nr);
+	for (size_t i = 0; i < nr; i++) {
+		printf("\n");
+		print_detail(show, &rows[i]);
+	}
+	return 0;
+}
+
+static int usage_error(const struct status_options *opts, const char *opt)
+{
+	const char *v = filter_value(&opts->filter, opt);
+
+	log_error(
+		"status %s %s: not a valid name (a letter or digit, then letters, digits, '-', '_' or '.')",
+		opt, LOG_Q(v));
+	return CMD_USAGE;
+}
+
+static int list(struct status_ctx *ctx, struct sh_error *err)
+{
+	/* An unsafe state directory is one line of its own. */
+	int r = state_dir_check(err);
+
+	if (r)
+		return r;
+	r = state_foreach(collect, ctx);
+	if (r)
+		return error_errno(err, r, "cannot list %s", state_dir());
+	if (ctx->opts->id && !ctx->seen)
+		return error_set(err, -ENOENT,
+				 "no container '%.64s' is managed by the hook",
+				 ctx->opts->id);
+	return 0;
+}
+
+static bool filtered(const struct cmd_status_filter *f)
+{
+	return f->k8s_namespace || f->pod || f->container || f->policy;
+}
+
+static int status(const struct status_options *opts)
+{
+	struct status_ctx ctx = { .opts = opts };
+	struct status_show show = { .json = opts->json };
+	struct sh_error err = { 0 };
+	const char *bad = cmd_status_bad_filter(&opts->filter);
+	int r;
+
+	if (bad)
+		return usage_error(opts, bad);
+	r = list(&ctx, &err);
+	if (r) {
+		free(ctx.rows);
+		error_report(&err, r);
+		return r;
+	}
+	for (size_t i = 0; i < ctx.nr; i++)
+		probe_row(&ctx.rows[i]);
+	if (ctx.nr)
+		load_rules(opts, &show.rules);
+	show.one = opts->id != NULL;
+	show.filtered = filtered(&opts->filter);
+	r = status_show(&show, ctx.rows, ctx.nr);
+	if (show.rules.cfg_ok)
+		config_free(&show.rules.cfg);
+	free_rows(ctx.rows, ctx.nr);
+	return r;
+}
+
+enum {
+	OPT_NAMESPACE = CLI_OPT_OWN,
+	OPT_POD,
+	OPT_CONTAINER,
+	OPT_POLICY,
+};
+
+static int run(const struct cli_command *cmd, const struct cli_global *global,
+	       int argc, char **argv)
+{
+	struct status_options opts = { 0 };
+	struct cmd_status_filter *f = &opts.filter;
+	struct cli_parser p;
+	int id;
+
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0) {
+		if (id == OPT_NAMESPACE)
+			f->k8s_namespace = p.value;
+		else if (id == OPT_POD)
+			f->pod = p.value;
+		else if (id == OPT_CONTAINER)
+			f->container = p.value;
+		else if (id == OPT_POLICY)
+			f->policy = p.value;
+	}
+	if (id)
+		return cli_exit(id);
+	opts.config = p.config;
+	opts.json = p.json;
+	opts.id = p.nr_operands ? p.operand[0] : NULL;
+	return status(&opts);
+}
+
+static const struct cli_option options[] = {
+	CLI_CONFIG,
+	CLI_JSON,
+	{ OPT_NAMESPACE, "namespace", "NS",
+	  "only containers in Kubernetes namespace NS" },
+	{ OPT_POD, "pod", "POD", "only containers of pod POD" },
+	{ OPT_CONTAINER, "container", "NAME", "only containers named NAME" },
+	{ OPT_POLICY, "policy", "POLICY",
+	  "only containers under policy POLICY" },
+	{ 0 },
+};
+
+const struct cli_command cmd_status_command = {
+	.name = "status",
+	.operands = "[ID]",
+	.max_operands = 1,
+	.summary = "the containers the hook manages, and what enforces what",
+	.description =
+		"A table (id, namespace, pod, container, policy, bypass, counters),\n"
+		"then per container: the programs the kernel has on its cgroup, the\n"
+		"rules they carry, bypass-prot-mem, drift from the record, and the\n"
+		"caveats that apply to it. Filters are exact and combine; no match\n"
+		"is an empty table ([] with --json) and exit 0; an invalid name is\n"
+		"a usage error. With ID (a full container id), that container only.\n",
+	.options = options,
+	.run = run,
+};

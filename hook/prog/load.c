@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A container's programs: the policy is frozen into .rodata (sock_create)
+ * or into a frozen, read-only-to-BPF hash map (sockopt). Containers with
+ * the same policy share one copy, found through share.c and verified by
+ * the policy hash in .rodata, or pinned by `preload`; otherwise a copy is
+ * loaded here. A copy loaded here is not pinned: the kernel frees it when
+ * its last cgroup goes.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "audit_mode_map.h"
+#include "bpf_build_id.h"
+#include "cleanup.h"
+#include "getsockopt.skel.h"
+#include "load.h"
+#include "log.h"
+#include "pin.h"
+#include "setsockopt.skel.h"
+#include "share.h"
+#include "sock_create.skel.h"
+
+#define SHARE_CHECK(skel, prog)                                              \
+	{                                                                    \
+		.prog_name = prog,                                           \
+		.rodata_size = sizeof(struct skel##__rodata),                \
+		.hash_offset = offsetof(struct skel##__rodata, policy_hash), \
+	}
+
+void load_init(struct sh_loaded *l)
+{
+	memset(l, 0, sizeof(*l));
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		l->fd[k] = -1;
+	l->pins = -1;
+}
+
+static uint64_t rules_hash(uint64_t h, const struct sh_rule_entry *rules,
+			   size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h = share_hash(h, &rules[i].key, sizeof(rules[i].key));
+		h = share_hash(h, &rules[i].rule, sizeof(rules[i].rule));
+	}
+	return h;
+}
+
+/* Record mode: the policy an unpoliced container is recorded under. */
+static const struct sh_policy load_empty = { .name = "" };
+
+/* The footprint table: full size when recording, else one entry the
+ * verifier never sees touched. */
+static int footprint_size(struct bpf_map *map, bool on)
+{
+	return bpf_map__set_max_entries(map, on ? SH_FP_MAX : 1);
+}
+
+/* A recording copy has its own tables: it must never be found by a
+ * container that does not record (the hash differs), and is never looked
+ * up by one that does (see obtain()). Other copies hash as they did. */
+static uint64_t footprint_hash(uint64_t h, bool on)
+{
+	return on ? share_hash(h, "record", 6) : h;
+}
+
+/* Audit mode copies never pass for enforce ones, nor the other way round;
+ * enforce copies hash as they always did. */
+static uint64_t audit_hash(uint64_t h, bool audit)
+{
+	return audit ? share_hash(h, "audit", 5) : h;
+}
+
+/* The would-have storage: full size in audit mode, else a token 8 bytes
+ * the verifier never sees touched. */
+static int size_would_have(struct bpf_map *map, bool audit)
+{
+	return bpf_map__set_value_size(
+		map, audit ? sizeof(struct sh_would_have) : sizeof(__u64));
+}
+
+static uint64_t sock_hash(const struct sh_policy *p, bool bypass)
+{
+	uint64_t h = share_hash(SH_BPF_BUILD_ID, "sock", 4);
+
+	p = p ? p : &load_empty;
+	h = share_hash(h, &bypass, sizeof(bypass));
+	h = share_hash(h, &p->nr_deny, sizeof(p->nr_deny));
+	h = share_hash(h, p->deny, sizeof(p->deny[0]) * p->nr_deny);
+	h = share_hash(h, &p->has_mark, sizeof(p->has_mark));
+	h = share_hash(h, &p->mark, sizeof(p->mark));
+	h = share_hash(h, &p->has_priority, sizeof(p->has_priority));
+	return share_hash(h, &p->priority, sizeof(p->priority));
+}
+
+static void fill_sock_rodata(struct sock_create_bpf *skel,
+			     const struct sh_policy *p)
+{
+	if (!p)
+		return;
+	skel->rodata->nr_deny_rules = p->nr_deny;
+	for (__u32 i = 0; i < p->nr_deny; i++)
+		skel->rodata->deny_rules[i] = p->deny[i];
+	skel->rodata->set_mark = p->has_mark;
+	skel->rodata->mark = p->mark;
+	skel->rodata->set_priority = p->has_priority;
+	skel->rodata->priority = p->priority;
+}
+
+static int load_sock_create(const struct sh_effective *eff, bool bypass,
+			    struct sh_loaded *l)
+{
+	struct sock_create_bpf *skel = sock_create_bpf__open();
+	int r;
+
+	if (!skel)
+		return -errno;
+	fill_sock_rodata(skel, eff->policy);
+	skel->rodata->policy_hash = l->hash[SH_PROG_SOCK];
+	skel->rodata->footprint_on = l->footprint;
+	skel->rodata->audit_mode = l->audit;
+	r = size_would_have(skel->maps.would_have, l->audit);
+	if (r) {
+		sock_create_bpf__destroy(skel);
+		return r;
+	}
+	bpf_program__set_autoload(skel->progs.sh_sock_create, !bypass);
+	bpf_program__set_autoload(skel->progs.sh_sock_bypass, bypass);
+	r = footprint_size(skel->maps.footprint, l->footprint);
+	if (!r)
+		r = sock_create_bpf__load(skel);
+	if (r) {
+		sock_create_bpf__destroy(skel);
+		return r;
+	}
+	l->sock = skel;
+	l->fd[SH_PROG_SOCK] =
+		bpf_program__fd(bypass ? skel->progs.sh_sock_bypass :
+					 skel->progs.sh_sock_create);
+	l->fresh[SH_PROG_SOCK] = true;
+	return 0;
+}
+
+static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
+			      struct sh_loaded *l)
+{
+	const struct share_check chk = SHARE_CHECK(
+		sock_create_bpf, bypass ? "sh_sock_bypass" : "sh_sock_create");
+	int fd;
+
+	l->bypass = bypass;
+	l->hash[SH_PROG_SOCK] = footprint_hash(
+		audit_hash(sock_hash(eff->policy, bypass), l->audit),
+		l->footprint);
+	fd = l->footprint ? -ENOENT :
+			    share_find(l->pins, kind_get(SH_PROG_SOCK)->name,
+				       l->hash[SH_PROG_SOCK], &chk,
+				       &l->pinned[SH_PROG_SOCK]);
+	if (fd >= 0) {
+		l->fd[SH_PROG_SOCK] = fd;
+		return 0;
+	}
+	return load_sock_create(eff, bypass, l);
+}
+
+/* Every action, domain and form the rules use: the programs' other paths
+ * are dead code to the verifier. */
+static __u32 rules_uses(const struct sh_rule_entry *rules, size_t n)
+{
+	__u32 uses = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sh_opt_rule *r = &rules[i].rule;
+
+		uses |= SH_USES_ACTION(r->action) | SH_USES_DOMAIN(r->domain) |
+			SH_USES_SHORT(r->short_read) | SH_USES_GET(r->get_form);
+	}
+	return uses;
+}
+
+/* The programs see at most a page of optval: the running kernel's page. */
+static __u32 kernel_page_size(void)
+{
+	return (__u32)sysconf(_SC_PAGESIZE);
+}
+
+static uint64_t sockopt_hash(const char *kind,
+			     const struct sh_rule_entry *rules, size_t n)
+{
+	__u32 page = kernel_page_size();
+	uint64_t h = share_hash(SH_BPF_BUILD_ID, kind, strlen(kind));
+
+	h = share_hash(h, &page, sizeof(page));
+	return rules_hash(h, rules, n);
+}
+
+/* Filled once, then frozen: a copy shared by containers must not change. */
+static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
+		      size_t n, bool audit)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct sh_opt_rule rule = rules[i].rule;
+		int r;
+
+		/* Audit mode: rule i counts in slot i, the rest in one. */
+		if (audit)
+			rule.audit_slot = i < SH_WH_RULES ? i : SH_WH_RULES;
+		r = bpf_map__update_elem(map, &rules[i].key,
+					 sizeof(rules[i].key), &rule,
+					 sizeof(rule), BPF_NOEXIST);
+		if (r)
+			return r;
+	}
+	return bpf_map_freeze(bpf_map__fd(map)) ? -errno : 0;
+}
+
+/* The part both sockopt objects share: size, load, fill and freeze. */
+static int load_rules_object(struct bpf_object_skeleton *s,
+			     struct bpf_map *rules, struct bpf_map *would_have,
+			     const struct sh_rule_entry *entries, size_t n,
+			     bool audit)
+{
+	int r = bpf_map__set_max_entries(rules, n ? n : 1);
+
+	if (!r)
+		r = size_would_have(would_have, audit);
+	if (!r)
+		r = bpf_object__load_skeleton(s);
+	if (!r)
+		r = fill_rules(rules, entries, n, audit);
+	return r;
+}
+
+static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
+{
+	struct setsockopt_bpf *skel = setsockopt_bpf__open();
+	int r;
+
+	if (!skel)
+		return -errno;
+	skel->rodata->default_deny = p->default_deny;
+	skel->rodata->rule_uses = rules_uses(p->set_rules, p->nr_set);
+	skel->rodata->page_size = kernel_page_size();
+	skel->rodata->policy_hash = l->hash[SH_PROG_SET];
+	skel->rodata->footprint_on = l->footprint;
+	skel->rodata->audit_mode = l->audit;
+	r = footprint_size(skel->maps.footprint, l->footprint);
+	if (!r)
+		r = load_rules_object(skel->skeleton, skel->maps.rules,
+				      skel->maps.would_have, p->set_rules,
+				      p->nr_set, l->audit);
+	if (r) {
+		setsockopt_bpf__destroy(skel);
+		return r;
+	}
+	l->set = skel;
+	l->fd[SH_PROG_SET] = bpf_program__fd(skel->progs.sh_setsockopt);
+	l->fresh[SH_PROG_SET] = true;
+	return 0;
+}
+
+static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
+{
+	struct getsockopt_bpf *skel = getsockopt_bpf__open();
+	int r;
+
+	if (!skel)
+		return -errno;
+	skel->rodata->rule_uses = rules_uses(p->get_rules, p->nr_get);
+	skel->rodata->page_size = kernel_page_size();
+	skel->rodata->policy_hash = l->hash[SH_PROG_GET];
+	skel->rodata->footprint_on = l->footprint;
+	skel->rodata->audit_mode = l->audit;
+	r = footprint_size(skel->maps.footprint, l->footprint);
+	if (!r)
+		r = load_rules_object(skel->skeleton, skel->maps.rules,
+				      skel->maps.would_have, p->get_rules,
+				      p->nr_get, l->audit);
+	if (r) {
+		getsockopt_bpf__destroy(skel);
+		return r;
+	}
+	l->get = skel;
+	l->fd[SH_PROG_GET] = bpf_program__fd(skel->progs.sh_getsockopt);
+	l->fresh[SH_PROG_GET] = true;
+	return 0;
+}
+
+/* A live copy with the same policy if there is one, else a fresh load. */
+static int obtain(enum sh_prog_kind kind, uint64_t hash,
+		  const struct share_check *chk, const struct sh_policy *p,
+		  struct sh_loaded *l)
+{
+	int fd;
+
+	hash = footprint_hash(audit_hash(hash, l->audit), l->footprint);
+	l->hash[kind] = hash;
+	fd = l->footprint ? -ENOENT :
+			    share_find(l->pins, kind_get(kind)->name, hash, chk,
+				       &l->pinned[kind]);
+	if (fd >= 0) {
+		l->fd[kind] = fd;
+		return 0;
+	}
+	return kind == SH_PROG_SET ? load_setsockopt(p, l) :
+				     load_getsockopt(p, l);
+}
+
+static int obtain_setsockopt(const struct sh_effective *eff,
+			     struct sh_loaded *l)
+{
+	const struct share_check chk =
+		SHARE_CHECK(setsockopt_bpf, "sh_setsockopt");
+	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
+	uint64_t h = sockopt_hash("set", p->set_rules, p->nr_set);
+
+	h = share_hash(h, &p->default_deny, sizeof(p->default_deny));
+	return obtain(SH_PROG_SET, h, &chk, p, l);
+}
+
+static int obtain_getsockopt(const struct sh_effective *eff,
+			     struct sh_loaded *l)
+{
+	const struct share_check chk =
+		SHARE_CHECK(getsockopt_bpf, "sh_getsockopt");
+	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
+
+	return obtain(SH_PROG_GET, sockopt_hash("get", p->get_rules, p->nr_get),
+		      &chk, p, l);
+}
+
+static bool unsupported(int r)
+{
+	/* Verifier refusals; 524 is the kernel's ENOTSUPP. */
+	return r == -EINVAL || r == -EACCES || r == -EOPNOTSUPP || r == -524;
+}
+
+int load_probe_bypass(void)
+{
+	struct sh_effective none = { 0 };
+	struct sh_loaded l;
+	int r;
+
+	load_init(&l);
+	r = obtain_sock_create(&none, true, &l);
+	load_free(&l);
+	if (!r)
+		return 1;
+	return unsupported(r) ? 0 : r;
+}
+
+static int refuse_bypass(const struct sh_effective *eff, struct sh_error *err)
+{
+	char src[SH_SOURCE_TEXT_MAX];
+
+	policy_source_text(eff, true, src, sizeof(src));
+	error_reason(err, "bypass_prot_mem_unsupported");
+	if (eff->bypass_source == SRC_ANNOTATION)
+		error_cause(err, eff->bypass_key, "true");
+	else
+		error_cause(err, NULL, src);
+	return error_set(
+		err, -EOPNOTSUPP,
+		"bypass-prot-mem is requested (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); refusing because on_unsupported is 'fail'",
+		src);
+}
+
+static int obtain_sock(const struct sh_effective *eff, enum on_unsupported on,
+		       struct sh_loaded *l, struct sh_error *err)
+{
+	struct sh_effective rest = *eff;
+	int r;
+
+	if (!eff->bypass)
+		return obtain_sock_create(eff, false, l);
+	r = obtain_sock_create(eff, true, l);
+	if (!r || !unsupported(r))
+		return r;
+	if (on == ON_UNSUPPORTED_FAIL)
+		return refuse_bypass(eff, err);
+	log_warn(
+		"bypass-prot-mem is requested but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19); starting without it (on_unsupported is 'warn')");
+	rest.bypass = false;
+	if (!policy_needs(&rest, SH_PROG_SOCK))
+		return 0;
+	return obtain_sock_create(&rest, false, l);
+}
+
+static int obtain_kind(const struct sh_effective *eff, enum on_unsupported on,
+		       enum sh_prog_kind kind, struct sh_loaded *l,
+		       struct sh_error *err)
+{
+	int r;
+
+	switch (kind) {
+	case SH_PROG_SOCK:
+		r = obtain_sock(eff, on, l, err);
+		break;
+	case SH_PROG_SET:
+		r = obtain_setsockopt(eff, l);
+		break;
+	default:
+		r = obtain_getsockopt(eff, l);
+		break;
+	}
+	if (r)
+		error_errno(err, r, "cannot load the %s program",
+			    kind_get(kind)->name);
+	return r;
+}
+
+/* Pins are an optimisation: a pin directory that is missing or refused
+ * only means loading here (with a warning for the refused one). */
+static int open_pins(void)
+{
+	struct sh_error err = { 0 };
+	int fd = pin_dir_open(false, &err);
+
+	if (fd < 0 && fd != -ENOENT)
+		log_warn("%s; loading the programs instead", err.msg);
+	return fd;
+}
+
+int load_policy(const struct sh_effective *eff, enum on_unsupported on,
+		struct sh_loaded *l, struct sh_error *err)
+{
+	int r = 0;
+
+	load_init(l);
+	l->footprint = eff->record[0] != '\0';
+	l->audit = eff->audit;
+	l->pins = open_pins();
+	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
+		if (policy_needs(eff, k))
+			r = obtain_kind(eff, on, k, l, err);
+	if (r)
+		load_free(l);
+	return r;
+}
+
+void load_free(struct sh_loaded *l)
+{
+	/* Shared copies came as plain fds; fresh ones belong to skeletons. */
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (l->fd[k] >= 0 && !l->fresh[k])
+			close(l->fd[k]);
+	sock_create_bpf__destroy(l->sock);
+	setsockopt_bpf__destroy(l->set);
+	getsockopt_bpf__destroy(l->get);
+	if (l->pins >= 0)
+		close(l->pins);
+	load_init(l);
+}

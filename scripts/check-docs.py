@@ -1,0 +1,290 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The documentation against what it documents (docs/development.md,
+"Documentation"): one line per drift, exit 1 if there is any.
+
+  - keys: every key of schemas/config.schema.json (dotted, "NAME" for a
+    policy name, "[]" for an array's items) is a term of the reference,
+    docs/man/oci-sockopt-hook.json.5.md, and every term there is a key;
+    each enum value appears there in quotes, each default as "default X"
+    (or the quoted value with "the default");
+  - commands: every command `oci-sockopt-hook --help` lists is a term of
+    docs/man/oci-sockopt-hook.1.md's COMMANDS and a row of README.md's
+    "## Commands" table, and neither names a command the binary lacks;
+    every option of the help's usage lines is a term of OPTIONS, and
+    where `oci-sockopt-hook CMD --help` works, every option it prints is
+    in CMD's entry;
+  - links: README.md has at most 300 lines and links every docs page;
+    every relative link of README.md and docs/ names a file that exists
+    and, with #anchor, a heading of that file.
+
+Usage: check-docs.py [SOURCE-DIR [BINARY]]   (default: . and build/oci-sockopt-hook)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+README_MAX_LINES = 300
+KEYS_PAGE = "docs/man/oci-sockopt-hook.json.5.md"
+COMMANDS_PAGE = "docs/man/oci-sockopt-hook.1.md"
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+# --- the schema's keys ----------------------------------------------------
+
+def resolve(schema, node):
+    while isinstance(node, dict) and "$ref" in node:
+        ref = node["$ref"]
+        if not ref.startswith("#/$defs/"):
+            raise ValueError(f"unsupported $ref {ref}")
+        node = schema["$defs"][ref[len("#/$defs/"):]]
+    return node
+
+
+def schema_keys(schema, node=None, prefix=""):
+    """{dotted key: its schema node} for every property, at every depth."""
+    node = resolve(schema, schema if node is None else node)
+    keys = {}
+    if node.get("type") == "array" and "items" in node:
+        return schema_keys(schema, node["items"], prefix + "[]")
+    for name, sub in node.get("properties", {}).items():
+        key = f"{prefix}.{name}" if prefix else name
+        keys[key] = resolve(schema, sub)
+        keys.update(schema_keys(schema, sub, key))
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict):
+        key = f"{prefix}.NAME"
+        keys[key] = resolve(schema, extra)
+        keys.update(schema_keys(schema, extra, key))
+    return keys
+
+
+# --- Markdown: sections, definition lists, tables, links ------------------
+
+def sections(text, level="#"):
+    """{heading: body} of the headings of one level."""
+    out, name, body = {}, None, []
+    for line in text.splitlines():
+        m = re.match(rf"^{level} (.+)$", line)
+        if m:
+            if name is not None:
+                out[name] = "\n".join(body)
+            name, body = m.group(1).strip(), []
+        elif name is not None:
+            body.append(line)
+    if name is not None:
+        out[name] = "\n".join(body)
+    return out
+
+
+def definitions(text):
+    """[(term line, definition text)] of the definition lists in text."""
+    lines = text.splitlines()
+    out = []
+    for i in range(1, len(lines)):
+        if lines[i].startswith(": ") and lines[i - 1].strip():
+            body = [lines[i][2:]]
+            for more in lines[i + 1:]:
+                if not more.strip() or more.startswith(": "):
+                    break
+                body.append(more)
+            out.append((lines[i - 1], " ".join(body)))
+    return out
+
+
+def bold(term):
+    return [b.replace("\\", "") for b in re.findall(r"\*\*(.+?)\*\*", term)]
+
+
+def github_anchor(heading):
+    text = re.sub(r"[`*]|\[|\]\([^)]*\)", "", heading).strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors(text):
+    seen, out = {}, set()
+    in_code = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        m = None if in_code else re.match(r"^#{1,6} (.+)$", line)
+        if m:
+            a = github_anchor(m.group(1))
+            n = seen.get(a, 0)
+            seen[a] = n + 1
+            out.add(a if n == 0 else f"{a}-{n}")
+    return out
+
+
+def links(text):
+    """Relative link targets of a Markdown text, outside code."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if not re.match(r"^[a-z]+:", target):
+            yield target
+
+
+# --- the checks -----------------------------------------------------------
+
+def check_keys(top):
+    schema = json.loads(read(os.path.join(top, "schemas/config.schema.json")))
+    want = schema_keys(schema)
+    page = read(os.path.join(top, KEYS_PAGE))
+    have = {}
+    for term, body in definitions(sections(page).get("KEYS", "")):
+        names = bold(term)
+        if names:
+            have[names[0]] = body
+    bad = [f"{KEYS_PAGE}: lacks the schema key {k}" for k in want
+           if k not in have]
+    bad += [f"{KEYS_PAGE}: {k} is no key of schemas/config.schema.json"
+            for k in have if k not in want]
+    for key, node in want.items():
+        body = have.get(key)
+        if body is None:
+            continue
+        for value in node.get("enum", []):
+            if f'"{value}"' not in body:
+                bad.append(f'{KEYS_PAGE}: {key} does not name "{value}"')
+        if "default" in node and node["default"] != "":
+            d = node["default"]
+            d = json.dumps(d) if isinstance(d, bool) else str(d)
+            if (f"default {d}" not in body and
+                    f'"{d}" (the default)' not in body):
+                bad.append(f"{KEYS_PAGE}: {key} does not say its default {d}")
+    return bad
+
+
+def help_text(binary, *args):
+    try:
+        r = subprocess.run([binary, *args, "--help"], capture_output=True,
+                           text=True, timeout=10, check=False)
+    except OSError as e:
+        return None, str(e)
+    return (r.stdout if r.returncode == 0 else None), r.stderr
+
+
+def binary_commands(text):
+    """The commands and usage options `--help` prints."""
+    cmds, opts, in_cmds = [], set(), False
+    for line in text.splitlines():
+        if line.rstrip().endswith("Commands:"):
+            in_cmds = True
+            continue
+        if in_cmds:
+            m = re.match(r"^\s+([A-Za-z][\w-]*)\s", line + " ")
+            if m:
+                cmds.append(m.group(1))
+            elif not line.strip() and cmds:
+                in_cmds = False
+        elif line.lstrip().startswith(("Usage:", "oci-sockopt-hook")):
+            opts.update(re.findall(r"--[a-z][a-z-]*", line))
+    return cmds, opts
+
+
+def readme_commands(readme):
+    table = sections(readme, "##").get("Commands", "")
+    out = set()
+    for row in table.splitlines():
+        if not row.startswith("|") or set(row) <= set("|-: "):
+            continue
+        first = row.split("|")[1]
+        for span in re.findall(r"`([^`]+)`", first):
+            word = span.replace("oci-sockopt-hook", "").split()
+            if word and not word[0].startswith("-") and word[0] != "command":
+                out.add(word[0])
+    return out
+
+
+def check_commands(top, binary):
+    text, err = help_text(binary)
+    if text is None:
+        return [f"{binary} --help failed: {err.strip()}"]
+    cmds, usage_opts = binary_commands(text)
+    if not cmds:
+        return [f"{binary} --help lists no commands"]
+    page = read(os.path.join(top, COMMANDS_PAGE))
+    secs = sections(page)
+    entries = {}
+    for term, body in definitions(secs.get("COMMANDS", "")):
+        for name in bold(term):
+            if not name.startswith("-"):
+                entries[name] = term + " " + body
+    options = {bold(t)[0] for t, _ in definitions(secs.get("OPTIONS", ""))
+               if bold(t)}
+    readme = readme_commands(read(os.path.join(top, "README.md")))
+    bad = []
+    for c in cmds:
+        if c not in entries:
+            bad.append(f"{COMMANDS_PAGE}: COMMANDS lacks {c}")
+        if c not in readme:
+            bad.append(f"README.md: the Commands table lacks {c}")
+        sub, _ = help_text(binary, c)
+        if sub and c in entries:
+            for opt in sorted(set(re.findall(r"--[a-z][a-z-]*", sub))):
+                if opt != "--help" and opt not in entries[c]:
+                    bad.append(f"{COMMANDS_PAGE}: {c} lacks its option {opt}")
+    bad += [f"{COMMANDS_PAGE}: {c} is no command of {binary}"
+            for c in entries if c not in cmds]
+    bad += [f"README.md: the Commands table names {c}, no command of {binary}"
+            for c in sorted(readme) if c not in cmds]
+    bad += [f"{COMMANDS_PAGE}: OPTIONS lacks {o}" for o in sorted(usage_opts)
+            if o not in options]
+    return bad
+
+
+def check_links(top):
+    readme_path = os.path.join(top, "README.md")
+    readme = read(readme_path)
+    bad = []
+    n = len(readme.splitlines())
+    if n > README_MAX_LINES:
+        bad.append(f"README.md: {n} lines, more than {README_MAX_LINES}")
+    pages = []
+    for d, _, files in os.walk(os.path.join(top, "docs")):
+        pages += [os.path.join(d, f) for f in files if f.endswith(".md")]
+    linked = {os.path.normpath(os.path.join(top, t.split("#")[0]))
+              for t in links(readme) if t.split("#")[0]}
+    bad += [f"README.md: no link to {os.path.relpath(p, top)}"
+            for p in sorted(pages) if os.path.normpath(p) not in linked]
+    for src in [readme_path] + sorted(pages):
+        text = read(src)
+        for target in links(text):
+            path, _, anchor = target.partition("#")
+            dest = (os.path.normpath(os.path.join(os.path.dirname(src), path))
+                    if path else src)
+            where = os.path.relpath(src, top)
+            if not os.path.exists(dest):
+                bad.append(f"{where}: link to {target}: no such file")
+            elif anchor and dest.endswith(".md") and \
+                    anchor not in anchors(read(dest)):
+                bad.append(f"{where}: link to {target}: no such heading")
+    return bad
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) > 2 or (args and args[0] in ("-h", "--help")):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    top = args[0] if args else "."
+    binary = args[1] if len(args) > 1 else os.path.join(
+        top, "build", "oci-sockopt-hook")
+    bad = check_keys(top) + check_commands(top, binary) + check_links(top)
+    for line in bad:
+        print(line)
+    print(f"docs: {len(bad)} drift(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The documentation against what it documents (scripts/check-docs.py,
+# docs/development.md "Documentation"): every key of the config schema is
+# in oci-sockopt-hook.json(5) and nothing else is, with its enum values and
+# default; every command of `oci-sockopt-hook --help` is in
+# oci-sockopt-hook(1) and in the README's Commands table and nothing else
+# is; the README stays within 300 lines and links every docs page; every
+# relative link and anchor resolves. The check runs on the tree (it must
+# pass), then on copies broken one way each (it must name the break), so
+# that each of its checks is shown to fail. Both man pages render with
+# go-md2man and man without a warning. Needs no root.
+# shellcheck source-path=SCRIPTDIR
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+top=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
+BIN=$BUILD/oci-sockopt-hook
+CHECK=$top/scripts/check-docs.py
+[ -x "$BIN" ] || tap_skip_all "hook not built: $BIN (run make)"
+for cmd in python3 go-md2man man; do
+	command -v "$cmd" >/dev/null || tap_skip_all "$cmd is not installed (scripts/deps.sh)"
+done
+
+T=$(mktemp -d /tmp/sockopt-hook-docs.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+
+out=$("$CHECK" "$top" "$BIN" 2>&1)
+tap_ok $? "check-docs.py: the docs, man pages, schema, binary and README agree" ||
+	tap_diag "$out"
+tap_is "$(tail -n 1 <<<"$out")" "docs: 0 drift(s)" "check-docs.py reports no drift"
+tap_like "$(wc -l <"$top/README.md")" '^ *([0-9]|[0-9][0-9]|[12][0-9][0-9]|300)$' \
+	"README.md has at most 300 lines"
+
+# copy: a tree of its own for one broken variant, sharing what it does not
+# edit. Sets C.
+copy()
+{
+	local f
+
+	C=$T/$1
+	mkdir -p "$C"
+	for f in "$top"/* "$top"/.[!.]*; do
+		case $(basename "$f") in
+		README.md | docs | schemas) cp -a "$f" "$C/" ;;
+		build | .git) ;;
+		*) ln -s "$f" "$C/" ;;
+		esac
+	done
+}
+
+# insert_before FILE LINE TEXT: TEXT and an empty line before the line LINE.
+insert_before()
+{
+	python3 - "$@" <<'PY'
+import sys
+path, line, text = sys.argv[1:]
+t = open(path).read()
+assert "\n" + line + "\n" in t, line
+t = t.replace("\n" + line + "\n", "\n" + text + "\n" + line + "\n", 1)
+open(path, "w").write(t)
+PY
+}
+
+# broken WANT [BINARY] DESC: check-docs.py on the copy $C fails, naming WANT.
+broken()
+{
+	local got rc
+
+	got=$("$CHECK" "$C" "${2:-$BIN}" 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] && [[ $got == *"$1"* ]]
+	tap_ok $? "$3" || tap_diag "exit $rc, want a line with: $1" "$got"
+}
+
+K=docs/man/oci-sockopt-hook.json.5.md
+P=docs/man/oci-sockopt-hook.1.md
+
+copy no-key
+sed -i '/^\*\*log_format\*\*$/,/^$/d' "$C/$K"
+broken "$K: lacks the schema key log_format" "" "a schema key missing from the .5 page is a drift"
+
+copy extra-key
+insert_before "$C/$K" "# EFFECTIVE POLICY" $'**annotations.allow_everything**\n: Boolean.\n'
+broken "$K: annotations.allow_everything is no key of schemas/config.schema.json" "" \
+	"a .5 key the schema lacks is a drift"
+
+copy schema-key
+jq '.properties.annotations.properties.allow_everything = {"type": "boolean"}' \
+	"$top/schemas/config.schema.json" >"$C/schemas/config.schema.json"
+broken "$K: lacks the schema key annotations.allow_everything" "" \
+	"a key added to the schema alone is a drift"
+
+copy enum
+jq '.properties.on_unsupported.enum += ["ignore"]' "$top/schemas/config.schema.json" \
+	>"$C/schemas/config.schema.json"
+broken "$K: on_unsupported does not name \"ignore\"" "" "an enum value the .5 page does not name is a drift"
+
+copy default
+jq '.properties.log_level.default = "debug"' "$top/schemas/config.schema.json" \
+	>"$C/schemas/config.schema.json"
+broken "$K: log_level does not say its default debug" "" "a default the .5 page does not state is a drift"
+
+copy no-command
+sed -i '/^\*\*explain\*\* /,/^$/d' "$C/$P"
+broken "$P: COMMANDS lacks explain" "" "a command missing from the .1 page is a drift"
+
+copy readme-command
+# shellcheck disable=SC2016 # the backquotes are Markdown's
+sed -i '/^| `oci-sockopt-hook explain` /d' "$C/README.md"
+broken "README.md: the Commands table lacks explain" "" "a command missing from the README's table is a drift"
+
+copy extra-command
+# the binary, with one more command in its --help
+cat >"$T/fake-hook" <<EOF
+#!/bin/sh
+[ "\$*" = --help ] || exec "$BIN" "\$@"
+"$BIN" --help | sed '/^Commands:\$/a\\  frobnicate     a command no page names'
+EOF
+chmod +x "$T/fake-hook"
+broken "$P: COMMANDS lacks frobnicate" "$T/fake-hook" "a command of the binary that no page names is a drift"
+broken "README.md: the Commands table lacks frobnicate" "$T/fake-hook" \
+	"... and the README's table must name it too"
+
+copy stale-command
+insert_before "$C/$P" "# OPTIONS" $'**frobnicate**\n: Gone.\n'
+broken "$P: frobnicate is no command of" "" "a .1 command the binary lacks is a drift"
+
+copy long-readme
+seq 300 >>"$C/README.md"
+broken "README.md: $(($(wc -l <"$top/README.md") + 300)) lines, more than 300" "" \
+	"a README over 300 lines is a drift"
+
+copy unlinked
+echo "# A page" >"$C/docs/new-page.md"
+broken "README.md: no link to docs/new-page.md" "" "a docs page the README does not link is a drift"
+
+copy dead-link
+echo "See [the guide](nowhere.md) and [this](install.md#no-such-heading)." >>"$C/docs/config.md"
+broken "docs/config.md: link to nowhere.md: no such file" "" "a link to a missing file is a drift"
+broken "docs/config.md: link to install.md#no-such-heading: no such heading" "" \
+	"a link to a missing heading is a drift"
+
+for page in oci-sockopt-hook.1 oci-sockopt-hook.json.5; do
+	warn=$(go-md2man -in "$top/docs/man/$page.md" -out "$T/$page" 2>&1)
+	tap_is "$warn" "" "go-md2man renders docs/man/$page.md without a warning"
+	text=$(MANWIDTH=80 man -l "$T/$page" 2>/dev/null)
+	[[ $text == *$'\nNAME\n'* ]] && [[ $text == *$'\nSEE ALSO\n'* ]]
+	tap_ok $? "man -l renders $page with NAME and SEE ALSO" || tap_diag "$(head -20 <<<"$text")"
+	tap_is "$(MANWIDTH=80 man --warnings -l "$T/$page" 2>&1 >/dev/null)" "" \
+		"man --warnings -l $page: no groff warnings"
+done
+
+tap_done
