@@ -252,12 +252,14 @@ tap_ok $? "journald: MESSAGE says what happened"
 tap_is "$(audit_lines | grep -c .)" 1 "journald: log_file still gets its one audit line"
 
 # Issue 21: an oversized field is cut before it is added; the record is
-# not dropped whole. The policy annotation's value, 9000 bytes, is the
-# setting.
+# not dropped whole. The pod name, 9000 bytes (refused, and shown as it is
+# in the record: it is what the refusal is about), is the pod field.
 long=$(printf 'x%.0s' $(seq 9000))
 rm -f "$JDIR/journal/socket"
 journal_listen "$JDIR/journal/socket" "$JOUT" 20
-b=$(ct_bundle -c "$JSON" "${CRI[@]}" -a "sockopt-hook.io/policy=$long" jlong -- sockcheck all)
+b=$(ct_bundle -c "$JSON" -a io.kubernetes.cri.container-type=container \
+	-a io.kubernetes.cri.container-name=app -a "io.kubernetes.cri.sandbox-name=$long" \
+	-a io.kubernetes.cri.sandbox-namespace=shop jlong -- sockcheck all)
 CT_IDS+=("runc $(ct_id jlong)")
 # shellcheck disable=SC2016 # expanded by sh -c
 timeout -k 5 "$CT_TIMEOUT" unshare -m sh -c \
@@ -265,10 +267,10 @@ timeout -k 5 "$CT_TIMEOUT" unshare -m sh -c \
 	"$JDIR" "$b" "$(ct_id jlong)" </dev/null >"$CT_TMP/jlong.out" 2>"$CT_TMP/jlong.err"
 wait "$JPID"
 got=$(jq -c '{r: .OCI_SOCKOPT_HOOK_REASON, id: .OCI_SOCKOPT_HOOK_CONTAINER_ID,
-	n: (.OCI_SOCKOPT_HOOK_SETTING // "" | length),
-	cut: (.OCI_SOCKOPT_HOOK_SETTING // "" | endswith("xxx..."))}' "$JOUT" 2>/dev/null)
-tap_is "$got" "$(jq -cn --arg id "$(ct_id jlong)" '{r: "policy_unknown", id: $id, n: 259, cut: true}')" \
-	"journald: a 9000-byte setting arrives cut to 256 bytes and '...', with the other fields" ||
+	ns: .OCI_SOCKOPT_HOOK_NAMESPACE, n: (.OCI_SOCKOPT_HOOK_POD // "" | length),
+	cut: (.OCI_SOCKOPT_HOOK_POD // "" | endswith("xxx..."))}' "$JOUT" 2>/dev/null)
+tap_is "$got" "$(jq -cn --arg id "$(ct_id jlong)" '{r: "annotation_invalid", id: $id, ns: "shop", n: 259, cut: true}')" \
+	"journald: a 9000-byte pod name arrives cut to 256 bytes and '...', with the other fields" ||
 	tap_diag "received: $(head -c 600 "$JOUT" 2>/dev/null)"
 
 # Issue 21: journald's socket is there but refuses the record (nobody
