@@ -59,8 +59,16 @@ cri()
 		-a "io.kubernetes.cri.container-name=$3")
 }
 
-# recordings NAME: the recording files of record NAME, one a line.
-recordings() { find "$recdir/$1" -name '*.json' 2>/dev/null | sort; }
+# recordings NAME: the recording files of record NAME, one a line (and
+# record.dir/NAME-*.json, where a hook before issue 21 wrote them, so that
+# its output is checked too).
+recordings()
+{
+	{
+		find "$recdir/$1" -name '*.json'
+		find "$recdir" -maxdepth 1 -name "$1-*.json"
+	} 2>/dev/null | sort
+}
 out_val() { sed -n "s/^$1=//p" "$CT_OUT" | head -n 1; }
 
 # record NAME CONFIG SCRIPT [ANNOTATION...]: runs SCRIPT recorded as NAME
