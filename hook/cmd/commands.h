@@ -26,6 +26,7 @@ extern const struct cli_command cmd_record_command;
 /* Reached through `record merge`, not in the list of commands. */
 extern const struct cli_command cmd_record_merge_command;
 extern const struct cli_command cmd_preload_command;
+extern const struct cli_command cmd_nri_command;
 
 /* status's filters (--namespace, --pod, --container, --policy): exact
  * names, NULL for any. */
