@@ -164,13 +164,15 @@ static __always_inline int decide(struct bpf_sockopt *ctx)
 SEC("cgroup/getsockopt")
 int sh_getsockopt(struct bpf_sockopt *ctx)
 {
+	struct sh_fp_value *noted;
 	int verdict;
 
 	/* The zerocopy fast path must stay fast: no lookup, no copy. */
 	if (ctx->level == SOL_TCP && ctx->optname == TCP_ZEROCOPY_RECEIVE)
 		return 1;
+	noted = footprint_get(ctx); /* record mode */
 	verdict = decide(ctx);
-	footprint_get(ctx, verdict); /* record mode */
+	footprint_verdict(noted, verdict);
 	return verdict;
 }
 

@@ -203,12 +203,10 @@ static __always_inline int decide(struct bpf_sockopt *ctx)
 SEC("cgroup/setsockopt")
 int sh_setsockopt(struct bpf_sockopt *ctx)
 {
-	struct fp_call call;
-	int verdict;
+	struct sh_fp_value *noted = footprint_set(ctx); /* record mode */
+	int verdict = decide(ctx);
 
-	footprint_set_begin(ctx, &call); /* record mode */
-	verdict = decide(ctx);
-	footprint_set_end(&call, verdict);
+	footprint_verdict(noted, verdict);
 	return verdict;
 }
 

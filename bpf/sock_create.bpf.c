@@ -85,9 +85,10 @@ static __always_inline int decide(struct bpf_sock *sk)
 
 static __always_inline int apply_policy(struct bpf_sock *sk)
 {
+	struct sh_fp_value *noted = footprint_sock(sk); /* record mode */
 	int verdict = decide(sk);
 
-	footprint_sock(sk, verdict); /* record mode */
+	footprint_verdict(noted, verdict);
 	return verdict;
 }
 

@@ -168,12 +168,22 @@ static int fold_set(struct proposal *pr)
 	return 0;
 }
 
+/*
+ * Let through, and never refused: under one policy a call is refused every
+ * time or never, and the programs' plain stores can leave a count above 0
+ * for a refused call when two CPUs race, never a refused count at 0.
+ */
+static bool let_through(const struct sh_fp_value *v)
+{
+	return v->count && !v->refused;
+}
+
 static const struct footprint_entry *seen_set(const struct proposal *pr,
 					      int level, int optname)
 {
 	for (size_t i = 0; i < pr->nr_set; i++)
 		if (pr->set[i].key.a == level && pr->set[i].key.b == optname &&
-		    pr->set[i].v.count)
+		    let_through(&pr->set[i].v))
 			return &pr->set[i];
 	return NULL;
 }
@@ -298,7 +308,7 @@ static struct json_object *observed_rule(const struct proposal *pr,
 	const struct sh_rule_entry *re =
 		running_rule(pr, e->key.a, e->key.b, false);
 
-	if (!e->v.count || running_rule(pr, e->key.a, e->key.b, true))
+	if (!let_through(&e->v) || running_rule(pr, e->key.a, e->key.b, true))
 		return NULL; /* refused, or the operator's rule says */
 	if (!re || re->rule.action == SH_ACTION_ALLOW)
 		return seen_rule(e);
@@ -341,7 +351,8 @@ static struct json_object *set_rules(const struct proposal *pr)
 static bool made_sock(const struct footprint *fp, int family, int type)
 {
 	for (size_t i = 0; i < fp->nr; i++)
-		if (fp->e[i].key.kind == SH_FP_SOCK && fp->e[i].v.count &&
+		if (fp->e[i].key.kind == SH_FP_SOCK &&
+		    let_through(&fp->e[i].v) &&
 		    (family < 0 || fp->e[i].key.a == family) &&
 		    (type < 0 || fp->e[i].key.b == type))
 			return true;

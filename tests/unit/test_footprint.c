@@ -150,6 +150,9 @@ static void test_running(void)
 	add(SH_FP_SET, 1, 9, 0, 1, 1, 1);
 	/* Refused by an allow-list: never allowed. */
 	add_v(SH_FP_SET, 6, 1, 0, 1, 1, 1, 0, 3); /* TCP_NODELAY */
+	/* Refused, with a count two CPUs' plain stores left above 0. */
+	add_v(SH_FP_SET, 6, 9, 0, 1, 1, 1, 1, 1); /* TCP_DEFER_ACCEPT */
+	add_v(SH_FP_SOCK, 10, 2, 17, 0, 0, 0, 1, 1); /* AF_INET6 dgram */
 	ok(propose(RESTRICTED, &cfg, &why) == 0,
 	   "the proposal under a running policy parses");
 	p = config_find_policy(&cfg, "web");
@@ -175,6 +178,8 @@ static void test_running(void)
 	ok(rule(p, 1, 9) && rule(p, 1, 9)->rule.action == SH_ACTION_ALLOW,
 	   "SO_KEEPALIVE, let through: allowed");
 	ok(!rule(p, 6, 1), "TCP_NODELAY, refused: not allowed");
+	ok(!rule(p, 6, 9),
+	   "TCP_DEFER_ACCEPT, refused once with a count left by a race: not allowed");
 	ok(p && p->nr_get == 1 && p->get_rules[0].rule.action == SH_ACTION_DENY,
 	   "its getsockopt rule is kept");
 	if (p)
