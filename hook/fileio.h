@@ -20,6 +20,19 @@ int fileio_write_all(int fd, const char *buf, size_t len);
  */
 int fileio_replace_at(int dir, const char *name, const char *text, size_t len);
 /*
+ * The same, the text kept in the extended attribute attr of an empty file
+ * where the file system takes one: on tmpfs a file's content takes a
+ * whole page of memory, an attribute only its size. Elsewhere (no xattr
+ * support, or not allowed) the text is the file's content.
+ */
+int fileio_replace_xattr_at(int dir, const char *name, const char *attr,
+			    const char *text, size_t len);
+/* What fileio_replace_xattr_at() wrote: the file's content, or when it
+ * is empty, its attribute attr; as fileio_read_at() with nofollow. The
+ * file's inode number in *ino (unless NULL): a replaced file has another. */
+int fileio_read_xattr_at(int dir, const char *name, const char *attr,
+			 size_t max, char **out, size_t *len, ino_t *ino);
+/*
  * Writes name in dir once, never over anything: a temp file made with
  * O_EXCL, synced, then renamed with RENAME_NOREPLACE. -EEXIST when name
  * exists. For a directory only its owner writes (a stale temp file is a
