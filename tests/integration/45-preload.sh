@@ -240,17 +240,17 @@ touch "$CT_STATE_DIR/last-gc" # no gc in these poststops
 ct_delete runc "$(ct_id untrusted)"
 ct_delete runc "$(ct_id pinned)"
 rmdir "$CT_PIN_DIR"
-ls "$CT_STATE_DIR" | grep '^shared-' >"$CT_TMP/index"
-tap_ok $([ -s "$CT_TMP/index" ]; echo $?) "poststop leaves the index of the copies it loaded to gc: $(tr '\n' ' ' <"$CT_TMP/index")"
+find "$CT_STATE_DIR" -maxdepth 1 -name 'shared-*' -printf '%f\n' >"$CT_TMP/index"
+tap_ok "$([ -s "$CT_TMP/index" ]; echo $?)" "poststop leaves the index of the copies it loaded to gc: $(tr '\n' ' ' <"$CT_TMP/index")"
 tap_is "$("$HOOK" gc --json 2>&1)" '{"released": 0}' "gc finds no stale record"
-tap_is "$(ls "$CT_STATE_DIR" | grep -c '^shared-')" 0 "and removes the index entries no container uses"
+tap_is "$(find "$CT_STATE_DIR" -maxdepth 1 -name 'shared-*' | wc -l)" 0 "and removes the index entries no container uses"
 
 # ---- unpin -------------------------------------------------------------------------
 preload "$cfg_b" >/dev/null
 tap_is "$(keys)" "$all_keys" "the keys are kept on before --unpin"
 out=$("$HOOK" preload --unpin 2>&1)
 tap_like "$out" "^unpinned 4 program\(s\) from $CT_PIN_DIR$" "preload --unpin removes every pin"
-tap_ok $([ ! -e "$CT_PIN_DIR" ]; echo $?) "and the pin directory"
+tap_ok "$([ ! -e "$CT_PIN_DIR" ]; echo $?)" "and the pin directory"
 tap_is "$(keys) $(host_prog_count '^sh_keys')" "no cgroup 0" \
 	"and the keys cgroup with its programs (uninstall runs it)"
 
@@ -261,11 +261,11 @@ ct_delete runc "$(ct_id stale)"
 touch "$CT_STATE_DIR/last-gc"
 bundle=$(ct_bundle -a sockopt-hook.io/policy=setonly next -- /bin/true)
 ct_run runc "$(ct_id next)" "$bundle"
-tap_ok $([ -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?) \
+tap_ok "$([ -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?)" \
 	"a poststop within a minute of the last gc leaves the stale record"
 touch -d '-2 minutes' "$CT_STATE_DIR/last-gc"
 ct_run runc "$(ct_id next2)" "$bundle"
-tap_ok $([ ! -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?) \
+tap_ok "$([ ! -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?)" \
 	"the first poststop a minute later runs gc and releases it"
 
 # ---- nothing to attach: no bpf(), no state directory -------------------------------
@@ -276,7 +276,7 @@ OCI_SOCKOPT_HOOK_STATE_DIR=$CT_TMP/no-state strace -f -qq -e trace=bpf -o "$CT_T
 	"$HOOK" --config "$cfg_b" prestart <"$CT_TMP/noop.json"
 tap_is "$?" 0 "a prestart with nothing to attach succeeds"
 tap_is "$(grep -c 'bpf(' "$CT_TMP/noop.st")" 0 "and makes no bpf() call"
-tap_ok $([ ! -e "$CT_TMP/no-state" ]; echo $?) "and does not touch the state directory"
+tap_ok "$([ ! -e "$CT_TMP/no-state" ]; echo $?)" "and does not touch the state directory"
 
 umount "$CT_BPFFS" && CT_BPFFS=
 ct_check_same "after the containers are deleted, BPF programs, hook state and cgroups are as before" \
