@@ -155,7 +155,7 @@ demo:
 
 check:
 	./scripts/deps.sh check
-	$(MAKE) all test-progs unit unit-san hook-san hook-dyn
+	$(MAKE) all test-progs unit-progs unit-san-progs hook-san hook-dyn
 	$(MAKE) modules-check
 	./tests/run.sh
 	$(MAKE) fuzz-smoke bench-smoke

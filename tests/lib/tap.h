@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 static int tap_count, tap_failed;
 
@@ -41,6 +42,14 @@ tap_diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* One passing line marked SKIP: a check this run cannot make (why). */
+__attribute__((unused)) static void tap_skip(const char *what,
+					     const char *why)
+{
+	printf("ok %d - %s # SKIP %s\n", ++tap_count, what, why);
+	fflush(stdout);
+}
+
 /* Prints the plan; the exit status for main. A run that asserted nothing
  * failed: it did not get as far as its first check. */
 __attribute__((unused)) static int tap_done(void)
@@ -48,5 +57,32 @@ __attribute__((unused)) static int tap_done(void)
 	printf("1..%d\n", tap_count);
 	return tap_failed || !tap_count ? 1 : 0;
 }
+
+/* The unit tests' assertions: a failure names its line. */
+#define ok(cond, ...)                                                      \
+	do {                                                               \
+		if (!tap_ok(!!(cond), __VA_ARGS__))                        \
+			tap_diag("  failed at %s:%d", __FILE__, __LINE__); \
+	} while (0)
+
+/* Two strings equal; on failure both are shown. */
+#define is_str(a, b, ...)                                                  \
+	do {                                                               \
+		const char *is_a_ = (a), *is_b_ = (b);                     \
+		ok(is_a_ && is_b_ && !strcmp(is_a_, is_b_), __VA_ARGS__);  \
+		if (!(is_a_ && is_b_ && !strcmp(is_a_, is_b_)))            \
+			tap_diag("  got '%s', want '%s'",                  \
+				 is_a_ ? is_a_ : "(null)",                 \
+				 is_b_ ? is_b_ : "(null)");                \
+	} while (0)
+
+/* Two integers equal; on failure both are shown. */
+#define is_int(a, b, ...)                                                  \
+	do {                                                               \
+		long long is_a_ = (a), is_b_ = (b);                        \
+		ok(is_a_ == is_b_, __VA_ARGS__);                           \
+		if (is_a_ != is_b_)                                        \
+			tap_diag("  got %lld, want %lld", is_a_, is_b_);   \
+	} while (0)
 
 #endif /* SH_TEST_TAP_H */

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # C unit tests, built twice: plain, and with ASan+UBSan.
-UNIT_NAMES := config oci_policy options cgroup_rules record lint require audit prom stats status labelkey footprint
-UNIT_CFLAGS = $(CFLAGS) -Itests/unit -DEXAMPLES=\"$(CURDIR)/examples\"
+# Every tests/unit/test_NAME.c is a unit test binary unit-NAME.
+UNIT_NAMES := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
+UNIT_CFLAGS = $(CFLAGS) -Itests/unit -Itests/lib -DEXAMPLES=\"$(CURDIR)/examples\"
 UNIT_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-%)
 UNIT_SAN_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-san-%)
 SAN_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o)
@@ -21,8 +22,15 @@ $(BUILD)/tests/unit-san-%: tests/unit/test_%.c $(SAN_OBJS) | $(GEN_HDRS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) $< $(SAN_OBJS) -o $@ $(PKG_LIBS)
 
-unit: $(UNIT_BINS)
-unit-san: $(UNIT_SAN_BINS)
+# unit and unit-san build and run them (no root needed); the -progs
+# targets only build them, for tests/run.sh to run in make check.
+unit-progs: $(UNIT_BINS)
+unit-san-progs: $(UNIT_SAN_BINS)
+unit: unit-progs
+	$(Q)./tests/unit/run.sh $(UNIT_BINS)
+unit-san: unit-san-progs
+	$(Q)./tests/unit/run.sh $(UNIT_SAN_BINS)
+.PHONY: unit-progs unit-san-progs unit unit-san
 
 # The hook itself under ASan+UBSan, for the integration suites.
 $(BUILD)/san/oci-sockopt-hook: $(SAN_OBJS) $(BUILD)/san/main.o
