@@ -14,16 +14,20 @@
 
 static int tap_count, tap_failed;
 
+/* A description stays on its test's line, whatever it quotes. */
 __attribute__((format(printf, 2, 3), unused)) static bool
 tap_ok(bool ok, const char *fmt, ...)
 {
+	char desc[1024];
 	va_list ap;
 
-	printf("%sok %d - ", ok ? "" : "not ", ++tap_count);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(desc, sizeof(desc), fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	for (char *p = desc; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	printf("%sok %d - %s\n", ok ? "" : "not ", ++tap_count, desc);
 	fflush(stdout);
 	tap_failed += !ok;
 	return ok;
@@ -43,8 +47,7 @@ tap_diag(const char *fmt, ...)
 }
 
 /* One passing line marked SKIP: a check this run cannot make (why). */
-__attribute__((unused)) static void tap_skip(const char *what,
-					     const char *why)
+__attribute__((unused)) static void tap_skip(const char *what, const char *why)
 {
 	printf("ok %d - %s # SKIP %s\n", ++tap_count, what, why);
 	fflush(stdout);
@@ -66,23 +69,23 @@ __attribute__((unused)) static int tap_done(void)
 	} while (0)
 
 /* Two strings equal; on failure both are shown. */
-#define is_str(a, b, ...)                                                  \
-	do {                                                               \
-		const char *is_a_ = (a), *is_b_ = (b);                     \
-		ok(is_a_ && is_b_ && !strcmp(is_a_, is_b_), __VA_ARGS__);  \
-		if (!(is_a_ && is_b_ && !strcmp(is_a_, is_b_)))            \
-			tap_diag("  got '%s', want '%s'",                  \
-				 is_a_ ? is_a_ : "(null)",                 \
-				 is_b_ ? is_b_ : "(null)");                \
+#define is_str(a, b, ...)                                                \
+	do {                                                             \
+		const char *is_a_ = (a), *is_b_ = (b);                   \
+		ok(is_a_ &&is_b_ && !strcmp(is_a_, is_b_), __VA_ARGS__); \
+		if (!(is_a_ && is_b_ && !strcmp(is_a_, is_b_)))          \
+			tap_diag("  got '%s', want '%s'",                \
+				 is_a_ ? is_a_ : "(null)",               \
+				 is_b_ ? is_b_ : "(null)");              \
 	} while (0)
 
 /* Two integers equal; on failure both are shown. */
-#define is_int(a, b, ...)                                                  \
-	do {                                                               \
-		long long is_a_ = (a), is_b_ = (b);                        \
-		ok(is_a_ == is_b_, __VA_ARGS__);                           \
-		if (is_a_ != is_b_)                                        \
-			tap_diag("  got %lld, want %lld", is_a_, is_b_);   \
+#define is_int(a, b, ...)                                                \
+	do {                                                             \
+		long long is_a_ = (a), is_b_ = (b);                      \
+		ok(is_a_ == is_b_, __VA_ARGS__);                         \
+		if (is_a_ != is_b_)                                      \
+			tap_diag("  got %lld, want %lld", is_a_, is_b_); \
 	} while (0)
 
 #endif /* SH_TEST_TAP_H */

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Capturing the hook's one-line errors so tests can assert on them. */
+/*
+ * What the unit tests share: capturing the hook's one-line errors so tests
+ * can assert on them, a temporary directory of the test's own (never
+ * /run: unit tests need no root), whole files read back.
+ */
 #ifndef SH_UNIT_HELPERS_H
 #define SH_UNIT_HELPERS_H
 
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -91,6 +97,92 @@ static inline void config_refused(const char *text, const char *want,
 		config_free(&cfg);
 	else if (!strstr(err, want))
 		printf("#   got: %s", err);
+}
+
+static char unit_dir[256];
+
+__attribute__((unused)) static int
+remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Removes the test's directory and everything in it. */
+static inline void tmpdir_remove(void)
+{
+	if (unit_dir[0])
+		nftw(unit_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	unit_dir[0] = '\0';
+}
+
+/* A new empty directory of the test's own under $TMPDIR (or /tmp), mode
+ * 0700, removed at exit; its path is unit_dir. */
+static inline const char *tmpdir_make(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(unit_dir, sizeof(unit_dir), "%s/sockopt-unit.XXXXXX",
+		 base && *base ? base : "/tmp");
+	if (!mkdtemp(unit_dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	atexit(tmpdir_remove);
+	return unit_dir;
+}
+
+/* unit_dir/name in a buffer that lives until the next call with that buf. */
+static inline const char *tmp_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", unit_dir, name);
+	return buf;
+}
+
+#define TMP_PATH(name) tmp_path((char[512]){ 0 }, 512, (name))
+
+/* Writes text to path (created with mode); 0 or -1. */
+static inline int write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f)
+		return -1;
+	r = fputs(text, f) < 0 ? -1 : 0;
+	if (fclose(f))
+		r = -1;
+	return r ?: chmod(path, mode);
+}
+
+/* The whole file, NUL-terminated, from the heap (free it), or NULL. */
+static inline char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, used = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (used + 4096 + 1 > cap) {
+			char *more = realloc(buf, cap = used + 8192);
+
+			if (!more) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = more;
+		}
+		n = fread(buf + used, 1, cap - used - 1, f);
+		used += n;
+	} while (n > 0);
+	fclose(f);
+	buf[used] = '\0';
+	return buf;
 }
 
 #endif /* SH_UNIT_HELPERS_H */
