@@ -16,6 +16,8 @@
 
 #include "config.h"
 #include "error.h"
+#include "oci.h"
+#include "policy.h"
 #include "tap.h"
 
 static char captured[4096];
@@ -97,6 +99,33 @@ static inline void config_refused(const char *text, const char *want,
 		config_free(&cfg);
 	else if (!strstr(err, want))
 		printf("#   got: %s", err);
+}
+
+/* An OCI state with these annotations ("{...}" JSON object text), parsed
+ * as the hook parses its stdin; a failure is reported. */
+static inline int state_with_annotations(const char *annotations,
+					 struct oci_state *st)
+{
+	struct sh_error err = { 0 };
+	char text[8192];
+	int n = snprintf(
+		text, sizeof(text),
+		"{\"ociVersion\":\"1.0.2\",\"id\":\"c1\",\"status\":\"created\",\"pid\":1,\"bundle\":\"/nonexistent\",\"annotations\":%s}",
+		annotations);
+
+	return reported(oci_parse_state(text, (size_t)n, st, &err), &err);
+}
+
+/* The effective policy of a container with these annotations under cfg,
+ * as prestart resolves it; st must outlive eff. */
+static inline int effective_for(const struct sh_config *cfg,
+				const char *annotations, struct oci_state *st,
+				struct sh_effective *eff)
+{
+	struct sh_error err = { 0 };
+	int r = state_with_annotations(annotations, st);
+
+	return r ?: reported(policy_resolve(cfg, st, eff, &err), &err);
 }
 
 static char unit_dir[256];

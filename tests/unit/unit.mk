@@ -41,3 +41,24 @@ hook-san: $(BUILD)/san/oci-sockopt-hook
 .PHONY: hook-san
 
 -include $(wildcard $(SAN_OBJS:.o=.d) $(BUILD)/san/main.d $(UNIT_BINS:%=%.d) $(UNIT_SAN_BINS:%=%.d))
+
+# Which lines of each module the unit tests run (gcov, no root):
+# make unit-coverage prints one line per module, least covered first.
+COV_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/cov/obj/%.o)
+COV_BINS := $(UNIT_NAMES:%=$(BUILD)/cov/unit-%)
+
+$(BUILD)/cov/obj/%.o: hook/%.c | $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -O0 --coverage $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/cov/unit-%: tests/unit/test_%.c $(COV_OBJS) | $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(UNIT_CFLAGS) -O0 --coverage $(DEPFLAGS) $< $(COV_OBJS) -o $@ $(PKG_LIBS)
+
+unit-coverage: $(COV_BINS)
+	$(Q)find $(BUILD)/cov -name '*.gcda' -delete
+	$(Q)./tests/unit/run.sh $(COV_BINS) >/dev/null || true
+	$(Q)./tests/unit/coverage.py $(BUILD)/cov/obj $(LIB_SRCS)
+.PHONY: unit-coverage
