@@ -90,7 +90,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all man deps demo check check-node check-fresh unit hook-dyn bench fuzz format format-check modules-check clean install uninstall
+.PHONY: FORCE all man deps demo check check-quick check-node check-fresh unit hook-dyn bench fuzz format format-check shellcheck modules-check clean install uninstall
 all: $(BIN) man
 
 deps:
@@ -155,6 +155,7 @@ demo:
 
 check:
 	./scripts/deps.sh check
+	$(MAKE) shellcheck
 	$(MAKE) all test-progs unit-progs unit-san-progs hook-san hook-dyn
 	$(MAKE) modules-check
 	./tests/run.sh
@@ -197,6 +198,10 @@ format:
 
 format-check:
 	clang-format --dry-run -Werror hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
+
+# Debian's shellcheck over every shell script (scripts/shellcheck.sh).
+shellcheck:
+	./scripts/shellcheck.sh
 
 # The hooks.d files point at wherever PREFIX put the binary and the config.
 HOOKSD_VARIANTS := oci-sockopt-hook oci-sockopt-hook-always

@@ -191,16 +191,20 @@ touch "$CT_STATE_DIR/last-gc" # no gc in these poststops
 ct_delete runc "$(ct_id untrusted)"
 ct_delete runc "$(ct_id pinned)"
 rmdir "$CT_PIN_DIR"
-ls "$CT_STATE_DIR" | grep '^shared-' >"$CT_TMP/index"
-tap_ok $([ -s "$CT_TMP/index" ]; echo $?) "poststop leaves the index of the copies it loaded to gc: $(tr '\n' ' ' <"$CT_TMP/index")"
+# index: the index entries of shared copies in the state directory
+index() { find "$CT_STATE_DIR" -mindepth 1 -maxdepth 1 -name 'shared-*' -printf '%f\n' | sort; }
+index >"$CT_TMP/index"
+[ -s "$CT_TMP/index" ]
+tap_ok $? "poststop leaves the index of the copies it loaded to gc: $(tr '\n' ' ' <"$CT_TMP/index")"
 tap_is "$("$HOOK" gc --json 2>&1)" '{"released": 0}' "gc finds no stale record"
-tap_is "$(ls "$CT_STATE_DIR" | grep -c '^shared-')" 0 "and removes the index entries no container uses"
+tap_is "$(index)" "" "and removes the index entries no container uses"
 
 # ---- unpin -------------------------------------------------------------------------
 preload "$cfg_b" >/dev/null
 out=$("$HOOK" preload --unpin 2>&1)
 tap_like "$out" "^unpinned 4 program\(s\) from $CT_PIN_DIR$" "preload --unpin removes every pin"
-tap_ok $([ ! -e "$CT_PIN_DIR" ]; echo $?) "and the pin directory"
+[ ! -e "$CT_PIN_DIR" ]
+tap_ok $? "and the pin directory"
 
 # ---- poststop is O(1): gc at most once a minute --------------------------------
 bundle=$(ct_bundle -P -a sockopt-hook.io/policy=setonly stale -- /bin/sh -c 'sleep 120')
@@ -209,12 +213,12 @@ ct_delete runc "$(ct_id stale)"
 touch "$CT_STATE_DIR/last-gc"
 bundle=$(ct_bundle -a sockopt-hook.io/policy=setonly next -- /bin/true)
 ct_run runc "$(ct_id next)" "$bundle"
-tap_ok $([ -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?) \
-	"a poststop within a minute of the last gc leaves the stale record"
+[ -e "$CT_STATE_DIR/$(ct_id stale).json" ]
+tap_ok $? "a poststop within a minute of the last gc leaves the stale record"
 touch -d '-2 minutes' "$CT_STATE_DIR/last-gc"
 ct_run runc "$(ct_id next2)" "$bundle"
-tap_ok $([ ! -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?) \
-	"the first poststop a minute later runs gc and releases it"
+[ ! -e "$CT_STATE_DIR/$(ct_id stale).json" ]
+tap_ok $? "the first poststop a minute later runs gc and releases it"
 
 # ---- nothing to attach: no bpf(), no state directory -------------------------------
 bundle=$(ct_bundle plain -- /bin/true)
@@ -224,7 +228,8 @@ OCI_SOCKOPT_HOOK_STATE_DIR=$CT_TMP/no-state strace -f -qq -e trace=bpf -o "$CT_T
 	"$HOOK" --config "$cfg_b" prestart <"$CT_TMP/noop.json"
 tap_is "$?" 0 "a prestart with nothing to attach succeeds"
 tap_is "$(grep -c 'bpf(' "$CT_TMP/noop.st")" 0 "and makes no bpf() call"
-tap_ok $([ ! -e "$CT_TMP/no-state" ]; echo $?) "and does not touch the state directory"
+[ ! -e "$CT_TMP/no-state" ]
+tap_ok $? "and does not touch the state directory"
 
 umount "$CT_BPFFS" && CT_BPFFS=
 ct_check_same "after the containers are deleted, BPF programs, hook state and cgroups are as before" \
