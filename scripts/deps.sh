@@ -9,7 +9,7 @@ set -eu
 BUILD_PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libjson-c-dev
 libcgroup-dev libelf-dev zlib1g-dev linux-libc-dev go-md2man"
 RUNTIME_PKGS="runc crun busybox-static iproute2 jq"
-# shellcheck: make shellcheck, over every shell script (make check).
+# Debian's shellcheck: make shellcheck, over every shell script (make check).
 # python3-pkg-resources: Debian 12's grpc_tools/protoc.py imports
 # pkg_resources without depending on it (found by make check-fresh).
 TEST_PKGS="shellcheck podman python3 python3-jsonschema python3-yaml libclang-rt-14-dev valgrind

@@ -62,3 +62,12 @@ unit-coverage: $(COV_BINS)
 	$(Q)./tests/unit/run.sh $(COV_BINS) >/dev/null || true
 	$(Q)./tests/unit/coverage.py $(BUILD)/cov/obj $(LIB_SRCS)
 .PHONY: unit-coverage
+
+# The hook itself with --coverage (the same objects as unit-coverage,
+# and main), for tests/san/suite-coverage.sh: which code each suite runs.
+$(BUILD)/cov/oci-sockopt-hook: $(COV_OBJS) $(BUILD)/cov/obj/main.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) --coverage $^ -o $@ $(PKG_LIBS)
+
+hook-cov: $(BUILD)/cov/oci-sockopt-hook
+.PHONY: hook-cov
