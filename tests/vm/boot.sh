@@ -4,8 +4,8 @@
 # boot.sh -k KERNEL -i INITRD -l LOG [-r RESULTS] [-t SECS] [-m MEM]
 #         [-s SMP] [-a APPEND] [-d DISK[,OPTS]]...
 #
-# Boot KERNEL with INITRD under qemu-system-x86_64 (TCG, no NIC), the
-# serial console going to LOG. Each -d attaches a raw virtio disk
+# Boot KERNEL with INITRD under qemu-system-x86_64 (KVM when /dev/kvm is
+# usable, else TCG; no NIC), the serial console going to LOG. Each -d attaches a raw virtio disk
 # (/dev/vda, /dev/vdb, ... in order; OPTS are more -drive options, such as
 # snapshot=on); without -d there is none. The guest (the VM suite's /init,
 # the node's node-suite) prints
@@ -15,7 +15,9 @@
 # (default LOG with .results instead of .log).
 #
 # Environment: VM_VERBOSE=1 shows the console while it runs; VM_BOOT_MAX
-# (seconds, default 30): a slower boot to /init is a failure.
+# (seconds, default 30): a slower boot to /init is a failure; VM_ACCEL:
+# auto (default: kvm when /dev/kvm can be opened for writing, with tcg as
+# QEMU's fallback should KVM not initialise), kvm or tcg.
 #
 # Exit: 0 the guest script passed; 1 it reported failures (rc != 0);
 # 3 the rig failed: qemu error, timeout, kernel panic, slow boot or a
@@ -73,11 +75,22 @@ if [ "${VM_VERBOSE:-0}" = 1 ]; then
 	tailpid=$!
 fi
 
+# KVM where the machine offers it (CI machines often do not): the guest
+# runs at native speed instead of emulated. QEMU tries each -accel in
+# turn, so a /dev/kvm that cannot be initialised still boots under TCG.
+tcg="tcg,thread=${VM_TCG_THREAD:-single}"
+case ${VM_ACCEL:-auto} in
+auto) if [ -w /dev/kvm ]; then accel=(-accel kvm -accel "$tcg"); else accel=(-accel "$tcg"); fi ;;
+kvm) accel=(-accel kvm) ;;
+tcg) accel=(-accel "$tcg") ;;
+*) echo "$prog: VM_ACCEL must be auto, kvm or tcg" >&2; exit 2 ;;
+esac
+
 start=$(date +%s.%N)
 set +e
 timeout --kill-after=10 "$secs" "$qemu" \
 	-nodefaults -no-user-config -nographic -monitor none \
-	-machine pc -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -m "$mem" -smp "$smp" -no-reboot \
+	-machine pc "${accel[@]}" -cpu max -m "$mem" -smp "$smp" -no-reboot \
 	-chardev "file,id=con,path=$log" -serial chardev:con \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" "${drives[@]}" \
 	</dev/null >"$log.qemu" 2>&1
@@ -113,6 +126,12 @@ gup=$(echo "$endline" | sed -n 's/.*uptime=\([0-9.]*\).*/\1/p')
 
 sed -n '/@@VM-RESULTS-BEGIN@@/,/@@VM-RESULTS-END/{/@@VM-RESULTS-/d;p}' "$log" |
 	tr -d '\r' >"$results"
-echo "$prog: kernel up to /init in ${booted}s, guest script done at ${gup}s, ${wall}s wall" >&2
+# Which accelerator ran: QEMU says when KVM could not be initialised.
+used=tcg
+if [ "${accel[1]}" = kvm ] &&
+	! grep -qiE 'failed to initiali[sz]e kvm|could not access kvm' "$log.qemu"; then
+	used=kvm
+fi
+echo "$prog: kernel up to /init in ${booted}s, guest script done at ${gup}s, ${wall}s wall ($used)" >&2
 [ "$grc" = 0 ] || { echo "$prog: guest script exit status $grc" >&2; exit 1; }
 exit 0
