@@ -49,7 +49,13 @@ ifeq ($(findstring clang,$(shell $(CC) --version 2>/dev/null)),)
 WARN += -Wno-format-truncation
 endif
 CFLAGS ?= -O2 -g
-override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf -Ihook $(PKG_CFLAGS) \
+# hook/ is flat prefixed modules in folders that show the path: the
+# commands in hook/cmd/, the BPF program lifecycle in hook/prog/, the rest
+# at the top. Every folder is on the include path: a module includes
+# another by its name alone, wherever it lives.
+HOOK_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard hook/*.c hook/*/*.c))))
+HOOK_INCLUDES := $(HOOK_DIRS:%=-I%)
+override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf $(HOOK_INCLUDES) $(PKG_CFLAGS) \
 	-DSH_HOOKSD_PREFIX='"$(HOOKSD)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Each object's own header dependencies, in a .d file next to it.
@@ -69,8 +75,9 @@ BPF_NAMES := sock_create setsockopt getsockopt
 BPF_OBJS := $(BPF_NAMES:%=$(BUILD)/bpf/%.bpf.o)
 SKELS := $(BPF_NAMES:%=$(BUILD)/%.skel.h)
 
-HOOK_SRCS := $(wildcard hook/*.c)
-LIB_SRCS := $(filter-out hook/main.c,$(HOOK_SRCS))
+HOOK_SRCS := $(foreach d,$(HOOK_DIRS),$(wildcard $(d)/*.c))
+HOOK_HDRS := $(foreach d,$(HOOK_DIRS),$(wildcard $(d)/*.h))
+LIB_SRCS := $(filter-out hook/cmd/main.c,$(HOOK_SRCS))
 HOOK_OBJS := $(HOOK_SRCS:hook/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/obj/%.o)
 # Headers the build writes. Objects wait for them (order-only); which
@@ -114,7 +121,7 @@ $(BUILD)/bpf_build_id.h: $(BPF_OBJS)
 
 # An object that exists without its .d file (built before there were any,
 # or the .d lost) is rebuilt: nothing else says which headers it is stale for.
-DEP_OBJS = $(HOOK_OBJS) $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(BUILD)/san/main.o
+DEP_OBJS = $(HOOK_OBJS) $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(BUILD)/san/cmd/main.o
 $(filter-out $(patsubst %.d,%.o,$(wildcard $(DEP_OBJS:.o=.d))),$(wildcard $(DEP_OBJS))): FORCE
 
 $(BUILD)/obj/%.o: hook/%.c | $(GEN_HDRS)
@@ -189,15 +196,15 @@ $(BUILD)/dyn/oci-sockopt-hook: $(HOOK_OBJS) Makefile
 
 hook-dyn: $(BUILD)/dyn/oci-sockopt-hook
 
-# Prefixed exports, no include cycle in hook/, the map (docs/development.md) up to date.
+# Prefixed exports, no include or call cycle in hook/, the map (docs/development.md) up to date.
 modules-check: $(BIN)
 	./scripts/check-modules.py $(BUILD)/obj hook docs/development.md
 
 format:
-	clang-format -i hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
+	clang-format -i $(HOOK_SRCS) $(HOOK_HDRS) bpf/*.[ch] tests/*/*.[ch]
 
 format-check:
-	clang-format --dry-run -Werror hook/*.[ch] bpf/*.[ch] tests/*/*.[ch]
+	clang-format --dry-run -Werror $(HOOK_SRCS) $(HOOK_HDRS) bpf/*.[ch] tests/*/*.[ch]
 
 # Debian's shellcheck over every shell script (scripts/shellcheck.sh).
 shellcheck:

@@ -9,7 +9,7 @@
 #define AUDIT_MODE_BPF_H
 
 #include "sockopt_hook.h"
-#include "audit_mode.h"
+#include "audit_mode_map.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_STORAGE);

@@ -79,7 +79,7 @@ struct sh_opt_rule {
 	__u8 domain; /* enum sh_domain */
 	__u8 short_read; /* enum sh_short_read */
 	__u8 get_form; /* enum sh_get_form */
-	__u8 audit_slot; /* audit mode: its would-have counter (audit_mode.h) */
+	__u8 audit_slot; /* audit mode: its would-have counter (audit_mode_map.h) */
 	__s32 special; /* for SH_DOM_NEG_TO and SH_DOM_M1_TO */
 	__u32 value_len;
 	__s64 min; /* clamp bounds, in the domain's terms */

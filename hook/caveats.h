@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "config.h"
-#include "record.h"
+#include "state_record.h"
 
 enum caveats_id {
 	CAVEATS_STALE_RECORD,

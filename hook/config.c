@@ -24,7 +24,7 @@
 
 const char *config_path(const char *cli_path)
 {
-	const char *env = getenv("OCI_SOCKOPT_HOOK_CONFIG");
+	const char *env = getenv(SH_CONFIG_ENV);
 
 	if (cli_path)
 		return cli_path;

@@ -6,7 +6,6 @@
 #include "config_types.h"
 #include "error.h"
 
-#define SH_DEFAULT_CONFIG "/etc/oci-sockopt-hook/config.json"
 #define SH_MAX_FILE_SIZE (4 << 20)
 
 /* Path resolution: --config, then $OCI_SOCKOPT_HOOK_CONFIG, then default. */

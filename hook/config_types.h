@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
+#include "sh_types.h"
 #include "sockopt_hook.h"
 
 enum on_unsupported {
@@ -45,10 +46,6 @@ struct sh_require {
 };
 
 #define SH_RECORD_DIR_DEFAULT "/var/lib/oci-sockopt-hook/recorded"
-#define SH_RECORD_DIR_MAX 256 /* record.dir and its NUL */
-
-/* Policy names are 1 to this many characters. */
-#define SH_POLICY_NAME_MAX 64
 
 struct sh_rule_entry {
 	const char *option_name; /* NULL when given as a number */

@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 
-#include "record.h"
 #include "sockopt_hook.h"
+#include "state_record.h"
 
 struct sh_counters {
 	uint64_t v[SH_CNT_MAX];

@@ -10,7 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
-#include "record.h"
+#include "state_record.h"
 
 #define SH_DRIFT_OURS_MAX 8
 #define SH_DRIFT_OTHER_MAX 512

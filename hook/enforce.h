@@ -37,7 +37,7 @@ const char *enforce_bypass_token(enum enforce_bypass b);
 /* For people: "applied", "fell back (...)", "not asked". */
 const char *enforce_bypass_text(enum enforce_bypass b);
 
-struct wouldhave;
+struct audit_mode_counts;
 
 /* One container: its record, and the kernel's view of its cgroup now. */
 struct enforce_row {
@@ -46,7 +46,8 @@ struct enforce_row {
 	struct sh_counters c;
 	struct drift_report drift;
 	int drift_err; /* the cgroup could not be queried */
-	struct wouldhave *wh; /* audit mode: would-have counters, or NULL */
+	struct audit_mode_counts
+		*wh; /* audit mode: would-have counters, or NULL */
 };
 
 /* The operator config the rules come from, as it is now. */

@@ -12,26 +12,15 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "footprint_policy.h"
 #include "load.h"
 #include "policy.h"
-#include "record.h"
+#include "state_record.h"
 
 /* Where the tables are pinned, beside the pin directory (pin.h), so that
  * poststop, gc and the reaper can read them after the runtime has removed
  * the cgroup: /sys/fs/bpf/oci-sockopt-hook-footprint by default. */
 #define SH_FOOTPRINT_PIN_SUFFIX "-footprint"
-
-struct footprint_entry {
-	struct sh_fp_key key;
-	struct sh_fp_value v;
-};
-
-struct footprint {
-	size_t nr;
-	struct footprint_entry e[SH_PROG_KINDS * SH_FP_MAX];
-	uint64_t overflow[SH_PROG_KINDS]; /* calls the full table dropped */
-	bool kind_read[SH_PROG_KINDS];
-};
 
 /* Copies the record name and record.dir into the container's record. */
 void footprint_fill(struct sh_record *rec, const struct sh_effective *eff,
@@ -44,14 +33,6 @@ void footprint_unpin(const struct sh_record *rec);
 /* Reads the pinned tables, sorted by (kind, level/family, option...). */
 int footprint_read(const struct sh_record *rec, struct footprint *fp,
 		   struct sh_error *err);
-/* { "policies": { NAME: { allow-list policy } } } */
-struct json_object *footprint_policy_json(const struct footprint *fp,
-					  const char *name);
-struct json_object *footprint_policy_entries_json(const struct footprint *fp);
-/* "setsockopt SOL_SOCKET SO_RCVBUF count 2 values 4096..65536" */
-#define SH_FOOTPRINT_TEXT_MAX 128
-void footprint_policy_entry_text(const struct footprint_entry *e, char *buf,
-				 size_t len);
 /* The file name the proposed policy gets: "<record>-<container|id>.json". */
 void footprint_file_name(const struct sh_record *rec, char *buf, size_t len);
 /*

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "footprint.h"
+#include "footprint_policy.h"
 #include "names.h"
 #include "options.h"
 

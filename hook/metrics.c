@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit_mode.h"
 #include "cg.h"
 #include "cleanup.h"
 #include "counters.h"
@@ -22,13 +23,12 @@
 #include "prom.h"
 #include "state.h"
 #include "stats.h"
-#include "wouldhave.h"
 
 /* What a scrape shows of one live record. */
 struct metrics_container {
 	struct sh_record rec; /* its names, policy, bypass and mode */
 	struct sh_counters counters;
-	struct wouldhave *wh; /* audit mode's counters, or NULL */
+	struct audit_mode_counts *wh; /* audit mode's counters, or NULL */
 };
 
 struct metrics_ctx {
@@ -60,7 +60,7 @@ static int metrics_would_have(const struct sh_record *rec,
 	c->wh = malloc(sizeof(*c->wh));
 	if (!c->wh)
 		return -ENOMEM;
-	r = wouldhave_read(&rec->progs, rec->cg.id, c->wh);
+	r = audit_mode_read(&rec->progs, rec->cg.id, c->wh);
 	if (r) {
 		free(c->wh);
 		c->wh = NULL;
@@ -181,7 +181,7 @@ static void metrics_would_have_one(struct prom *p,
 	char level[32], option[96];
 
 	for (int i = 0; c->wh && i < c->wh->nr; i++) {
-		const struct wouldhave_entry *e = &c->wh->e[i];
+		const struct audit_mode_entry *e = &c->wh->e[i];
 		struct prom_label l[] = {
 			{ "container_id", c->rec.id },
 			{ "namespace", c->rec.k8s_namespace },
@@ -194,8 +194,8 @@ static void metrics_would_have_one(struct prom *p,
 			{ "option", option },
 		};
 
-		wouldhave_level(e, level, sizeof(level));
-		wouldhave_option(e, option, sizeof(option));
+		audit_mode_level(e, level, sizeof(level));
+		audit_mode_option(e, option, sizeof(option));
 		prom_sample(p, "", l, ARRAY_SIZE(l), e->n);
 	}
 }

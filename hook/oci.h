@@ -7,23 +7,10 @@
 #include <json-c/json.h>
 
 #include "error.h"
+#include "sh_types.h"
 
-#define SH_ANNOTATION_BYPASS "sockopt-hook.io/bypass-prot-mem"
-#define SH_ANNOTATION_POLICY "sockopt-hook.io/policy"
-/* "name=value,name=value": per container, for names too long for the
- * scoped form (a Kubernetes key's name part is at most 63 characters). */
-#define SH_ANNOTATION_CONTAINERS_POLICY "sockopt-hook.io/containers.policy"
-#define SH_ANNOTATION_CONTAINERS_BYPASS \
-	"sockopt-hook.io/containers.bypass-prot-mem"
-/* Record mode (footprint.c): the record name, when record.allow is set. */
-#define SH_ANNOTATION_RECORD "sockopt-hook.io/record"
-#define SH_ANNOTATION_CONTAINERS_RECORD "sockopt-hook.io/containers.record"
-/* Audit mode ("audit" or "enforce"), when annotations.allow_audit_mode. */
-#define SH_ANNOTATION_MODE "sockopt-hook.io/mode"
-#define SH_ANNOTATION_CONTAINERS_MODE "sockopt-hook.io/containers.mode"
 #define SH_MAX_STATE_SIZE (1 << 20)
 #define SH_MAX_BUNDLE_CONFIG (8 << 20)
-#define SH_MAX_ID_LEN 256
 /* "<bundle, cut at 128>/config.json" in messages. */
 #define SH_OCI_BUNDLE_NAME_MAX 160
 

@@ -6,8 +6,6 @@
 
 #include "oci.h"
 
-#define SH_MAX_CONTAINER_NAME 253
-
 /*
  * Who the container is in its pod, from the keys the runtime itself
  * writes. CRI-O copies every pod annotation into every container and

@@ -9,15 +9,6 @@
 #include "kind.h"
 #include "pod.h"
 
-/* The longest key text: "sockopt-hook.io/containers.bypass-prot-mem[<name>]"
- * and its NUL. */
-#define SH_ANNOTATION_KEY_MAX \
-	(sizeof(SH_ANNOTATION_CONTAINERS_BYPASS) + 2 + SH_MAX_CONTAINER_NAME)
-/* A value taken from a containers.* list: a policy name or a boolean. */
-#define SH_ANNOTATION_ENTRY_MAX (SH_POLICY_NAME_MAX + 1)
-/* "annotation <key>", "policy <name>" or "defaults.bypass_prot_mem". */
-#define SH_SOURCE_TEXT_MAX (sizeof("annotation ") + SH_ANNOTATION_KEY_MAX)
-
 enum sh_source {
 	SRC_NONE,
 	SRC_DEFAULTS,

@@ -3,7 +3,7 @@
 #define SH_REAPER_H
 
 #include "error.h"
-#include "record.h"
+#include "state_record.h"
 
 /*
  * For a cgroup the hook made itself: a detached process that releases it

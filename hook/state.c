@@ -4,7 +4,7 @@
  * atomically (temp file + rename), so a reader never sees half a record
  * and concurrent hooks for different containers never share a file. The
  * directory must be ours alone, and a record read back is checked before
- * it is acted on (record_invalid()).
+ * it is acted on (state_record_invalid()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -147,7 +147,7 @@ static int record_name(const char *id, char name[SH_STATE_NAME_MAX])
 
 int state_write(const struct sh_record *rec, struct sh_error *err)
 {
-	_cleanup_json_ struct json_object *obj = record_to_json(rec);
+	_cleanup_json_ struct json_object *obj = state_record_to_json(rec);
 	char name[SH_STATE_NAME_MAX];
 	const char *text;
 	int r;
@@ -179,7 +179,7 @@ static int parse_record_at(int dir, const char *name, struct sh_record *rec)
 	r = strictjson_parse(name, text, len, &obj, &err);
 	if (r)
 		return -EBADMSG;
-	return record_from_json(obj, rec);
+	return state_record_from_json(obj, rec);
 }
 
 /* The cgroup2 mount, looked up once and only when a record needs it. */
@@ -219,7 +219,7 @@ static int read_record_at(int dir, const char *name, struct mount_cache *m,
 		return -ENOENT; /* warned: no cgroup2 mount, nothing to do */
 	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 5), name);
 	if (!r)
-		why = record_invalid(rec, stem, root);
+		why = state_record_invalid(rec, stem, root);
 	if (r == 0 && !why)
 		return 0;
 	log_warn("ignoring state record %s in %s: %s", LOG_Q(name), state_dir(),

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "record.h"
+#include "state_record.h"
 
 #define SH_STATE_DIR "/run/oci-sockopt-hook"
 /* A record's file name: the container id and ".json". */

@@ -9,7 +9,7 @@
 
 #include "error.h"
 #include "oci.h"
-#include "record.h"
+#include "state_record.h"
 
 /*
  * Undo one record: detach, remove a cgroup we made, drop the record; all

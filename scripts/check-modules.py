@@ -1,18 +1,29 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""The module rules of hook/ (docs/development.md, "Map"), checked from
-the source and the objects:
+"""The module rules of hook/ (the "## Map" of the developers' docs),
+checked from the source and the objects:
 
+  - hook/ holds flat prefixed modules in folders (hook/cmd/, hook/prog/,
+    the rest at the top); a module's name is its file name, unique across
+    the folders, and its object is BUILD-OBJ-DIR/<folder>/<name>.o;
   - every name an object exports starts with its file's prefix: the file
     name and "_" (cmd_*.c files: "cmd_"; main.c: only main);
-  - the include graph among hook/*.h, seen through the .c files that
-    implement them, has no cycle;
-  - the "## Map" section of docs/development.md names every hook/*.c
-    file, so the map stays true as files come and go.
+  - the include graph among the modules (a module's .c and .h together)
+    has no cycle;
+  - the call graph has no cycle: module A depends on module B when A's
+    object has an undefined symbol that B's object defines (a call, or a
+    reference to B's data); A -> B -> A is a function of A calling into B,
+    which calls back into A;
+  - nor has the two together: A including B's header while B calls into
+    A is a cycle too (B depends on A's code, A on B's declarations);
+  - the "## Map" section names every module, and every sub-folder of hook/
+    in one line (a table row) that names each module of the folder.
 
 Usage: check-modules.py [--layers] BUILD-OBJ-DIR [HOOK-DIR [MAP-FILE]]
-Prints one line per violation and exits 1 if there is any. --layers
-prints the modules by dependency depth instead (0: depends on no other).
+Prints one line per violation, then the counts, and exits 1 if there is
+any. --layers prints the modules by depth instead (0: depends on no
+other, through its includes or its calls), a sub-folder's module as
+folder/name.
 """
 import os
 import re
@@ -26,23 +37,53 @@ def prefix_of(module):
     return module + "_"
 
 
-def exported(obj):
-    out = subprocess.run(["nm", "--defined-only", "-g", obj],
-                         capture_output=True, text=True, check=True).stdout
+def find_modules(hookdir):
+    """{name: folder relative to hookdir ("" at the top)} for .c and .h
+    files, and the duplicates (a name in two folders)."""
+    where, dups = {}, []
+    for root, dirs, files in os.walk(hookdir):
+        dirs.sort()
+        rel = os.path.relpath(root, hookdir)
+        rel = "" if rel == "." else rel
+        for f in sorted(files):
+            if not f.endswith((".c", ".h")):
+                continue
+            name = f[:-2]
+            if name in where and where[name] != rel:
+                dups.append(f"{f}: in hook/{where[name]} and hook/{rel}")
+                continue
+            where[name] = rel
+    return where, dups
+
+
+def path_of(hookdir, where, module, ext):
+    return os.path.join(hookdir, where[module], module + ext)
+
+
+def object_of(objdir, where, module):
+    return os.path.join(objdir, where[module], module + ".o")
+
+
+def symbols(obj, undefined):
+    flags = ["--undefined-only"] if undefined else ["--defined-only", "-g"]
+    out = subprocess.run(["nm"] + flags + [obj], capture_output=True,
+                         text=True, check=True).stdout
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in "TDBRC":
+        if undefined and len(parts) == 2 and parts[0] == "U":
+            yield parts[1]
+        elif not undefined and len(parts) == 3 and parts[1] in "TDBRCGSV":
             yield parts[2]
 
 
-def check_prefixes(objdir, modules):
+def check_prefixes(objdir, where, modules):
     bad = []
     for mod in modules:
-        obj = os.path.join(objdir, mod + ".o")
+        obj = object_of(objdir, where, mod)
         if not os.path.exists(obj):
             bad.append(f"{mod}.c: no object {obj} (build first)")
             continue
-        for name in exported(obj):
+        for name in symbols(obj, False):
             if mod == "main":
                 ok = name == "main"
             else:
@@ -58,41 +99,89 @@ def includes(path):
         return re.findall(r'^#include "([a-z0-9_]+)\.h"', f.read(), re.M)
 
 
-def dependencies(hookdir, modules):
+def include_graph(hookdir, where):
     """A module depends on what its .c and .h include."""
     deps = {}
-    for mod in modules:
+    for mod in where:
         seen = set()
         for ext in (".c", ".h"):
-            p = os.path.join(hookdir, mod + ext)
+            p = path_of(hookdir, where, mod, ext)
             if os.path.exists(p):
                 seen.update(i for i in includes(p) if i != mod)
-        deps[mod] = sorted(d for d in seen if d in modules)
+        deps[mod] = sorted(d for d in seen if d in where)
     return deps
 
 
-def check_cycles(deps):
-    bad, state, stack = [], {}, []
+def call_graph(objdir, where, modules):
+    """A module depends on the modules whose symbols its object uses."""
+    owner = {}
+    for mod in modules:
+        obj = object_of(objdir, where, mod)
+        if os.path.exists(obj):
+            for name in symbols(obj, False):
+                owner[name] = mod
+    deps = {}
+    for mod in modules:
+        obj = object_of(objdir, where, mod)
+        used = set()
+        if os.path.exists(obj):
+            used = {owner[s] for s in symbols(obj, True) if s in owner}
+        deps[mod] = sorted(used - {mod})
+    return deps
 
-    def visit(m):
-        state[m] = 1
+
+def cycles(deps):
+    """Each strongly connected set of more than one module, as one cycle
+    through it (Tarjan's algorithm, then a path back to its start)."""
+    index, low, on, stack, sccs = {}, {}, set(), [], []
+
+    def connect(m):
+        index[m] = low[m] = len(index)
         stack.append(m)
+        on.add(m)
         for d in deps[m]:
-            if state.get(d) == 1:
-                cycle = stack[stack.index(d):] + [d]
-                bad.append("cycle: " + " -> ".join(cycle))
-            elif d not in state:
-                visit(d)
-        stack.pop()
-        state[m] = 2
+            if d not in index:
+                connect(d)
+                low[m] = min(low[m], low[d])
+            elif d in on:
+                low[m] = min(low[m], index[d])
+        if low[m] == index[m]:
+            scc = []
+            while True:
+                x = stack.pop()
+                on.discard(x)
+                scc.append(x)
+                if x == m:
+                    break
+            if len(scc) > 1:
+                sccs.append(set(scc))
 
+    sys.setrecursionlimit(10000)
     for m in sorted(deps):
-        if m not in state:
-            visit(m)
-    return bad
+        if m not in index:
+            connect(m)
+    found = []
+    for scc in sccs:
+        start = min(scc)
+        # Breadth-first from start, inside the set, back to start.
+        prev, queue = {start: None}, [start]
+        while queue:
+            m = queue.pop(0)
+            for d in deps[m]:
+                if d == start:
+                    path = [m]
+                    while prev[path[-1]] is not None:
+                        path.append(prev[path[-1]])
+                    found.append(list(reversed(path)) + [start])
+                    queue = []
+                    break
+                if d in scc and d not in prev:
+                    prev[d] = m
+                    queue.append(d)
+    return found
 
 
-def layers(deps):
+def layers(deps, where):
     depth = {}
 
     def walk(m):
@@ -103,21 +192,36 @@ def layers(deps):
 
     for m in deps:
         walk(m)
+
+    def shown(m):
+        return f"{where[m]}/{m}" if where[m] else m
+
     for level in range(max(depth.values()) + 1):
-        print(f"{level}: " + " ".join(sorted(m for m in depth
-                                             if depth[m] == level)))
+        print(f"{level:2}  " + " ".join(sorted(shown(m) for m in depth
+                                               if depth[m] == level)))
 
 
-def check_map(readme, modules):
-    with open(readme, encoding="utf-8") as f:
+def check_map(mapfile, where, modules):
+    with open(mapfile, encoding="utf-8") as f:
         text = f.read()
     start = text.find("\n## Map\n")
     if start < 0:
-        return [f"{readme}: no '## Map' section"]
+        return [f"{mapfile}: no '## Map' section"]
     end = text.find("\n## ", start + 1)
     section = text[start:end if end > 0 else len(text)]
-    return [f"{readme}: the map does not name hook/{m}.c"
-            for m in modules if f"{m}.c" not in section]
+    bad = [f"{mapfile}: the map does not name {m}.c"
+           for m in modules if f"{m}.c" not in section]
+    for folder in sorted({where[m] for m in modules if where[m]}):
+        rows = [line for line in section.splitlines()
+                if f"`hook/{folder}/`" in line]
+        if not rows:
+            bad.append(f"{mapfile}: the map has no line for `hook/{folder}/`")
+            continue
+        for m in modules:
+            if where[m] == folder and not any(f"`{m}.c`" in r for r in rows):
+                bad.append(f"{mapfile}: the `hook/{folder}/` line does not "
+                           f"name `{m}.c`")
+    return bad
 
 
 def main():
@@ -129,19 +233,33 @@ def main():
         return 2
     objdir = args[0]
     hookdir = args[1] if len(args) > 1 else "hook"
-    readme = args[2] if len(args) > 2 else "docs/development.md"
-    modules = sorted(f[:-2] for f in os.listdir(hookdir) if f.endswith(".c"))
-    headers = {f[:-2] for f in os.listdir(hookdir) if f.endswith(".h")}
-    deps = dependencies(hookdir, sorted(set(modules) | headers))
+    mapfile = args[2] if len(args) > 2 else "docs/development.md"
+    where, bad = find_modules(hookdir)
+    modules = sorted(m for m in where
+                     if os.path.exists(path_of(hookdir, where, m, ".c")))
+    includes_of = include_graph(hookdir, where)
+    calls_of = call_graph(objdir, where, modules)
+    both = {m: sorted(set(includes_of[m]) | set(calls_of.get(m, [])))
+            for m in includes_of}
     if want_layers:
-        layers(deps)
+        layers(both, where)
         return 0
-    bad = check_prefixes(objdir, modules)
-    bad += check_cycles(deps)
-    bad += check_map(readme, modules)
+    bad += check_prefixes(objdir, where, modules)
+    include_cycles = cycles(includes_of)
+    bad += ["include cycle: " + " -> ".join(c) for c in include_cycles]
+    call_cycles = cycles(calls_of)
+    bad += ["call cycle: " + " -> ".join(c) for c in call_cycles]
+    mixed = [c for c in cycles(both)
+             if c not in include_cycles and c not in call_cycles]
+    bad += ["include and call cycle: " + " -> ".join(c) for c in mixed]
+    bad += check_map(mapfile, where, modules)
     for line in bad:
         print(line)
-    print(f"{len(modules)} modules: {len(bad)} violation(s)")
+    print(f"{len(modules)} modules in "
+          f"{len({where[m] for m in modules})} folders: "
+          f"{len(include_cycles)} include cycle(s), "
+          f"{len(call_cycles)} call cycle(s), "
+          f"{len(mixed)} include and call cycle(s), {len(bad)} violation(s)")
     return 1 if bad else 0
 
 

@@ -25,7 +25,10 @@ FUZZ_TARGETS ?= $(FUZZ_ALL_TARGETS)
 
 FUZZ_DIR := $(BUILD)/fuzz
 # version.c parses nothing, and would need zlib linked in.
-FUZZ_HOOK_SRCS := $(filter-out hook/main.c hook/version.c,$(wildcard hook/*.c))
+# hook/ and its folders, as the top Makefile finds them.
+HOOK_DIRS ?= $(patsubst %/,%,$(sort $(dir $(wildcard hook/*.c hook/*/*.c))))
+FUZZ_HOOK_SRCS := $(filter-out hook/cmd/main.c hook/version.c,\
+	$(foreach d,$(HOOK_DIRS),$(wildcard $(d)/*.c)))
 FUZZ_OBJS := $(FUZZ_HOOK_SRCS:hook/%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_BINS := $(FUZZ_ALL_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 # The hook's sources include headers that the top Makefile generates
@@ -35,7 +38,7 @@ FUZZ_HOOK_BIN := $(BUILD)/oci-sockopt-hook
 
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-FUZZ_BASE_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Ihook \
+FUZZ_BASE_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf $(HOOK_DIRS:%=-I%) \
 	$(shell $(PKG_CONFIG) --cflags libbpf json-c libcgroup) $(FUZZ_SAN)
 FUZZ_LIBS = $(shell $(PKG_CONFIG) --libs libbpf json-c libcgroup)
 # The hook's own sources are other people's code under clang: warnings

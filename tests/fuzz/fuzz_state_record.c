@@ -2,11 +2,11 @@
 /*
  * libFuzzer target: a container record under the state directory, read
  * back by poststop, gc and status (strictjson_parse() of the file, then
- * record_from_json() and the check record_invalid()), and written again
- * with record_to_json().
+ * state_record_from_json() and the check state_record_invalid()), and written again
+ * with state_record_to_json().
  */
 #include "fuzz_common.h"
-#include "record.h"
+#include "state_record.h"
 #include "strictjson.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -32,9 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	if (strictjson_parse("fuzz.json", text, size, &obj, FUZZ_ERR) == 0 &&
-	    record_from_json(obj, rec) == 0) {
-		record_invalid(rec, "fuzz", &root);
-		again = record_to_json(rec);
+	    state_record_from_json(obj, rec) == 0) {
+		state_record_invalid(rec, "fuzz", &root);
+		again = state_record_to_json(rec);
 		if (again) {
 			json_object_to_json_string_ext(again,
 						       JSON_C_TO_STRING_PLAIN);

@@ -124,7 +124,8 @@ err=$("$HOOK" --config "$CFG" features --nfd-file "$TMP/features.d/.hidden" 2>&1
 tap_like "$?:$(wc -l <<<"$err"):$err" "^1:1:.*does not start with '\\.'" \
 	"--nfd-file with a name NFD skips: one line, exit 1"
 err=$("$HOOK" --config "$CFG" features extra 2>&1 >/dev/null)
-tap_like "$?:$err" "^1:.*features takes no operands" "an operand: one line, exit 1"
+tap_like "$?:$err" "^2:oci-sockopt-hook: features: unexpected argument 'extra'" \
+	"an operand: a usage error, one line, exit 2"
 tap_is "$(ls -A "$TMP/features.d")" "oci-sockopt-hook" "the failures wrote nothing"
 
 # --- RuntimeClasses ---------------------------------------------------------

@@ -20,7 +20,7 @@
 #include "cg.h"
 #include "helpers.h"
 #include "metrics.h"
-#include "record.h"
+#include "state_record.h"
 #include "state.h"
 #include "tap.h"
 

@@ -15,7 +15,7 @@
 
 #include "cg.h"
 #include "helpers.h"
-#include "record.h"
+#include "state_record.h"
 #include "state.h"
 #include "tap.h"
 

@@ -205,7 +205,7 @@ static void test_drift(void)
 
 static void test_filters(void)
 {
-	struct cmd_args args = { 0 };
+	struct cmd_status_filter f = { 0 };
 	struct sh_record rec = { 0 };
 	char id[80];
 
@@ -213,30 +213,30 @@ static void test_filters(void)
 	strcpy(rec.pod, "web-0");
 	strcpy(rec.container, "app");
 	strcpy(rec.policy, "restricted");
-	ok(cmd_status_match(&rec, &args), "no filter: every record");
-	args.namespace_filter = "team-a";
-	args.policy_filter = "restricted";
-	ok(cmd_status_match(&rec, &args), "namespace and policy match");
-	args.pod_filter = "web";
-	ok(!cmd_status_match(&rec, &args), "a pod prefix does not match");
-	args.pod_filter = NULL;
+	ok(cmd_status_match(&rec, &f), "no filter: every record");
+	f.k8s_namespace = "team-a";
+	f.policy = "restricted";
+	ok(cmd_status_match(&rec, &f), "namespace and policy match");
+	f.pod = "web";
+	ok(!cmd_status_match(&rec, &f), "a pod prefix does not match");
+	f.pod = NULL;
 	rec.k8s_namespace[0] = '\0';
-	ok(!cmd_status_match(&rec, &args), "no namespace: no match");
-	ok(!cmd_status_bad_filter(&args), "valid names pass");
-	args.container_filter = "a b";
-	is_str(cmd_status_bad_filter(&args), "--container",
+	ok(!cmd_status_match(&rec, &f), "no namespace: no match");
+	ok(!cmd_status_bad_filter(&f), "valid names pass");
+	f.container = "a b";
+	is_str(cmd_status_bad_filter(&f), "--container",
 	       "a space: --container is refused");
-	args.container_filter = "-app";
-	is_str(cmd_status_bad_filter(&args), "--container",
+	f.container = "-app";
+	is_str(cmd_status_bad_filter(&f), "--container",
 	       "a leading '-': refused");
-	args.container_filter = NULL;
-	args.policy_filter = "";
-	is_str(cmd_status_bad_filter(&args), "--policy",
+	f.container = NULL;
+	f.policy = "";
+	is_str(cmd_status_bad_filter(&f), "--policy",
 	       "an empty policy: refused");
-	args.policy_filter = "a.b_c-1";
-	ok(!cmd_status_bad_filter(&args), "policy name characters pass");
-	args.namespace_filter = "Team_A";
-	ok(!cmd_status_bad_filter(&args), "a podman name passes");
+	f.policy = "a.b_c-1";
+	ok(!cmd_status_bad_filter(&f), "policy name characters pass");
+	f.k8s_namespace = "Team_A";
+	ok(!cmd_status_bad_filter(&f), "a podman name passes");
 	cmd_status_short_id(
 		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
 		id, sizeof(id));

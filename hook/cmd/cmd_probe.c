@@ -179,14 +179,38 @@ static void print_text(const struct probe_result *p)
 	printf("verdict: %s\n", verdict(p));
 }
 
-int cmd_probe(const struct cmd_args *args)
+static int run(const struct cli_command *cmd, const struct cli_global *global,
+	       int argc, char **argv)
 {
-	struct probe_result p;
+	struct probe_result res;
+	struct cli_parser p;
+	int id;
 
-	run_probes(&p);
-	if (args->json)
-		print_json(&p);
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0)
+		;
+	if (id)
+		return cli_exit(id);
+	run_probes(&res);
+	if (p.json)
+		print_json(&res);
 	else
-		print_text(&p);
+		print_text(&res);
 	return 0;
 }
+
+static const struct cli_option options[] = {
+	CLI_JSON,
+	{ 0 },
+};
+
+const struct cli_command cmd_probe_command = {
+	.name = "probe",
+	.summary = "what this kernel and host support",
+	.description =
+		"The cgroup v2 mount, each program kind and its bypass-prot-mem\n"
+		"variant loaded for real, the attach types, and the programs\n"
+		"preload pinned; then a verdict.\n",
+	.options = options,
+	.run = run,
+};

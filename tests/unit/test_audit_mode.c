@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * wouldhave.c, how audit mode's counters read: "would deny SOL_SOCKET
+ * audit_mode.c, how audit mode's counters read: "would deny SOL_SOCKET
  * SO_MARK (setsockopt)", socket rules by family, type and protocol, misses
  * of an allow-list, the overflow slots, and the same as labels and JSON.
  * Reading the counters from the programs' maps needs BPF: 67-audit-mode.sh.
@@ -11,23 +11,23 @@
 #include <json-c/json.h>
 
 #include "tap.h"
-#include "wouldhave.h"
+#include "audit_mode.h"
 
-static const struct wouldhave_entry deny_mark = {
+static const struct audit_mode_entry deny_mark = {
 	.kind = SH_PROG_SET,
 	.action = "deny",
 	.level = SOL_SOCKET,
 	.optname = SO_MARK,
 	.n = 3,
 };
-static const struct wouldhave_entry clamp_unknown = {
+static const struct audit_mode_entry clamp_unknown = {
 	.kind = SH_PROG_SET,
 	.action = "clamp",
 	.level = 277,
 	.optname = 9999,
 	.n = 1,
 };
-static const struct wouldhave_entry deny_socket = {
+static const struct audit_mode_entry deny_socket = {
 	.kind = SH_PROG_SOCK,
 	.action = "deny",
 	.socket = true,
@@ -36,7 +36,7 @@ static const struct wouldhave_entry deny_socket = {
 	.extra = -1,
 	.n = 2,
 };
-static const struct wouldhave_entry miss = {
+static const struct audit_mode_entry miss = {
 	.kind = SH_PROG_SET,
 	.action = "deny",
 	.miss = true,
@@ -44,13 +44,13 @@ static const struct wouldhave_entry miss = {
 	.optname = 13 /* TCP_CONGESTION */,
 	.n = 4,
 };
-static const struct wouldhave_entry overflow = {
+static const struct audit_mode_entry overflow = {
 	.kind = SH_PROG_GET,
 	.action = "force",
 	.overflow = true,
 	.n = 5,
 };
-static const struct wouldhave_entry overflow_miss = {
+static const struct audit_mode_entry overflow_miss = {
 	.kind = SH_PROG_SET,
 	.action = "deny",
 	.overflow = true,
@@ -58,21 +58,21 @@ static const struct wouldhave_entry overflow_miss = {
 	.n = 6,
 };
 
-static void text_is(const struct wouldhave_entry *e, const char *want)
+static void text_is(const struct audit_mode_entry *e, const char *want)
 {
 	char buf[256];
 
-	wouldhave_text(e, buf, sizeof(buf));
+	audit_mode_text(e, buf, sizeof(buf));
 	is_str(buf, want, "text: %s", want);
 }
 
-static void labels_are(const struct wouldhave_entry *e, const char *level,
+static void labels_are(const struct audit_mode_entry *e, const char *level,
 		       const char *option)
 {
 	char l[32], o[96];
 
-	wouldhave_level(e, l, sizeof(l));
-	wouldhave_option(e, o, sizeof(o));
+	audit_mode_level(e, l, sizeof(l));
+	audit_mode_option(e, o, sizeof(o));
 	ok(!strcmp(l, level) && !strcmp(o, option),
 	   "labels: level '%s' option '%s' (got '%s' '%s')", level, option, l,
 	   o);
@@ -80,7 +80,7 @@ static void labels_are(const struct wouldhave_entry *e, const char *level,
 
 int main(void)
 {
-	struct wouldhave w = { 0 };
+	struct audit_mode_counts w = { 0 };
 	struct json_object *arr, *o, *v;
 
 	text_is(&deny_mark, "would deny SOL_SOCKET SO_MARK (setsockopt)");
@@ -102,9 +102,9 @@ int main(void)
 	w.e[w.nr++] = deny_socket;
 	w.e[w.nr++] = miss;
 	w.e[w.nr++] = overflow;
-	ok(wouldhave_total(&w) == 3 + 2 + 4 + 5,
+	ok(audit_mode_total(&w) == 3 + 2 + 4 + 5,
 	   "total: the sum of the counts");
-	arr = wouldhave_json(&w);
+	arr = audit_mode_json(&w);
 	ok(json_object_array_length(arr) == 4, "JSON: one object per entry");
 	o = json_object_array_get_idx(arr, 2);
 	ok(json_object_object_get_ex(o, "program", &v) &&
@@ -122,6 +122,6 @@ int main(void)
 	   "JSON: program, action, level, option, not_allowed, count");
 	json_object_put(arr);
 	w.nr = 0;
-	ok(wouldhave_total(&w) == 0, "no entries: 0");
+	ok(audit_mode_total(&w) == 0, "no entries: 0");
 	return tap_done();
 }

@@ -16,7 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "audit_mode.h"
+#include "audit_mode_map.h"
 #include "bpf_build_id.h"
 #include "cleanup.h"
 #include "getsockopt.skel.h"
@@ -33,30 +33,6 @@
 		.rodata_size = sizeof(struct skel##__rodata),                \
 		.hash_offset = offsetof(struct skel##__rodata, policy_hash), \
 	}
-
-static int libbpf_to_log(enum libbpf_print_level level, const char *fmt,
-			 va_list ap) __attribute__((format(printf, 2, 0)));
-
-static int libbpf_to_log(enum libbpf_print_level level, const char *fmt,
-			 va_list ap)
-{
-	char buf[4096], *line, *save = NULL;
-
-	/* libbpf's debug level is ~130 lines per load: keep its warnings
-	 * (verifier logs among them) and information only. */
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		log_debug("%s", line);
-	return 0;
-}
-
-void load_quiet_libbpf(void)
-{
-	libbpf_set_print(libbpf_to_log);
-}
 
 void load_init(struct sh_loaded *l)
 {

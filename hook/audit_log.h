@@ -8,18 +8,18 @@
  * says: the error or warning line before it carries the severity (and is
  * the one line on stderr).
  */
-#ifndef SH_AUDIT_H
-#define SH_AUDIT_H
+#ifndef SH_AUDIT_LOG_H
+#define SH_AUDIT_LOG_H
 
 #include "error.h"
 #include "oci.h"
-#include "prestart.h"
 
 /* After error_report(): the stage (command) refused the container. */
-void audit_refusal(const char *stage, const struct oci_state *st,
-		   const struct sh_error *err, int code);
-/* A prestart that started the container with less than it asked for. */
-void audit_fallback(const char *stage, const struct oci_state *st,
-		    const struct prestart_outcome *done);
+void audit_log_refusal(const char *stage, const struct oci_state *st,
+		       const struct sh_error *err, int code);
+/* A prestart that started the container with less than it asked for:
+ * why (a reason token, NULL for "error") and what asked for it. */
+void audit_log_fallback(const char *stage, const struct oci_state *st,
+			const char *reason, const struct sh_cause *cause);
 
-#endif /* SH_AUDIT_H */
+#endif /* SH_AUDIT_LOG_H */

@@ -3,20 +3,20 @@
  * Audit mode's would-have counters, read back from a container's programs
  * (bpf/audit_mode.h): what the policy would have denied, clamped or forced.
  */
-#ifndef SH_WOULDHAVE_H
-#define SH_WOULDHAVE_H
+#ifndef SH_AUDIT_MODE_H
+#define SH_AUDIT_MODE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <json-c/json.h>
 
-#include "audit_mode.h"
-#include "record.h"
+#include "audit_mode_map.h"
+#include "state_record.h"
 
 /* Every slot of the three programs, at most. */
-#define WOULDHAVE_MAX (3 * (SH_WH_RULES + 1) + SH_WH_MISSES + 1)
+#define AUDIT_MODE_MAX (3 * (SH_WH_RULES + 1) + SH_WH_MISSES + 1)
 
-struct wouldhave_entry {
+struct audit_mode_entry {
 	enum sh_prog_kind kind;
 	const char *action; /* "deny", "clamp", "force" */
 	bool socket; /* a sock_create deny rule: family, type, protocol */
@@ -26,21 +26,21 @@ struct wouldhave_entry {
 	uint64_t n;
 };
 
-struct wouldhave {
+struct audit_mode_counts {
 	int nr;
-	struct wouldhave_entry e[WOULDHAVE_MAX];
+	struct audit_mode_entry e[AUDIT_MODE_MAX];
 };
 
 /* The non-zero counters of every program of the container, in slot order. */
-int wouldhave_read(const struct sh_progs *progs, uint64_t cg_id,
-		   struct wouldhave *out);
+int audit_mode_read(const struct sh_progs *progs, uint64_t cg_id,
+		    struct audit_mode_counts *out);
 /* "would deny SOL_SOCKET SO_MARK", "would deny socket AF_INET6", ... */
-void wouldhave_text(const struct wouldhave_entry *e, char *buf, size_t len);
+void audit_mode_text(const struct audit_mode_entry *e, char *buf, size_t len);
 /* Labels: level ("SOL_SOCKET", "socket" for a socket rule, "" for an
  * overflow) and option ("SO_MARK", "AF_INET6 any any", "other"). */
-void wouldhave_level(const struct wouldhave_entry *e, char *buf, size_t len);
-void wouldhave_option(const struct wouldhave_entry *e, char *buf, size_t len);
-struct json_object *wouldhave_json(const struct wouldhave *w);
-uint64_t wouldhave_total(const struct wouldhave *w);
+void audit_mode_level(const struct audit_mode_entry *e, char *buf, size_t len);
+void audit_mode_option(const struct audit_mode_entry *e, char *buf, size_t len);
+struct json_object *audit_mode_json(const struct audit_mode_counts *w);
+uint64_t audit_mode_total(const struct audit_mode_counts *w);
 
-#endif /* SH_WOULDHAVE_H */
+#endif /* SH_AUDIT_MODE_H */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* record_invalid(): what a state record read back must be before the hook
+/* state_record_invalid(): what a state record read back must be before the hook
  * acts on it (unlinkat, rmdir, detach). */
 #include <string.h>
 
-#include "record.h"
+#include "state_record.h"
 #include "tap.h"
 
 #define MOUNT "/sys/fs/cgroup/unified"
@@ -35,7 +35,7 @@ static void made(struct sh_record *rec, const char *parent, const char *rel)
 static void refused(const struct sh_record *rec, const char *stem,
 		    const char *want, const char *what)
 {
-	const char *why = record_invalid(rec, stem, &root);
+	const char *why = state_record_invalid(rec, stem, &root);
 
 	ok(why && strstr(why, want), "%s: %s", what, why ? why : "accepted");
 }
@@ -45,7 +45,7 @@ static void test_record(void)
 	struct sh_record rec;
 
 	good(&rec);
-	ok(!record_invalid(&rec, "c1", &root),
+	ok(!state_record_invalid(&rec, "c1", &root),
 	   "a record as prestart writes it");
 	refused(&rec, "c2", "not its file name",
 		"id differs from the file name");
@@ -80,13 +80,15 @@ static void test_record(void)
 	good(&rec);
 	strcpy(rec.cg.rel, "/c1..x/.hidden");
 	strcpy(rec.cg.abs, MOUNT "/c1..x/.hidden");
-	ok(!record_invalid(&rec, "c1", &root),
+	ok(!state_record_invalid(&rec, "c1", &root),
 	   "dots inside a component are fine");
 
 	made(&rec, "/", "/oci-sockopt-hook-c1");
-	ok(!record_invalid(&rec, "c1", &root), "a cgroup made under the root");
+	ok(!state_record_invalid(&rec, "c1", &root),
+	   "a cgroup made under the root");
 	made(&rec, "/pod/a", "/pod/a/oci-sockopt-hook-c1");
-	ok(!record_invalid(&rec, "c1", &root), "a cgroup made under /pod/a");
+	ok(!state_record_invalid(&rec, "c1", &root),
+	   "a cgroup made under /pod/a");
 	made(&rec, "/", "/system.slice");
 	refused(&rec, "c1", "cannot have made", "created, but not our name");
 	made(&rec, "/pod/b", "/pod/a/oci-sockopt-hook-c1");

@@ -42,14 +42,14 @@ static void print_text(const struct sh_record *rec, const struct footprint *fp,
 	printf("proposed policy:\n%s\n", to_text(policy));
 }
 
-static int show(const struct cmd_args *args, const struct sh_record *rec,
+static int show(bool json, const struct sh_record *rec,
 		const struct footprint *fp)
 {
 	_cleanup_json_ struct json_object *policy =
 		footprint_policy_json(fp, rec->footprint);
 	_cleanup_json_ struct json_object *o = NULL;
 
-	if (!args->json) {
+	if (!json) {
 		print_text(rec, fp, policy);
 		return 0;
 	}
@@ -62,21 +62,15 @@ static int show(const struct cmd_args *args, const struct sh_record *rec,
 	return 0;
 }
 
-int cmd_footprint(const struct cmd_args *args)
+static int record(const char *id, bool json)
 {
 	_cleanup_free_ struct footprint *fp = NULL;
 	struct sh_error err = { 0 };
 	struct sh_record rec;
-	int r;
+	int r = state_read(id, &rec);
 
-	if (args->argc != 1) {
-		log_error("usage: record ID [--json]");
-		return CMD_USAGE;
-	}
-	r = state_read(args->argv[0], &rec);
 	if (r) {
-		log_error("no record of container %s: %s", args->argv[0],
-			  strerror(-r));
+		log_error("no record of container %s: %s", id, strerror(-r));
 		return r;
 	}
 	fp = malloc(sizeof(*fp));
@@ -87,5 +81,39 @@ int cmd_footprint(const struct cmd_args *args)
 		log_error("%s", err.msg);
 		return r;
 	}
-	return show(args, &rec, fp);
+	return show(json, &rec, fp);
 }
+
+static int run(const struct cli_command *cmd, const struct cli_global *global,
+	       int argc, char **argv)
+{
+	struct cli_parser p;
+	int id;
+
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0)
+		;
+	if (id)
+		return cli_exit(id);
+	return record(p.operand[0], p.json);
+}
+
+static const struct cli_option options[] = {
+	CLI_JSON,
+	{ 0 },
+};
+
+const struct cli_command cmd_record_command = {
+	.name = "record",
+	.operands = "ID",
+	.min_operands = 1,
+	.max_operands = 1,
+	.summary = "record mode: a container's socket footprint so far",
+	.description =
+		"ID is the container's id, as status shows it. The footprint is\n"
+		"the setsockopt and getsockopt options with counts and value\n"
+		"ranges and the socket tuples its programs noted, and the overflow\n"
+		"counters; the proposed policy is in the operator config's schema.\n",
+	.options = options,
+	.run = run,
+};

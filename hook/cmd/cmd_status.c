@@ -12,18 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit_mode.h"
 #include "caveats.h"
 #include "cg.h"
 #include "cleanup.h"
 #include "commands.h"
 #include "config.h"
 #include "counters.h"
-#include "wouldhave.h"
 #include "drift.h"
 #include "enforce.h"
 #include "kind.h"
 #include "log.h"
+#include "pod.h"
 #include "state.h"
+
+struct status_options {
+	const char *config; /* --config, or NULL */
+	bool json;
+	const char *id; /* the ID operand, or NULL: every container */
+	struct cmd_status_filter filter;
+};
 
 /* How to show them, and where the rules come from. */
 struct status_show {
@@ -32,7 +40,7 @@ struct status_show {
 };
 
 struct status_ctx {
-	const struct cmd_args *args;
+	const struct status_options *opts;
 	bool seen; /* the ID operand names a record */
 	struct enforce_row *rows;
 	size_t nr, cap;
@@ -49,12 +57,13 @@ static bool filter_is(const char *want, const char *have)
 	return !want || !strcmp(want, have);
 }
 
-bool cmd_status_match(const struct sh_record *rec, const struct cmd_args *args)
+bool cmd_status_match(const struct sh_record *rec,
+		      const struct cmd_status_filter *f)
 {
-	return filter_is(args->namespace_filter, rec->k8s_namespace) &&
-	       filter_is(args->pod_filter, rec->pod) &&
-	       filter_is(args->container_filter, rec->container) &&
-	       filter_is(args->policy_filter, rec->policy);
+	return filter_is(f->k8s_namespace, rec->k8s_namespace) &&
+	       filter_is(f->pod, rec->pod) &&
+	       filter_is(f->container, rec->container) &&
+	       filter_is(f->policy, rec->policy);
 }
 
 /* As config_policy.c checks policy names. */
@@ -68,28 +77,29 @@ static bool valid_policy_name(const char *name)
 			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == len;
 }
 
-const char *cmd_status_bad_filter(const struct cmd_args *args)
+const char *cmd_status_bad_filter(const struct cmd_status_filter *f)
 {
-	if (args->namespace_filter && !pod_valid_name(args->namespace_filter))
+	if (f->k8s_namespace && !pod_valid_name(f->k8s_namespace))
 		return "--namespace";
-	if (args->pod_filter && !pod_valid_name(args->pod_filter))
+	if (f->pod && !pod_valid_name(f->pod))
 		return "--pod";
-	if (args->container_filter && !pod_valid_name(args->container_filter))
+	if (f->container && !pod_valid_name(f->container))
 		return "--container";
-	if (args->policy_filter && !valid_policy_name(args->policy_filter))
+	if (f->policy && !valid_policy_name(f->policy))
 		return "--policy";
 	return NULL;
 }
 
-static const char *filter_value(const struct cmd_args *args, const char *opt)
+static const char *filter_value(const struct cmd_status_filter *f,
+				const char *opt)
 {
 	if (!strcmp(opt, "--namespace"))
-		return args->namespace_filter;
+		return f->k8s_namespace;
 	if (!strcmp(opt, "--pod"))
-		return args->pod_filter;
+		return f->pod;
 	if (!strcmp(opt, "--container"))
-		return args->container_filter;
-	return args->policy_filter;
+		return f->container;
+	return f->policy;
 }
 
 static int add_row(struct status_ctx *ctx, const struct sh_record *rec)
@@ -115,12 +125,12 @@ static int add_row(struct status_ctx *ctx, const struct sh_record *rec)
 static int collect(const struct sh_record *rec, void *data)
 {
 	struct status_ctx *ctx = data;
-	const struct cmd_args *args = ctx->args;
+	const struct status_options *opts = ctx->opts;
 
-	if (args->argc > 0 && strcmp(args->argv[0], rec->id))
+	if (opts->id && strcmp(opts->id, rec->id))
 		return 0;
 	ctx->seen = true;
-	if (!cmd_status_match(rec, args))
+	if (!cmd_status_match(rec, &opts->filter))
 		return 0;
 	return add_row(ctx, rec);
 }
@@ -132,7 +142,7 @@ static void probe_would_have(struct enforce_row *row)
 		return;
 	row->wh = malloc(sizeof(*row->wh));
 	if (row->wh &&
-	    wouldhave_read(&row->rec.progs, row->rec.cg.id, row->wh) < 0) {
+	    audit_mode_read(&row->rec.progs, row->rec.cg.id, row->wh) < 0) {
 		free(row->wh);
 		row->wh = NULL;
 	}
@@ -160,10 +170,11 @@ static void probe_row(struct enforce_row *row)
 }
 
 /* The rules come from the operator config as it is now. */
-static void load_rules(const struct cmd_args *args, struct enforce_rules *rules)
+static void load_rules(const struct status_options *opts,
+		       struct enforce_rules *rules)
 {
 	struct sh_error err = { 0 };
-	const char *path = config_path(args->config);
+	const char *path = config_path(opts->config);
 
 	if (config_load(path, &rules->cfg, &err) == 0) {
 		rules->cfg_ok = true;
@@ -213,7 +224,7 @@ static int show_json(const struct status_show *show,
 	if (!list)
 		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
-		struct json_object *o = record_to_json(&rows[i].rec);
+		struct json_object *o = state_record_to_json(&rows[i].rec);
 
 		if (!o)
 			return -ENOMEM;
@@ -224,7 +235,7 @@ static int show_json(const struct status_show *show,
 				       counters_json(&rows[i].c));
 		if (rows[i].wh)
 			json_object_object_add(o, "would_have",
-					       wouldhave_json(rows[i].wh));
+					       audit_mode_json(rows[i].wh));
 		json_object_object_add(o, "enforcement",
 				       enforce_json(&show->rules, &rows[i]));
 		json_object_array_add(list, o);
@@ -362,7 +373,7 @@ static void print_would_have(const struct enforce_row *row)
 	}
 	printf("  would have:%s\n", row->wh->nr ? "" : " nothing");
 	for (int i = 0; i < row->wh->nr; i++) {
-		wouldhave_text(&row->wh->e[i], text, sizeof(text));
+		audit_mode_text(&row->wh->e[i], text, sizeof(text));
 		printf("    %s: %llu\n", text,
 		       (unsigned long long)row->wh->e[i].n);
 	}
@@ -470,9 +481,9 @@ static int status_show(const struct status_show *show,
 	return 0;
 }
 
-static int usage_error(const struct cmd_args *args, const char *opt)
+static int usage_error(const struct status_options *opts, const char *opt)
 {
-	const char *v = filter_value(args, opt);
+	const char *v = filter_value(&opts->filter, opt);
 
 	log_error(
 		"status %s %s: not a valid name (a letter or digit, then letters, digits, '-', '_' or '.')",
@@ -490,29 +501,28 @@ static int list(struct status_ctx *ctx, struct sh_error *err)
 	r = state_foreach(collect, ctx);
 	if (r)
 		return error_errno(err, r, "cannot list %s", state_dir());
-	if (ctx->args->argc > 0 && !ctx->seen)
+	if (ctx->opts->id && !ctx->seen)
 		return error_set(err, -ENOENT,
 				 "no container '%.64s' is managed by the hook",
-				 ctx->args->argv[0]);
+				 ctx->opts->id);
 	return 0;
 }
 
-static bool filtered(const struct cmd_args *args)
+static bool filtered(const struct cmd_status_filter *f)
 {
-	return args->namespace_filter || args->pod_filter ||
-	       args->container_filter || args->policy_filter;
+	return f->k8s_namespace || f->pod || f->container || f->policy;
 }
 
-int cmd_status(const struct cmd_args *args)
+static int status(const struct status_options *opts)
 {
-	struct status_ctx ctx = { .args = args };
-	struct status_show show = { .json = args->json };
+	struct status_ctx ctx = { .opts = opts };
+	struct status_show show = { .json = opts->json };
 	struct sh_error err = { 0 };
-	const char *bad = cmd_status_bad_filter(args);
+	const char *bad = cmd_status_bad_filter(&opts->filter);
 	int r;
 
 	if (bad)
-		return usage_error(args, bad);
+		return usage_error(opts, bad);
 	r = list(&ctx, &err);
 	if (r) {
 		free(ctx.rows);
@@ -522,12 +532,74 @@ int cmd_status(const struct cmd_args *args)
 	for (size_t i = 0; i < ctx.nr; i++)
 		probe_row(&ctx.rows[i]);
 	if (ctx.nr)
-		load_rules(args, &show.rules);
-	show.one = args->argc > 0;
-	show.filtered = filtered(args);
+		load_rules(opts, &show.rules);
+	show.one = opts->id != NULL;
+	show.filtered = filtered(&opts->filter);
 	r = status_show(&show, ctx.rows, ctx.nr);
 	if (show.rules.cfg_ok)
 		config_free(&show.rules.cfg);
 	free_rows(ctx.rows, ctx.nr);
 	return r;
 }
+
+enum {
+	OPT_NAMESPACE = CLI_OPT_OWN,
+	OPT_POD,
+	OPT_CONTAINER,
+	OPT_POLICY,
+};
+
+static int run(const struct cli_command *cmd, const struct cli_global *global,
+	       int argc, char **argv)
+{
+	struct status_options opts = { 0 };
+	struct cmd_status_filter *f = &opts.filter;
+	struct cli_parser p;
+	int id;
+
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0) {
+		if (id == OPT_NAMESPACE)
+			f->k8s_namespace = p.value;
+		else if (id == OPT_POD)
+			f->pod = p.value;
+		else if (id == OPT_CONTAINER)
+			f->container = p.value;
+		else if (id == OPT_POLICY)
+			f->policy = p.value;
+	}
+	if (id)
+		return cli_exit(id);
+	opts.config = p.config;
+	opts.json = p.json;
+	opts.id = p.nr_operands ? p.operand[0] : NULL;
+	return status(&opts);
+}
+
+static const struct cli_option options[] = {
+	CLI_CONFIG,
+	CLI_JSON,
+	{ OPT_NAMESPACE, "namespace", "NS",
+	  "only containers in Kubernetes namespace NS" },
+	{ OPT_POD, "pod", "POD", "only containers of pod POD" },
+	{ OPT_CONTAINER, "container", "NAME", "only containers named NAME" },
+	{ OPT_POLICY, "policy", "POLICY",
+	  "only containers under policy POLICY" },
+	{ 0 },
+};
+
+const struct cli_command cmd_status_command = {
+	.name = "status",
+	.operands = "[ID]",
+	.max_operands = 1,
+	.summary = "the containers the hook manages, and what enforces what",
+	.description =
+		"A table (id, namespace, pod, container, policy, bypass, counters),\n"
+		"then per container: the programs the kernel has on its cgroup, the\n"
+		"rules they carry, bypass-prot-mem, drift from the record, and the\n"
+		"caveats that apply to it. Filters are exact and combine; no match\n"
+		"is an empty table ([] with --json) and exit 0; an invalid name is\n"
+		"a usage error. With ID (a full container id), that container only.\n",
+	.options = options,
+	.run = run,
+};

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "audit_log.h"
 #include "config.h"
 #include "helpers.h"
 #include "journal.h"
@@ -212,7 +212,7 @@ static void test_json_line(void)
 	error_reason(&err, "policy_unknown");
 	error_cause(&err, "sockopt-hook.io/policy", "n\"o\npe\xff");
 	error_set(&err, -ENOENT, "no such policy");
-	audit_refusal("prestart", &st, &err, -ENOENT);
+	audit_log_refusal("prestart", &st, &err, -ENOENT);
 	log_close();
 	log_set_format(LOG_FORMAT_TEXT);
 	text = read_all(path);

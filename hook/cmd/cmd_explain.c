@@ -26,6 +26,12 @@
 /* What the cgroup part says: two refusals and the text around them. */
 #define EXPLAIN_TEXT_MAX (2 * SH_ERROR_MSG_MAX + 2 * PATH_MAX)
 
+struct explain_options {
+	const char *config; /* --config, or NULL */
+	bool json;
+	const char *bundle; /* --bundle DIR, or NULL: the state on stdin */
+};
+
 static int state_from_bundle(const char *dir, struct oci_state *st,
 			     struct sh_error *err)
 {
@@ -41,13 +47,13 @@ static int state_from_bundle(const char *dir, struct oci_state *st,
 	return oci_parse_state(text, strlen(text), st, err);
 }
 
-static int read_input(const struct cmd_args *args, struct oci_state *st,
+static int read_input(const struct explain_options *opts, struct oci_state *st,
 		      struct sh_error *err)
 {
 	int r;
 
-	if (args->bundle)
-		r = state_from_bundle(args->bundle, st, err);
+	if (opts->bundle)
+		r = state_from_bundle(opts->bundle, st, err);
 	else if (isatty(STDIN_FILENO))
 		return error_set(
 			err, -EINVAL,
@@ -189,15 +195,15 @@ static int explain_cgroup(const struct sh_config *cfg,
 }
 
 /* A policy refusal has no effective policy to show; a kernel one has. */
-static void print_result(const struct cmd_args *args, const char *cfg_path,
-			 const struct oci_state *st,
+static void print_result(const struct explain_options *opts,
+			 const char *cfg_path, const struct oci_state *st,
 			 const struct sh_effective *eff, struct json_object *o,
 			 int policy_r, const char *refused)
 {
 	json_object_object_add(o, "container", json_object_new_string(st->id));
 	json_object_object_add(o, "config", json_object_new_string(cfg_path));
 	add_text(o, "refused", refused);
-	if (args->json) {
+	if (opts->json) {
 		puts(json_object_to_json_string_ext(
 			o, JSON_C_TO_STRING_PRETTY |
 				   JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -213,14 +219,14 @@ static void print_result(const struct cmd_args *args, const char *cfg_path,
 }
 
 /* Everything but the config: the verdict on one container. */
-static int explain_container(const struct cmd_args *args, const char *path,
-			     const struct sh_config *cfg, struct oci_state *st,
-			     struct sh_error *err)
+static int explain_container(const struct explain_options *opts,
+			     const char *path, const struct sh_config *cfg,
+			     struct oci_state *st, struct sh_error *err)
 {
 	_cleanup_json_ struct json_object *desc = NULL;
 	char refused[SH_LOG_LINE_MAX];
 	struct sh_effective eff;
-	int r = read_input(args, st, err), policy_r;
+	int r = read_input(opts, st, err), policy_r;
 
 	if (r)
 		return r;
@@ -234,20 +240,20 @@ static int explain_container(const struct cmd_args *args, const char *path,
 		r = explain_cgroup(cfg, st, desc, err);
 	/* The same line as on stderr. */
 	log_line(refused, sizeof(refused), error_text(err, r));
-	print_result(args, path, st, &eff, desc, policy_r, r ? refused : NULL);
+	print_result(opts, path, st, &eff, desc, policy_r, r ? refused : NULL);
 	return r;
 }
 
-int cmd_explain(const struct cmd_args *args)
+static int explain(const struct explain_options *opts)
 {
-	const char *path = config_path(args->config);
+	const char *path = config_path(opts->config);
 	struct sh_error err = { 0 };
 	struct oci_state st = { 0 };
 	struct sh_config cfg;
 	int r = config_load(path, &cfg, &err);
 
 	if (!r) {
-		r = explain_container(args, path, &cfg, &st, &err);
+		r = explain_container(opts, path, &cfg, &st, &err);
 		oci_state_free(&st);
 		config_free(&cfg);
 	}
@@ -255,3 +261,45 @@ int cmd_explain(const struct cmd_args *args)
 		error_report(&err, r);
 	return r;
 }
+
+enum { OPT_BUNDLE = CLI_OPT_OWN };
+
+static int run(const struct cli_command *cmd, const struct cli_global *global,
+	       int argc, char **argv)
+{
+	struct explain_options opts = { 0 };
+	struct cli_parser p;
+	int id;
+
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0)
+		if (id == OPT_BUNDLE)
+			opts.bundle = p.value;
+	if (id)
+		return cli_exit(id);
+	opts.config = p.config;
+	opts.json = p.json;
+	return explain(&opts);
+}
+
+static const struct cli_option options[] = {
+	CLI_CONFIG,
+	CLI_JSON,
+	{ OPT_BUNDLE, "bundle", "DIR",
+	  "the container's bundle (its config.json), instead of an OCI state "
+	  "on stdin" },
+	{ 0 },
+};
+
+const struct cli_command cmd_explain_command = {
+	.name = "explain",
+	.summary = "dry run: a container's effective policy, and where it goes",
+	.description =
+		"The container comes from --bundle DIR, or from an OCI state on\n"
+		"stdin. The same resolution as prestart (annotations, pod identity,\n"
+		"the operator config's defaults, require_annotations, the kernel's\n"
+		"features, the cgroup), but nothing is attached or written. Exit 1\n"
+		"when prestart would refuse the container, with the reason.\n",
+	.options = options,
+	.run = run,
+};

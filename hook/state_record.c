@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "oci.h"
+#include "state_record.h"
 
 static void add_str(struct json_object *obj, const char *key, const char *v)
 {
@@ -41,7 +42,7 @@ static struct json_object *progs_to_json(const struct sh_progs *progs)
 	return arr;
 }
 
-struct json_object *record_to_json(const struct sh_record *rec)
+struct json_object *state_record_to_json(const struct sh_record *rec)
 {
 	struct json_object *obj = json_object_new_object();
 
@@ -130,7 +131,7 @@ static int progs_from_json(struct json_object *arr, struct sh_progs *progs)
 	return 0;
 }
 
-int record_from_json(struct json_object *obj, struct sh_record *rec)
+int state_record_from_json(struct json_object *obj, struct sh_record *rec)
 {
 	struct json_object *arr;
 	char mode[sizeof("enforce")] = "";
@@ -213,8 +214,8 @@ static const char *progs_invalid(const struct sh_progs *progs)
 	return NULL;
 }
 
-const char *record_invalid(const struct sh_record *rec, const char *stem,
-			   const struct cg_root *root)
+const char *state_record_invalid(const struct sh_record *rec, const char *stem,
+				 const struct cg_root *root)
 {
 	char abs[sizeof(rec->cg.abs)];
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* What the hook did to one container, and its on-disk (JSON) form. */
-#ifndef SH_RECORD_H
-#define SH_RECORD_H
+#ifndef SH_STATE_RECORD_H
+#define SH_STATE_RECORD_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,9 +10,7 @@
 #include "bpfinfo.h"
 #include "cg.h"
 #include "kind.h"
-#include "oci.h"
-#include "pod.h"
-#include "policy.h"
+#include "sh_types.h"
 
 struct sh_prog {
 	enum bpf_attach_type type;
@@ -51,15 +49,15 @@ struct sh_record {
 	char footprint_dir[SH_RECORD_DIR_MAX];
 };
 
-struct json_object *record_to_json(const struct sh_record *rec);
+struct json_object *state_record_to_json(const struct sh_record *rec);
 /* -EBADMSG for what is not a record. */
-int record_from_json(struct json_object *obj, struct sh_record *rec);
+int state_record_from_json(struct json_object *obj, struct sh_record *rec);
 /*
  * NULL when a record read back may be acted on, else why not. It is
  * checked before anything it names feeds unlinkat, rmdir or a detach:
  * stem is its file name without ".json", root the cgroup2 mount.
  */
-const char *record_invalid(const struct sh_record *rec, const char *stem,
-			   const struct cg_root *root);
+const char *state_record_invalid(const struct sh_record *rec, const char *stem,
+				 const struct cg_root *root);
 
-#endif /* SH_RECORD_H */
+#endif /* SH_STATE_RECORD_H */

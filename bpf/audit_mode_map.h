@@ -5,8 +5,8 @@
  * and allow-list miss it would have applied is counted here instead, in
  * cgroup storage (one copy per container and attach type, fixed size).
  */
-#ifndef SH_AUDIT_MODE_H
-#define SH_AUDIT_MODE_H
+#ifndef SH_AUDIT_MODE_MAP_H
+#define SH_AUDIT_MODE_MAP_H
 
 #include <linux/types.h>
 
@@ -45,4 +45,4 @@ struct sh_would_have {
 	__u64 miss_overflow;
 };
 
-#endif /* SH_AUDIT_MODE_H */
+#endif /* SH_AUDIT_MODE_MAP_H */

@@ -13,7 +13,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "audit_log.h"
 #include "cleanup.h"
 #include "journal.h"
 #include "log.h"
@@ -168,8 +168,8 @@ static void fill_identity(struct audit_event *ev, const char *stage,
 	ev->value[F_BUNDLE] = st->bundle;
 }
 
-void audit_refusal(const char *stage, const struct oci_state *st,
-		   const struct sh_error *err, int code)
+void audit_log_refusal(const char *stage, const struct oci_state *st,
+		       const struct sh_error *err, int code)
 {
 	struct audit_event ev = { .priority = LOG_NOTICE };
 	struct pod_identity who;
@@ -190,17 +190,17 @@ static const char *fallback_text(const char *reason)
 	return "started with less than its policy asks for";
 }
 
-void audit_fallback(const char *stage, const struct oci_state *st,
-		    const struct prestart_outcome *done)
+void audit_log_fallback(const char *stage, const struct oci_state *st,
+			const char *reason, const struct sh_cause *cause)
 {
 	struct audit_event ev = { .priority = LOG_NOTICE };
 	struct pod_identity who;
 
 	fill_identity(&ev, stage, st, &who);
 	ev.value[F_EVENT] = "fallback";
-	ev.value[F_REASON] = done->reason ? done->reason : "error";
-	ev.value[F_ANNOTATION] = done->cause.annotation;
-	ev.value[F_SETTING] = done->cause.setting;
-	ev.message = fallback_text(done->reason);
+	ev.value[F_REASON] = reason ? reason : "error";
+	ev.value[F_ANNOTATION] = cause->annotation;
+	ev.value[F_SETTING] = cause->setting;
+	ev.message = fallback_text(reason);
 	audit_emit(&ev);
 }

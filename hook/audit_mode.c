@@ -11,11 +11,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "audit_mode.h"
 #include "bpfinfo.h"
 #include "cleanup.h"
 #include "names.h"
 #include "options.h"
-#include "wouldhave.h"
 
 static const char *action_name(__u32 action)
 {
@@ -40,12 +40,12 @@ static bool is_would_have_map(const struct bpf_map_info *info, const void *data)
 	       info->value_size == sizeof(struct sh_would_have);
 }
 
-static struct wouldhave_entry *next(struct wouldhave *out,
-				    enum sh_prog_kind kind, uint64_t n)
+static struct audit_mode_entry *next(struct audit_mode_counts *out,
+				     enum sh_prog_kind kind, uint64_t n)
 {
-	struct wouldhave_entry *e;
+	struct audit_mode_entry *e;
 
-	if (!n || out->nr >= WOULDHAVE_MAX)
+	if (!n || out->nr >= AUDIT_MODE_MAX)
 		return NULL;
 	e = &out->e[out->nr++];
 	memset(e, 0, sizeof(*e));
@@ -55,9 +55,9 @@ static struct wouldhave_entry *next(struct wouldhave *out,
 }
 
 static void add_rules(const struct sh_would_have *w, enum sh_prog_kind kind,
-		      struct wouldhave *out)
+		      struct audit_mode_counts *out)
 {
-	struct wouldhave_entry *e;
+	struct audit_mode_entry *e;
 
 	for (int i = 0; i < SH_WH_RULES; i++) {
 		const struct sh_wh_entry *r = &w->rule[i];
@@ -79,9 +79,9 @@ static void add_rules(const struct sh_would_have *w, enum sh_prog_kind kind,
 }
 
 static void add_misses(const struct sh_would_have *w, enum sh_prog_kind kind,
-		       struct wouldhave *out)
+		       struct audit_mode_counts *out)
 {
-	struct wouldhave_entry *e;
+	struct audit_mode_entry *e;
 
 	for (int i = 0; i < SH_WH_MISSES; i++) {
 		const struct sh_wh_miss *m = &w->miss[i];
@@ -102,7 +102,7 @@ static void add_misses(const struct sh_would_have *w, enum sh_prog_kind kind,
 }
 
 static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
-		    struct wouldhave *out)
+		    struct audit_mode_counts *out)
 {
 	const struct kind_info *k = kind_by_type(prog->type);
 	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog->id);
@@ -128,8 +128,8 @@ static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
 	return 0;
 }
 
-int wouldhave_read(const struct sh_progs *progs, uint64_t cg_id,
-		   struct wouldhave *out)
+int audit_mode_read(const struct sh_progs *progs, uint64_t cg_id,
+		    struct audit_mode_counts *out)
 {
 	int r = 0;
 
@@ -156,7 +156,7 @@ static void add_name(char *buf, size_t len, const char *name, int v)
 		snprintf(buf + pos, len - pos, "%s%d", pos ? " " : "", v);
 }
 
-void wouldhave_level(const struct wouldhave_entry *e, char *buf, size_t len)
+void audit_mode_level(const struct audit_mode_entry *e, char *buf, size_t len)
 {
 	const char *name = names_level_name(e->level);
 
@@ -170,7 +170,7 @@ void wouldhave_level(const struct wouldhave_entry *e, char *buf, size_t len)
 		snprintf(buf, len, "%d", e->level);
 }
 
-void wouldhave_option(const struct wouldhave_entry *e, char *buf, size_t len)
+void audit_mode_option(const struct audit_mode_entry *e, char *buf, size_t len)
 {
 	const struct sh_option_name *opt;
 
@@ -189,12 +189,12 @@ void wouldhave_option(const struct wouldhave_entry *e, char *buf, size_t len)
 	add_name(buf, len, opt ? opt->name : NULL, e->optname);
 }
 
-void wouldhave_text(const struct wouldhave_entry *e, char *buf, size_t len)
+void audit_mode_text(const struct audit_mode_entry *e, char *buf, size_t len)
 {
 	char level[32], option[96];
 
-	wouldhave_level(e, level, sizeof(level));
-	wouldhave_option(e, option, sizeof(option));
+	audit_mode_level(e, level, sizeof(level));
+	audit_mode_option(e, option, sizeof(option));
 	if (e->overflow)
 		snprintf(buf, len, "would %s %s (%s)", e->action,
 			 e->miss ? "other options not allowed" :
@@ -206,17 +206,17 @@ void wouldhave_text(const struct wouldhave_entry *e, char *buf, size_t len)
 			 kind_get(e->kind)->name);
 }
 
-struct json_object *wouldhave_json(const struct wouldhave *w)
+struct json_object *audit_mode_json(const struct audit_mode_counts *w)
 {
 	struct json_object *arr = json_object_new_array();
 	char level[32], option[96];
 
 	for (int i = 0; i < w->nr; i++) {
-		const struct wouldhave_entry *e = &w->e[i];
+		const struct audit_mode_entry *e = &w->e[i];
 		struct json_object *o = json_object_new_object();
 
-		wouldhave_level(e, level, sizeof(level));
-		wouldhave_option(e, option, sizeof(option));
+		audit_mode_level(e, level, sizeof(level));
+		audit_mode_option(e, option, sizeof(option));
 		json_object_object_add(
 			o, "program",
 			json_object_new_string(kind_get(e->kind)->name));
@@ -235,7 +235,7 @@ struct json_object *wouldhave_json(const struct wouldhave *w)
 	return arr;
 }
 
-uint64_t wouldhave_total(const struct wouldhave *w)
+uint64_t audit_mode_total(const struct audit_mode_counts *w)
 {
 	uint64_t n = 0;
 

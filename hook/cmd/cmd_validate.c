@@ -17,10 +17,18 @@
 #include "log.h"
 #include "require.h"
 
-#define MAX_DIRS (SH_MAX_HOOKS_DIRS + 3) /* and the three standard ones */
+#define MAX_HOOKS_DIRS 16 /* --hooks-dir options */
+#define MAX_DIRS (MAX_HOOKS_DIRS + 3) /* and the three standard ones */
 #define DEFAULTS_TEXT_MAX \
 	(sizeof("defaults.policy '' and bypass_prot_mem") + SH_POLICY_NAME_MAX)
 #define DIRS_TEXT_MAX 512 /* the list of hooks.d directories, cut short */
+
+struct validate_options {
+	const char *path; /* the config to check */
+	bool json;
+	const char *hooks_dirs[MAX_HOOKS_DIRS]; /* --hooks-dir DIR... */
+	int nr_hooks_dirs;
+};
 
 static void add_dir(const char **dirs, size_t *nr, const char *dir)
 {
@@ -30,15 +38,15 @@ static void add_dir(const char **dirs, size_t *nr, const char *dir)
 	dirs[(*nr)++] = dir;
 }
 
-static size_t hooks_dirs(const struct cmd_args *args, const char **dirs)
+static size_t hooks_dirs(const struct validate_options *opts, const char **dirs)
 {
 	size_t nr = 0;
 
 	add_dir(dirs, &nr, SH_HOOKSD_SYSTEM);
 	add_dir(dirs, &nr, SH_HOOKSD_ETC);
 	add_dir(dirs, &nr, SH_HOOKSD_PREFIX);
-	for (int i = 0; i < args->nr_hooks_dirs; i++)
-		add_dir(dirs, &nr, args->hooks_dirs[i]);
+	for (int i = 0; i < opts->nr_hooks_dirs; i++)
+		add_dir(dirs, &nr, opts->hooks_dirs[i]);
 	return nr;
 }
 
@@ -64,11 +72,11 @@ static void join_dirs(const char **dirs, size_t nr, char *buf, size_t len)
 }
 
 /* Adds to w what keeps the defaults from every container. */
-static void check_hooksd(const struct cmd_args *args, const char *path,
+static void check_hooksd(const struct validate_options *opts, const char *path,
 			 const struct sh_config *cfg, struct lint_warnings *w)
 {
 	const char *dirs[MAX_DIRS];
-	size_t nr = hooks_dirs(args, dirs);
+	size_t nr = hooks_dirs(opts, dirs);
 	struct hooksd_report rep;
 	char what[DEFAULTS_TEXT_MAX], list[DIRS_TEXT_MAX];
 
@@ -82,7 +90,7 @@ static void check_hooksd(const struct cmd_args *args, const char *path,
 			"the defaults of %s (%s) will not reach unannotated containers: %s%s does not run the hook for every container (install the \"when\": {\"always\": true} hooks.d file, as `make install` does for a config with defaults)",
 			path, what, rep.narrow,
 			rep.nr_narrow > 2 ? " and more" : "");
-	else if (!rep.found && args->nr_hooks_dirs > 0) {
+	else if (!rep.found && opts->nr_hooks_dirs > 0) {
 		join_dirs(dirs, nr, list, sizeof(list));
 		lint_add(
 			w,
@@ -95,12 +103,12 @@ static void check_hooksd(const struct cmd_args *args, const char *path,
  * its handlers: hooks.d files that run it only for annotated ones never
  * show it those (containerd's base_runtime_spec hooks run for every
  * container of the handler, whatever the annotations). */
-static void check_require_hooksd(const struct cmd_args *args, const char *path,
-				 const struct sh_config *cfg,
+static void check_require_hooksd(const struct validate_options *opts,
+				 const char *path, const struct sh_config *cfg,
 				 struct lint_warnings *w)
 {
 	const char *dirs[MAX_DIRS];
-	size_t nr = hooks_dirs(args, dirs);
+	size_t nr = hooks_dirs(opts, dirs);
 	struct hooksd_report rep;
 
 	if (!cfg->require.nr_handlers)
@@ -211,10 +219,9 @@ static void check_logging(const struct sh_config *cfg, struct lint_warnings *w)
 			"log_format is 'json' but no log_file is set: it changes log_file only (stderr and syslog stay text; audit events go to journald with their fields)");
 }
 
-int cmd_validate(const struct cmd_args *args)
+static int validate(const struct validate_options *opts)
 {
-	const char *path = args->argc > 0 ? args->argv[0] :
-					    config_path(args->config);
+	const char *path = opts->path;
 	struct lint_warnings w = { 0 };
 	struct sh_error err = { 0 };
 	struct sh_config cfg;
@@ -223,19 +230,69 @@ int cmd_validate(const struct cmd_args *args)
 	if (r) {
 		error_report(&err, r);
 	} else {
-		check_hooksd(args, path, &cfg, &w);
-		check_require_hooksd(args, path, &cfg, &w);
+		check_hooksd(opts, path, &cfg, &w);
+		check_require_hooksd(opts, path, &cfg, &w);
 		lint_policies(&cfg, &w);
 		check_logging(&cfg, &w);
 		print_warnings(&w);
 	}
-	if (args->json)
+	if (opts->json)
 		print_json(path, r, &err, &cfg, &w);
 	else if (!r)
 		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
-	if (!r && !args->json)
+	if (!r && !opts->json)
 		print_require(&cfg);
 	if (!r)
 		config_free(&cfg);
 	return r;
 }
+
+enum { OPT_HOOKS_DIR = CLI_OPT_OWN };
+
+static int run(const struct cli_command *cmd, const struct cli_global *global,
+	       int argc, char **argv)
+{
+	struct validate_options opts = { 0 };
+	struct cli_parser p;
+	int id;
+
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0) {
+		if (id != OPT_HOOKS_DIR)
+			continue;
+		if (opts.nr_hooks_dirs == MAX_HOOKS_DIRS) {
+			cli_usage_error(cmd, "at most %d --hooks-dir options",
+					MAX_HOOKS_DIRS);
+			return CMD_USAGE;
+		}
+		opts.hooks_dirs[opts.nr_hooks_dirs++] = p.value;
+	}
+	if (id)
+		return cli_exit(id);
+	opts.path = p.nr_operands ? p.operand[0] : config_path(p.config);
+	opts.json = p.json;
+	return validate(&opts);
+}
+
+static const struct cli_option options[] = {
+	CLI_CONFIG,
+	CLI_JSON,
+	{ OPT_HOOKS_DIR, "hooks-dir", "DIR",
+	  "also look for the hook's hooks.d file in DIR (up to 16 times)" },
+	{ 0 },
+};
+
+const struct cli_command cmd_validate_command = {
+	.name = "validate",
+	.operands = "[CONFIG]",
+	.max_operands = 1,
+	.summary = "check an operator config",
+	.description =
+		"CONFIG, else the config --config names. Errors name the JSON path,\n"
+		"with \"did you mean\" hints. Warns when\n"
+		"the config's defaults will not reach every container: a hooks.d\n"
+		"file (in the standard directories and each --hooks-dir) that runs\n"
+		"the hook only for annotated containers.\n",
+	.options = options,
+	.run = run,
+};

@@ -38,7 +38,5 @@ int load_policy(const struct sh_effective *eff, enum on_unsupported on,
 void load_free(struct sh_loaded *l);
 /* 1 when this kernel takes the bypass program, 0 when not, or -errno. */
 int load_probe_bypass(void);
-/* libbpf's messages to our log, at debug level. */
-void load_quiet_libbpf(void);
 
 #endif /* SH_LOAD_H */

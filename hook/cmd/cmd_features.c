@@ -72,7 +72,6 @@ static bool kernel_bypass(void)
 {
 	int r;
 
-	load_quiet_libbpf();
 	r = load_probe_bypass();
 	if (r < 0)
 		log_warn(
@@ -81,13 +80,19 @@ static bool kernel_bypass(void)
 	return r == 1;
 }
 
-static int collect(const struct cmd_args *args, struct features *f,
+struct features_options {
+	const char *config; /* --config, or NULL */
+	bool json;
+	const char *nfd_file; /* --nfd-file FILE, or NULL: stdout */
+};
+
+static int collect(const struct features_options *opts, struct features *f,
 		   struct sh_error *err)
 {
 	struct sh_config cfg;
 	time_t t = time(NULL) + FEATURES_EXPIRY_SEC;
 	struct tm tm;
-	int r = config_load(config_path(args->config), &cfg, err);
+	int r = config_load(config_path(opts->config), &cfg, err);
 
 	if (r)
 		return r;
@@ -168,49 +173,46 @@ static void print_json(const struct features *f, const char *file)
 		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-static int run(const struct cmd_args *args, struct features *f,
-	       struct sh_error *err)
+static int write_labels(const struct features_options *opts, struct features *f,
+			struct sh_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int dir = -1;
 	const char *base = NULL;
 	int r;
 
-	if (args->argc)
-		return error_set(err, -EINVAL,
-				 "features takes no operands (try --help)");
-	if (args->nfd_file) {
-		dir = open_target(args->nfd_file, &base, err);
+	if (opts->nfd_file) {
+		dir = open_target(opts->nfd_file, &base, err);
 		if (dir < 0)
 			return dir;
 	}
-	r = collect(args, f, err);
+	r = collect(opts, f, err);
 	if (r)
 		return r;
-	text = render(f, args->nfd_file != NULL);
+	text = render(f, opts->nfd_file != NULL);
 	if (!text || strlen(text) >= FEATURES_FILE_MAX)
 		return error_set(err, text ? -EFBIG : -ENOMEM,
 				 "features: cannot render the label file");
 	r = dir < 0 ? 0 : fileio_replace_at(dir, base, text, strlen(text));
 	if (r)
 		return error_errno(err, r, "cannot write --nfd-file %.128s",
-				   args->nfd_file);
-	if (args->json)
-		print_json(f, args->nfd_file);
-	else if (args->nfd_file)
+				   opts->nfd_file);
+	if (opts->json)
+		print_json(f, opts->nfd_file);
+	else if (opts->nfd_file)
 		printf("wrote %d label(s) to %s, expiring at %s\n",
-		       json_object_object_length(f->labels), args->nfd_file,
+		       json_object_object_length(f->labels), opts->nfd_file,
 		       f->expiry);
 	else
 		fputs(strchr(text, '\n') + 1, stdout); /* past the comment */
 	return 0;
 }
 
-int cmd_features(const struct cmd_args *args)
+static int features(const struct features_options *opts)
 {
 	struct features f = { 0 };
 	struct sh_error err = { 0 };
-	int r = run(args, &f, &err);
+	int r = write_labels(opts, &f, &err);
 
 	if (f.labels)
 		json_object_put(f.labels);
@@ -218,3 +220,45 @@ int cmd_features(const struct cmd_args *args)
 		error_report(&err, r);
 	return r;
 }
+
+enum { OPT_NFD_FILE = CLI_OPT_OWN };
+
+static int run(const struct cli_command *cmd, const struct cli_global *global,
+	       int argc, char **argv)
+{
+	struct features_options opts = { 0 };
+	struct cli_parser p;
+	int id;
+
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0)
+		if (id == OPT_NFD_FILE)
+			opts.nfd_file = p.value;
+	if (id)
+		return cli_exit(id);
+	opts.config = p.config;
+	opts.json = p.json;
+	return features(&opts);
+}
+
+static const struct cli_option options[] = {
+	CLI_CONFIG,
+	CLI_JSON,
+	{ OPT_NFD_FILE, "nfd-file", "FILE",
+	  "replace FILE atomically, in Node Feature Discovery's local-source "
+	  "format with an expiry time, instead of printing the labels" },
+	{ 0 },
+};
+
+const struct cli_command cmd_features_command = {
+	.name = "features",
+	.summary = "node labels for Node Feature Discovery",
+	.description =
+		"sockopt-hook.io/installed=true, sockopt-hook.io/bypass-prot-mem\n"
+		"(the kernel probe), and sockopt-hook.io/policy.<name>=true for each\n"
+		"policy the operator config's annotations.allow_policies lists;\n"
+		"printed, or with --nfd-file written for NFD, expiring five minutes\n"
+		"ahead (the DaemonSet rewrites it every 15 s).\n",
+	.options = options,
+	.run = run,
+};

@@ -7,7 +7,7 @@
 
 #include "error.h"
 #include "load.h"
-#include "record.h"
+#include "state_record.h"
 
 /* Attaches what load_policy() loaded: all of it, or none on error. */
 int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out,

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The runtime-facing commands: the OCI state on stdin, and on failure one
+ * line on stderr (and in the logs), reported here and nowhere below.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit_log.h"
+#include "cleanup.h"
+#include "commands.h"
+#include "config.h"
+#include "log.h"
+#include "oci.h"
+#include "prestart.h"
+#include "stats.h"
+#include "teardown.h"
+#include "timing.h"
+
+static void apply_log_settings(const struct sh_config *cfg)
+{
+	int r;
+
+	log_set_level(cfg->log_level);
+	log_set_format(cfg->log_format);
+	if (!cfg->log_file)
+		return;
+	r = log_set_file(cfg->log_file);
+	/* Notice, not warning: stderr carries one line, the error if any. */
+	if (r)
+		log_msg(LOG_NOTICE, "cannot open log file %.128s: %s",
+			cfg->log_file,
+			r == -EINVAL ? "not a regular file" : strerror(-r));
+}
+
+/* The stages' command line: the name they run under, and --config. */
+struct runtime_options {
+	const char *stage; /* prestart, createRuntime, poststop, hook */
+	const char *config; /* --config, or NULL */
+};
+
+static int read_state(struct oci_state *st, struct sh_error *err)
+{
+	int r = oci_read_state(STDIN_FILENO, st, err);
+
+	if (!r)
+		log_set_context("container %s", st->id);
+	else
+		error_reason(err, "state_invalid");
+	timing_mark("state");
+	return r;
+}
+
+static int attach_config(const struct runtime_options *opts,
+			 struct oci_state *st, struct prestart_outcome *done,
+			 struct sh_error *err)
+{
+	struct sh_config cfg;
+	int r = config_load(config_path(opts->config), &cfg, err);
+
+	if (r) {
+		error_reason(err, "config_invalid");
+		return r;
+	}
+	apply_log_settings(&cfg);
+	timing_mark("config");
+	r = prestart_run(&cfg, st, done, err);
+	if (!r && done->outcome == STATS_FALLBACK)
+		audit_log_fallback(opts->stage, st, done->reason, &done->cause);
+	config_free(&cfg);
+	return r;
+}
+
+/* Every prestart counts in the node's stats, for `metrics`. */
+static int attach_with_state(const struct runtime_options *opts,
+			     struct oci_state *st, struct sh_error *err)
+{
+	struct prestart_outcome done = { .outcome = STATS_ATTACHED };
+	int r = attach_config(opts, st, &done, err);
+
+	if (r)
+		stats_add(STATS_PRESTART, STATS_REFUSED, error_reason_text(err),
+			  timing_elapsed());
+	else
+		stats_add(STATS_PRESTART, done.outcome, done.reason,
+			  timing_elapsed());
+	return r;
+}
+
+/* For stages that go on without a config: only its log settings, and
+ * the reason when a config that is there is refused. */
+static void load_log_settings(const struct runtime_options *opts)
+{
+	const char *path = config_path(opts->config);
+	struct sh_error err = { 0 };
+	struct sh_config cfg;
+	int r;
+
+	if (access(path, R_OK) != 0)
+		return;
+	r = config_load(path, &cfg, &err);
+	if (r) {
+		error_report(&err, r);
+		return;
+	}
+	apply_log_settings(&cfg);
+	config_free(&cfg);
+}
+
+/* A poststop failure is only logged by runtimes: never fail, just say. */
+static void poststop_with_state(const struct runtime_options *opts,
+				struct oci_state *st, int state_r)
+{
+	struct sh_error err = { 0 };
+	int r;
+
+	load_log_settings(opts);
+	timing_mark("config");
+	r = state_r == 0 ? teardown_poststop(st, &err) : teardown_gc(&err);
+	if (r < 0)
+		error_report(&err, r);
+}
+
+typedef int (*stage_fn)(const struct runtime_options *opts,
+			struct oci_state *st, struct sh_error *err);
+
+/* Reads the state and runs the stage: on failure, one line. */
+static int run_stage(const struct runtime_options *opts, stage_fn stage)
+{
+	struct sh_error err = { 0 };
+	struct oci_state st = { 0 };
+	int r;
+
+	log_open(1);
+	r = read_state(&st, &err);
+	if (!r)
+		r = stage(opts, &st, &err);
+	if (r) {
+		error_report(&err, r);
+		audit_log_refusal(opts->stage, &st, &err, r);
+	}
+	oci_state_free(&st);
+	timing_report(opts->stage);
+	return r;
+}
+
+static int prestart(const struct runtime_options *opts)
+{
+	return run_stage(opts, attach_with_state);
+}
+
+static int poststop(const struct runtime_options *opts)
+{
+	struct sh_error err = { 0 };
+	struct oci_state st = { 0 };
+	int r;
+
+	log_open(1);
+	r = read_state(&st, &err);
+	if (r)
+		error_report(&err, r);
+	poststop_with_state(opts, &st, r);
+	oci_state_free(&st);
+	timing_report(opts->stage);
+	return 0;
+}
+
+/*
+ * hooks.d files give a hook the same arguments at every stage: tell the
+ * stages apart by the state the runtime sends. runc sends "creating" and
+ * crun "created" where the policy goes on; "stopped" is poststop. Any
+ * other status (running, starting, paused, ...) is a stage where a hook
+ * has nothing to do: attaching there would police a container that is
+ * already running, or one that poststop has released.
+ */
+static int hook_by_status(const struct runtime_options *opts,
+			  struct oci_state *st, struct sh_error *err)
+{
+	if (!st->status) {
+		error_reason(err, "state_invalid");
+		return error_set(
+			err, -EINVAL,
+			"OCI state on stdin lacks 'status': the hook command needs it to tell the stages apart");
+	}
+	if (!strcmp(st->status, "creating") || !strcmp(st->status, "created"))
+		return attach_with_state(opts, st, err);
+	if (!strcmp(st->status, "stopped")) {
+		poststop_with_state(opts, st, 0);
+		return 0;
+	}
+	load_log_settings(opts);
+	log_debug("status %s: nothing to do at this stage", LOG_Q(st->status));
+	return 0;
+}
+
+static int hook(const struct runtime_options *opts)
+{
+	return run_stage(opts, hook_by_status);
+}
+
+static int gc(bool json)
+{
+	struct sh_error err = { 0 };
+	int n = teardown_gc(&err);
+
+	if (n < 0) {
+		error_report(&err, n);
+		return n;
+	}
+	if (json)
+		printf("{\"released\": %d}\n", n);
+	else
+		printf("released %d stale container record(s)\n", n);
+	return 0;
+}
+
+/* The stages' command line: --config, and what the runtime sends on
+ * stdin. The stage function is the command's. */
+static int run_stage_command(const struct cli_command *cmd,
+			     const struct cli_global *global, int argc,
+			     char **argv,
+			     int (*stage)(const struct runtime_options *))
+{
+	struct runtime_options opts = { .stage = cmd->name };
+	struct cli_parser p;
+	int id;
+
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0)
+		;
+	if (id)
+		return cli_exit(id);
+	opts.config = p.config;
+	return stage(&opts);
+}
+
+static int run_prestart(const struct cli_command *cmd,
+			const struct cli_global *global, int argc, char **argv)
+{
+	return run_stage_command(cmd, global, argc, argv, prestart);
+}
+
+static int run_poststop(const struct cli_command *cmd,
+			const struct cli_global *global, int argc, char **argv)
+{
+	return run_stage_command(cmd, global, argc, argv, poststop);
+}
+
+static int run_hook(const struct cli_command *cmd,
+		    const struct cli_global *global, int argc, char **argv)
+{
+	return run_stage_command(cmd, global, argc, argv, hook);
+}
+
+static int run_gc(const struct cli_command *cmd,
+		  const struct cli_global *global, int argc, char **argv)
+{
+	struct cli_parser p;
+	int id;
+
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0)
+		;
+	if (id)
+		return cli_exit(id);
+	return gc(p.json);
+}
+
+static const struct cli_option stage_options[] = {
+	CLI_CONFIG,
+	{ 0 },
+};
+
+#define STATE_ON_STDIN                                                        \
+	"The runtime sends the container's OCI state on stdin; on failure,\n" \
+	"one line on stderr (the runtime shows it) and in the log.\n"
+
+const struct cli_command cmd_prestart_command = {
+	.name = "prestart",
+	.summary = "attach the container's policy (OCI state on stdin)",
+	.description = STATE_ON_STDIN
+	"Exit 1 refuses the container: nothing is left attached.\n",
+	.options = stage_options,
+	.run = run_prestart,
+};
+
+const struct cli_command cmd_create_runtime_command = {
+	.name = "createRuntime",
+	.summary = "the same as prestart, as the OCI createRuntime hook",
+	.description = STATE_ON_STDIN
+	"Exit 1 refuses the container: nothing is left attached.\n",
+	.options = stage_options,
+	.run = run_prestart,
+};
+
+const struct cli_command cmd_poststop_command = {
+	.name = "poststop",
+	.summary = "release what prestart did (never fails a teardown)",
+	.description = STATE_ON_STDIN "Exit 0 whatever happens.\n",
+	.options = stage_options,
+	.run = run_poststop,
+};
+
+const struct cli_command cmd_hook_command = {
+	.name = "hook",
+	.summary = "prestart or poststop by the state's status (hooks.d files)",
+	.description = STATE_ON_STDIN
+	"Attaches on status \"creating\" (runc) or \"created\" (crun),\n"
+	"releases on \"stopped\", does nothing on any other status, and\n"
+	"refuses a state without one.\n",
+	.options = stage_options,
+	.run = run_hook,
+};
+
+static const struct cli_option gc_options[] = {
+	CLI_JSON,
+	{ 0 },
+};
+
+const struct cli_command cmd_gc_command = {
+	.name = "gc",
+	.summary = "release what containers that are gone left behind",
+	.description =
+		"Every record of a container whose cgroup is gone, then the index\n"
+		"entries of program copies no container uses (poststop also does\n"
+		"this, at most once a minute). Exit 1 on an unsafe state directory.\n",
+	.options = gc_options,
+	.run = run_gc,
+};

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The commands, each in its cmd_*.c file with its options table, its own
+ * options struct and its usage (cli.h); main.c lists them.
+ */
+#ifndef SH_COMMANDS_H
+#define SH_COMMANDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli.h"
+
+extern const struct cli_command cmd_prestart_command;
+extern const struct cli_command cmd_create_runtime_command;
+extern const struct cli_command cmd_poststop_command;
+extern const struct cli_command cmd_hook_command;
+extern const struct cli_command cmd_gc_command;
+extern const struct cli_command cmd_probe_command;
+extern const struct cli_command cmd_status_command;
+extern const struct cli_command cmd_explain_command;
+extern const struct cli_command cmd_validate_command;
+extern const struct cli_command cmd_metrics_command;
+extern const struct cli_command cmd_features_command;
+extern const struct cli_command cmd_record_command;
+extern const struct cli_command cmd_preload_command;
+
+/* status's filters (--namespace, --pod, --container, --policy): exact
+ * names, NULL for any. */
+struct cmd_status_filter {
+	const char *k8s_namespace;
+	const char *pod;
+	const char *container;
+	const char *policy;
+};
+
+/* The first filter whose value is not a valid name ("--pod"), or NULL;
+ * whether a record passes them all. */
+struct sh_record;
+const char *cmd_status_bad_filter(const struct cmd_status_filter *f);
+bool cmd_status_match(const struct sh_record *rec,
+		      const struct cmd_status_filter *f);
+/* A 64 hex digit id by its first 12, any other whole. */
+void cmd_status_short_id(const char *id, char *buf, size_t len);
+
+#endif /* SH_COMMANDS_H */
