@@ -160,13 +160,28 @@ demo:
 	$(MAKE) all test-progs
 	./scripts/demo.sh
 
+# The build steps of check and check-quick use every core.
+CHECK_JOBS ?= $(shell nproc)
+
+# Everything (tests/README.md says what runs and how long it takes).
 check:
 	./scripts/deps.sh check
 	$(MAKE) shellcheck
-	$(MAKE) all test-progs unit-progs unit-san-progs hook-san hook-dyn
+	$(MAKE) -j$(CHECK_JOBS) all test-progs unit-progs unit-san-progs hook-san hook-dyn
 	$(MAKE) modules-check
 	./tests/run.sh
 	$(MAKE) fuzz-smoke bench-smoke
+
+# The inner loop, in under 5 minutes (tests/README.md, "make check-quick"):
+# the unit tests plain and under ASan+UBSan, the format, module, shell
+# and docs checks, and the fast suites below; no QEMU, no sanitized or
+# valgrind reruns of the suites, no fuzzing, no benchmarks.
+CHECK_QUICK_TESTS ?= unit- 00-hook-cli 01-cli 07-docs 10-runc 30-refusals 52-explain 57-trust
+check-quick:
+	./scripts/deps.sh check
+	$(MAKE) -j$(CHECK_JOBS) all test-progs unit-progs unit-san-progs
+	$(MAKE) format-check shellcheck modules-check
+	TESTS='$(CHECK_QUICK_TESTS)' ./tests/run.sh
 
 # The node suite alone (tests/node/README.md): a Debian unstable node with
 # systemd and cgroup v2 only, under QEMU; `make check` runs it as

@@ -27,7 +27,8 @@ for suite in "$@"; do
 	echo "$name ${secs:-0}" >>"$cov/suites/times"
 	(cd "$top" && for src in hook/*.c hook/*/*.c; do
 		[ -f "$src" ] || continue
-		gcov -t -j -o "$cov/obj" "$src" 2>/dev/null
+		sub=$(dirname "${src#hook/}")
+		gcov -t -j -o "$cov/obj/${sub#.}" "$src" 2>/dev/null
 	done) | python3 -c '
 import json, sys
 seen = set()

@@ -33,12 +33,15 @@ def main():
     objdir, sources = sys.argv[1], sys.argv[2:]
     rows = []
     for src in sources:
+        # hook/cmd/cli.c's object is OBJDIR/cmd/cli.o
+        sub = os.path.dirname(os.path.relpath(src, "hook"))
+        odir = os.path.join(objdir, sub)
         stem = os.path.splitext(os.path.basename(src))[0]
-        if not os.path.exists(os.path.join(objdir, stem + ".gcda")):
-            run, lines, frun, funcs = module_lines(objdir, src)
+        if not os.path.exists(os.path.join(odir, stem + ".gcda")):
+            run, lines, frun, funcs = module_lines(odir, src)
             rows.append((0.0, src, 0, lines, 0, funcs))
             continue
-        run, lines, frun, funcs = module_lines(objdir, src)
+        run, lines, frun, funcs = module_lines(odir, src)
         rows.append((100.0 * run / lines if lines else 100.0, src, run, lines,
                      frun, funcs))
     rows.sort()
