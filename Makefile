@@ -167,10 +167,11 @@ CHECK_JOBS ?= $(shell nproc)
 check:
 	./scripts/deps.sh check
 	$(MAKE) shellcheck
-	$(MAKE) -j$(CHECK_JOBS) all test-progs unit-progs unit-san-progs hook-san hook-dyn
+	$(MAKE) -j$(CHECK_JOBS) all test-progs unit-progs unit-san-progs hook-san hook-dyn \
+		fuzz-build bench-build
 	$(MAKE) modules-check
 	./tests/run.sh
-	$(MAKE) fuzz-smoke bench-smoke
+	$(MAKE) FUZZ_PARALLEL=$(CHECK_JOBS) fuzz-smoke bench-smoke
 
 # The inner loop, in under 5 minutes (tests/README.md, "make check-quick"):
 # the unit tests plain and under ASan+UBSan, the format, module, shell
