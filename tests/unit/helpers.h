@@ -214,4 +214,49 @@ static inline char *read_file(const char *path)
 	return buf;
 }
 
+/* What one command printed and returned (run_command()). */
+struct command_run {
+	int rc;
+	char out[16384];
+	char err[4096];
+};
+
+/*
+ * Runs a command as main() would after the global options: its run
+ * function with argv "NAME WORDS..." (words split at spaces), config as
+ * --config before the command (or NULL), --json when json. Its stdout and
+ * stderr are kept in *run.
+ */
+#include "cli.h"
+__attribute__((unused)) static void run_command(const struct cli_command *cmd,
+						const char *config, bool json,
+						const char *words,
+						struct command_run *run)
+{
+	struct cli_global g = { .config = config, .json = json };
+	char copy[1024], *argv[32], *save = NULL;
+	int argc = 0, saved_out = dup(STDOUT_FILENO);
+	FILE *out = tmpfile();
+	size_t n;
+
+	snprintf(copy, sizeof(copy), "%s", words);
+	argv[argc++] = (char *)cmd->name;
+	for (char *w = strtok_r(copy, " ", &save); w && argc < 31;
+	     w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	fflush(stdout);
+	dup2(fileno(out), STDOUT_FILENO);
+	capture_start();
+	run->rc = cmd->run(cmd, &g, argc, argv);
+	fflush(stdout);
+	snprintf(run->err, sizeof(run->err), "%s", capture_end());
+	dup2(saved_out, STDOUT_FILENO);
+	close(saved_out);
+	rewind(out);
+	n = fread(run->out, 1, sizeof(run->out) - 1, out);
+	run->out[n] = '\0';
+	fclose(out);
+}
+
 #endif /* SH_UNIT_HELPERS_H */
