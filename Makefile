@@ -166,9 +166,8 @@ CHECK_JOBS ?= $(shell nproc)
 # Everything (tests/README.md says what runs and how long it takes).
 check:
 	./scripts/deps.sh check
-	$(MAKE) shellcheck
-	$(MAKE) -j$(CHECK_JOBS) all test-progs unit-progs unit-san-progs hook-san hook-dyn \
-		fuzz-build bench-build
+	$(MAKE) -j$(CHECK_JOBS) shellcheck all test-progs unit-progs unit-san-progs \
+		hook-san hook-dyn fuzz-build bench-build
 	$(MAKE) modules-check
 	./tests/run.sh
 	$(MAKE) FUZZ_PARALLEL=$(CHECK_JOBS) fuzz-smoke bench-smoke
@@ -180,8 +179,8 @@ check:
 CHECK_QUICK_TESTS ?= unit- 00-hook-cli 01-cli 07-docs 10-runc 30-refusals 52-explain 57-trust
 check-quick:
 	./scripts/deps.sh check
-	$(MAKE) -j$(CHECK_JOBS) all test-progs unit-progs unit-san-progs
-	$(MAKE) format-check shellcheck modules-check
+	$(MAKE) -j$(CHECK_JOBS) format-check shellcheck all test-progs unit-progs unit-san-progs
+	$(MAKE) modules-check
 	TESTS='$(CHECK_QUICK_TESTS)' ./tests/run.sh
 
 # The node suite alone (tests/node/README.md): a Debian unstable node with
