@@ -5,17 +5,21 @@
 # (80-sanitized-hook.sh): each suite alone, with the hook built with
 # --coverage (make hook-cov), then gcov. Writes
 # $BUILD/cov/suites/SUITE.lines (one "file:line" per line run) and prints
-# tests/san/pick-suites.py's choice. Root, and the tests' lock, as
-# tests/run.sh takes it.
+# tests/san/pick-suites.py's choice. Root; the tests' lock is taken once
+# for the whole run.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
+# shellcheck source=../lib/host.sh
+. tests/lib/host.sh
 BUILD=${BUILD:-build}
 cov=$BUILD/cov
 hook=$cov/oci-sockopt-hook
 [ -x "$hook" ] || { echo "suite-coverage.sh: no $hook (make hook-cov)" >&2; exit 1; }
 mkdir -p "$cov/suites"
 : >"$cov/suites/times"
+# The lock once, for every suite: tests/run.sh inherits it.
+host_lock || exit 1
 for suite in "$@"; do
 	find "$cov/obj" -name '*.gcda' -delete
 	out=$(HOOK=$top/$hook TESTS="$suite" BUILD=$BUILD ./tests/run.sh 2>&1)
