@@ -27,6 +27,7 @@ static int read_state(const char *text, size_t len, struct oci_state *st,
 	struct sh_error err = { 0 };
 	int p[2], r;
 
+	memset(st, 0, sizeof(*st));
 	if (pipe(p))
 		return -999;
 	if (fork() == 0) {
@@ -69,6 +70,7 @@ static void test_read_state(void)
 	ok(read_state("{\"id\":", 6, &st, &said) == -EINVAL &&
 		   strstr(said, "invalid JSON"),
 	   "a cut state: invalid JSON");
+	oci_state_free(&st);
 }
 
 /* A bundle directory under the test's with this config.json text. */
