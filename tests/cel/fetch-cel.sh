@@ -53,7 +53,7 @@ CEL_PKGS=(
 newest() {
 	local f
 
-	for f in "$@"; do [ -e "$f" ] && echo "$f"; done | sort -V | tail -n1
+	for f in "$@"; do if [ -e "$f" ]; then echo "$f"; fi; done | sort -V | tail -n1
 }
 go_bin() { newest "$root"/usr/lib/go-1.*/bin/go; }
 

@@ -44,7 +44,7 @@ for doc in sys.stdin:
             continue
         for ln in f["lines"]:
             if ln["count"] > 0:
-                seen.add(f"{f[\"file\"]}:{ln[\"line_number\"]}")
+                seen.add("%s:%d" % (f["file"], ln["line_number"]))
 print("\n".join(sorted(seen)))' >"$cov/suites/$name.lines"
 done
 ./tests/san/pick-suites.py "$cov/suites"

@@ -26,7 +26,7 @@ mkdir -p "$debs"
 newest() {
 	local f
 
-	for f in "$@"; do [ -e "$f" ] && echo "$f"; done | sort -V | tail -n1
+	for f in "$@"; do if [ -e "$f" ]; then echo "$f"; fi; done | sort -V | tail -n1
 }
 cached=$(newest "$debs/${pkg}_"*.deb)
 if [ "${VM_DEB_REFRESH:-0}" != 1 ] && [ -n "$cached" ]; then
