@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "footprint.h"
+#include "footprint_policy.h"
 #include "helpers.h"
 #include "names.h"
 #include "tap.h"
@@ -115,9 +116,67 @@ static void test_names(void)
 	   "the container name when there is one");
 }
 
+/* What `record ID` shows of each entry, as text and as JSON. */
+static void test_entries(void)
+{
+	static struct footprint fp;
+	struct json_object *all, *arr, *o, *v;
+	char text[SH_FOOTPRINT_TEXT_MAX];
+
+	memset(&fp, 0, sizeof(fp));
+	add(&fp, SH_FP_SET, 1, 8, 0, 1, 4096, 65536); /* SO_RCVBUF */
+	add(&fp, SH_FP_SOCK, 10, 3, 58, 0, 0, 0); /* AF_INET6 raw ICMPv6 */
+	add(&fp, SH_FP_GET, 277, 4242, 0, 0, 0, 0); /* unknown level */
+	fp.e[0].v.count = 2;
+	fp.overflow[SH_PROG_SET] = 5;
+	footprint_policy_entry_text(&fp.e[0], text, sizeof(text));
+	is_str(text,
+	       "setsockopt SOL_SOCKET SO_RCVBUF count 2 values 4096..65536",
+	       "text: call, level, option, count, values");
+	footprint_policy_entry_text(&fp.e[1], text, sizeof(text));
+	is_str(text, "socket AF_INET6 SOCK_RAW IPPROTO_ICMPV6 count 1",
+	       "text: a socket by family, type and protocol");
+	footprint_policy_entry_text(&fp.e[2], text, sizeof(text));
+	is_str(text, "getsockopt 277 4242 count 1",
+	       "text: unnamed level and option as numbers");
+	footprint_policy_entry_text(&fp.e[0], text, 12);
+	ok(strlen(text) < 12, "a short buffer is never overrun");
+
+	all = footprint_policy_entries_json(&fp);
+	ok(json_object_object_get_ex(all, "entries", &arr) &&
+		   json_object_is_type(arr, json_type_array) &&
+		   json_object_array_length(arr) == 3,
+	   "JSON: entries, one object each");
+	ok(json_object_object_get_ex(all, "table_size", &v) &&
+		   json_object_get_int(v) == SH_FP_MAX &&
+		   json_object_object_get_ex(all, "overflow", &o) &&
+		   json_object_object_get_ex(o, "setsockopt", &v) &&
+		   json_object_get_int(v) == 5,
+	   "JSON: the table size and each program's overflow");
+	o = json_object_array_get_idx(arr, 0);
+	ok(json_object_object_get_ex(o, "call", &v) &&
+		   !strcmp(json_object_get_string(v), "setsockopt") &&
+		   json_object_object_get_ex(o, "count", &v) &&
+		   json_object_get_int(v) == 2 &&
+		   json_object_object_get_ex(o, "min", &v) &&
+		   json_object_get_int(v) == 4096 &&
+		   json_object_object_get_ex(o, "max", &v) &&
+		   json_object_get_int(v) == 65536,
+	   "JSON: call, count, min, max");
+	o = json_object_array_get_idx(arr, 1);
+	ok(json_object_object_get_ex(o, "family", &v) &&
+		   !strcmp(json_object_get_string(v), "AF_INET6") &&
+		   json_object_object_get_ex(o, "protocol", &v) &&
+		   !strcmp(json_object_get_string(v), "IPPROTO_ICMPV6") &&
+		   !json_object_object_get_ex(o, "min", &v),
+	   "JSON: a socket entry by name, no values");
+	json_object_put(all);
+}
+
 int main(void)
 {
 	test_policy();
+	test_entries();
 	test_config();
 	test_names();
 	return tap_done();
