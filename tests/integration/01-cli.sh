@@ -41,11 +41,12 @@ declare -A TAKES=(
 	[features]="config json nfd-file"
 	[record]="json"
 	[preload]="config json unpin"
+	[nri]="config socket"
 	[help]=""
 )
-COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload help"
+COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload nri help"
 # Every option any command takes, and two no command takes.
-OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin version verbose"
+OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin socket version verbose"
 FLAGS=" json unpin version verbose "
 
 takes() # CMD OPT

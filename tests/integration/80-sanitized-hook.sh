@@ -20,9 +20,9 @@ san=$BUILD/san/oci-sockopt-hook
 # second first; tests/README.md, "make check"). Rerun both when suites or
 # modules change.
 # ASan+UBSan: the full cover (5917 lines, against 5372 for the 26 suites
-# it ran before), and 71-parallel besides: 50 hooks at once, which no
-# line count sees.
-ASAN_SUITES="00-hook-cli 01-cli 12-crun 13-hook-made 20-bypass 45-preload 51-status 52-explain 57-trust 58-sandbox-stages 60-bad-inputs 61-required-annotations 62-audit 63-metrics 64-status 65-cluster 66-upgrade 67-audit-mode 68-record-mode 70-faults 71-parallel 72-escapes 75-lengths 76-path"
+# it ran before), 71-parallel besides (50 hooks at once, which no line
+# count sees), and 81-nri-plugin, the only suite that runs the NRI plugin.
+ASAN_SUITES="00-hook-cli 01-cli 12-crun 13-hook-made 20-bypass 45-preload 51-status 52-explain 57-trust 58-sandbox-stages 60-bad-inputs 61-required-annotations 62-audit 63-metrics 64-status 65-cluster 66-upgrade 67-audit-mode 68-record-mode 70-faults 71-parallel 72-escapes 75-lengths 76-path 81-nri"
 # valgrind (uninitialised reads, which ASan does not see): the cover of
 # the suites it ran before, less those adding under 1 line per second
 # (72-escapes: 1 line in 14 s; 30-refusals: 5 in 4 s); 70-faults stays

@@ -5,7 +5,12 @@ UNIT_NAMES := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_CFLAGS = $(CFLAGS) -Itests/unit -Itests/lib -DEXAMPLES=\"$(CURDIR)/examples\"
 UNIT_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-%)
 UNIT_SAN_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-san-%)
-SAN_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o)
+SAN_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(PB_NAMES:%=$(BUILD)/san/pb/%.pb-c.o)
+
+$(BUILD)/san/pb/%.pb-c.o: $(NRI_GEN)/%.pb-c.c | $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(NRI_GEN) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/san/%.o: hook/%.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
@@ -44,7 +49,8 @@ hook-san: $(BUILD)/san/oci-sockopt-hook
 
 # Which lines of each module the unit tests run (gcov, no root):
 # make unit-coverage prints one line per module, least covered first.
-COV_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/cov/obj/%.o)
+# The generated protobuf code is linked in plain: it is not ours.
+COV_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/cov/obj/%.o) $(PB_OBJS)
 COV_BINS := $(UNIT_NAMES:%=$(BUILD)/cov/unit-%)
 
 $(BUILD)/cov/obj/%.o: hook/%.c | $(GEN_HDRS)
@@ -71,3 +77,5 @@ $(BUILD)/cov/oci-sockopt-hook: $(COV_OBJS) $(BUILD)/cov/obj/cmd/main.o
 
 hook-cov: $(BUILD)/cov/oci-sockopt-hook
 .PHONY: hook-cov
+
+-include $(wildcard $(COV_OBJS:.o=.d) $(BUILD)/cov/obj/cmd/main.d $(COV_BINS:%=%.d))
