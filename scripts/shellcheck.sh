@@ -31,7 +31,7 @@ is_shell() {
 
 if [ $# -eq 0 ]; then
 	list=$(files | while read -r f; do
-		[ -f "$f" ] && is_shell "$f" && echo "$f"
+		if [ -f "$f" ] && is_shell "$f"; then echo "$f"; fi
 	done)
 else
 	list=$(printf '%s\n' "$@")
