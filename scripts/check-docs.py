@@ -21,7 +21,8 @@
     test, fuzz target, attack program, node scenario and VM scenario
     that exists, and none that does not; every module of hook/ has a
     unit test row or a row under "Modules without a unit test" (not
-    both), and every module a row names exists.
+    both), every module a row names exists, and every suite the
+    Makefile's CHECK_QUICK_TESTS names exists.
 
 Usage: check-docs.py [SOURCE-DIR [BINARY]]   (default: . and build/oci-sockopt-hook)
 """
@@ -329,6 +330,14 @@ def check_tests(top):
                     if not found:
                         bad.append(f"{TESTS_PAGE}: {title}: {span} is no "
                                    f"module of hook/")
+    # make check-quick's suites: a renamed one would drop out unseen.
+    mk = read(os.path.join(top, "Makefile"))
+    quick = re.search(r"^CHECK_QUICK_TESTS \?= (.*)$", mk, re.M)
+    suites = os.listdir(os.path.join(top, "tests/integration"))
+    for pat in (quick.group(1).split() if quick else []):
+        if pat != "unit-" and not any(pat in s for s in suites):
+            bad.append(f"Makefile: CHECK_QUICK_TESTS names {pat}, "
+                       f"which matches no suite")
     for m in sorted(modules):
         if m not in unit_mods and m not in no_unit:
             bad.append(f"{TESTS_PAGE}: hook module {m} has no unit test "

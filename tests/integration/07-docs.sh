@@ -183,6 +183,11 @@ broken "$M: Unit tests: number.c is no module of hook/" "" \
 	"a module the map names that is gone (renamed) is a drift"
 broken "$M: hook module numbers.c has no unit test" "" "... and the new name is one"
 
+copy quick-suite Makefile
+sed -i 's/^CHECK_QUICK_TESTS ?= /&99-gone /' "$C/Makefile"
+broken "Makefile: CHECK_QUICK_TESTS names 99-gone, which matches no suite" "" \
+	"a check-quick suite that does not exist is a drift"
+
 for page in oci-sockopt-hook.1 oci-sockopt-hook.json.5; do
 	warn=$(go-md2man -in "$top/docs/man/$page.md" -out "$T/$page" 2>&1)
 	tap_is "$warn" "" "go-md2man renders docs/man/$page.md without a warning"
