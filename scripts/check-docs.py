@@ -277,10 +277,12 @@ def table_rows(body):
 
 
 def hook_modules(top):
-    """Every hook/**/*.c, by file name."""
-    out = set()
+    """Every hook/**/*.c: {file name: path from the top}."""
+    out = {}
     for d, _, files in os.walk(os.path.join(top, "hook")):
-        out.update(f for f in files if f.endswith(".c"))
+        for f in files:
+            if f.endswith(".c"):
+                out[f] = os.path.relpath(os.path.join(d, f), top)
     return out
 
 
@@ -293,34 +295,69 @@ def named_modules(cell, modules):
     return out
 
 
-def check_tests(top):
-    page = read(os.path.join(top, TESTS_PAGE))
-    secs = sections(page, "##")
-    modules = hook_modules(top)
-    bad, unit_mods, no_unit = [], {}, {}
+def heading_line(page, title):
+    """The line number of "## title" in page (0 if there is none)."""
+    for i, line in enumerate(page.splitlines(), 1):
+        if line == f"## {title}":
+            return i
+    return 0
+
+
+def row_line(page, title, name):
+    """The line of the first row under "## title" that names `name`."""
+    start = heading_line(page, title)
+    for i, line in enumerate(page.splitlines()[start:], start + 1):
+        if line.startswith("## "):
+            break
+        if line.startswith("|") and f"`{name}`" in line:
+            return i
+    return start
+
+
+def row_template(secs, title, first):
+    """A row of the table under "## title" for first, its other cells
+    the table's headers: what to fill in."""
+    rows = table_rows(secs.get(title, ""))
+    header = rows[0][0] if rows else ["name", "what"]
+    return "| " + " | ".join([f"`{first}`"] + header[1:]) + " |"
+
+
+def where(page, title):
+    return f'"## {title}" ({TESTS_PAGE} line {heading_line(page, title)})'
+
+
+def check_tables(top, page, secs, modules):
+    """Each table against its folder; {module: [unit test]} of the unit
+    tests' table."""
+    bad, unit_mods = [], {}
     for title, (folder, pattern) in TEST_TABLES.items():
         if title not in secs:
-            bad.append(f"{TESTS_PAGE}: no section {title}")
+            bad.append(f"{TESTS_PAGE}: no section \"## {title}\": add it, "
+                       f"with a table naming every {folder}/{pattern}")
             continue
         have = sorted(f for f in os.listdir(os.path.join(top, folder))
                       if re.match(pattern, f))
         rows = [r for _, r in table_rows(secs[title])]
         named = [re.findall(r"`([^`]+)`", r[0])[0] for r in rows
                  if re.findall(r"`([^`]+)`", r[0])]
-        bad += [f"{TESTS_PAGE}: {title} lacks {folder}/{f}" for f in have
-                if f not in named]
-        bad += [f"{TESTS_PAGE}: {title} names {f}, which is not in {folder}"
+        bad += [f"{TESTS_PAGE}: {folder}/{f} is in no table: add the row "
+                f"\"{row_template(secs, title, f)}\" under {where(page, title)}"
+                for f in have if f not in named]
+        bad += [f"{TESTS_PAGE}:{row_line(page, title, f)}: \"## {title}\" "
+                f"names {f}, which is not in {folder}/: remove its row, or "
+                f"rename it to the file's new name"
                 for f in named if f not in have]
         if title == "Unit tests":
             for r in rows:
                 for span, found in named_modules(" ".join(r[1:2]), modules):
                     for m in found:
                         unit_mods.setdefault(m, []).append(r[0])
-    for _, r in table_rows(secs.get(NO_UNIT_TEST, "")):
-        for span, found in named_modules(r[0], modules):
-            for m in found:
-                no_unit[m] = r[0]
-    # Every module a "module(s)" column names exists.
+    return bad, unit_mods
+
+
+def check_module_columns(page, secs, modules):
+    """Every module a "module(s)" column names exists."""
+    bad = []
     for title in secs:
         for header, r in table_rows(secs[title]):
             cols = [i for i, h in enumerate(header)
@@ -328,23 +365,54 @@ def check_tests(top):
             for i in cols:
                 for span, found in named_modules(r[i], modules):
                     if not found:
-                        bad.append(f"{TESTS_PAGE}: {title}: {span} is no "
-                                   f"module of hook/")
-    # make check-quick's suites: a renamed one would drop out unseen.
+                        bad.append(
+                            f"{TESTS_PAGE}:{row_line(page, title, span)}: "
+                            f"\"## {title}\" names {span}, which is no "
+                            f"module of hook/: rename it to the module's "
+                            f"new name, or remove it")
+    return bad
+
+
+def check_quick(top):
+    """make check-quick's suites: a renamed one would drop out unseen."""
     mk = read(os.path.join(top, "Makefile"))
     quick = re.search(r"^CHECK_QUICK_TESTS \?= (.*)$", mk, re.M)
+    line = mk[:quick.start()].count("\n") + 1 if quick else 0
     suites = os.listdir(os.path.join(top, "tests/integration"))
-    for pat in (quick.group(1).split() if quick else []):
-        if pat != "unit-" and not any(pat in s for s in suites):
-            bad.append(f"Makefile: CHECK_QUICK_TESTS names {pat}, "
-                       f"which matches no suite")
+    return [f"Makefile:{line}: CHECK_QUICK_TESTS names {pat}, which matches "
+            f"no suite of tests/integration/: rename or remove it"
+            for pat in (quick.group(1).split() if quick else [])
+            if pat != "unit-" and not any(pat in s for s in suites)]
+
+
+def check_tests(top):
+    page = read(os.path.join(top, TESTS_PAGE))
+    secs = sections(page, "##")
+    modules = hook_modules(top)
+    bad, unit_mods = check_tables(top, page, secs, modules)
+    no_unit = {}
+    for _, r in table_rows(secs.get(NO_UNIT_TEST, "")):
+        for span, found in named_modules(r[0], modules):
+            for m in found:
+                no_unit[m] = r[0]
+    bad += check_module_columns(page, secs, modules) + check_quick(top)
     for m in sorted(modules):
+        stem = m[:-2]
         if m not in unit_mods and m not in no_unit:
-            bad.append(f"{TESTS_PAGE}: hook module {m} has no unit test "
-                       f"and is not under {NO_UNIT_TEST}")
+            bad.append(
+                f"{TESTS_PAGE}: hook module {modules[m]} has no unit test "
+                f"and is not under \"## {NO_UNIT_TEST}\": add "
+                f"tests/unit/test_{stem}.c and the row "
+                f"\"| `test_{stem}.c` | `{m}` | what |\" under "
+                f"{where(page, 'Unit tests')}, or the row "
+                f"\"| `{m}` | why no unit test | exercised by |\" under "
+                f"{where(page, NO_UNIT_TEST)}")
         elif m in unit_mods and m in no_unit:
-            bad.append(f"{TESTS_PAGE}: hook module {m} has a unit test and "
-                       f"is under {NO_UNIT_TEST}")
+            bad.append(
+                f"{TESTS_PAGE}:{row_line(page, NO_UNIT_TEST, m)}: hook "
+                f"module {modules[m]} has a unit test "
+                f"({', '.join(unit_mods[m])}) and is under "
+                f"\"## {NO_UNIT_TEST}\": remove that row")
     return bad
 
 
