@@ -104,8 +104,9 @@ static void test_bundle(void)
 	snprintf(words, sizeof(words), "--bundle %s", b);
 	run_command(&cmd_explain_command, CONFIG, false, words, &run);
 	ok(run.rc == 0 &&
-		   strstr(run.out, "pod sandbox container: never policed\n"),
-	   "a pod sandbox: never policed");
+		   strstr(run.out,
+			  "pod sandbox container: it gets sandbox_policy; annotations (the pod's) are not read\n"),
+	   "a pod sandbox: it gets sandbox_policy, not its annotation's policy");
 
 	run_command(&cmd_explain_command, CONFIG, false,
 		    "--bundle /nonexistent/b", &run);

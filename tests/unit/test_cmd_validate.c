@@ -46,8 +46,11 @@ static void test_valid(void)
 
 	run_command(&cmd_validate_command, NULL, false, EXAMPLES "/config.json",
 		    &run);
-	snprintf(want, sizeof(want), "%s/config.json: valid (3 policies)\n",
-		 EXAMPLES);
+	snprintf(
+		want, sizeof(want),
+		"%s/config.json: valid (3 policies)\n"
+		"sandbox_policy: pod sandboxes (pause containers) get '@deny-sockets' (built in: no AF_INET or AF_INET6 socket)\n",
+		EXAMPLES);
 	ok(run.rc == 0 && !strcmp(run.out, want) && !*run.err,
 	   "the example config: valid, 3 policies, nothing on stderr");
 	run_command(&cmd_validate_command, EXAMPLES "/config.json", false, "",
