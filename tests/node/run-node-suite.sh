@@ -17,7 +17,9 @@
 #     image/oci-sockopt-hook.tar (`make image`, for 70-daemonset)
 #   BUILD_DIR/node/console.log, results.tap
 #
-# Environment: NODE_SCENARIOS="pattern..." runs only the scenarios whose
+# Environment: TESTS_CACHE (a directory for the kernel and the image
+# instead of BUILD_DIR, e.g. one a CI system keeps between runs);
+# NODE_SCENARIOS="pattern..." runs only the scenarios whose
 # file name contains one of the patterns (00-node always runs: it
 # installs the hook); NODE_TIMEOUT (seconds for the whole boot, 2400),
 # NODE_SCENARIO_TIMEOUT (each scenario, 300; a scenario that needs more
@@ -58,7 +60,10 @@ command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed (e2fsprogs)"
 
 # the kernel of the VM suite, then the image for it
 set +e
-kout=$("$top/tests/vm/fetch-kernel.sh" "$build")
+# The kernel and the image in TESTS_CACHE when it names a directory that
+# outlives the build directory (a CI cache): both keyed by their inputs.
+cache=${TESTS_CACHE:-$build}
+kout=$("$top/tests/vm/fetch-kernel.sh" "$cache")
 rc=$?
 set -e
 case $rc in
@@ -68,9 +73,9 @@ case $rc in
 esac
 say "$(echo "$kout" | head -n1)"
 # shellcheck disable=SC1091,SC2153 # KVER comes from kernel.env
-kver=$(. "$build/vm/cache/kernel.env" && echo "$KVER")
+kver=$(. "$cache/vm/cache/kernel.env" && echo "$KVER")
 set +e
-iout=$("$here/image/build-image.sh" "$build" "$kver")
+iout=$("$here/image/build-image.sh" "$cache" "$kver")
 rc=$?
 set -e
 case $rc in
