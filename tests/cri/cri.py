@@ -8,10 +8,15 @@
     image-id REF                 the image's id (kubelet's EnsureImageExists)
     run-pod POD.json             RunPodSandbox, then CreateContainer and
                                  StartContainer for each container; prints
-                                 {"sandbox": ID, "containers": {NAME: ID}}
+                                 {"sandbox": ID, "containers": {NAME: ID}}.
+                                 POD.json may also be a List (kind: List,
+                                 items: the Pod and the ConfigMaps its
+                                 volumes name)
     exec CONTAINER-ID CMD...     ExecSync: the command's stdout and stderr,
                                  and its exit code as ours
     inspect CONTAINER-ID         ContainerStatus verbose info (pid, runtimeSpec)
+    state CONTAINER-ID           ContainerStatus: the state and exit code
+                                 ("CONTAINER_EXITED 1")
     inspect-pod SANDBOX-ID       PodSandboxStatus verbose info
     remove-pod SANDBOX-ID        StopContainer and RemoveContainer for each of
                                  the pod's containers, StopPodSandbox,
@@ -28,7 +33,8 @@ the fields used here: metadata.name, namespace, uid, labels, annotations;
 spec.runtimeClassName (taken as the RuntimeClass's handler, as in
 examples/kubernetes/runtimeclass.yaml), spec.hostNetwork (it must be true:
 no CNI here), spec.terminationGracePeriodSeconds, spec.containers[].name,
-image, command, args, securityContext.capabilities.add. Every pod is
+image, command, args, securityContext.capabilities.add, volumeMounts
+(name, mountPath, subPath) of spec.volumes that are configMaps. Every pod is
 BestEffort (no resources). Options kubelet takes from its own flags:
 --cgroup-driver (cgroupfs or systemd), --log-root (its --pod-logs-dir,
 /var/log/pods), --pod-root (its root dir's pods/, for the files it mounts).
@@ -182,8 +188,9 @@ def hugepage_sizes():
 class Pod:
     """A Pod manifest and the CRI messages kubelet makes of it."""
 
-    def __init__(self, cri, manifest, opts):
+    def __init__(self, cri, manifest, opts, config_maps=None):
         self.cri, self.pb, self.opts = cri, cri.pb, opts
+        self.config_maps = config_maps or {}
         self.meta = manifest["metadata"]
         self.spec = manifest["spec"]
         self.uid = self.meta["uid"]
@@ -241,6 +248,39 @@ class Pod:
             labels=labels,
             annotations=self.meta.get("annotations") or {},
             linux=linux)
+
+    def config_map_dir(self, volume):
+        """A configMap volume's files where kubelet's configmap plugin puts
+        them (pods/UID/volumes/kubernetes.io~configmap/NAME/KEY); kubelet
+        mounts them read-only."""
+        name = volume["configMap"]["name"]
+        if name not in self.config_maps:
+            raise LookupError("configMap %s of volume %s not given"
+                              % (name, volume["name"]))
+        path = os.path.join(self.pod_dir, "volumes",
+                            "kubernetes.io~configmap", volume["name"])
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        for key, data in self.config_maps[name].items():
+            with open(os.path.join(path, key), "w") as f:
+                f.write(data)
+        return path
+
+    def volume_mounts(self, container):
+        """The container's volumeMounts (configMap volumes only)."""
+        volumes = {v["name"]: v for v in self.spec.get("volumes") or []}
+        mounts = []
+        for m in container.get("volumeMounts") or []:
+            volume = volumes.get(m["name"])
+            if not volume or "configMap" not in volume:
+                raise ValueError("volume %s: only configMap volumes here"
+                                 % m["name"])
+            path = self.config_map_dir(volume)
+            if m.get("subPath"):
+                path = os.path.join(path, m["subPath"])
+            mounts.append(self.pb.Mount(container_path=m["mountPath"],
+                                        host_path=path, readonly=True,
+                                        selinux_relabel=True))
+        return mounts
 
     def container_mounts(self, name):
         """The two files kubelet mounts into every container of a
@@ -308,7 +348,8 @@ class Pod:
             command=container.get("command") or [],
             args=container.get("args") or [],
             working_dir=container.get("workingDir", ""),
-            mounts=self.container_mounts(name),
+            mounts=self.volume_mounts(container) +
+            self.container_mounts(name),
             labels=labels, annotations=annotations,
             log_path=os.path.join(name, "0.log"),
             linux=pb.LinuxContainerConfig(resources=resources,
@@ -382,6 +423,17 @@ def remove_pod(cri, sandbox):
     cri.runtime("RemovePodSandbox", pod_sandbox_id=sandbox)
 
 
+def pod_and_config_maps(doc):
+    """A Pod, or a List of one Pod and ConfigMaps: the Pod and the
+    ConfigMaps' data by name."""
+    items = doc.get("items", []) if doc.get("kind") == "List" else [doc]
+    pods = [i for i in items if i.get("kind", "Pod") == "Pod"]
+    if len(pods) != 1:
+        raise ValueError("%d Pods in the manifest, not one" % len(pods))
+    return pods[0], {i["metadata"]["name"]: i.get("data") or {}
+                     for i in items if i.get("kind") == "ConfigMap"}
+
+
 def verbose_info(resp):
     """containerd's verbose status: {"info": "<json>"}."""
     return {k: json.loads(v) if v[:1] in "{[" else v
@@ -425,8 +477,8 @@ def run_command(cri, opts):
         print(cri.image_id(args[0]))
     elif cmd == "run-pod" and len(args) == 1:
         with open(args[0]) as f:
-            manifest = json.load(f)
-        print(json.dumps(Pod(cri, manifest, opts).run()))
+            manifest, config_maps = pod_and_config_maps(json.load(f))
+        print(json.dumps(Pod(cri, manifest, opts, config_maps).run()))
     elif cmd == "exec" and len(args) >= 2:
         # The prober's ExecSync (pkg/kubelet/prober): a timeout per call.
         r = cri.runtime("ExecSync", container_id=args[0], cmd=args[1:],
@@ -437,6 +489,9 @@ def run_command(cri, opts):
     elif cmd == "inspect" and len(args) == 1:
         r = cri.runtime("ContainerStatus", container_id=args[0], verbose=True)
         print(json.dumps(verbose_info(r)))
+    elif cmd == "state" and len(args) == 1:
+        st = cri.runtime("ContainerStatus", container_id=args[0]).status
+        print(cri.pb.ContainerState.Name(st.state), st.exit_code)
     elif cmd == "inspect-pod" and len(args) == 1:
         r = cri.runtime("PodSandboxStatus", pod_sandbox_id=args[0],
                         verbose=True)

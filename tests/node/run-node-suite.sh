@@ -12,6 +12,7 @@
 #   BUILD_DIR/node/image-KEY/  the cached image (image/build-image.sh)
 #   BUILD_DIR/node/payload.img the per-run payload disk (/dev/vdb):
 #     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct, pause static),
+#     images/ (75-examples' servers image, apps/build-apps.sh),
 #     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook)
 #   BUILD_DIR/node/console.log, results.tap
 #
@@ -112,6 +113,21 @@ done
 install -m 0755 "$build/tests/sockcheck" "$memacct" "$stage/bin/"
 # the pause program of the CRI scenario's sandbox image
 [ ! -x "$build/tests/pause" ] || install -m 0755 "$build/tests/pause" "$stage/bin/"
+# the servers image of the example pods (75-examples), built here once
+if selected 75-examples.sh; then
+	set +e
+	aout=$("$here/apps/build-apps.sh" "$build")
+	rc=$?
+	set -e
+	case $rc in
+	0) mkdir -p "$stage/images"
+	   apps=$(echo "$aout" | tail -n1)
+	   ln "$apps/servers.tar" "$stage/images/" 2>/dev/null || cp "$apps/servers.tar" "$stage/images/"
+	   cp "$apps/versions" "$stage/images/" ;;
+	77) say "no servers image: 75-examples will skip" ;;
+	*) rigfail "apps/build-apps.sh exited $rc" ;;
+	esac
+fi
 echo "NODE_SCENARIO_TIMEOUT=${NODE_SCENARIO_TIMEOUT:-300}" >"$stage/env"
 # the repository as an operator has it: its files (no build products)
 # and the hook built here
@@ -128,7 +144,10 @@ install -m 0755 "$build/oci-sockopt-hook" "$stage/src/build/oci-sockopt-hook"
 cp -pr "$build/man" "$stage/src/build/" || rigfail "$build/man missing (make all)"
 payload="$node/payload.img"
 rm -f "$payload"
-mkfs.ext4 -q -F -L nodepayload -d "$stage" "$payload" 256M
+# 256 MB, more with the servers image
+size=$(($(du -sm "$stage" | cut -f1) * 5 / 4 + 64))
+[ "$size" -ge 256 ] || size=256
+mkfs.ext4 -q -F -L nodepayload -d "$stage" "$payload" "${size}M"
 
 # boot; qemu's snapshot=on overlay goes to a temporary file under build/
 log="$node/console.log"
