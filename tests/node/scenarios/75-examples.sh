@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck disable=SC2317 # functions called through wait_until and trap
+# node-timeout: 600
 # The example pods run real servers under their example policies (issue 23,
 # point 4): examples/kubernetes/pod-restricted.yaml, pod-per-container.yaml
 # and pod-redis.yaml, read from the YAML (their Pod and ConfigMap), run
@@ -20,7 +21,9 @@
 #    configuration (its default site listens on [::]:80) and redis with
 #    its default bind exit at start under restricted, nginx with the
 #    [emerg] line;
-#  - record mode on each workload (sockopt-hook.io/record, no policy,
+#  - record mode on each workload (sockopt-hook.io/record added to
+#    pod-per-container and to a second run of pod-redis, which keep their
+#    policies; no probe in them, it would be recorded;
 #    record.allow in the node's config for the time of the scenario): the
 #    proposed policy is written when the pod is gone, shown here, and
 #    `oci-sockopt-hook validate` accepts it;
@@ -88,7 +91,7 @@ tap_diag "image: $(grep -E '^(nginx|nginx-common|redis-server|redis-tools) ' "$N
 # example_pod FILE NAME [ANNOTATIONS-JSON [DROP]]: the example's Pod and
 # ConfigMaps as a List for cri.py run-pod, in $CRI_DIR/NAME.json (printed):
 # metadata.name NAME, host network, a fresh uid, our images;
-# ANNOTATIONS-JSON replaces the pod's annotations; DROP "config" removes
+# ANNOTATIONS-JSON is added to the pod's annotations; DROP "config" removes
 # the volumes (the example before its ConfigMap), "bind" redis's --bind.
 example_pod() {
 	python3 - "$EX/$1" "$2" "${3:-}" "${4:-}" "$SERVERS" "$CRI_BUSYBOX" \
@@ -98,9 +101,8 @@ path, name, ann, drop, servers, busybox, uid = sys.argv[1:]
 docs = list(yaml.safe_load_all(open(path)))
 pod = next(d for d in docs if d["kind"] == "Pod")
 pod["metadata"].update(name=name, namespace="sockopt-examples", uid=uid)
-if ann:
-    pod["metadata"]["annotations"] = json.loads(ann)
-pod["metadata"].setdefault("annotations", {})["kubernetes.io/config.source"] = "api"
+meta = pod["metadata"].setdefault("annotations", {})
+meta.update(json.loads(ann or "{}"), **{"kubernetes.io/config.source": "api"})
 spec = pod["spec"]
 spec.update(hostNetwork=True, terminationGracePeriodSeconds=2)
 for c in spec["containers"]:
@@ -143,14 +145,14 @@ redis() {
 	echo "${line%$'\r'}"
 }
 serves_redis() { [ "$(redis PING 2>/dev/null)" = "+PONG" ]; }
-# inside ID: socket(AF_INET6) and TCP_CONGESTION cubic, from the
-# container's own perl (perl-base, in every Debian image)
+# inside ID: socket(AF_INET6) and TCP_CONGESTION (SOL_TCP 6, option 13)
+# cubic, from the container's own perl (perl-base, in every Debian image)
 # shellcheck disable=SC2016 # perl's variables
 INSIDE='use Socket;
 socket(my $s, AF_INET6, SOCK_STREAM, 0) ? print "inet6=ok\n" : print "inet6=$!\n";
 socket(my $t, AF_INET, SOCK_STREAM, 0) or die "inet: $!";
-setsockopt($t, IPPROTO_TCP, 13, "cubic");
-my $cc = getsockopt($t, IPPROTO_TCP, 13); $cc =~ s/\0.*//s; print "cc=$cc\n";'
+setsockopt($t, 6, 13, "cubic");
+my $cc = getsockopt($t, 6, 13); $cc =~ s/\0.*//s; print "cc=$cc\n";'
 inside_restricted() {
 	local out
 
@@ -172,6 +174,21 @@ remove() {
 	REMOVED+=("$(jq -r '.items[] | select(.kind == "Pod") | .metadata.uid' "$1")")
 }
 
+# record mode for the time of the scenario (the node's config is put back
+# on exit); the pods that record keep their example policy
+jq --arg dir "$RECORDED" '.record = {allow: true, dir: $dir}' \
+	"$CRI_DIR/config.json.orig" >"$NODE_CONFIG"
+out=$("$NODE_HOOK" validate "$NODE_CONFIG" 2>&1)
+tap_ok $? "record.allow in the node's config: $out"
+declare -A REC_FILES=(
+	[web]=$RECORDED/web-and-loader-web.json
+	[loader]=$RECORDED/web-and-loader-loader.json
+	[cache]=$RECORDED/cache-cache.json)
+# phase NAME: the seconds since the last phase (the scenario's cost)
+T0=$SECONDS
+phase() { echo "FIGURE 75-examples $1: $((SECONDS - T0)) s"; T0=$SECONDS; }
+phase setup
+
 snapshot
 RESTRICTED='sh_getsockopt sh_setsockopt sh_sock'
 
@@ -190,7 +207,7 @@ remove "$POD"
 
 # the control: the example before its ConfigMap (the image's own nginx
 # configuration, Debian's default site with listen [::]:80)
-POD=$(example_pod pod-restricted.yaml web-before config)
+POD=$(example_pod pod-restricted.yaml web-before "" config)
 cri_run_pod "$POD"
 WEB=${CRI_IDS[web]:-none}
 wait_until 30 exited "$WEB"
@@ -200,23 +217,26 @@ tap_like "$(ctr_log "$POD" web)" 'emerg\] socket\(\) \[::\]:80 failed \(1: Opera
 	tap_diag "$(ctr_log "$POD" web)"
 tap_diag "$(ctr_log "$POD" web | grep -m1 emerg)"
 remove "$POD"
+phase pod-restricted
 
 # --- pod-per-container.yaml: web restricted, loader bulk ------------------
 
-POD=$(example_pod pod-per-container.yaml web-and-loader)
+POD=$(example_pod pod-per-container.yaml web-and-loader '{"sockopt-hook.io/record": "web-and-loader"}')
 cri_run_pod "$POD"
-tap_ok $? "pod-per-container.yaml: the pod and its ConfigMap run on handler sockopt"
+tap_ok $? "pod-per-container.yaml (and sockopt-hook.io/record: web-and-loader): the pod and its ConfigMap run on handler sockopt"
 WEB=${CRI_IDS[web]} LOADER=${CRI_IDS[loader]}
 wait_until 30 serves_http
 tap_ok $? "pod-per-container.yaml: web's nginx serves GET /" || tap_diag "$(ctr_log "$POD" web)"
+# no probe inside this pod: it is recorded, and the probe's calls would
+# be in the proposed policy
 policed "$WEB" "pod-per-container web" "^$RESTRICTED"
-inside_restricted "$WEB" "pod-per-container web"
 policed "$LOADER" "pod-per-container loader (bulk)" 'sh_sock_bypass'
 loader_hits() { [ "$(ctr_log "$POD" web | grep -c '"GET / HTTP/1.1" 200')" -ge 1 ]; }
 wait_until 20 loader_hits
 tap_ok $? "pod-per-container.yaml: the loader's wget requests reach web (nginx's access log)" ||
 	tap_diag "$(ctr_log "$POD" web)" "$(ctr_log "$POD" loader)"
 remove "$POD"
+phase pod-per-container
 
 # --- pod-redis.yaml: redis under restricted -------------------------------
 
@@ -234,44 +254,39 @@ policed "$CACHE" "pod-redis cache" "^$RESTRICTED"
 inside_restricted "$CACHE" "pod-redis cache"
 remove "$POD"
 
-POD=$(example_pod pod-redis.yaml cache-before bind)
+POD=$(example_pod pod-redis.yaml cache-before "" bind)
 cri_run_pod "$POD"
 CACHE=${CRI_IDS[cache]:-none}
 wait_until 30 exited "$CACHE"
 tap_ok $? "control: pod-redis.yaml without --bind 0.0.0.0: redis exits at start under restricted ($(cri state "$CACHE"))"
-tap_diag "$(ctr_log "$POD" cache | grep -m2 -i 'warning\|could not\|failed')"
+tap_like "$(ctr_log "$POD" cache)" 'Could not create server TCP listening socket ::\*:6379: .*errno: 1' \
+	"control: redis says it could not create its ::* socket (errno 1, EPERM)" ||
+	tap_diag "$(ctr_log "$POD" cache)"
+tap_diag "$(ctr_log "$POD" cache | grep -m1 'Could not create')"
 remove "$POD"
+phase pod-redis
 
-# --- record mode: a proposed policy for each workload ---------------------
-
-jq --arg dir "$RECORDED" '.record = {allow: true, dir: $dir}' "$CRI_DIR/config.json.orig" >"$NODE_CONFIG"
-tap_check "record.allow in the node's config" "$NODE_HOOK" validate "$NODE_CONFIG"
-declare -A REC_FILES=()
-POD=$(example_pod pod-per-container.yaml record-web '{"sockopt-hook.io/record": "web-and-loader"}')
-cri_run_pod "$POD"
-tap_ok $? "record: pod-per-container.yaml with sockopt-hook.io/record: web-and-loader and no policy"
-wait_until 30 serves_http && wait_until 20 loader_hits
-tap_ok $? "record: nginx serves, the loader's requests reach it"
-http >/dev/null
-remove "$POD"
-REC_FILES[web]=$RECORDED/web-and-loader-web.json
-REC_FILES[loader]=$RECORDED/web-and-loader-loader.json
+# recorded in a pod of its own: the probes above would be in its proposal
 POD=$(example_pod pod-redis.yaml record-cache '{"sockopt-hook.io/record": "cache"}')
 cri_run_pod "$POD"
-tap_ok $? "record: pod-redis.yaml with sockopt-hook.io/record: cache and no policy"
+tap_ok $? "record: pod-redis.yaml and sockopt-hook.io/record: cache, on handler sockopt"
 wait_until 30 serves_redis
-tap_is "$(redis SET k v) $(redis GET k)" "+OK v" "record: redis serves SET and GET"
+tap_is "$(redis SET k v) $(redis GET k)" "+OK v" "record: redis serves SET and GET (policed: $(sh_progs "$(cgroup_of "$(cri_pid "${CRI_IDS[cache]}")")"))"
 remove "$POD"
-REC_FILES[cache]=$RECORDED/cache-cache.json
+phase record-redis
+
+# --- record mode: the proposed policies ----------------------------------
+
 for n in web loader cache; do
 	f=${REC_FILES[$n]}
 	wait_until 20 test -s "$f"
-	tap_ok $? "record: $n's proposed policy written ($f)" || find "$RECORDED" -printf '# %p\n'
+	tap_ok $? "record: $n's proposed policy written when its pod was gone ($f)" ||
+		find "$RECORDED" -printf '# %p\n'
 	out=$("$NODE_HOOK" validate "$f" 2>&1)
 	tap_ok $? "record: oci-sockopt-hook validate accepts $n's proposed policy" || tap_diag "$out"
 	tap_diag "proposed for $n: $(jq -c '.policies' "$f" 2>&1)"
 done
-cp "$CRI_DIR/config.json.orig" "$NODE_CONFIG"
+phase record
 
 # --- nothing left ---------------------------------------------------------
 
