@@ -3,7 +3,8 @@
  * The variants a config can produce are exactly what policy_resolve() can
  * choose: the default policy (or none) and each policy annotations may
  * ask for, each with the bypass setting it gets from the policy or the
- * defaults, and the other one too when annotations may set it.
+ * defaults, and the other one too when annotations may set it; and the
+ * pod sandboxes' sandbox_policy.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,7 +54,9 @@ static int pin_program(struct preload *pl, const struct sh_loaded *l,
 		return error_set(err, -E2BIG, "preload: too many programs");
 	key = &pl->keys[pl->nr];
 	*key = (struct pin_key){ kind, l->hash[kind], false };
-	if (pin_exists(pl->dir, type, key->hash)) {
+	/* load_policy() used the pin only if it verified (progcheck.h): one
+	 * that did not is replaced, atomically. */
+	if (l->pinned[kind]) {
 		pl->res->kept++;
 	} else {
 		r = pin_add(pl->dir, type, key->hash, l->fd[kind], err);
@@ -125,6 +128,16 @@ static bool bypass_reachable(const struct sh_config *cfg)
 	return false;
 }
 
+/* A pod sandbox gets its policy and that policy's bypass, nothing else. */
+static int preload_sandbox(struct preload *pl, struct sh_error *err)
+{
+	const struct sh_policy *p = pl->cfg->sandbox_policy;
+
+	if (!p)
+		return 0;
+	return preload_bypass(pl, p, p->has_bypass && p->bypass, err);
+}
+
 static int preload_all(struct preload *pl, struct sh_error *err)
 {
 	const struct sh_config *cfg = pl->cfg;
@@ -134,6 +147,8 @@ static int preload_all(struct preload *pl, struct sh_error *err)
 			NULL;
 	int r = preload_policy(pl, def, err);
 
+	if (!r)
+		r = preload_sandbox(pl, err);
 	for (size_t i = 0; i < cfg->nr_policies && !r; i++) {
 		const struct sh_policy *p = &cfg->policies[i];
 
@@ -205,8 +220,9 @@ static void preload_keys(const struct preload *pl)
 int preload_run(const struct sh_config *cfg, struct preload_result *res,
 		struct sh_error *err)
 {
-	/* Each policy twice (bypass on and off), plus none, each 3 kinds. */
-	size_t max = (cfg->nr_policies + 1) * 2 * SH_PROG_KINDS;
+	/* Each policy twice (bypass on and off), plus none and the sandbox's,
+	 * each 3 kinds. */
+	size_t max = (cfg->nr_policies + 2) * 2 * SH_PROG_KINDS;
 	_cleanup_free_ struct pin_key *keys = calloc(max, sizeof(*keys));
 	_cleanup_close_ int dir = -1;
 	struct preload pl = { cfg, -1, false, 0, max, keys, res };

@@ -11,7 +11,8 @@
 #
 #   BUILD_DIR/node/image-KEY/  the cached image (image/build-image.sh)
 #   BUILD_DIR/node/payload.img the per-run payload disk (/dev/vdb):
-#     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct, pause static),
+#     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct, pause,
+#     sandbox_ptrace, static),
 #     images/ (75-examples' servers image, apps/build-apps.sh),
 #     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook)
 #   BUILD_DIR/node/console.log, results.tap
@@ -113,6 +114,9 @@ done
 install -m 0755 "$build/tests/sockcheck" "$memacct" "$stage/bin/"
 # the pause program of the CRI scenario's sandbox image
 [ ! -x "$build/tests/pause" ] || install -m 0755 "$build/tests/pause" "$stage/bin/"
+# the sandbox attack of the CNI scenario (45-containerd-cni.sh)
+[ ! -x "$build/tests/attacks/sandbox_ptrace" ] ||
+	install -m 0755 "$build/tests/attacks/sandbox_ptrace" "$stage/bin/"
 # the servers image of the example pods (75-examples), built here once
 if selected 75-examples.sh; then
 	set +e
