@@ -179,7 +179,7 @@ remove() {
 jq --arg dir "$RECORDED" '.record = {allow: true, dir: $dir}' \
 	"$CRI_DIR/config.json.orig" >"$NODE_CONFIG"
 out=$("$NODE_HOOK" validate "$NODE_CONFIG" 2>&1)
-tap_ok $? "record.allow in the node's config: $out"
+tap_ok $? "record.allow in the node's config: $(head -n1 <<<"$out")" || tap_diag "$out"
 declare -A REC_FILES=(
 	[web]=$RECORDED/web-and-loader-web.json
 	[loader]=$RECORDED/web-and-loader-loader.json
