@@ -178,8 +178,9 @@ remove() {
 # on exit); the pods that record keep their example policy
 jq --arg dir "$RECORDED" '.record = {allow: true, dir: $dir}' \
 	"$CRI_DIR/config.json.orig" >"$NODE_CONFIG"
-out=$("$NODE_HOOK" validate "$NODE_CONFIG" 2>&1)
-tap_ok $? "record.allow in the node's config: $(head -n1 <<<"$out")" || tap_diag "$out"
+out=$("$NODE_HOOK" validate "$NODE_CONFIG" 2>"$CRI_DIR/validate.err")
+tap_ok $? "record.allow in the node's config: $(head -n1 <<<"$out")" ||
+	tap_diag "$out" "$(cat "$CRI_DIR/validate.err")"
 declare -A REC_FILES=(
 	[web]=$RECORDED/web-and-loader-web.json
 	[loader]=$RECORDED/web-and-loader-loader.json
