@@ -13,6 +13,7 @@
 #   BUILD_DIR/node/payload.img the per-run payload disk (/dev/vdb):
 #     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct, pause,
 #     sandbox_ptrace, static),
+#     images/ (75-examples' servers image, apps/build-apps.sh),
 #     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook),
 #     image/oci-sockopt-hook.tar (`make image`, for 70-daemonset)
 #   BUILD_DIR/node/console.log, results.tap
@@ -123,6 +124,21 @@ install -m 0755 "$build/tests/sockcheck" "$memacct" "$stage/bin/"
 # the sandbox attack of the CNI scenario (45-containerd-cni.sh)
 [ ! -x "$build/tests/attacks/sandbox_ptrace" ] ||
 	install -m 0755 "$build/tests/attacks/sandbox_ptrace" "$stage/bin/"
+# the servers image of the example pods (75-examples), built here once
+if selected 75-examples.sh; then
+	set +e
+	aout=$("$here/apps/build-apps.sh" "$build")
+	rc=$?
+	set -e
+	case $rc in
+	0) mkdir -p "$stage/images"
+	   apps=$(echo "$aout" | tail -n1)
+	   ln "$apps/servers.tar" "$stage/images/" 2>/dev/null || cp "$apps/servers.tar" "$stage/images/"
+	   cp "$apps/versions" "$stage/images/" ;;
+	77) say "no servers image: 75-examples will skip" ;;
+	*) rigfail "apps/build-apps.sh exited $rc" ;;
+	esac
+fi
 echo "NODE_SCENARIO_TIMEOUT=${NODE_SCENARIO_TIMEOUT:-300}" >"$stage/env"
 # the repository as an operator has it: its files (no build products)
 # and the hook built here
@@ -145,7 +161,10 @@ if selected 70-daemonset.sh && command -v umoci >/dev/null; then
 fi
 payload="$node/payload.img"
 rm -f "$payload"
-mkfs.ext4 -q -F -L nodepayload -d "$stage" "$payload" 256M
+# 256 MB, more with the servers image
+size=$(($(du -sm "$stage" | cut -f1) * 5 / 4 + 64))
+[ "$size" -ge 256 ] || size=256
+mkfs.ext4 -q -F -L nodepayload -d "$stage" "$payload" "${size}M"
 
 # boot; qemu's snapshot=on overlay goes to a temporary file under build/
 log="$node/console.log"
