@@ -312,7 +312,15 @@ if command -v podman >/dev/null && command -v conmon >/dev/null; then
 	NPROC=$(ulimit -Hu)
 	[ "$NOFILE" = unlimited ] || [ "$NOFILE" -gt 4096 ] && NOFILE=4096
 	[ "$NPROC" = unlimited ] || [ "$NPROC" -gt 4096 ] && NPROC=4096
+	# The runc containers above free their programs with their cgroups,
+	# which the kernel does asynchronously: wait until that has settled.
 	before=$(ct_snapshot progs state)
+	for _ in $(seq 1 30); do
+		sleep 0.2
+		now=$(ct_snapshot progs state)
+		[ "$now" = "$before" ] && break
+		before=$now
+	done
 	: >"$LOG"
 	pm annotation-file-only
 	tap_is "$PM_RC $PM_OUT $(grep -c . "$LOG")" "0 setsockopt=ok 0" \
