@@ -139,12 +139,12 @@ static int check_path(const struct sh_config *cfg, int fd,
 }
 
 /* Undo steps: a failure is added to the error being reported. */
-static void undo_attach(int fd, const struct sh_progs *progs,
+static void undo_attach(int fd, uint64_t cg_id, const struct sh_progs *progs,
 			struct sh_error *err)
 {
 	struct sh_error undo = { 0 };
 
-	if (attach_detach(fd, progs, &undo))
+	if (attach_detach(fd, cg_id, progs, &undo))
 		error_note(err, "%s", undo.msg);
 }
 
@@ -187,7 +187,8 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	if (r)
 		goto err_cgroup;
 	timing_mark("path");
-	r = classified(attach_commit(fd, l, &rec->progs, err), "attach_failed",
+	r = classified(attach_commit(fd, rec->cg.id, l, &rec->progs, err),
+		       "attach_failed",
 		       err);
 	if (r)
 		goto err_cgroup;
@@ -211,7 +212,7 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 err_record:
 	state_remove(rec->id);
 err_detach:
-	undo_attach(fd, &rec->progs, err);
+	undo_attach(fd, rec->cg.id, &rec->progs, err);
 err_cgroup:
 	undo_cgroup(&root, &rec->cg, st->pid, err);
 	return r;
@@ -257,7 +258,8 @@ static int load_and_attach(const struct sh_config *cfg,
 	if (r)
 		return r;
 	footprint_fill(&rec, eff, cfg);
-	r = classified(load_policy(eff, cfg->on_unsupported, &loaded, err),
+	r = classified(load_policy(eff, cfg->on_unsupported, LOAD_AT_START,
+				   &loaded, err),
 		       "program_load_failed", err);
 	if (r)
 		return r;

@@ -37,6 +37,8 @@ static struct json_object *progs_to_json(const struct sh_progs *progs)
 			 (unsigned long long)progs->prog[i].hash);
 		add_str(p, "name", progs->prog[i].name);
 		add_str(p, "hash", hash);
+		if (progs->prog[i].gen_id)
+			add_int(p, "generic_rules", progs->prog[i].gen_id);
 		json_object_array_add(arr, p);
 	}
 	return arr;
@@ -122,6 +124,7 @@ static int progs_from_json(struct json_object *arr, struct sh_progs *progs)
 		get_str(p, "attach", type, sizeof(type));
 		get_str(p, "hash", hash, sizeof(hash));
 		prog->hash = strtoull(hash, NULL, 16);
+		prog->gen_id = (__u32)get_int(p, "generic_rules");
 		kind = kind_by_name(type);
 		if (!kind)
 			return -EBADMSG;

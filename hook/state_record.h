@@ -17,6 +17,11 @@ struct sh_prog {
 	__u32 id;
 	char name[SH_BPF_NAME_MAX];
 	__u64 hash; /* the policy hash of the copy (see share.h) */
+	/* The generic program (generic.h) that holds this container's rules
+	 * of this kind, 0 when none: it was attached from it, and the rules
+	 * stay until the record is released, even once `apply` has put a
+	 * specialised copy in its place. */
+	__u32 gen_id;
 };
 
 struct sh_progs {

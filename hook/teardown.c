@@ -72,7 +72,7 @@ static int release_cgroup(int fd, const struct sh_record *rec, bool only_empty)
 		r = -EBUSY;
 	if (r)
 		return r;
-	if (attach_detach(fd, &rec->progs, &err))
+	if (attach_detach(fd, rec->cg.id, &rec->progs, &err))
 		log_warn("%s", err.msg);
 	remove_made_cgroup(rec);
 	return 0;
@@ -87,6 +87,8 @@ static int release_at(int fd, const struct sh_record *rec, bool only_empty)
 		r = release_cgroup(fd, rec, only_empty);
 	else if (fd != -ENOENT && fd != -ESTALE)
 		r = fd; /* cannot tell: keep the record */
+	else
+		attach_forget_rules(&rec->progs, rec->cg.id); /* cgroup gone */
 	if (!r)
 		footprint_save(rec); /* record mode: before the record goes */
 	return r ? r : drop_record(rec);

@@ -13,6 +13,7 @@
 
 #include "attach.h"
 #include "cleanup.h"
+#include "generic.h"
 #include "log.h"
 #include "pin.h"
 #include "share.h"
@@ -22,7 +23,7 @@
 /* More programs on one cgroup and attach type than anyone attaches. */
 #define QUERY_IDS_MAX 64
 
-static int attach_one(int cg_fd, const struct sh_loaded *l,
+static int attach_one(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 		      enum sh_prog_kind kind, struct sh_progs *out,
 		      struct sh_error *err)
 {
@@ -38,8 +39,32 @@ static int attach_one(int cg_fd, const struct sh_loaded *l,
 				   k->name);
 	p->type = k->type;
 	p->hash = l->hash[kind];
+	p->gen_id = l->generic[kind] && kind != SH_PROG_SOCK ? p->id : 0;
 	out->nr++;
-	return 0;
+	/* A generic program refuses every call until its state is written:
+	 * from here, it enforces the policy. */
+	return l->generic[kind] ?
+		       generic_arm(&l->gen[kind], kind, l->eff, cg_id, err) :
+		       0;
+}
+
+/* A generic kind: the container's rules in the program's maps first. */
+static int attach_kind(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
+		       enum sh_prog_kind kind, struct sh_progs *out,
+		       struct sh_error *err)
+{
+	int before = out->nr;
+	int r = l->generic[kind] ? generic_prepare(&l->gen[kind], kind, l->eff,
+						   cg_id, err) :
+				   0;
+
+	if (r)
+		return r;
+	r = attach_one(cg_fd, cg_id, l, kind, out, err);
+	/* Once in out, attach_commit()'s undo drops the rules with it. */
+	if (r && l->generic[kind] && out->nr == before)
+		generic_forget(l->gen[kind].id, cg_id);
+	return r;
 }
 
 int attach_types(const struct sh_loaded *l,
@@ -80,19 +105,19 @@ void attach_publish(const struct sh_loaded *l, const struct sh_progs *out)
 	}
 }
 
-int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out,
-		  struct sh_error *err)
+int attach_commit(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
+		  struct sh_progs *out, struct sh_error *err)
 {
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (l->fd[k] >= 0)
-			r = attach_one(cg_fd, l, k, out, err);
+			r = attach_kind(cg_fd, cg_id, l, k, out, err);
 	if (r) {
 		struct sh_error undo = { 0 };
 
-		if (attach_detach(cg_fd, out, &undo))
+		if (attach_detach(cg_fd, cg_id, out, &undo))
 			error_note(err, "%s", undo.msg);
 		out->nr = 0;
 		return r;
@@ -119,7 +144,8 @@ static int detach_one(int cg_fd, const struct sh_prog *p, struct sh_error *err)
 	return 0;
 }
 
-int attach_detach(int cg_fd, const struct sh_progs *progs, struct sh_error *err)
+int attach_detach(int cg_fd, uint64_t cg_id, const struct sh_progs *progs,
+		  struct sh_error *err)
 {
 	int r = 0;
 
@@ -129,7 +155,15 @@ int attach_detach(int cg_fd, const struct sh_progs *progs, struct sh_error *err)
 
 		r = r ? r : e;
 	}
+	if (!r)
+		attach_forget_rules(progs, cg_id);
 	return r;
+}
+
+void attach_forget_rules(const struct sh_progs *progs, uint64_t cg_id)
+{
+	for (int i = 0; i < progs->nr; i++)
+		generic_forget(progs->prog[i].gen_id, cg_id);
 }
 
 static void collect_ours(enum bpf_attach_type type, const __u32 *ids, __u32 n,

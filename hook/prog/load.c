@@ -19,6 +19,7 @@
 #include "audit_mode_map.h"
 #include "bpf_build_id.h"
 #include "cleanup.h"
+#include "generic.h"
 #include "getsockopt.skel.h"
 #include "load.h"
 #include "log.h"
@@ -37,9 +38,39 @@
 void load_init(struct sh_loaded *l)
 {
 	memset(l, 0, sizeof(*l));
-	for (int k = 0; k < SH_PROG_KINDS; k++)
+	for (int k = 0; k < SH_PROG_KINDS; k++) {
 		l->fd[k] = -1;
+		generic_init(&l->gen[k]);
+	}
 	l->pins = -1;
+}
+
+/* A specialised load creates none of the generic programs' maps. */
+static int specialised_only(struct bpf_map *state, struct bpf_map *rules)
+{
+	int r = bpf_map__set_autocreate(state, false);
+
+	return r || !rules ? r : bpf_map__set_autocreate(rules, false);
+}
+
+/*
+ * No specialised copy at hand: the generic program of this kind and mode,
+ * when preload has pinned it (generic.h). Record mode never comes here:
+ * its copies carry the container's own footprint tables.
+ */
+static int take_generic(enum sh_prog_kind kind, bool bypass,
+			struct sh_loaded *l)
+{
+	int r;
+
+	if (l->footprint || !l->at_start)
+		return -ENOENT;
+	r = generic_find(l->pins, kind, bypass, l->audit, &l->gen[kind]);
+	if (r)
+		return r;
+	l->fd[kind] = l->gen[kind].fd;
+	l->generic[kind] = true;
+	return 0;
 }
 
 static uint64_t rules_hash(uint64_t h, const struct sh_rule_entry *rules,
@@ -132,7 +163,11 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 	}
 	bpf_program__set_autoload(skel->progs.sh_sock_create, !bypass);
 	bpf_program__set_autoload(skel->progs.sh_sock_bypass, bypass);
-	r = footprint_size(skel->maps.footprint, l->footprint);
+	bpf_program__set_autoload(skel->progs.sh_gen_sock, false);
+	bpf_program__set_autoload(skel->progs.sh_gen_sock_bp, false);
+	r = specialised_only(skel->maps.gen_state, NULL);
+	if (!r)
+		r = footprint_size(skel->maps.footprint, l->footprint);
 	if (!r)
 		r = sock_create_bpf__load(skel);
 	if (r) {
@@ -145,6 +180,16 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 					 skel->progs.sh_sock_create);
 	l->fresh[SH_PROG_SOCK] = true;
 	return 0;
+}
+
+/*
+ * The kernel series that lets sock_create programs set
+ * SK_BPF_BYPASS_PROT_MEM also added this sysctl: without it, prestart
+ * knows the bypass variant will not load, without asking the verifier.
+ */
+static bool bypass_sysctl(void)
+{
+	return access("/proc/sys/net/core/bypass_prot_mem", F_OK) == 0;
 }
 
 static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
@@ -166,6 +211,10 @@ static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 		l->fd[SH_PROG_SOCK] = fd;
 		return 0;
 	}
+	if (!take_generic(SH_PROG_SOCK, bypass, l))
+		return 0;
+	if (bypass && l->at_start && !bypass_sysctl())
+		return -EOPNOTSUPP; /* not worth a verifier run to learn it */
 	return load_sock_create(eff, bypass, l);
 }
 
@@ -200,17 +249,25 @@ static uint64_t sockopt_hash(const char *kind,
 	return rules_hash(h, rules, n);
 }
 
+struct sh_opt_rule load_rule_at(const struct sh_rule_entry *rules, size_t i,
+				bool audit)
+{
+	struct sh_opt_rule rule = rules[i].rule;
+
+	/* Audit mode: rule i counts in slot i, the rest in one. */
+	if (audit)
+		rule.audit_slot = i < SH_WH_RULES ? i : SH_WH_RULES;
+	return rule;
+}
+
 /* Filled once, then frozen: a copy shared by containers must not change. */
 static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
 		      size_t n, bool audit)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct sh_opt_rule rule = rules[i].rule;
+		struct sh_opt_rule rule = load_rule_at(rules, i, audit);
 		int r;
 
-		/* Audit mode: rule i counts in slot i, the rest in one. */
-		if (audit)
-			rule.audit_slot = i < SH_WH_RULES ? i : SH_WH_RULES;
 		r = bpf_map__update_elem(map, &rules[i].key,
 					 sizeof(rules[i].key), &rule,
 					 sizeof(rule), BPF_NOEXIST);
@@ -250,7 +307,10 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	skel->rodata->policy_hash = l->hash[SH_PROG_SET];
 	skel->rodata->footprint_on = l->footprint;
 	skel->rodata->audit_mode = l->audit;
-	r = footprint_size(skel->maps.footprint, l->footprint);
+	bpf_program__set_autoload(skel->progs.sh_gen_set, false);
+	r = specialised_only(skel->maps.gen_state, skel->maps.gen_rules);
+	if (!r)
+		r = footprint_size(skel->maps.footprint, l->footprint);
 	if (!r)
 		r = load_rules_object(skel->skeleton, skel->maps.rules,
 				      skel->maps.would_have, p->set_rules,
@@ -277,7 +337,10 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	skel->rodata->policy_hash = l->hash[SH_PROG_GET];
 	skel->rodata->footprint_on = l->footprint;
 	skel->rodata->audit_mode = l->audit;
-	r = footprint_size(skel->maps.footprint, l->footprint);
+	bpf_program__set_autoload(skel->progs.sh_gen_get, false);
+	r = specialised_only(skel->maps.gen_state, skel->maps.gen_rules);
+	if (!r)
+		r = footprint_size(skel->maps.footprint, l->footprint);
 	if (!r)
 		r = load_rules_object(skel->skeleton, skel->maps.rules,
 				      skel->maps.would_have, p->get_rules,
@@ -308,6 +371,8 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 		l->fd[kind] = fd;
 		return 0;
 	}
+	if (!take_generic(kind, false, l))
+		return 0;
 	return kind == SH_PROG_SET ? load_setsockopt(p, l) :
 				     load_getsockopt(p, l);
 }
@@ -428,13 +493,15 @@ static int open_pins(void)
 }
 
 int load_policy(const struct sh_effective *eff, enum on_unsupported on,
-		struct sh_loaded *l, struct sh_error *err)
+		enum load_how how, struct sh_loaded *l, struct sh_error *err)
 {
 	int r = 0;
 
 	load_init(l);
+	l->at_start = how == LOAD_AT_START;
 	l->footprint = eff->record[0] != '\0';
 	l->audit = eff->audit;
+	l->eff = eff;
 	l->pins = open_pins();
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (policy_needs(eff, k))
@@ -446,10 +513,13 @@ int load_policy(const struct sh_effective *eff, enum on_unsupported on,
 
 void load_free(struct sh_loaded *l)
 {
-	/* Shared copies came as plain fds; fresh ones belong to skeletons. */
-	for (int k = 0; k < SH_PROG_KINDS; k++)
-		if (l->fd[k] >= 0 && !l->fresh[k])
+	/* Shared copies came as plain fds; fresh ones belong to skeletons,
+	 * generic ones to l->gen. */
+	for (int k = 0; k < SH_PROG_KINDS; k++) {
+		if (l->fd[k] >= 0 && !l->fresh[k] && !l->generic[k])
 			close(l->fd[k]);
+		generic_close(&l->gen[k]);
+	}
 	sock_create_bpf__destroy(l->sock);
 	setsockopt_bpf__destroy(l->set);
 	getsockopt_bpf__destroy(l->get);

@@ -20,6 +20,9 @@ struct preload_result {
 	int kept; /* of them, pinned before */
 	int unpinned; /* pins removed: no variant needs them */
 	bool bypass_skipped; /* the kernel lacks SK_BPF_BYPASS_PROT_MEM */
+	/* The generic programs (generic.h), whatever the config: */
+	int generic; /* pinned, now or before */
+	int generic_pinned; /* of them, pinned now */
 };
 
 /* All or nothing: on error, the pins made by this run are removed and the
