@@ -188,8 +188,7 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 		goto err_cgroup;
 	timing_mark("path");
 	r = classified(attach_commit(fd, rec->cg.id, l, &rec->progs, err),
-		       "attach_failed",
-		       err);
+		       "attach_failed", err);
 	if (r)
 		goto err_cgroup;
 	timing_mark("attach");
