@@ -252,10 +252,13 @@ int config_parse(const char *path, const char *text, size_t len,
 	return r;
 }
 
+static void config_stamp(const struct stat *st, struct sh_config_stamp *s);
+
 int config_load(const char *path, struct sh_config *cfg, struct sh_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
+	struct stat st;
 	size_t len;
 	int r = trust_open_config(path, &fd, err);
 
@@ -265,7 +268,39 @@ int config_load(const char *path, struct sh_config *cfg, struct sh_error *err)
 	if (r)
 		return error_errno(err, r, "cannot read operator config %.128s",
 				   path);
-	return config_parse(path, text, len, cfg, err);
+	r = config_parse(path, text, len, cfg, err);
+	if (!r && fstat(fd, &st) == 0)
+		config_stamp(&st, &cfg->stamp);
+	return r;
+}
+
+static void config_stamp(const struct stat *st, struct sh_config_stamp *s)
+{
+	s->set = true;
+	s->dev = st->st_dev;
+	s->ino = st->st_ino;
+	s->size = st->st_size;
+	s->mtime = st->st_mtim;
+	s->ctime = st->st_ctim;
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+bool config_changed(const struct sh_config *cfg)
+{
+	struct sh_config_stamp now = { 0 };
+	struct stat st;
+
+	if (!cfg->stamp.set || stat(cfg->path, &st) < 0)
+		return true;
+	config_stamp(&st, &now);
+	return now.dev != cfg->stamp.dev || now.ino != cfg->stamp.ino ||
+	       now.size != cfg->stamp.size ||
+	       !same_time(&now.mtime, &cfg->stamp.mtime) ||
+	       !same_time(&now.ctime, &cfg->stamp.ctime);
 }
 
 void config_free(struct sh_config *cfg)

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/file.h>
 
 #include "attach.h"
 #include "cg_choice.h"
@@ -282,10 +283,14 @@ static int load_and_attach(const struct sh_config *cfg,
 int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		 struct prestart_outcome *done, struct sh_error *err)
 {
+	_cleanup_close_ int lock = -1;
 	struct sh_effective eff;
 	int r = classified(oci_load_bundle(st, err), "state_invalid", err);
 
-	*done = (struct prestart_outcome){ .outcome = STATS_UNPOLICED };
+	*done = (struct prestart_outcome){
+		.outcome = STATS_UNPOLICED,
+		.config_last_try = done->config_last_try,
+	};
 	if (!r)
 		r = policy_resolve(cfg, st, &eff, err);
 	if (!r)
@@ -313,6 +318,16 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		/* Counted once, by the run that attached. */
 		log_info("policy already attached: nothing to do");
 		return 0;
+	}
+	/* `apply` must see this container's record, or this container must
+	 * have the config apply reads (state.h, SH_STATE_CONFIG_LOCK). */
+	lock = classified(state_lock(SH_STATE_CONFIG_LOCK, LOCK_SH, err),
+			  "record_failed", err);
+	if (lock < 0)
+		return lock;
+	if (!done->config_last_try && config_changed(cfg)) {
+		done->config_changed = true;
+		return -EAGAIN;
 	}
 	timing_mark("check");
 	return load_and_attach(cfg, st, &eff, done, err);

@@ -17,6 +17,11 @@ struct prestart_outcome {
 	enum stats_outcome outcome; /* ATTACHED, UNPOLICED or FALLBACK */
 	const char *reason; /* why FALLBACK, else NULL */
 	struct sh_cause cause; /* for FALLBACK: what asked for it */
+	/* -EAGAIN: the config file changed since cfg was read from it, and
+	 * nothing was done: read it again and run again. */
+	bool config_changed;
+	/* Set by the caller: use cfg even so (the last try). */
+	bool config_last_try;
 };
 
 int prestart_run(const struct sh_config *cfg, struct oci_state *st,

@@ -101,10 +101,22 @@ int teardown_release(const struct sh_record *rec)
 	return release_at(fd, rec, false);
 }
 
+/* The record as it is now, if it is still this container's: `apply` may
+ * have replaced its programs since the reaper read it. */
+static const struct sh_record *current(const struct sh_record *rec,
+				       struct sh_record *now)
+{
+	if (state_read(rec->id, now) == 0 && now->pid == rec->pid &&
+	    now->pid_start == rec->pid_start && now->cg.id == rec->cg.id)
+		return now;
+	return rec;
+}
+
 int teardown_release_empty(const struct sh_record *rec)
 {
 	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
-	int r = release_at(fd, rec, true);
+	struct sh_record now;
+	int r = release_at(fd, current(rec, &now), true);
 
 	return r ? r : fd < 0;
 }

@@ -22,15 +22,18 @@ static void print_result(const struct preload_options *opts,
 			 const struct preload_result *res)
 {
 	if (opts->json) {
-		printf("{\"pin_dir\": \"%s\", \"variants\": %d, \"programs\": %d, \"pinned\": %d, \"kept\": %d, \"unpinned\": %d, \"bypass_prot_mem_skipped\": %s}\n",
+		printf("{\"pin_dir\": \"%s\", \"variants\": %d, \"programs\": %d, \"pinned\": %d, \"kept\": %d, \"unpinned\": %d, \"bypass_prot_mem_skipped\": %s, \"generic\": %d, \"generic_pinned\": %d, \"generic_unpinned\": %d}\n",
 		       pin_dir(), res->policies, res->programs, res->pinned,
 		       res->kept, res->unpinned,
-		       res->bypass_skipped ? "true" : "false");
+		       res->bypass_skipped ? "true" : "false", res->generic,
+		       res->generic_pinned, res->generic_unpinned);
 		return;
 	}
 	if (opts->unpin) {
 		printf("unpinned %d program(s) from %s\n", res->unpinned,
 		       pin_dir());
+		printf("unpinned %d generic program(s)\n",
+		       res->generic_unpinned);
 		return;
 	}
 	printf("preloaded %d program(s) for %d policy variant(s) in %s: %d pinned now, %d already pinned, %d unpinned\n",
@@ -38,6 +41,8 @@ static void print_result(const struct preload_options *opts,
 	       res->unpinned);
 	if (res->bypass_skipped)
 		printf("bypass-prot-mem variants not preloaded: this kernel lacks SK_BPF_BYPASS_PROT_MEM\n");
+	printf("generic programs: %d pinned (%d now, %d unpinned): a policy that is not preloaded starts without loading\n",
+	       res->generic, res->generic_pinned, res->generic_unpinned);
 }
 
 static int preload_config(const struct preload_options *opts,

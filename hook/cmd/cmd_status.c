@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit_mode.h"
 #include "caveats.h"
@@ -169,6 +170,18 @@ static void probe_row(struct enforce_row *row)
 	row->drift_err = drift_query(fd, &row->drift);
 }
 
+/* Its policy hash against the config's: no program is loaded to learn
+ * whether the kernel takes the bypass variant, the sysctl of the same
+ * series tells. */
+static void check_row(const struct sh_config *cfg, struct enforce_row *row)
+{
+	bool bypass_ok = access("/proc/sys/net/core/bypass_prot_mem", F_OK) ==
+			 0;
+
+	apply_check(cfg, &row->rec, bypass_ok, &row->check);
+	row->checked = true;
+}
+
 /* The rules come from the operator config as it is now. */
 static void load_rules(const struct status_options *opts,
 		       struct enforce_rules *rules)
@@ -324,6 +337,7 @@ static void print_table(const struct enforce_row *rows, size_t nr)
 static void print_head(const struct enforce_row *row)
 {
 	const struct sh_record *rec = &row->rec;
+	char text[SH_ERROR_MSG_MAX + 256];
 
 	printf("%s\n", rec->id);
 	printf("  namespace: %s\n  pod:       %s\n  container: %s\n",
@@ -341,6 +355,8 @@ static void print_head(const struct enforce_row *row)
 	printf("  mode:      %s (from %s)%s\n",
 	       rec->audit ? "audit" : "enforce", dash(rec->mode_source),
 	       rec->audit ? ": counts what it would do, applies nothing" : "");
+	enforce_policy_hash_text(row, text, sizeof(text));
+	printf("  policy hash: %s\n", text);
 	if (rec->footprint[0])
 		printf("  record:    '%s': its policy goes to %s when it is gone "
 		       "(record %s shows it now)\n",
@@ -440,10 +456,15 @@ static void print_enforcement(const struct status_show *show,
 	if (!e.rules_known)
 		printf("  rules:     unknown: %s\n", e.rules_why);
 	else if (row->rec.policy[0])
-		printf("  rules:     policy %s as %s has it now%s\n",
+		printf("  rules:     policy %s as %s has it now%s%s\n",
 		       row->rec.policy, show->rules.cfg.path,
 		       row->rec.audit ? " (audit mode: counted, not applied)" :
-					"");
+					"",
+		       row->checked && row->check.config_hash &&
+				       row->check.config_hash !=
+					       row->check.hash ?
+			       "; its programs run another version (policy hash)" :
+			       "");
 	printf("  bypass-prot-mem: %s\n", enforce_bypass_text(e.bypass));
 	print_drift(row);
 	printf("  caveats:%s\n", e.cav.nr ? "" : "   none");
@@ -533,6 +554,8 @@ static int status(const struct status_options *opts)
 		probe_row(&ctx.rows[i]);
 	if (ctx.nr)
 		load_rules(opts, &show.rules);
+	for (size_t i = 0; show.rules.cfg_ok && i < ctx.nr; i++)
+		check_row(&show.rules.cfg, &ctx.rows[i]);
 	show.one = opts->id != NULL;
 	show.filtered = filtered(&opts->filter);
 	r = status_show(&show, ctx.rows, ctx.nr);

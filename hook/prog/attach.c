@@ -39,7 +39,8 @@ static int attach_one(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 				   k->name);
 	p->type = k->type;
 	p->hash = l->hash[kind];
-	p->gen_id = l->generic[kind] && kind != SH_PROG_SOCK ? p->id : 0;
+	if (l->generic[kind] && kind != SH_PROG_SOCK)
+		out->gen_rules[kind] = p->id;
 	out->nr++;
 	/* A generic program refuses every call until its state is written:
 	 * from here, it enforces the policy. */
@@ -162,8 +163,8 @@ int attach_detach(int cg_fd, uint64_t cg_id, const struct sh_progs *progs,
 
 void attach_forget_rules(const struct sh_progs *progs, uint64_t cg_id)
 {
-	for (int i = 0; i < progs->nr; i++)
-		generic_forget(progs->prog[i].gen_id, cg_id);
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		generic_forget(progs->gen_rules[k], cg_id);
 }
 
 static void collect_ours(enum bpf_attach_type type, const __u32 *ids, __u32 n,

@@ -19,7 +19,7 @@
 #include "generic.h"
 #include "generic_map.h"
 #include "getsockopt.skel.h"
-#include "load.h"
+#include "audit_mode_map.h"
 #include "log.h"
 #include "pin.h"
 #include "setsockopt.skel.h"
@@ -55,6 +55,16 @@ const char *generic_prog_name(enum sh_prog_kind kind, bool bypass)
 bool generic_is_name(const char *prog_name)
 {
 	return !strncmp(prog_name, GEN_PREFIX, strlen(GEN_PREFIX));
+}
+
+bool generic_is_pin(const char *kind_name, uint64_t hash)
+{
+	const struct kind_info *k = kind_by_name(kind_name);
+
+	for (int mode = 0; k && mode < 4; mode++)
+		if (hash == generic_hash(k->kind, mode & 1, mode & 2))
+			return true;
+	return false;
 }
 
 /* The loaded program outlives its skeleton: a copy of its fd. */
@@ -329,7 +339,10 @@ static int put_rules(const struct generic_prog *g, enum sh_prog_kind kind,
 	int r = fd < 0 ? -errno : 0;
 
 	for (size_t i = 0; !r && i < n; i++) {
-		struct sh_opt_rule rule = load_rule_at(rules, i, eff->audit);
+		struct sh_opt_rule rule = rules[i].rule;
+
+		if (eff->audit) /* audit mode: as a specialised copy numbers */
+			rule.audit_slot = sh_wh_slot(i);
 
 		if (bpf_map_update_elem(fd, &rules[i].key, &rule, BPF_NOEXIST))
 			r = -errno;

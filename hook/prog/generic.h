@@ -33,6 +33,8 @@ uint64_t generic_hash(enum sh_prog_kind kind, bool bypass, bool audit);
 /* The program's name in the BPF objects ("sh_gen_set", ...). */
 const char *generic_prog_name(enum sh_prog_kind kind, bool bypass);
 bool generic_is_name(const char *prog_name);
+/* Whether a pin of this kind ("setsockopt") and hash is a generic one. */
+bool generic_is_pin(const char *kind_name, uint64_t hash);
 
 /* Loads one (preload): the program's fd, or a negative errno. */
 int generic_load(enum sh_prog_kind kind, bool bypass, bool audit);

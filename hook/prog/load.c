@@ -200,9 +200,7 @@ static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 	int fd;
 
 	l->bypass = bypass;
-	l->hash[SH_PROG_SOCK] = footprint_hash(
-		audit_hash(sock_hash(eff->policy, bypass), l->audit),
-		l->footprint);
+	l->hash[SH_PROG_SOCK] = load_hash(eff, SH_PROG_SOCK, bypass);
 	fd = l->footprint ? -ENOENT :
 			    share_find(l->pins, kind_get(SH_PROG_SOCK)->name,
 				       l->hash[SH_PROG_SOCK], &chk,
@@ -249,25 +247,16 @@ static uint64_t sockopt_hash(const char *kind,
 	return rules_hash(h, rules, n);
 }
 
-struct sh_opt_rule load_rule_at(const struct sh_rule_entry *rules, size_t i,
-				bool audit)
-{
-	struct sh_opt_rule rule = rules[i].rule;
-
-	/* Audit mode: rule i counts in slot i, the rest in one. */
-	if (audit)
-		rule.audit_slot = i < SH_WH_RULES ? i : SH_WH_RULES;
-	return rule;
-}
-
 /* Filled once, then frozen: a copy shared by containers must not change. */
 static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
 		      size_t n, bool audit)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct sh_opt_rule rule = load_rule_at(rules, i, audit);
+		struct sh_opt_rule rule = rules[i].rule;
 		int r;
 
+		if (audit) /* audit mode: the rule's own would-have slot */
+			rule.audit_slot = sh_wh_slot(i);
 		r = bpf_map__update_elem(map, &rules[i].key,
 					 sizeof(rules[i].key), &rule,
 					 sizeof(rule), BPF_NOEXIST);
@@ -355,6 +344,28 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	return 0;
 }
 
+uint64_t load_hash(const struct sh_effective *eff, enum sh_prog_kind kind,
+		   bool bypass)
+{
+	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
+	uint64_t h;
+
+	switch (kind) {
+	case SH_PROG_SOCK:
+		h = sock_hash(eff->policy, bypass);
+		break;
+	case SH_PROG_SET:
+		h = sockopt_hash("set", p->set_rules, p->nr_set);
+		h = share_hash(h, &p->default_deny, sizeof(p->default_deny));
+		break;
+	default:
+		h = sockopt_hash("get", p->get_rules, p->nr_get);
+		break;
+	}
+	return footprint_hash(audit_hash(h, eff->audit),
+			      eff->record[0] != '\0');
+}
+
 /* A live copy with the same policy if there is one, else a fresh load. */
 static int obtain(enum sh_prog_kind kind, uint64_t hash,
 		  const struct share_check *chk, const struct sh_policy *p,
@@ -362,7 +373,6 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 {
 	int fd;
 
-	hash = footprint_hash(audit_hash(hash, l->audit), l->footprint);
 	l->hash[kind] = hash;
 	fd = l->footprint ? -ENOENT :
 			    share_find(l->pins, kind_get(kind)->name, hash, chk,
@@ -383,10 +393,9 @@ static int obtain_setsockopt(const struct sh_effective *eff,
 	const struct share_check chk =
 		SHARE_CHECK(setsockopt_bpf, "sh_setsockopt");
 	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
-	uint64_t h = sockopt_hash("set", p->set_rules, p->nr_set);
 
-	h = share_hash(h, &p->default_deny, sizeof(p->default_deny));
-	return obtain(SH_PROG_SET, h, &chk, p, l);
+	return obtain(SH_PROG_SET, load_hash(eff, SH_PROG_SET, false), &chk, p,
+		      l);
 }
 
 static int obtain_getsockopt(const struct sh_effective *eff,
@@ -396,8 +405,8 @@ static int obtain_getsockopt(const struct sh_effective *eff,
 		SHARE_CHECK(getsockopt_bpf, "sh_getsockopt");
 	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
 
-	return obtain(SH_PROG_GET, sockopt_hash("get", p->get_rules, p->nr_get),
-		      &chk, p, l);
+	return obtain(SH_PROG_GET, load_hash(eff, SH_PROG_GET, false), &chk, p,
+		      l);
 }
 
 static bool unsupported(int r)

@@ -54,10 +54,14 @@ enum load_how {
 int load_policy(const struct sh_effective *eff, enum on_unsupported on,
 		enum load_how how, struct sh_loaded *l, struct sh_error *err);
 void load_free(struct sh_loaded *l);
-/* Rule i of a policy as a rules map holds it (audit mode numbers the
- * would-have slots). */
-struct sh_opt_rule load_rule_at(const struct sh_rule_entry *rules, size_t i,
-				bool audit);
+
+/*
+ * The policy hash of the kind's copy for this policy (bypass: the bypass
+ * variant of sock_create), as load_policy() gets it and a record keeps
+ * it: what `apply` and `status` compare, without loading anything.
+ */
+uint64_t load_hash(const struct sh_effective *eff, enum sh_prog_kind kind,
+		   bool bypass);
 /* 1 when this kernel takes the bypass program, 0 when not, or -errno. */
 int load_probe_bypass(void);
 

@@ -211,6 +211,8 @@ static int sweep_pin(int dir, const char *name, const char *type, uint64_t hash,
 		return 0;
 	if (pin_remove(dir, name, &err))
 		log_warn("%s", err.msg);
+	else if (k && generic_is_pin(type, hash))
+		pl->res->generic_unpinned++;
 	else if (k)
 		pl->res->unpinned++;
 	return 0;

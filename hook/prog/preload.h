@@ -23,6 +23,7 @@ struct preload_result {
 	/* The generic programs (generic.h), whatever the config: */
 	int generic; /* pinned, now or before */
 	int generic_pinned; /* of them, pinned now */
+	int generic_unpinned; /* generic pins removed (--unpin, a rebuild) */
 };
 
 /* All or nothing: on error, the pins made by this run are removed and the

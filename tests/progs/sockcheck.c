@@ -21,6 +21,13 @@
  *   sockcheck all                 every restricted-policy check at once
  *   sockcheck spray N             setsockopt(SOL_SOCKET, 2000 + i, 1) for
  *                                 i < N: N distinct options (record mode)
+ *   sockcheck mark-loop FILE      setsockopt(SO_MARK, 1) on one TCP socket
+ *                                 in a loop until FILE exists (at most
+ *                                 120 s; "mark_loop=ready" once it runs):
+ *                                 how many calls passed and were refused,
+ *                                 how often the answer changed, and
+ *                                 "mark_loop_order=ok" unless a call
+ *                                 passed after one was refused
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "probe_util.h"
@@ -247,13 +255,48 @@ static int spray(int n)
 	return 0;
 }
 
+/* A policy switch seen from a workload: every answer, in order. */
+static int mark_loop(const char *stop)
+{
+	long pass = 0, eperm = 0, other = 0, changes = 0, i;
+	int fd = tcp_socket(), one = 1, last = -1, bad = 0;
+	time_t end = time(NULL) + 120;
+
+	if (fd < 0)
+		return 1;
+	printf("mark_loop=ready\n");
+	for (i = 0;; i++) {
+		int r = setsockopt(fd, SOL_SOCKET, SO_MARK, &one, sizeof(one));
+		int now = r == 0 ? 0 : errno;
+
+		if (now == 0) {
+			pass++;
+			bad |= eperm > 0;
+		} else if (now == EPERM) {
+			eperm++;
+		} else {
+			other++;
+		}
+		changes += last >= 0 && now != last;
+		last = now;
+		if (i % 1024 == 0 &&
+		    (access(stop, F_OK) == 0 || time(NULL) > end))
+			break;
+	}
+	close(fd);
+	printf("mark_loop_pass=%ld\nmark_loop_eperm=%ld\nmark_loop_other=%ld\n"
+	       "mark_loop_changes=%ld\nmark_loop_order=%s\n",
+	       pass, eperm, other, changes, bad ? "passed-after-eperm" : "ok");
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: sockcheck set-mark N | get-mark | mark-rt N | rcvbuf N |\n"
 		"       cc NAME |\n"
 		"       keepalive | socket FAMILY TYPE | listen PORT [SECS] | all |\n"
-		"       spray N\n");
+		"       spray N | mark-loop FILE\n");
 	return 2;
 }
 
@@ -291,6 +334,8 @@ int main(int argc, char **argv)
 		return check_listen(n, secs);
 	if (!strcmp(cmd, "spray") && argc == 3 && !parse_int(argv[2], &n))
 		return spray(n);
+	if (!strcmp(cmd, "mark-loop") && argc == 3)
+		return mark_loop(argv[2]);
 	if (!strcmp(cmd, "all") && argc == 2)
 		return check_all();
 	return usage();
