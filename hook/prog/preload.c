@@ -3,7 +3,10 @@
  * The variants a config can produce are exactly what policy_resolve() can
  * choose: the default policy (or none) and each policy annotations may
  * ask for, each with the bypass setting it gets from the policy or the
- * defaults, and the other one too when annotations may set it.
+ * defaults, and the other one too when annotations may set it; each in
+ * its policy's mode, and the other one too when annotations may set it.
+ * Then the generic programs (generic.h), which no config names: a policy
+ * not preloaded yet starts on them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -69,12 +72,12 @@ static int pin_program(struct preload *pl, const struct sh_loaded *l,
 	return 0;
 }
 
-static int preload_variant(struct preload *pl, const struct sh_policy *p,
-			   bool bypass, struct sh_error *err)
+static int preload_mode(struct preload *pl, const struct sh_policy *p,
+			bool bypass, bool audit, struct sh_error *err)
 {
 	struct sh_effective eff = { .policy = p,
 				    .bypass = bypass,
-				    .audit = p && p->audit };
+				    .audit = audit };
 	struct sh_loaded l;
 	int r;
 
@@ -88,8 +91,22 @@ static int preload_variant(struct preload *pl, const struct sh_policy *p,
 	if (!r)
 		pl->res->policies++;
 	else
-		error_note(err, "for policy %s (bypass-prot-mem %s)",
-			   p ? p->name : "(none)", bypass ? "on" : "off");
+		error_note(err, "for policy %s (bypass-prot-mem %s, %s mode)",
+			   p ? p->name : "(none)", bypass ? "on" : "off",
+			   audit ? "audit" : "enforce");
+	return r;
+}
+
+/* The policy's mode, and the other one when annotations may choose it
+ * (annotations.allow_audit_mode). */
+static int preload_variant(struct preload *pl, const struct sh_policy *p,
+			   bool bypass, struct sh_error *err)
+{
+	bool audit = p && p->audit;
+	int r = preload_mode(pl, p, bypass, audit, err);
+
+	if (!r && pl->cfg->allow_audit_mode)
+		r = preload_mode(pl, p, bypass, !audit, err);
 	return r;
 }
 
@@ -251,9 +268,9 @@ static int probe_bypass(const struct sh_config *cfg, struct preload *pl,
 int preload_run(const struct sh_config *cfg, struct preload_result *res,
 		struct sh_error *err)
 {
-	/* Each policy twice (bypass on and off), plus none, each 3 kinds;
-	 * and the generic programs. */
-	size_t max = (cfg->nr_policies + 1) * 2 * SH_PROG_KINDS +
+	/* Each policy in both modes, with bypass on and off, plus none, each
+	 * 3 kinds; and the generic programs. */
+	size_t max = (cfg->nr_policies + 1) * 4 * SH_PROG_KINDS +
 		     2 * (SH_PROG_KINDS + 1);
 	_cleanup_free_ struct pin_key *keys = calloc(max, sizeof(*keys));
 	_cleanup_close_ int dir = -1;

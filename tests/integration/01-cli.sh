@@ -41,12 +41,13 @@ declare -A TAKES=(
 	[features]="config json nfd-file"
 	[record]="json"
 	[preload]="config json unpin"
+	[apply]="config json dry-run all"
 	[help]=""
 )
-COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload help"
+COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload apply help"
 # Every option any command takes, and two no command takes.
-OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin version verbose"
-FLAGS=" json unpin version verbose "
+OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin dry-run all version verbose"
+FLAGS=" json unpin dry-run all version verbose "
 
 takes() # CMD OPT
 {
@@ -212,6 +213,11 @@ run --config "$CONFIG" metrics --output "$tmp/m.prom"
 grep -q '^oci_sockopt_hook_build_info' "$tmp/m.prom" 2>/dev/null
 tap_ok $? "--config CONFIG metrics --output FILE.prom (the DaemonSet's call): written" ||
 	tap_diag "exit $rc" "$err"
+run --config "$CONFIG" apply
+tap_like "$rc:$out" '^0:apply: 0 updated, 0 unchanged, 0 left as it was, 0 failed, 0 gone \(config ' \
+	"--config CONFIG apply (the units' call) with no container: the summary, exit 0"
+run --json apply --dry-run
+tap_like "$rc:$out" '^0:\{.*"dry_run": ?true' "--json apply --dry-run: JSON"
 usage_error "validate --unpin --pod x --nfd-file y CONFIG: refused, not ignored" \
 	"validate: unknown option '--unpin'" \
 	validate --unpin --pod x --nfd-file y "$CONFIG"

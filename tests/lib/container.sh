@@ -450,7 +450,8 @@ ct_default_state_ours()
 # poststop's gc stamp and the index of shared copies are left out: poststop
 # leaves both to gc, which runs at most once a minute (45-preload checks
 # that gc removes the index); so are the node's stats (stats and its lock),
-# which every run adds to and nothing removes (63-metrics checks them).
+# which every run adds to and nothing removes (63-metrics checks them), and
+# the lock files prestart and apply share (config.lock, apply.lock).
 ct_snapshot()
 {
 	local part parts state=$CT_STATE_DIR
@@ -467,7 +468,7 @@ ct_snapshot()
 		state)
 			echo "state dir $state:"
 			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" \
-				! -name stats ! -name stats.lock | sort)
+				! -name stats ! -name "*.lock" | sort)
 			echo "ours in $CT_DEFAULT_STATE_DIR:"
 			ct_default_state_ours
 			;;
