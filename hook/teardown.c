@@ -12,7 +12,9 @@
 #include "cg_make.h"
 #include "cleanup.h"
 #include "footprint.h"
+#include "generic.h"
 #include "log.h"
+#include "pin.h"
 #include "proc.h"
 #include "share.h"
 #include "state.h"
@@ -231,9 +233,30 @@ static int index_in_use(const char *type, uint64_t hash, void *data)
 	return 0;
 }
 
+static bool cgroup_gone(uint64_t cg_id, void *data)
+{
+	return cg_id_exists(data, cg_id) == 0;
+}
+
+/* The rules maps of generic programs whose cgroup is gone: a prestart
+ * writes them only for a cgroup it has open, so none of a live one goes. */
+static void sweep_generic(void)
+{
+	_cleanup_close_ int pins = -1;
+	struct sh_error err = { 0 };
+	struct cg_root root;
+
+	if (cg_find_root(&root, &err))
+		return;
+	pins = pin_dir_open(false, &err);
+	if (pins >= 0)
+		generic_sweep(pins, cgroup_gone, &root);
+}
+
 /*
  * Mark and sweep: release records of containers that are gone, then drop
- * the index of shared copies that no live container uses any more.
+ * the index of shared copies that no live container uses any more, and
+ * the generic programs' rules of cgroups that are gone.
  */
 int teardown_gc(struct sh_error *err)
 {
@@ -247,5 +270,6 @@ int teardown_gc(struct sh_error *err)
 		return error_set(err, -ENOMEM, "gc: %s", strerror(ENOMEM));
 	state_foreach(gc_visit, gc);
 	share_sweep(index_in_use, gc);
+	sweep_generic();
 	return gc->released;
 }

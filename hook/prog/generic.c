@@ -461,3 +461,30 @@ void generic_forget(__u32 prog_id, uint64_t cg_id)
 			"cannot drop the rules of cgroup %llu from program %u: %s",
 			(unsigned long long)cg_id, prog_id, strerror(errno));
 }
+
+static void sweep_map(int map, generic_gone_fn gone, void *data)
+{
+	__u64 key, next, *prev = NULL;
+
+	/* A key deleted while walking: start again from the one before. */
+	while (bpf_map_get_next_key(map, prev, &next) == 0) {
+		if (gone(next, data) && bpf_map_delete_elem(map, &next) == 0)
+			continue;
+		key = next;
+		prev = &key;
+	}
+}
+
+void generic_sweep(int pins, generic_gone_fn gone, void *data)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		for (int k = SH_PROG_SET; k < SH_PROG_KINDS; k++) {
+			struct generic_prog g;
+
+			if (generic_find(pins, k, false, mode, &g))
+				continue;
+			sweep_map(g.rules_fd, gone, data);
+			generic_close(&g);
+		}
+	}
+}

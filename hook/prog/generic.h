@@ -65,4 +65,10 @@ int generic_arm(const struct generic_prog *g, enum sh_prog_kind kind,
  * (0: none). Only once no call can run that program for that cgroup. */
 void generic_forget(__u32 prog_id, uint64_t cg_id);
 
+/* Drops, from every pinned generic program, the rules maps of cgroups
+ * gone(id) says are gone (gc: a record released without them, after a
+ * hook was killed between making them and writing its record). */
+typedef bool (*generic_gone_fn)(uint64_t cg_id, void *data);
+void generic_sweep(int pins, generic_gone_fn gone, void *data);
+
 #endif /* SH_GENERIC_H */

@@ -173,4 +173,13 @@ tap_is "$(rules_entries)" 2 "its rules maps stay in the generic programs while i
 delete_and_compare runc restricted "$before"
 tap_is "$(rules_entries)" 0 "and go when it does"
 
+# ---- a record lost: gc drops the rules maps of a cgroup that is gone --------
+start_listener runc lost -a sockopt-hook.io/policy=setonly
+tap_is "$(ct_our_progs "$CG")" "cgroup_setsockopt sh_gen_set" "lost: setonly starts on sh_gen_set"
+rm "$CT_STATE_DIR/$(ct_id lost).json" # as a hook killed before its record would leave it
+ct_delete runc "$(ct_id lost)"
+tap_is "$(rules_entries)" 1 "lost: with no record, poststop leaves its rules map"
+"$HOOK" gc >/dev/null
+tap_is "$(rules_entries)" 0 "gc drops it: its cgroup is gone"
+
 tap_done
