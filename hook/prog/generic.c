@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -21,6 +23,7 @@
 #include "getsockopt.skel.h"
 #include "audit_mode_map.h"
 #include "log.h"
+#include "objects.h"
 #include "pin.h"
 #include "setsockopt.skel.h"
 #include "share.h"
@@ -67,14 +70,6 @@ bool generic_is_pin(const char *kind_name, uint64_t hash)
 	return false;
 }
 
-/* The loaded program outlives its skeleton: a copy of its fd. */
-static int dup_cloexec(int fd)
-{
-	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-
-	return copy < 0 ? -errno : copy;
-}
-
 /* The state's size: the would-have counters only in audit mode. */
 static __u32 state_size(enum sh_prog_kind kind, bool audit)
 {
@@ -85,117 +80,133 @@ static __u32 state_size(enum sh_prog_kind kind, bool audit)
 		       offsetof(struct sh_gen_opt_state, wh);
 }
 
-/* A generic load creates none of a specialised copy's maps. */
-static int generic_only(struct bpf_map *const *unused, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		int r = bpf_map__set_autocreate(unused[i], false);
+#define NONE SIZE_MAX
 
-		if (r)
-			return r;
+/* Each kind's BPF object, and where the generic program's settings go in
+ * its .rodata (the skeletons' layout). */
+static const struct gen_object {
+	const char *name; /* the skeleton's: its maps are named after it */
+	size_t rodata_size, hash, audit, uses, page;
+} gen_objects[SH_PROG_KINDS] = {
+	[SH_PROG_SOCK] = { "sock_create_bpf",
+			   sizeof(struct sock_create_bpf__rodata),
+			   offsetof(struct sock_create_bpf__rodata,
+				    policy_hash),
+			   offsetof(struct sock_create_bpf__rodata, audit_mode),
+			   NONE, NONE },
+	[SH_PROG_SET] = { "setsockopt_bpf",
+			  sizeof(struct setsockopt_bpf__rodata),
+			  offsetof(struct setsockopt_bpf__rodata, policy_hash),
+			  offsetof(struct setsockopt_bpf__rodata, audit_mode),
+			  offsetof(struct setsockopt_bpf__rodata, rule_uses),
+			  offsetof(struct setsockopt_bpf__rodata, page_size) },
+	[SH_PROG_GET] = { "getsockopt_bpf",
+			  sizeof(struct getsockopt_bpf__rodata),
+			  offsetof(struct getsockopt_bpf__rodata, policy_hash),
+			  offsetof(struct getsockopt_bpf__rodata, audit_mode),
+			  offsetof(struct getsockopt_bpf__rodata, rule_uses),
+			  offsetof(struct getsockopt_bpf__rodata, page_size) },
+};
+
+/* The specialised copies' maps: a generic load creates none of them. */
+static const char *const specialised_maps[] = { "rules", "would_have",
+						"footprint", "fp_overflow" };
+
+static void put32(void *ro, size_t off, __u32 v)
+{
+	if (off != NONE)
+		memcpy((char *)ro + off, &v, sizeof(v));
+}
+
+/*
+ * What a generic program's .rodata holds, byte for byte (len bytes of
+ * it): its hash and mode; every rule use (the verifier keeps every path);
+ * the running kernel's page. No policy: that comes from the maps.
+ */
+static void generic_rodata(enum sh_prog_kind kind, bool bypass, bool audit,
+			   void *ro, size_t len)
+{
+	const struct gen_object *o = &gen_objects[kind];
+	uint64_t hash = generic_hash(kind, bypass, audit);
+	char full[sizeof(struct sock_create_bpf__rodata) +
+		  sizeof(struct setsockopt_bpf__rodata) +
+		  sizeof(struct getsockopt_bpf__rodata)] = { 0 };
+
+	memcpy(full + o->hash, &hash, sizeof(hash));
+	put32(full, o->audit, audit);
+	put32(full, o->uses, ~0u);
+	put32(full, o->page, (__u32)sysconf(_SC_PAGESIZE));
+	memcpy(ro, full, len < o->rodata_size ? len : o->rodata_size);
+}
+
+static int set_rodata(struct bpf_object *obj, enum sh_prog_kind kind,
+		      bool bypass, bool audit)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, ".rodata");
+	_cleanup_free_ char *ro = NULL;
+	size_t len = 0;
+
+	if (!map || !bpf_map__initial_value(map, &len) || !len)
+		return -ENOENT;
+	ro = calloc(1, len);
+	if (!ro)
+		return -ENOMEM;
+	generic_rodata(kind, bypass, audit, ro, len);
+	return bpf_map__set_initial_value(map, ro, len);
+}
+
+/* Only the generic program of this kind and mode, with its own maps. */
+static int generic_only(struct bpf_object *obj, enum sh_prog_kind kind,
+			bool bypass, bool audit)
+{
+	const char *want = generic_prog_name(kind, bypass);
+	struct bpf_program *prog;
+	struct bpf_map *state;
+	int r = 0;
+
+	bpf_object__for_each_program(prog, obj) bpf_program__set_autoload(
+		prog, !strcmp(bpf_program__name(prog), want));
+	for (size_t i = 0; i < ARRAY_SIZE(specialised_maps) && !r; i++) {
+		struct bpf_map *m =
+			bpf_object__find_map_by_name(obj, specialised_maps[i]);
+
+		if (m)
+			r = bpf_map__set_autocreate(m, false);
 	}
-	return 0;
-}
-
-static int load_sock(bool bypass, bool audit, uint64_t hash)
-{
-	struct sock_create_bpf *skel = sock_create_bpf__open();
-	int r, fd;
-
-	if (!skel)
-		return -errno;
-	struct bpf_map *const unused[] = { skel->maps.would_have,
-					   skel->maps.footprint,
-					   skel->maps.fp_overflow };
-	struct bpf_program *prog = bypass ? skel->progs.sh_gen_sock_bp :
-					    skel->progs.sh_gen_sock;
-
-	skel->rodata->policy_hash = hash;
-	skel->rodata->audit_mode = audit;
-	bpf_program__set_autoload(skel->progs.sh_sock_create, false);
-	bpf_program__set_autoload(skel->progs.sh_sock_bypass, false);
-	bpf_program__set_autoload(bypass ? skel->progs.sh_gen_sock :
-					   skel->progs.sh_gen_sock_bp,
-				  false);
-	r = generic_only(unused, ARRAY_SIZE(unused));
+	state = bpf_object__find_map_by_name(obj, "gen_state");
 	if (!r)
-		r = bpf_map__set_value_size(skel->maps.gen_state,
-					    state_size(SH_PROG_SOCK, audit));
-	if (!r)
-		r = sock_create_bpf__load(skel);
-	fd = r ? r : dup_cloexec(bpf_program__fd(prog));
-	sock_create_bpf__destroy(skel);
-	return fd;
-}
-
-static int load_set(bool audit, uint64_t hash)
-{
-	struct setsockopt_bpf *skel = setsockopt_bpf__open();
-	int r, fd;
-
-	if (!skel)
-		return -errno;
-	struct bpf_map *const unused[] = { skel->maps.rules,
-					   skel->maps.would_have,
-					   skel->maps.footprint,
-					   skel->maps.fp_overflow };
-
-	skel->rodata->policy_hash = hash;
-	skel->rodata->audit_mode = audit;
-	skel->rodata->rule_uses = ~0u;
-	skel->rodata->page_size = (__u32)sysconf(_SC_PAGESIZE);
-	bpf_program__set_autoload(skel->progs.sh_setsockopt, false);
-	r = generic_only(unused, ARRAY_SIZE(unused));
-	if (!r)
-		r = bpf_map__set_value_size(skel->maps.gen_state,
-					    state_size(SH_PROG_SET, audit));
-	if (!r)
-		r = setsockopt_bpf__load(skel);
-	fd = r ? r : dup_cloexec(bpf_program__fd(skel->progs.sh_gen_set));
-	setsockopt_bpf__destroy(skel);
-	return fd;
-}
-
-static int load_get(bool audit, uint64_t hash)
-{
-	struct getsockopt_bpf *skel = getsockopt_bpf__open();
-	int r, fd;
-
-	if (!skel)
-		return -errno;
-	struct bpf_map *const unused[] = { skel->maps.rules,
-					   skel->maps.would_have,
-					   skel->maps.footprint,
-					   skel->maps.fp_overflow };
-
-	skel->rodata->policy_hash = hash;
-	skel->rodata->audit_mode = audit;
-	skel->rodata->rule_uses = ~0u;
-	skel->rodata->page_size = (__u32)sysconf(_SC_PAGESIZE);
-	bpf_program__set_autoload(skel->progs.sh_getsockopt, false);
-	r = generic_only(unused, ARRAY_SIZE(unused));
-	if (!r)
-		r = bpf_map__set_value_size(skel->maps.gen_state,
-					    state_size(SH_PROG_GET, audit));
-	if (!r)
-		r = getsockopt_bpf__load(skel);
-	fd = r ? r : dup_cloexec(bpf_program__fd(skel->progs.sh_gen_get));
-	getsockopt_bpf__destroy(skel);
-	return fd;
+		r = state ? bpf_map__set_value_size(state,
+						    state_size(kind, audit)) :
+			    -ENOENT;
+	return r ? r : set_rodata(obj, kind, bypass, audit);
 }
 
 int generic_load(enum sh_prog_kind kind, bool bypass, bool audit)
 {
-	uint64_t hash = generic_hash(kind, bypass, audit);
+	const struct gen_object *o = &gen_objects[kind];
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = o->name);
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	size_t sz;
+	const void *elf = objects_elf(kind, &sz);
+	int r, fd;
 
-	switch (kind) {
-	case SH_PROG_SOCK:
-		return load_sock(bypass, audit, hash);
-	case SH_PROG_SET:
-		return load_set(audit, hash);
-	default:
-		return load_get(audit, hash);
-	}
+	obj = bpf_object__open_mem(elf, sz, &opts);
+	if (!obj)
+		return -errno;
+	r = generic_only(obj, kind, bypass, audit);
+	if (!r)
+		r = bpf_object__load(obj);
+	prog = bpf_object__find_program_by_name(obj, generic_prog_name(kind,
+								       bypass));
+	if (!r && !prog)
+		r = -ENOENT;
+	/* The program outlives the object: a copy of its fd. */
+	fd = r ? -1 : fcntl(bpf_program__fd(prog), F_DUPFD_CLOEXEC, 3);
+	if (!r && fd < 0)
+		r = -errno;
+	bpf_object__close(obj);
+	return r ? r : fd;
 }
 
 void generic_init(struct generic_prog *g)
@@ -230,42 +241,33 @@ static bool map_is(const struct bpf_map_info *info, const void *data)
 	       info->value_size == w->value_size;
 }
 
-/* The hash frozen into .rodata: the first field of sock_create's, the
- * field after the three ints of the sockopt programs'. */
+/* A program's .rodata: an array of one value, read-only to BPF. */
 static bool rodata_is(const struct bpf_map_info *info, const void *data)
 {
 	(void)data;
 	return strstr(info->name, ".rodata") && info->max_entries == 1 &&
-	       info->value_size >= 2 * sizeof(uint64_t) &&
 	       (info->map_flags & BPF_F_RDONLY_PROG);
 }
 
-static size_t hash_offset(enum sh_prog_kind kind)
-{
-	if (kind == SH_PROG_SOCK)
-		return offsetof(struct sock_create_bpf__rodata, policy_hash);
-	if (kind == SH_PROG_SET)
-		return offsetof(struct setsockopt_bpf__rodata, policy_hash);
-	return offsetof(struct getsockopt_bpf__rodata, policy_hash);
-}
-
-static int check_rodata(int prog_fd, enum sh_prog_kind kind, uint64_t hash)
+/* Its .rodata holds exactly what generic_load() froze there. */
+static int check_rodata(int prog_fd, enum sh_prog_kind kind, bool bypass,
+			bool audit)
 {
 	_cleanup_close_ int fd =
 		bpfinfo_find_map(prog_fd, NULL, rodata_is, NULL);
+	_cleanup_free_ char *value = NULL, *want = NULL;
 	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info), zero = 0;
-	_cleanup_free_ char *value = NULL;
-	uint64_t found;
 
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    info.value_size > gen_objects[kind].rodata_size)
 		return -ESTALE;
 	value = calloc(1, info.value_size);
-	if (!value || hash_offset(kind) + sizeof(found) > info.value_size ||
-	    bpf_map_lookup_elem(fd, &zero, value))
+	want = calloc(1, info.value_size);
+	if (!value || !want || bpf_map_lookup_elem(fd, &zero, value))
 		return -ESTALE;
-	memcpy(&found, value + hash_offset(kind), sizeof(found));
-	return found == hash ? 0 : -ESTALE;
+	generic_rodata(kind, bypass, audit, want, info.value_size);
+	return memcmp(value, want, info.value_size) ? -ESTALE : 0;
 }
 
 static int open_maps(enum sh_prog_kind kind, bool audit, struct generic_prog *g)
@@ -305,7 +307,7 @@ int generic_find(int pins, enum sh_prog_kind kind, bool bypass, bool audit,
 	if (!r && strcmp(name, generic_prog_name(kind, bypass)))
 		r = -ESTALE;
 	if (!r)
-		r = check_rodata(g->fd, kind, hash);
+		r = check_rodata(g->fd, kind, bypass, audit);
 	if (!r)
 		r = open_maps(kind, audit, g);
 	if (r) {

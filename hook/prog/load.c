@@ -23,6 +23,7 @@
 #include "getsockopt.skel.h"
 #include "load.h"
 #include "log.h"
+#include "objects.h"
 #include "pin.h"
 #include "setsockopt.skel.h"
 #include "share.h"
@@ -147,7 +148,7 @@ static void fill_sock_rodata(struct sock_create_bpf *skel,
 static int load_sock_create(const struct sh_effective *eff, bool bypass,
 			    struct sh_loaded *l)
 {
-	struct sock_create_bpf *skel = sock_create_bpf__open();
+	struct sock_create_bpf *skel = objects_open_sock();
 	int r;
 
 	if (!skel)
@@ -285,7 +286,7 @@ static int load_rules_object(struct bpf_object_skeleton *s,
 
 static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 {
-	struct setsockopt_bpf *skel = setsockopt_bpf__open();
+	struct setsockopt_bpf *skel = objects_open_set();
 	int r;
 
 	if (!skel)
@@ -316,7 +317,7 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 
 static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 {
-	struct getsockopt_bpf *skel = getsockopt_bpf__open();
+	struct getsockopt_bpf *skel = objects_open_get();
 	int r;
 
 	if (!skel)
