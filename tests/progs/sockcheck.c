@@ -22,8 +22,9 @@
  *   sockcheck spray N             setsockopt(SOL_SOCKET, 2000 + i, 1) for
  *                                 i < N: N distinct options (record mode)
  *   sockcheck mark-loop SECS      setsockopt(SO_MARK, 1) on one TCP socket
- *                                 in a loop for SECS seconds (it prints
- *                                 "mark_loop=ready" once it runs): how
+ *                                 in a loop for SECS seconds or until
+ *                                 SIGTERM (it prints "mark_loop=ready"
+ *                                 once it runs): how
  *                                 many calls passed and were refused, how
  *                                 often the answer changed, and
  *                                 "mark_loop_order=ok" unless a call
@@ -36,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -255,6 +257,14 @@ static int spray(int n)
 	return 0;
 }
 
+static volatile sig_atomic_t loop_stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	loop_stop = 1;
+}
+
 /* A policy switch seen from a workload: every answer, in order. */
 static int mark_loop(int secs)
 {
@@ -264,8 +274,9 @@ static int mark_loop(int secs)
 
 	if (fd < 0)
 		return 1;
+	signal(SIGTERM, on_term);
 	printf("mark_loop=ready\n");
-	for (i = 0;; i++) {
+	for (i = 0; !loop_stop; i++) {
 		int r = setsockopt(fd, SOL_SOCKET, SO_MARK, &one, sizeof(one));
 		int now = r == 0 ? 0 : errno;
 
