@@ -49,6 +49,19 @@ static int attach_one(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 		       0;
 }
 
+/* Whether program id is attached to the cgroup itself for this kind. */
+static bool attached_here(int cg_fd, enum sh_prog_kind kind, __u32 id)
+{
+	__u32 ids[QUERY_IDS_MAX], n = ARRAY_SIZE(ids), flags = 0;
+
+	if (bpf_prog_query(cg_fd, kind_get(kind)->type, 0, &flags, ids, &n))
+		return true; /* cannot tell: keep the rules */
+	for (__u32 i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
 /* A generic kind: the container's rules in the program's maps first. */
 static int attach_kind(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 		       enum sh_prog_kind kind, struct sh_progs *out,
@@ -62,8 +75,11 @@ static int attach_kind(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 	if (r)
 		return r;
 	r = attach_one(cg_fd, cg_id, l, kind, out, err);
-	/* Once in out, attach_commit()'s undo drops the rules with it. */
-	if (r && l->generic[kind] && out->nr == before)
+	/* Once in out, attach_commit()'s undo drops the rules with it; not
+	 * attached, they go, unless the program already was (a second
+	 * prestart whose record was lost): its calls still need them. */
+	if (r && l->generic[kind] && out->nr == before &&
+	    !attached_here(cg_fd, kind, l->gen[kind].id))
 		generic_forget(l->gen[kind].id, cg_id);
 	return r;
 }
