@@ -367,7 +367,10 @@ static enum apply_outcome decide(struct apply_ctx *c, int fd,
 	}
 	if (c->dry_run)
 		return APPLY_UPDATED;
-	return update(c, fd, rec, &t, err) ? APPLY_FAILED : APPLY_UPDATED;
+	r = update(c, fd, rec, &t, err);
+	if (r == -ENOENT && err->code == -ENOENT && !alive(fd, rec))
+		return APPLY_GONE; /* released meanwhile */
+	return r ? APPLY_FAILED : APPLY_UPDATED;
 }
 
 static int apply_record(const struct sh_record *rec, void *data)
