@@ -124,10 +124,10 @@ b_generic_container()
 {
 	local n
 
-	GEN_HOOK=(env "OCI_SOCKOPT_HOOK_STATE_DIR=$B_TMP/state/generic"
-		"OCI_SOCKOPT_HOOK_PIN_DIR=$B_GEN_PINS" "$HOOK" --config "$B_CONFIG")
 	mkdir -m 0700 "$B_TMP/state/generic" && b_preload_generic &&
 		b_container dp-gen restricted || return 1
+	GEN_HOOK=(env "OCI_SOCKOPT_HOOK_STATE_DIR=$B_TMP/state/generic"
+		"OCI_SOCKOPT_HOOK_PIN_DIR=$B_GEN_PINS" "$HOOK" --config "$B_CONFIG")
 	"${GEN_HOOK[@]}" prestart <"$(b_state dp-gen)" 2>>"$B_TMP/hook.err" ||
 		{ b_fail "hook prestart of dp-gen: $(tail -n 1 "$B_TMP/hook.err")"; return 1; }
 	n=$(bpftool -j cgroup show "$B_CG/dp-gen" 2>/dev/null |

@@ -390,7 +390,7 @@ static int apply_record(const struct sh_record *rec, void *data)
 	if (e.outcome == APPLY_UPDATED && !c->dry_run)
 		log_info("applied: %s", e.change);
 	else if (e.outcome == APPLY_FAILED)
-		log_warn("cannot apply the config: %s; it keeps its programs",
+		log_info("cannot apply the config: %s; it keeps its programs",
 			 e.why);
 	log_set_context("%s", "");
 	count(c->t, e.outcome);

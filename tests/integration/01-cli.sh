@@ -216,8 +216,8 @@ tap_ok $? "--config CONFIG metrics --output FILE.prom (the DaemonSet's call): wr
 run --config "$CONFIG" apply
 tap_like "$rc:$out" '^0:apply: 0 updated, 0 unchanged, 0 left as it was, 0 failed, 0 gone \(config ' \
 	"--config CONFIG apply (the units' call) with no container: the summary, exit 0"
-run --json apply --dry-run
-tap_like "$rc:$out" '^0:\{.*"dry_run": ?true' "--json apply --dry-run: JSON"
+run --json apply --config "$CONFIG" --dry-run
+tap_like "$rc:$out" '^0:\{.*"dry_run": ?true' "--json apply --config CONFIG --dry-run: JSON"
 usage_error "validate --unpin --pod x --nfd-file y CONFIG: refused, not ignored" \
 	"validate: unknown option '--unpin'" \
 	validate --unpin --pod x --nfd-file y "$CONFIG"

@@ -155,6 +155,7 @@ tap_is "$(host_prog_count '^sh_')" "$progs_before" "its container loads nothing:
 tap_is "$(pins | wc -l)" "$pins_before" "and pins nothing"
 tap_like "$(preload "$cfg_d")" "1 pinned now, [0-9]+ already pinned, 0 unpinned" \
 	"preload with that config pins it"
+progs_before=$(host_prog_count '^sh_')
 late late2
 tap_is "$(host_prog_count '^sh_')" "$progs_before" "the next container loads nothing either"
 preload "$cfg_b" >/dev/null

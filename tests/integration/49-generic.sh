@@ -122,6 +122,7 @@ tap_is "$(inraw keepalive)" "keepalive=1" "detached: the calls pass again"
 rmdir "$raw"
 
 # ---- audit mode on them ------------------------------------------------------
+with_restricted=$(ct_snapshot)
 audit=$(ct_config audit '.annotations.allow_audit_mode = true')
 start_listener runc audited -c "$audit" -a sockopt-hook.io/policy=restricted -a sockopt-hook.io/mode=audit
 tap_is "$(host_prog_count)" "$progs_before" "audited: prestart loaded no program"
@@ -134,7 +135,7 @@ wh=$("$HOOK" --config "$audit" --json status "$(ct_id audited)" |
 	jq -c '[.[0].would_have[] | select(.option == "SO_MARK" or .option == "AF_INET6 any any") | "\(.program) \(.action) \(.option)"] | sort')
 tap_is "$wh" '["getsockopt deny SO_MARK","setsockopt deny SO_MARK","sock_create deny AF_INET6 any any","sock_create force SO_MARK"]' \
 	"audited: status reads what it would have done from the generic programs' state"
-delete_and_compare runc audited "$before"
+delete_and_compare runc audited "$with_restricted"
 
 # ---- refused without a verifier run -------------------------------------------
 bundle=$(ct_bundle -a sockopt-hook.io/policy=bulk bulk -- /bin/true)
