@@ -181,7 +181,7 @@ tap_is "$(jq -c '[.dry_run, .left, .updated, ([.containers[].reason] | sort)]' <
 	"apply --dry-run --json: both would be left, the reasons told apart"
 apply "$removed"
 tap_is "$rc" 1 "apply of a config without the policy exits 1"
-tap_like "$out" "^left +$(ct_id bydefault): $removed gives it no policy any more \(it started with policy 'restricted' from defaults.policy\); it keeps its programs" \
+tap_like "$out" "left +$(ct_id bydefault): $removed gives it no policy any more \(it started with policy 'restricted' from defaults.policy\); it keeps its programs" \
 	"the container that got it from the defaults: left, the config gives it none"
 tap_like "$out" "left +$(ct_id named): annotation sockopt-hook.io/policy='restricted' refused" \
 	"the container that asked for it: left, refused"
