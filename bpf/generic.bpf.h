@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The sockopt programs' generic variant (generic_map.h): the attachment's
- * state and the containers' rules maps. A specialised load neither creates
- * nor references these maps (the hook turns them off), and a generic load
- * none of the specialised copy's.
+ * state and the containers' rules. A specialised load neither creates nor
+ * references these maps (the hook turns them off), and a generic load none
+ * of the specialised copy's.
  */
 #ifndef GENERIC_BPF_H
 #define GENERIC_BPF_H
@@ -17,21 +17,12 @@ struct {
 	__type(value, struct sh_gen_opt_state); /* without wh in enforce mode */
 } gen_state SEC(".maps");
 
-/* What each container's own rules map looks like (the hook makes them). */
-struct sh_gen_rules_inner {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_RDONLY_PROG);
-	__type(key, struct sh_opt_key);
-	__type(value, struct sh_opt_rule);
-};
-
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SH_GEN_RULES_MAX);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u64);
-	__array(values, struct sh_gen_rules_inner);
+	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_RDONLY_PROG);
+	__type(key, struct sh_gen_rule_key);
+	__type(value, struct sh_opt_rule);
 } gen_rules SEC(".maps");
 
 /*
@@ -45,21 +36,15 @@ static __always_inline struct sh_gen_opt_state *gen_opt_state(void)
 	return st->flags & SH_GEN_READY ? st : NULL;
 }
 
-/* The container's rules map: NULL refuses the call (fail closed). */
-static __always_inline void *gen_rules_of(const struct sh_gen_opt_state *st)
+/* The rule of the container's policy for this call, or NULL. */
+static __always_inline const struct sh_opt_rule *
+gen_find_rule(const struct sh_gen_opt_state *st, const struct bpf_sockopt *ctx)
 {
-	__u64 key = st->rules;
+	struct sh_gen_rule_key key = { .rules = st->rules,
+				       .level = ctx->level,
+				       .optname = ctx->optname };
 
 	return bpf_map_lookup_elem(&gen_rules, &key);
-}
-
-static __always_inline const struct sh_opt_rule *
-gen_find_rule(void *rules, const struct bpf_sockopt *ctx)
-{
-	struct sh_opt_key key = { .level = ctx->level,
-				  .optname = ctx->optname };
-
-	return bpf_map_lookup_elem(rules, &key);
 }
 
 #endif /* GENERIC_BPF_H */

@@ -14,12 +14,14 @@
  * cgroup's: a socket in a cgroup nested in the container runs the
  * container's attachment with its storage, as a specialised copy would.
  *
- * The sockopt rules of a container are a map of their own (the same shape
- * as a specialised copy's rules map), filled, frozen and then put in the
- * program's gen_rules hash of maps under `rules`, the container's cgroup
- * id, before the state names it. A call holds the inner map it looked up
- * for as long as it runs, so replacing or removing an entry never shows a
- * call half a policy; an entry that is missing refuses the call.
+ * The sockopt rules of a container are entries of the program's gen_rules
+ * hash, keyed by (rules id, level, option): the rules id is drawn at random
+ * for each attachment and written into its state, not ready yet, before
+ * its rules are written, and the state is marked ready after them. The
+ * entries live as long as some state names their id, that is as long as
+ * the cgroup (its storage is freed with it): `gc` drops the others. (A
+ * hash of maps, one map per container, would need no sweep, but every
+ * update of one waits for an RCU grace period: 20 ms on a start.)
  */
 #ifndef SH_GENERIC_MAP_H
 #define SH_GENERIC_MAP_H
@@ -31,8 +33,14 @@
 
 /* The state has been written: the program may apply it. */
 #define SH_GEN_READY 1u
-/* Containers whose rules one generic sockopt program holds at once. */
-#define SH_GEN_RULES_MAX 16384
+/* Rules one generic sockopt program holds at once, all containers'. */
+#define SH_GEN_RULES_MAX 65536
+
+struct sh_gen_rule_key {
+	__u64 rules; /* the attachment's rules id */
+	__s32 level;
+	__s32 optname;
+};
 
 /* sock_create: the whole policy; the would-have counters only in audit
  * mode (the hook sizes the value without them otherwise). */
@@ -47,8 +55,8 @@ struct sh_gen_sock_state {
 	struct sh_would_have wh;
 };
 
-/* setsockopt and getsockopt: the key of the rules map, and the
- * allow-list flag (setsockopt). */
+/* setsockopt and getsockopt: the rules id, and the allow-list flag
+ * (setsockopt). */
 struct sh_gen_opt_state {
 	__u32 flags;
 	__u32 default_deny;

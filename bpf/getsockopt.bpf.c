@@ -184,17 +184,13 @@ SEC("cgroup/getsockopt")
 int sh_gen_get(struct bpf_sockopt *ctx)
 {
 	struct sh_gen_opt_state *st;
-	void *rules;
 
 	if (zerocopy(ctx))
 		return 1;
 	st = gen_opt_state();
 	if (!st)
 		return 0; /* attached, its policy not written yet */
-	rules = gen_rules_of(st);
-	if (!rules)
-		return 0;
-	return apply_get(ctx, gen_find_rule(rules, ctx), &st->wh);
+	return apply_get(ctx, gen_find_rule(st, ctx), &st->wh);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

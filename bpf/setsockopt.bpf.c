@@ -222,14 +222,10 @@ int sh_gen_set(struct bpf_sockopt *ctx)
 {
 	struct sh_gen_opt_state *st = gen_opt_state();
 	const struct sh_opt_rule *rule;
-	void *rules;
 
 	if (!st)
 		return 0; /* attached, its policy not written yet */
-	rules = gen_rules_of(st);
-	if (!rules)
-		return 0;
-	rule = gen_find_rule(rules, ctx);
+	rule = gen_find_rule(st, ctx);
 	if (rule)
 		return apply_rule(ctx, rule, &st->wh);
 	return no_rule(ctx, st->default_deny, &st->wh);

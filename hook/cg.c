@@ -207,30 +207,6 @@ int cg_open_recorded(const struct cg_target *t)
 	return fd;
 }
 
-/* The kernel's file handle type of cgroupfs (kernfs) objects. */
-#define CG_FILEID_KERNFS 0xfe
-
-int cg_id_exists(const struct cg_root *root, uint64_t id)
-{
-	_cleanup_close_ int mnt =
-		open(root->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_close_ int fd = -1;
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + sizeof(uint64_t)];
-	} h;
-
-	if (mnt < 0)
-		return -errno;
-	h.fh.handle_bytes = sizeof(uint64_t);
-	h.fh.handle_type = CG_FILEID_KERNFS;
-	memcpy(h.fh.f_handle, &id, sizeof(id));
-	fd = open_by_handle_at(mnt, &h.fh, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return 1;
-	return errno == ESTALE || errno == ENOENT ? 0 : -errno;
-}
-
 int cg_populated_at(int cg_fd, bool *populated)
 {
 	_cleanup_free_ char *line = NULL;

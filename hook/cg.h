@@ -50,9 +50,6 @@ int cg_open_recorded(const struct cg_target *t);
 int cg_pid_inside(const struct cg_root *root, pid_t pid,
 		  const struct cg_target *t, struct sh_error *err);
 int cg_populated(const char *abs, bool *populated);
-/* 1 when a cgroup with this id exists (a directory below the mount), 0
- * when none does, or a negative errno (CAP_DAC_READ_SEARCH missing). */
-int cg_id_exists(const struct cg_root *root, uint64_t id);
 int cg_populated_at(int cg_fd, bool *populated);
 
 #endif /* SH_CG_H */

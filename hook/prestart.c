@@ -140,12 +140,12 @@ static int check_path(const struct sh_config *cfg, int fd,
 }
 
 /* Undo steps: a failure is added to the error being reported. */
-static void undo_attach(int fd, uint64_t cg_id, const struct sh_progs *progs,
+static void undo_attach(int fd, const struct sh_progs *progs,
 			struct sh_error *err)
 {
 	struct sh_error undo = { 0 };
 
-	if (attach_detach(fd, cg_id, progs, &undo))
+	if (attach_detach(fd, progs, &undo))
 		error_note(err, "%s", undo.msg);
 }
 
@@ -212,7 +212,7 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 err_record:
 	state_remove(rec->id);
 err_detach:
-	undo_attach(fd, rec->cg.id, &rec->progs, err);
+	undo_attach(fd, &rec->progs, err);
 err_cgroup:
 	undo_cgroup(&root, &rec->cg, st->pid, err);
 	return r;

@@ -42,36 +42,6 @@ static struct json_object *progs_to_json(const struct sh_progs *progs)
 	return arr;
 }
 
-static int64_t get_int(struct json_object *obj, const char *key);
-
-/* "generic_rules": {"setsockopt": ID, ...}, only when there are any. */
-static void gen_rules_to_json(struct json_object *obj,
-			      const struct sh_progs *progs)
-{
-	struct json_object *o = NULL;
-
-	for (int k = 0; k < SH_PROG_KINDS; k++) {
-		if (!progs->gen_rules[k])
-			continue;
-		if (!o)
-			o = json_object_new_object();
-		if (o)
-			add_int(o, kind_get(k)->name, progs->gen_rules[k]);
-	}
-	if (o)
-		json_object_object_add(obj, "generic_rules", o);
-}
-
-static void gen_rules_from_json(struct json_object *obj, struct sh_progs *progs)
-{
-	struct json_object *o;
-
-	if (!json_object_object_get_ex(obj, "generic_rules", &o))
-		return;
-	for (int k = 0; k < SH_PROG_KINDS; k++)
-		progs->gen_rules[k] = (__u32)get_int(o, kind_get(k)->name);
-}
-
 struct json_object *state_record_to_json(const struct sh_record *rec)
 {
 	struct json_object *obj = json_object_new_object();
@@ -97,7 +67,6 @@ struct json_object *state_record_to_json(const struct sh_record *rec)
 	add_str(obj, "mode", rec->audit ? "audit" : "enforce");
 	add_str(obj, "mode_source", rec->mode_source);
 	json_object_object_add(obj, "programs", progs_to_json(&rec->progs));
-	gen_rules_to_json(obj, &rec->progs);
 	if (rec->footprint[0]) {
 		add_str(obj, "record", rec->footprint);
 		add_str(obj, "record_dir", rec->footprint_dir);
@@ -197,7 +166,6 @@ int state_record_from_json(struct json_object *obj, struct sh_record *rec)
 	if (!rec->id[0] || rec->cg.abs[0] != '/' ||
 	    !json_object_object_get_ex(obj, "programs", &arr))
 		return -EBADMSG;
-	gen_rules_from_json(obj, &rec->progs);
 	return progs_from_json(arr, &rec->progs);
 }
 

@@ -23,14 +23,6 @@ struct sh_progs {
 	int nr;
 	struct sh_prog prog[SH_PROG_KINDS];
 	bool bypass_active; /* the bypass variant was attached */
-	/*
-	 * By kind: the generic program (generic.h) that holds this
-	 * container's rules map, 0 when none. Set when the container started
-	 * on it; kept until the record is released, even once `apply` has put
-	 * a specialised copy in its place (a call that read the old state may
-	 * still be looking its rules up).
-	 */
-	__u32 gen_rules[SH_PROG_KINDS];
 };
 
 /* Enough to undo what the hook did, and to show it. */

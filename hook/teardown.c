@@ -74,7 +74,7 @@ static int release_cgroup(int fd, const struct sh_record *rec, bool only_empty)
 		r = -EBUSY;
 	if (r)
 		return r;
-	if (attach_detach(fd, rec->cg.id, &rec->progs, &err))
+	if (attach_detach(fd, &rec->progs, &err))
 		log_warn("%s", err.msg);
 	remove_made_cgroup(rec);
 	return 0;
@@ -89,8 +89,6 @@ static int release_at(int fd, const struct sh_record *rec, bool only_empty)
 		r = release_cgroup(fd, rec, only_empty);
 	else if (fd != -ENOENT && fd != -ESTALE)
 		r = fd; /* cannot tell: keep the record */
-	else
-		attach_forget_rules(&rec->progs, rec->cg.id); /* cgroup gone */
 	if (!r)
 		footprint_save(rec); /* record mode: before the record goes */
 	return r ? r : drop_record(rec);
@@ -233,30 +231,20 @@ static int index_in_use(const char *type, uint64_t hash, void *data)
 	return 0;
 }
 
-static bool cgroup_gone(uint64_t cg_id, void *data)
-{
-	return cg_id_exists(data, cg_id) == 0;
-}
-
-/* The rules maps of generic programs whose cgroup is gone: a prestart
- * writes them only for a cgroup it has open, so none of a live one goes. */
+/* The generic programs' rules of attachments that are gone. */
 static void sweep_generic(void)
 {
-	_cleanup_close_ int pins = -1;
 	struct sh_error err = { 0 };
-	struct cg_root root;
+	_cleanup_close_ int pins = pin_dir_open(false, &err);
 
-	if (cg_find_root(&root, &err))
-		return;
-	pins = pin_dir_open(false, &err);
 	if (pins >= 0)
-		generic_sweep(pins, cgroup_gone, &root);
+		generic_sweep(pins);
 }
 
 /*
  * Mark and sweep: release records of containers that are gone, then drop
  * the index of shared copies that no live container uses any more, and
- * the generic programs' rules of cgroups that are gone.
+ * the generic programs' rules of attachments that are gone.
  */
 int teardown_gc(struct sh_error *err)
 {

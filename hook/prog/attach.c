@@ -39,8 +39,6 @@ static int attach_one(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 				   k->name);
 	p->type = k->type;
 	p->hash = l->hash[kind];
-	if (l->generic[kind] && kind != SH_PROG_SOCK)
-		out->gen_rules[kind] = p->id;
 	out->nr++;
 	/* A generic program refuses every call until its state is written:
 	 * from here, it enforces the policy. */
@@ -62,26 +60,19 @@ static bool attached_here(int cg_fd, enum sh_prog_kind kind, __u32 id)
 	return false;
 }
 
-/* A generic kind: the container's rules in the program's maps first. */
+/* A generic kind: its rules id drawn first, and a state the cgroup kept
+ * marked not ready, unless the program is attached there already (a
+ * second prestart whose record was lost: that attach fails, and the
+ * container keeps what it has). */
 static int attach_kind(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 		       enum sh_prog_kind kind, struct sh_progs *out,
 		       struct sh_error *err)
 {
-	int before = out->nr;
-	int r = l->generic[kind] ? generic_prepare(&l->gen[kind], kind, l->eff,
-						   cg_id, err) :
-				   0;
+	int r = 0;
 
-	if (r)
-		return r;
-	r = attach_one(cg_fd, cg_id, l, kind, out, err);
-	/* Once in out, attach_commit()'s undo drops the rules with it; not
-	 * attached, they go, unless the program already was (a second
-	 * prestart whose record was lost): its calls still need them. */
-	if (r && l->generic[kind] && out->nr == before &&
-	    !attached_here(cg_fd, kind, l->gen[kind].id))
-		generic_forget(l->gen[kind].id, cg_id);
-	return r;
+	if (l->generic[kind] && !attached_here(cg_fd, kind, l->gen[kind].id))
+		r = generic_prepare(&l->gen[kind], kind, l->eff, cg_id, err);
+	return r ? r : attach_one(cg_fd, cg_id, l, kind, out, err);
 }
 
 int attach_types(const struct sh_loaded *l,
@@ -134,7 +125,7 @@ int attach_commit(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 	if (r) {
 		struct sh_error undo = { 0 };
 
-		if (attach_detach(cg_fd, cg_id, out, &undo))
+		if (attach_detach(cg_fd, out, &undo))
 			error_note(err, "%s", undo.msg);
 		out->nr = 0;
 		return r;
@@ -161,8 +152,7 @@ static int detach_one(int cg_fd, const struct sh_prog *p, struct sh_error *err)
 	return 0;
 }
 
-int attach_detach(int cg_fd, uint64_t cg_id, const struct sh_progs *progs,
-		  struct sh_error *err)
+int attach_detach(int cg_fd, const struct sh_progs *progs, struct sh_error *err)
 {
 	int r = 0;
 
@@ -172,15 +162,7 @@ int attach_detach(int cg_fd, uint64_t cg_id, const struct sh_progs *progs,
 
 		r = r ? r : e;
 	}
-	if (!r)
-		attach_forget_rules(progs, cg_id);
 	return r;
-}
-
-void attach_forget_rules(const struct sh_progs *progs, uint64_t cg_id)
-{
-	for (int k = 0; k < SH_PROG_KINDS; k++)
-		generic_forget(progs->gen_rules[k], cg_id);
 }
 
 static void collect_ours(enum bpf_attach_type type, const __u32 *ids, __u32 n,

@@ -19,14 +19,10 @@ int attach_types(const struct sh_loaded *l,
 /* Makes freshly loaded copies findable; call once the record is written,
  * so no index entry outlives a failed attach. */
 void attach_publish(const struct sh_loaded *l, const struct sh_progs *out);
-/* Detaches those of the recorded programs that are still ours from the
- * cgroup cg_fd (id cg_id), and drops the rules generic programs held for
- * it; err tells the first that could not be. */
-int attach_detach(int cg_fd, uint64_t cg_id, const struct sh_progs *progs,
+/* Detaches those of the recorded programs that are still ours; err tells
+ * the first that could not be. */
+int attach_detach(int cg_fd, const struct sh_progs *progs,
 		  struct sh_error *err);
-/* Drops the rules generic programs held for the cgroup cg_id (detached,
- * or gone): a call still running one of them for it refuses. */
-void attach_forget_rules(const struct sh_progs *progs, uint64_t cg_id);
 /* Programs of ours attached directly to this cgroup (not inherited). */
 int attach_query_ours(int cg_fd, struct sh_progs *found);
 

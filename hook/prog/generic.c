@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -276,8 +277,9 @@ static int open_maps(enum sh_prog_kind kind, bool audit, struct generic_prog *g)
 					BPF_MAP_TYPE_CGROUP_STORAGE,
 					sizeof(struct bpf_cgroup_storage_key),
 					state_size(kind, audit) };
-	const struct map_want rules = { "gen_rules", BPF_MAP_TYPE_HASH_OF_MAPS,
-					sizeof(__u64), sizeof(__u32) };
+	const struct map_want rules = { "gen_rules", BPF_MAP_TYPE_HASH,
+					sizeof(struct sh_gen_rule_key),
+					sizeof(struct sh_opt_rule) };
 
 	g->state_fd = bpfinfo_find_map(g->fd, NULL, map_is, &state);
 	if (g->state_fd < 0)
@@ -323,41 +325,30 @@ int generic_find(int pins, enum sh_prog_kind kind, bool bypass, bool audit,
 
 static const struct sh_policy gen_none = { .name = "" };
 
-/* The container's own rules map: filled, frozen, then named in the
- * program's gen_rules under its cgroup id. */
+/* The container's rules, under its attachment's rules id. */
 static int put_rules(const struct generic_prog *g, enum sh_prog_kind kind,
-		     const struct sh_effective *eff, uint64_t cg_id,
-		     struct sh_error *err)
+		     const struct sh_effective *eff, struct sh_error *err)
 {
 	const struct sh_policy *p = eff->policy ? eff->policy : &gen_none;
 	const struct sh_rule_entry *rules = kind == SH_PROG_SET ? p->set_rules :
 								  p->get_rules;
 	size_t n = kind == SH_PROG_SET ? p->nr_set : p->nr_get;
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_RDONLY_PROG);
-	_cleanup_close_ int fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
-						sizeof(struct sh_opt_key),
-						sizeof(struct sh_opt_rule),
-						n ? (__u32)n : 1, &opts);
-	int r = fd < 0 ? -errno : 0;
 
-	for (size_t i = 0; !r && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
+		struct sh_gen_rule_key key = { .rules = g->rules_id,
+					       .level = rules[i].key.level,
+					       .optname =
+						       rules[i].key.optname };
 		struct sh_opt_rule rule = rules[i].rule;
 
 		if (eff->audit) /* audit mode: as a specialised copy numbers */
 			rule.audit_slot = sh_wh_slot(i);
-
-		if (bpf_map_update_elem(fd, &rules[i].key, &rule, BPF_NOEXIST))
-			r = -errno;
+		if (bpf_map_update_elem(g->rules_fd, &key, &rule, BPF_ANY))
+			return error_errno(
+				err, -errno,
+				"cannot give the generic %s program the rules of this container",
+				kind_get(kind)->name);
 	}
-	if (!r && bpf_map_freeze(fd))
-		r = -errno;
-	if (!r && bpf_map_update_elem(g->rules_fd, &cg_id, &fd, BPF_ANY))
-		r = -errno;
-	if (r)
-		return error_errno(
-			err, r,
-			"cannot give the generic %s program the rules of this container",
-			kind_get(kind)->name);
 	return 0;
 }
 
@@ -376,7 +367,6 @@ static void sock_state(const struct sh_effective *eff,
 	const struct sh_policy *p = eff->policy;
 
 	memset(st, 0, sizeof(*st));
-	st->flags = SH_GEN_READY;
 	if (!p)
 		return;
 	st->nr_deny = p->nr_deny;
@@ -387,11 +377,12 @@ static void sock_state(const struct sh_effective *eff,
 	st->priority = p->priority;
 }
 
-/* BPF_EXIST: only a state the cgroup has kept from an earlier attachment
- * of this program; -ENOENT when there is none. */
+/* The attachment's state, ready or not. BPF_EXIST: only a state the
+ * cgroup kept from an earlier attachment of this program (-ENOENT when
+ * there is none). */
 static int write_state(const struct generic_prog *g, enum sh_prog_kind kind,
 		       const struct sh_effective *eff, uint64_t cg_id,
-		       __u64 flags)
+		       bool ready, __u64 flags)
 {
 	struct bpf_cgroup_storage_key key;
 	union {
@@ -402,31 +393,37 @@ static int write_state(const struct generic_prog *g, enum sh_prog_kind kind,
 	state_key(&key, kind, cg_id);
 	if (kind == SH_PROG_SOCK) {
 		sock_state(eff, &st.sock);
+		st.sock.flags = ready ? SH_GEN_READY : 0;
 	} else {
 		memset(&st.opt, 0, sizeof(st.opt));
-		st.opt.flags = SH_GEN_READY;
+		st.opt.flags = ready ? SH_GEN_READY : 0;
 		st.opt.default_deny = kind == SH_PROG_SET && eff->policy &&
 				      eff->policy->default_deny;
-		st.opt.rules = cg_id;
+		st.opt.rules = g->rules_id;
 	}
 	return bpf_map_update_elem(g->state_fd, &key, &st, flags) ? -errno : 0;
+}
+
+int generic_new_rules(struct generic_prog *g)
+{
+	return getrandom(&g->rules_id, sizeof(g->rules_id), 0) ==
+			       sizeof(g->rules_id) ?
+		       0 :
+		       -errno;
 }
 
 int generic_prepare(const struct generic_prog *g, enum sh_prog_kind kind,
 		    const struct sh_effective *eff, uint64_t cg_id,
 		    struct sh_error *err)
 {
-	int r = kind == SH_PROG_SOCK ? 0 : put_rules(g, kind, eff, cg_id, err);
+	/* A state kept from an earlier attachment: refused, until ours is
+	 * written after the attach. */
+	int r = write_state(g, kind, eff, cg_id, false, BPF_EXIST);
 
-	if (r)
-		return r;
-	r = write_state(g, kind, eff, cg_id, BPF_EXIST);
-	if (r && r != -ENOENT) {
-		generic_forget(g->id, cg_id);
+	if (r && r != -ENOENT)
 		return error_errno(
 			err, r, "cannot write the generic %s program's state",
 			kind_get(kind)->name);
-	}
 	return 0;
 }
 
@@ -434,8 +431,14 @@ int generic_arm(const struct generic_prog *g, enum sh_prog_kind kind,
 		const struct sh_effective *eff, uint64_t cg_id,
 		struct sh_error *err)
 {
-	int r = write_state(g, kind, eff, cg_id, BPF_ANY);
+	/* The rules id in a state that is not ready yet, then the rules, then
+	 * ready: gc never drops the rules of an id a state names. */
+	int r = write_state(g, kind, eff, cg_id, false, BPF_ANY);
 
+	if (!r && kind != SH_PROG_SOCK && put_rules(g, kind, eff, err))
+		return err->code;
+	if (!r)
+		r = write_state(g, kind, eff, cg_id, true, BPF_ANY);
 	if (r)
 		return error_errno(
 			err, r, "cannot write the generic %s program's state",
@@ -443,41 +446,98 @@ int generic_arm(const struct generic_prog *g, enum sh_prog_kind kind,
 	return 0;
 }
 
-void generic_forget(__u32 prog_id, uint64_t cg_id)
-{
-	const struct map_want rules = { "gen_rules", BPF_MAP_TYPE_HASH_OF_MAPS,
-					sizeof(__u64), sizeof(__u32) };
-	_cleanup_close_ int fd = -1, map = -1;
-	char name[SH_BPF_NAME_MAX];
+/* The rules ids the states of one program name (its attachments). */
+struct live_ids {
+	__u64 *id;
+	size_t nr, cap;
+};
 
-	if (!prog_id)
-		return;
-	fd = bpf_prog_get_fd_by_id(prog_id);
-	if (fd < 0)
-		return; /* gone, and its maps with it */
-	map = bpfinfo_find_map(fd, name, map_is, &rules);
-	if (map < 0 || !generic_is_name(name))
-		return;
-	if (bpf_map_delete_elem(map, &cg_id) && errno != ENOENT)
-		log_warn(
-			"cannot drop the rules of cgroup %llu from program %u: %s",
-			(unsigned long long)cg_id, prog_id, strerror(errno));
+static int add_live(struct live_ids *live, __u64 id)
+{
+	if (live->nr == live->cap) {
+		size_t cap = live->cap ? 2 * live->cap : 64;
+		__u64 *more = reallocarray(live->id, cap, sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		live->id = more;
+		live->cap = cap;
+	}
+	live->id[live->nr++] = id;
+	return 0;
 }
 
-static void sweep_map(int map, generic_gone_fn gone, void *data)
+static bool is_live(const struct live_ids *live, __u64 id)
 {
-	__u64 key, next, *prev = NULL;
+	for (size_t i = 0; i < live->nr; i++)
+		if (live->id[i] == id)
+			return true;
+	return false;
+}
 
-	/* A key deleted while walking: start again from the one before. */
-	while (bpf_map_get_next_key(map, prev, &next) == 0) {
-		if (gone(next, data) && bpf_map_delete_elem(map, &next) == 0)
-			continue;
-		key = next;
+static int read_live(const struct generic_prog *g, struct live_ids *live)
+{
+	struct bpf_cgroup_storage_key key, *prev = NULL;
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	_cleanup_free_ struct sh_gen_opt_state *st = NULL;
+
+	if (bpf_obj_get_info_by_fd(g->state_fd, &info, &len))
+		return -errno;
+	st = calloc(1, info.value_size > sizeof(*st) ? info.value_size :
+						       sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	while (bpf_map_get_next_key(g->state_fd, prev, &key) == 0) {
+		if (bpf_map_lookup_elem(g->state_fd, &key, st) == 0 &&
+		    add_live(live, st->rules))
+			return -ENOMEM;
 		prev = &key;
 	}
+	/* The walk stops early when the key it stood on went (a cgroup
+	 * freed meanwhile): the ids after it are not known then. */
+	if (prev && bpf_map_lookup_elem(g->state_fd, prev, st))
+		return -EAGAIN;
+	return 0;
 }
 
-void generic_sweep(int pins, generic_gone_fn gone, void *data)
+/*
+ * In this order, so that no rule of a live attachment goes: the rules'
+ * ids first, then the ids the states name (a prestart writes its id into
+ * the state before its rules), then the rules whose id none names.
+ */
+static void sweep_program(const struct generic_prog *g)
+{
+	struct live_ids seen = { 0 }, live = { 0 };
+	struct sh_gen_rule_key cur, next;
+	bool have = false;
+
+	while (bpf_map_get_next_key(g->rules_fd, have ? &cur : NULL, &next) ==
+	       0) {
+		if (!is_live(&seen, next.rules) && add_live(&seen, next.rules))
+			goto out;
+		cur = next;
+		have = true;
+	}
+	if (read_live(g, &live))
+		goto out;
+	have = false;
+	while (bpf_map_get_next_key(g->rules_fd, have ? &cur : NULL, &next) ==
+	       0) {
+		/* A rule written after the first pass is not one to drop;
+		 * after a delete, the key after cur is the one after next. */
+		if (is_live(&seen, next.rules) && !is_live(&live, next.rules) &&
+		    bpf_map_delete_elem(g->rules_fd, &next) == 0)
+			continue;
+		cur = next;
+		have = true;
+	}
+out:
+	free(seen.id);
+	free(live.id);
+}
+
+void generic_sweep(int pins)
 {
 	for (int mode = 0; mode < 2; mode++) {
 		for (int k = SH_PROG_SET; k < SH_PROG_KINDS; k++) {
@@ -485,7 +545,7 @@ void generic_sweep(int pins, generic_gone_fn gone, void *data)
 
 			if (generic_find(pins, k, false, mode, &g))
 				continue;
-			sweep_map(g.rules_fd, gone, data);
+			sweep_program(&g);
 			generic_close(&g);
 		}
 	}

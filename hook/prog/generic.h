@@ -4,10 +4,10 @@
  * (enforce or audit; sock_create also with bypass-prot-mem), loaded and
  * pinned by `preload` whatever the config says. A prestart whose policy
  * has no specialised copy at hand (not preloaded yet: a config change
- * racing a start) takes them instead of verifying one: it gives the
- * container its own rules map, attaches, then writes the attachment's
- * state; until then the program refuses every call. `apply` later
- * replaces them with the specialised copies.
+ * racing a start) takes them instead of verifying one: it attaches, then
+ * writes the attachment's state and the container's rules (until then the
+ * program refuses every call). `apply` later replaces them with the
+ * specialised copies; `gc` drops the rules of cgroups that are gone.
  */
 #ifndef SH_GENERIC_H
 #define SH_GENERIC_H
@@ -25,7 +25,8 @@ struct generic_prog {
 	int fd;
 	__u32 id;
 	int state_fd; /* gen_state: cgroup storage, one value per attachment */
-	int rules_fd; /* gen_rules: the containers' rules maps; -1 for sock */
+	int rules_fd; /* gen_rules: every container's rules; -1 for sock */
+	__u64 rules_id; /* generic_new_rules(): this attachment's rules */
 };
 
 /* The pin hash of a generic program ("<kind>-<hash>" in the pin dir). */
@@ -47,28 +48,25 @@ void generic_close(struct generic_prog *g);
 int generic_find(int pins, enum sh_prog_kind kind, bool bypass, bool audit,
 		 struct generic_prog *g);
 
+/* Draws a rules id for the next attachment, at random: 0 or -errno. */
+int generic_new_rules(struct generic_prog *g);
 /*
- * Before attaching: a sockopt kind's rules for the container in cgroup
- * cg_id, in a frozen map of their own under cg_id in the program's
- * gen_rules; and the attachment's state, when the cgroup still has one
- * from an earlier attachment of this program (else -ENOENT is fine).
+ * Before attaching to the cgroup cg_id: marks not ready a state the cgroup
+ * kept from an earlier attachment of this program (so that the attach
+ * does not apply that one).
  */
 int generic_prepare(const struct generic_prog *g, enum sh_prog_kind kind,
 		    const struct sh_effective *eff, uint64_t cg_id,
 		    struct sh_error *err);
-/* After attaching: writes the attachment's state, and the program starts
- * applying the policy. */
+/* After attaching: the rules id into the state, the container's rules,
+ * then the state ready: the program applies the policy from there. */
 int generic_arm(const struct generic_prog *g, enum sh_prog_kind kind,
 		const struct sh_effective *eff, uint64_t cg_id,
 		struct sh_error *err);
-/* Drops the rules map of cgroup cg_id from the generic program prog_id
- * (0: none). Only once no call can run that program for that cgroup. */
-void generic_forget(__u32 prog_id, uint64_t cg_id);
 
-/* Drops, from every pinned generic program, the rules maps of cgroups
- * gone(id) says are gone (gc: a record released without them, after a
- * hook was killed between making them and writing its record). */
-typedef bool (*generic_gone_fn)(uint64_t cg_id, void *data);
-void generic_sweep(int pins, generic_gone_fn gone, void *data);
+/* gc: drops from every pinned generic program the rules no attachment's
+ * state names any more (their cgroups are freed, and their storage with
+ * them). */
+void generic_sweep(int pins);
 
 #endif /* SH_GENERIC_H */

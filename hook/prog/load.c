@@ -67,6 +67,10 @@ static int take_generic(enum sh_prog_kind kind, bool bypass,
 	if (l->footprint || !l->at_start)
 		return -ENOENT;
 	r = generic_find(l->pins, kind, bypass, l->audit, &l->gen[kind]);
+	if (!r && generic_new_rules(&l->gen[kind])) {
+		r = -errno;
+		generic_close(&l->gen[kind]);
+	}
 	if (r)
 		return r;
 	l->fd[kind] = l->gen[kind].fd;

@@ -186,12 +186,11 @@ static int transition(int cg_fd, const struct side *from, const struct side *to,
 	return 0;
 }
 
-/* What is attached now: the new programs, and the old rules maps. */
-static int fill_out(const struct sh_progs *old, const struct sh_loaded *l,
-		    struct sh_progs *out, struct sh_error *err)
+/* What is attached now: the new programs. */
+static int fill_out(const struct sh_loaded *l, struct sh_progs *out,
+		    struct sh_error *err)
 {
 	memset(out, 0, sizeof(*out));
-	memcpy(out->gen_rules, old->gen_rules, sizeof(out->gen_rules));
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
 		struct sh_prog *p = &out->prog[out->nr];
 
@@ -214,7 +213,7 @@ int replace_commit(int cg_fd, const struct sh_progs *old,
 		   struct sh_error *err)
 {
 	struct side from, to;
-	int r = fill_out(old, l, out, err);
+	int r = fill_out(l, out, err);
 
 	if (r)
 		return r;

@@ -20,10 +20,9 @@
 #include "state_record.h"
 
 /*
- * Moves the cgroup cg_fd (id cg_id) from the programs in old to those l
- * has (load_policy(), LOAD_SPECIALISED); out is what is attached now.
- * The rules generic programs hold for the cgroup stay (out->gen_rules):
- * a call that read the old state may still look them up.
+ * Moves the cgroup cg_fd from the programs in old to those l has
+ * (load_policy(), LOAD_SPECIALISED); out is what is attached now. A
+ * generic program's rules for the cgroup stay while the cgroup does (gc).
  */
 int replace_commit(int cg_fd, const struct sh_progs *old,
 		   const struct sh_loaded *l, struct sh_progs *out,

@@ -105,32 +105,8 @@ static void test_record(void)
 	refused(&rec, "c1", "id is 0", "program id 0");
 }
 
-/* The rules generic programs hold for it survive the record's JSON. */
-static void test_generic_rules(void)
-{
-	struct json_object *obj;
-	struct sh_record rec, back;
-
-	good(&rec);
-	rec.progs.prog[0].type = BPF_CGROUP_SETSOCKOPT;
-	obj = state_record_to_json(&rec);
-	ok(obj && !json_object_object_get_ex(obj, "generic_rules", NULL),
-	   "no generic_rules when it never ran a generic program");
-	json_object_put(obj);
-	rec.progs.gen_rules[SH_PROG_SET] = 50;
-	rec.progs.gen_rules[SH_PROG_GET] = 52;
-	obj = state_record_to_json(&rec);
-	ok(obj && state_record_from_json(obj, &back) == 0 &&
-		   back.progs.gen_rules[SH_PROG_SOCK] == 0 &&
-		   back.progs.gen_rules[SH_PROG_SET] == 50 &&
-		   back.progs.gen_rules[SH_PROG_GET] == 52,
-	   "generic_rules by kind: written, read back");
-	json_object_put(obj);
-}
-
 int main(void)
 {
 	test_record();
-	test_generic_rules();
 	return tap_done();
 }
