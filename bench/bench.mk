@@ -48,7 +48,7 @@ $(READSTATE): bench/readstate.c
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -static-pie $< -o $@
 
-.PHONY: bench-build bench-run bench-smoke bench-gap bench-format-check
+.PHONY: bench-build bench-run bench-smoke bench-gap bench-format-check bench-nri bench-nri-smoke
 bench-build: $(SOCKBENCH) $(READSTATE) $(if $(BIN),$(BIN)) $(BPF_OBJS)
 
 bench-run: bench-build
@@ -64,3 +64,12 @@ bench-format-check:
 	clang-format --dry-run -Werror bench/*.[ch]
 
 -include $(BENCH_OBJS:.o=.d) $(BENCH_BPF_NAMES:%=$(BENCH_BUILD)/%.bpf.d)
+
+# What the NRI plugin adds to a container's creation through the CRI, on a
+# private containerd 2.1.9 (bench/nri.sh): `make bench` runs it after
+# bench-run.
+bench-nri: $(if $(BIN),$(BIN))
+	BUILD=$(BUILD) ./bench/nri.sh
+
+bench-nri-smoke: $(if $(BIN),$(BIN))
+	BUILD=$(BUILD) ./bench/nri.sh --smoke

@@ -16,6 +16,7 @@
 #include "config_cgroup.h"
 #include "config_json.h"
 #include "config_policy.h"
+#include "config_nri.h"
 #include "config_require.h"
 #include "fileio.h"
 #include "log.h"
@@ -199,6 +200,7 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 					    "on_shared_cgroup",
 					    "on_override_program",
 					    "require_annotations",
+					    "nri",
 					    "policies",
 					    "log_level",
 					    "log_file",
@@ -225,6 +227,8 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 		r = config_cgroup_parse(ctx, root, cfg);
 	if (!r && json_object_object_get_ex(root, "require_annotations", &sub))
 		r = config_require_parse(ctx, sub, cfg);
+	if (!r && json_object_object_get_ex(root, "nri", &sub))
+		r = config_nri_parse(ctx, sub, cfg);
 	if (!r)
 		r = parse_logging(ctx, root, cfg);
 	if (!r && json_object_object_get_ex(root, "policies", &sub))

@@ -55,7 +55,7 @@ static int parse_handlers(struct config_ctx *ctx, struct json_object *arr,
 	if (n == 0)
 		return config_json_error(
 			ctx, PATH_HANDLERS,
-			"needs at least one runtime handler (remove require_annotations to turn it off)");
+			"needs at least one runtime handler (or require_annotations.nri: true; remove require_annotations to turn it off)");
 	req->handlers = calloc(n, sizeof(char *));
 	if (!req->handlers)
 		return error_set(ctx->err, -ENOMEM, "out of memory reading %s",
@@ -75,8 +75,8 @@ static int parse_handlers(struct config_ctx *ctx, struct json_object *arr,
 int config_require_parse(struct config_ctx *ctx, struct json_object *obj,
 			 struct sh_config *cfg)
 {
-	static const char *const keys[] = { "runtime_handlers", "on_missing",
-					    NULL };
+	static const char *const keys[] = { "runtime_handlers", "nri",
+					    "on_missing", NULL };
 	static const char *const actions[] = { "refuse", "warn", NULL };
 	struct sh_require *req = &cfg->require;
 	struct json_object *arr = NULL;
@@ -85,10 +85,14 @@ int config_require_parse(struct config_ctx *ctx, struct json_object *obj,
 
 	r = config_json_check_object(ctx, obj, "require_annotations", keys);
 	if (!r)
+		r = config_json_get_bool(ctx, obj, "require_annotations", "nri",
+					 &req->nri);
+	if (!r)
 		r = config_json_get_typed(ctx, obj, "require_annotations",
 					  "runtime_handlers", json_type_array,
 					  &arr);
-	if (!r)
+	/* nri alone is a complete setting; otherwise a handler is needed */
+	if (!r && (arr || !req->nri))
 		r = parse_handlers(ctx, arr, req);
 	if (!r)
 		r = config_json_get_choice(ctx, obj, "require_annotations",

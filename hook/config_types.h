@@ -42,8 +42,11 @@ enum on_missing_annotations {
 
 /* require_annotations: the handlers whose containers must carry a key. */
 struct sh_require {
-	size_t nr_handlers; /* 0: the setting is absent */
+	size_t nr_handlers; /* 0: no runtime_handlers */
 	const char **handlers;
+	/* require_annotations.nri: every Kubernetes workload container
+	 * must carry the NRI plugin's mark (nri_deliver.h) */
+	bool nri;
 	enum on_missing_annotations on_missing;
 };
 
@@ -93,6 +96,7 @@ struct sh_config {
 	enum on_shared_cgroup on_shared_cgroup;
 	enum on_override_program on_override_program;
 	struct sh_require require;
+	const char *nri_hook_path; /* nri.hook_path, or NULL: the default */
 	int log_level;
 	const char *log_file;
 	int log_format; /* enum log_format: text or json lines in log_file */

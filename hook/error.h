@@ -40,6 +40,7 @@ struct sh_cause {
  *  bypass_not_allowed   sockopt-hook.io/bypass-prot-mem while
  *                       annotations.allow_bypass_prot_mem is false
  *  annotations_missing  require_annotations: no policy annotation
+ *  nri_not_delivered    require_annotations.nri: not handled by the plugin
  *  bypass_prot_mem_unsupported  the kernel lacks SK_BPF_BYPASS_PROT_MEM
  *                       (a refusal with on_unsupported "fail", else
  *                       the fallback)

@@ -19,6 +19,7 @@
 #include "log.h"
 
 static int max_priority = LOG_INFO;
+static int stderr_priority = LOG_WARNING;
 static int syslog_on;
 static int log_fd = -1;
 static enum log_format log_format = LOG_FORMAT_TEXT;
@@ -260,6 +261,13 @@ static void write_log_file(int priority, const char *msg, const char *line)
 	log_file_line(priority, line);
 }
 
+/* A daemon (the NRI plugin) shows info lines too: journald keeps its
+ * stderr. A hook shows warnings and errors, which runc passes on. */
+void log_set_stderr_level(int priority)
+{
+	stderr_priority = priority;
+}
+
 void log_msg(int priority, const char *fmt, ...)
 {
 	char msg[SH_LOG_MSG_MAX], line[SH_LOG_LINE_MAX];
@@ -275,7 +283,7 @@ void log_msg(int priority, const char *fmt, ...)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	log_line(line, sizeof(line), msg);
-	if (priority <= LOG_WARNING)
+	if (priority <= stderr_priority)
 		fprintf(stderr, "%s: %s%s\n", SH_IDENT,
 			priority == LOG_WARNING ? "warning: " : "", line);
 	if (syslog_on)

@@ -14,6 +14,8 @@
 
 void log_open(int use_syslog);
 void log_set_level(int priority);
+/* The most verbose level written to stderr (LOG_WARNING by default). */
+void log_set_stderr_level(int priority);
 int log_level_from_name(const char *name);
 int log_set_file(const char *path);
 /* log_file lines: text (the default), or one JSON object per line. */

@@ -116,6 +116,36 @@ static int missing(const struct sh_config *cfg, const struct oci_state *st,
 	return 0;
 }
 
+/* The NRI plugin marks every container it handles: without the mark, the
+ * pod's keys may never have reached this one (the plugin was down, or
+ * not installed), and NRI starts containers anyway. */
+static int not_delivered(const struct sh_config *cfg,
+			 const struct oci_state *st,
+			 const struct pod_identity *who, struct sh_error *err)
+{
+	const struct pod_keys *k = keys_of(who->runtime);
+	bool refuse = cfg->require.on_missing == ON_MISSING_REFUSE;
+	char msg[SH_ERROR_MSG_MAX];
+
+	snprintf(
+		msg, sizeof(msg),
+		"container %s of pod %s in namespace %s was not handled by the NRI plugin (no %s annotation), so its pod's sockopt-hook.io/ annotations may not have reached it: is `oci-sockopt-hook nri` running and registered with the runtime (systemctl status oci-sockopt-hook-nri)?; %s in %s",
+		LOG_Q(or_unknown(who->name)),
+		LOG_Q(or_unknown(oci_annotation(st, k->name_key))),
+		LOG_Q(or_unknown(oci_annotation(st, k->namespace_key))),
+		SH_ANNOTATION_NRI,
+		refuse ?
+			"refused by require_annotations.nri" :
+			"started anyway: require_annotations.on_missing is 'warn'",
+		cfg->path);
+	if (refuse) {
+		error_reason(err, "nri_not_delivered");
+		return error_set(err, -EPERM, "%s", msg);
+	}
+	log_warn("%s", msg);
+	return 0;
+}
+
 int require_check(const struct sh_config *cfg, const struct oci_state *st,
 		  struct sh_error *err)
 {
@@ -123,12 +153,15 @@ int require_check(const struct sh_config *cfg, const struct oci_state *st,
 	struct pod_identity who;
 	int r;
 
-	if (!cfg->require.nr_handlers || !handler)
+	if (!cfg->require.nri && (!cfg->require.nr_handlers || !handler))
 		return 0;
 	r = pod_identify(st, &who, err);
 	if (r || who.sandbox || !who.runtime)
 		return r;
-	if (!config_require_handler(cfg, handler) || has_policy_key(st))
+	if (cfg->require.nri && !oci_annotation(st, SH_ANNOTATION_NRI))
+		return not_delivered(cfg, st, &who, err);
+	if (!handler || !config_require_handler(cfg, handler) ||
+	    has_policy_key(st))
 		return 0;
 	return missing(cfg, st, &who, handler, err);
 }

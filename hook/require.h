@@ -14,12 +14,16 @@
  * over the base spec's.
  */
 #define SH_ANNOTATION_HANDLER "node.sockopt-hook.io/runtime-handler"
+/* Set by the NRI plugin on every container it handled (nri_deliver.c),
+ * over any copy of a pod's. */
+#define SH_ANNOTATION_NRI "node.sockopt-hook.io/nri"
 
 /*
  * require_annotations: a Kubernetes workload container (not a pod
  * sandbox) under one of the listed handlers whose spec carries none of
- * our policy keys is refused (-EPERM, one line naming the container, pod,
- * namespace, handler and the fix), or with on_missing "warn" logged.
+ * our policy keys, or (nri: true) that the NRI plugin never handled, is
+ * refused (-EPERM, one line naming the container, pod, namespace, what
+ * is missing and the fix), or with on_missing "warn" logged.
  * 0 when the setting does not apply or the container passes.
  */
 int require_check(const struct sh_config *cfg, const struct oci_state *st,

@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 #include <limits.h>
 #include <link.h>
+#include <protobuf-c/protobuf-c.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,9 @@
 #ifndef SH_BUILT_JSON_C
 #define SH_BUILT_JSON_C JSON_C_VERSION
 #endif
+#ifndef SH_BUILT_PROTOBUF_C
+#define SH_BUILT_PROTOBUF_C PROTOBUF_C_VERSION
+#endif
 #ifndef SH_BUILT_LIBCGROUP
 #define SH_BUILT_LIBCGROUP "unknown"
 #endif
@@ -60,6 +64,8 @@ static const struct library libraries[] = {
 	{ "zlib", "libz.so", zlibVersion, SH_BUILT_ZLIB },
 	{ "json-c", "libjson-c.so", json_c_version, SH_BUILT_JSON_C },
 	{ "libcgroup", "libcgroup.so", NULL, SH_BUILT_LIBCGROUP },
+	{ "libprotobuf-c", "libprotobuf-c.so", protobuf_c_version,
+	  SH_BUILT_PROTOBUF_C },
 	{ "glibc", "libc.so", gnu_get_libc_version, SH_BUILT_GLIBC },
 };
 
@@ -97,13 +103,13 @@ static void print_text(const char *hook_version)
 	struct shared_object so;
 
 	printf("%s %s\n", SH_IDENT, hook_version);
-	printf("%-10s %-7s %-8s %-14s %s\n", "library", "linked", "version",
+	printf("%-13s %-7s %-8s %-14s %s\n", "library", "linked", "version",
 	       "built against", "file");
 	for (size_t i = 0; i < ARRAY_SIZE(libraries); i++) {
 		const struct library *lib = &libraries[i];
 		const char *file = shared_file(lib, &so);
 
-		printf("%-10s %-7s %-8s %-14s %s\n", lib->name,
+		printf("%-13s %-7s %-8s %-14s %s\n", lib->name,
 		       file ? "shared" : "static",
 		       lib->runtime_version ? lib->runtime_version() : "-",
 		       lib->built_against, file ? file : "-");

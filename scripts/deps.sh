@@ -7,7 +7,8 @@ set -eu
 
 # go-md2man: the man pages are generated from docs/man/*.md, as crun's are.
 BUILD_PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libjson-c-dev
-libcgroup-dev libelf-dev zlib1g-dev linux-libc-dev go-md2man"
+libcgroup-dev libelf-dev zlib1g-dev linux-libc-dev go-md2man
+libprotobuf-c-dev protobuf-c-compiler"
 RUNTIME_PKGS="runc crun busybox-static iproute2 jq"
 # python3-pkg-resources: Debian 12's grpc_tools/protoc.py imports
 # pkg_resources without depending on it (found by make check-fresh).

@@ -16,11 +16,17 @@
 # DESTDIR         a staging root (empty: this machine, which also starts
 #                 the preload and metrics units)
 # HOOKS_D         auto (default), always or annotations: which hooks.d file
+# NRI             none (default), service or plugin: the NRI plugin's
+#                 unit enabled and started, or the binary linked into the
+#                 runtime's plugin directory (not both: a second copy
+#                 refuses to register)
+# NRI_PLUGIN_DIR  that directory (/opt/nri/plugins)
 # EXAMPLE_CONFIG  the config installed when none exists
 set -eu
 
 PRELOAD_UNITS="oci-sockopt-hook-preload.service oci-sockopt-hook-preload.path"
 METRICS_UNITS="oci-sockopt-hook-metrics.service oci-sockopt-hook-metrics.timer"
+NRI_UNIT=oci-sockopt-hook-nri.service
 MAN_PAGES="man1/oci-sockopt-hook.1 man5/oci-sockopt-hook.json.5"
 
 die() { echo "install.sh: $*" >&2; exit 1; }
@@ -31,6 +37,9 @@ need="is not set (run it through make install or make uninstall)"
 : "${SYSCONFDIR:?$need}" "${EXAMPLE_CONFIG:?$need}"
 DESTDIR=${DESTDIR:-}
 HOOKS_D=${HOOKS_D:-auto}
+NRI=${NRI:-none}
+NRI_PLUGIN_DIR=${NRI_PLUGIN_DIR:-/opt/nri/plugins}
+NRI_PLUGIN_LINK=$NRI_PLUGIN_DIR/50-oci-sockopt-hook
 CONFIG=$DESTDIR$CONFDIR/config.json
 INSTALLED_BIN=$HOOKDIR/oci-sockopt-hook
 
@@ -97,17 +106,44 @@ stop_units()
 	[ -z "$DESTDIR" ] || return 0
 	if have_systemd; then
 		# shellcheck disable=SC2086
-		systemctl disable --now oci-sockopt-hook-metrics.timer $PRELOAD_UNITS 2>/dev/null || true
+		systemctl disable --now "$NRI_UNIT" oci-sockopt-hook-metrics.timer $PRELOAD_UNITS 2>/dev/null || true
 	fi
 	if [ -x "$INSTALLED_BIN" ]; then
 		"$INSTALLED_BIN" preload --unpin || echo "warning: pins left in place" >&2
 	fi
 }
 
+# nri_plugin: NRI=service starts the plugin's unit (on this machine),
+# NRI=plugin links the binary where the runtime starts plugins itself.
+nri_plugin()
+{
+	case $NRI in
+	none) ;;
+	service)
+		if have_systemd; then
+			systemctl daemon-reload || die "systemctl daemon-reload failed"
+			systemctl enable --now "$NRI_UNIT" || die "cannot start $NRI_UNIT"
+			echo "NRI plugin: $NRI_UNIT enabled and started"
+		else
+			echo "NRI plugin: enable $NRI_UNIT on the node"
+		fi
+		;;
+	plugin)
+		run install -d "$DESTDIR$NRI_PLUGIN_DIR"
+		run ln -sfn "$INSTALLED_BIN" "$DESTDIR$NRI_PLUGIN_LINK"
+		echo "NRI plugin: $NRI_PLUGIN_LINK: the runtime starts it at its next start"
+		;;
+	esac
+}
+
 do_install()
 {
+	case $NRI in
+	none | service | plugin) ;;
+	*) die "NRI must be none, service or plugin, not '$NRI'" ;;
+	esac
 	run install -D -m 0755 "$BIN" "$DESTDIR$HOOKDIR/oci-sockopt-hook"
-	for unit in $PRELOAD_UNITS $METRICS_UNITS; do
+	for unit in $PRELOAD_UNITS $METRICS_UNITS $NRI_UNIT; do
 		run install -D -m 0644 "$BUILD/systemd/$unit" "$DESTDIR$SYSTEMDDIR/$unit"
 	done
 	for page in $MAN_PAGES; do
@@ -133,6 +169,7 @@ do_install()
 	echo "hooks.d file ($variant): $why"
 	run install -D -m 0644 "$src" "$DESTDIR$HOOKSD/oci-sockopt-hook.json"
 	start_units
+	nri_plugin
 }
 
 # prune DIR TOP: remove DIR and its parents while they are empty, up to TOP.
@@ -149,8 +186,13 @@ prune()
 do_uninstall()
 {
 	stop_units
+	# the plugin link, only if it is ours
+	if [ "$(readlink "$DESTDIR$NRI_PLUGIN_LINK" 2>/dev/null)" = "$INSTALLED_BIN" ]; then
+		run rm -f "$DESTDIR$NRI_PLUGIN_LINK"
+		[ -z "$DESTDIR" ] || prune "$DESTDIR$NRI_PLUGIN_DIR" "$DESTDIR"
+	fi
 	files=""
-	for unit in $PRELOAD_UNITS $METRICS_UNITS; do
+	for unit in $PRELOAD_UNITS $METRICS_UNITS $NRI_UNIT; do
 		files="$files $DESTDIR$SYSTEMDDIR/$unit"
 	done
 	for page in $MAN_PAGES; do

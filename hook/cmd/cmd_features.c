@@ -22,6 +22,7 @@
 #include "labelkey.h"
 #include "load.h"
 #include "log.h"
+#include "nri_status.h"
 
 #define FEATURES_PREFIX "sockopt-hook.io/"
 #define FEATURES_KEY_MAX 320
@@ -80,6 +81,21 @@ static bool kernel_bypass(void)
 	return r == 1;
 }
 
+/* Whether the NRI plugin is registered with the runtime now: a pod that
+ * relies on it for its annotations (no RuntimeClass) can select nodes
+ * whose plugin runs. */
+static bool nri_registered(void)
+{
+	char runtime[160];
+	int r = nri_status_registered(runtime, sizeof(runtime));
+
+	if (r < 0)
+		log_warn(
+			"features: cannot tell whether the NRI plugin is registered (%s): labelled false",
+			strerror(-r));
+	return r == 1;
+}
+
 struct features_options {
 	const char *config; /* --config, or NULL */
 	bool json;
@@ -103,6 +119,8 @@ static int collect(const struct features_options *opts, struct features *f,
 	if (!r)
 		r = add_label(f, FEATURES_PREFIX "bypass-prot-mem",
 			      kernel_bypass());
+	if (!r)
+		r = add_label(f, FEATURES_PREFIX "nri", nri_registered());
 	if (!r)
 		r = add_policies(f, &cfg);
 	config_free(&cfg);
@@ -255,7 +273,8 @@ const struct cli_command cmd_features_command = {
 	.summary = "node labels for Node Feature Discovery",
 	.description =
 		"sockopt-hook.io/installed=true, sockopt-hook.io/bypass-prot-mem\n"
-		"(the kernel probe), and sockopt-hook.io/policy.<name>=true for each\n"
+		"(the kernel probe), sockopt-hook.io/nri (the NRI plugin registered\n"
+		"now), and sockopt-hook.io/policy.<name>=true for each\n"
 		"policy the operator config's annotations.allow_policies lists;\n"
 		"printed, or with --nfd-file written for NFD, expiring five minutes\n"
 		"ahead (the DaemonSet rewrites it every 15 s).\n",

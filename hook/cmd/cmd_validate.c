@@ -137,7 +137,14 @@ static void join_handlers(const struct sh_config *cfg, char *buf, size_t len)
 static void print_require(const struct sh_config *cfg)
 {
 	char list[DIRS_TEXT_MAX];
+	const char *action =
+		cfg->require.on_missing == ON_MISSING_REFUSE ?
+			"refused at prestart (on_missing 'refuse')" :
+			"started with a warning in the log (on_missing 'warn')";
 
+	if (cfg->require.nri)
+		printf("require_annotations.nri: a Kubernetes workload container without %s (the NRI plugin did not handle it) is %s\n",
+		       SH_ANNOTATION_NRI, action);
 	if (!cfg->require.nr_handlers)
 		return;
 	join_handlers(cfg, list, sizeof(list));
@@ -152,7 +159,7 @@ static struct json_object *require_json(const struct sh_config *cfg)
 {
 	struct json_object *o, *list;
 
-	if (!cfg->require.nr_handlers)
+	if (!cfg->require.nr_handlers && !cfg->require.nri)
 		return NULL;
 	o = json_object_new_object();
 	list = json_object_new_array();
@@ -168,6 +175,10 @@ static struct json_object *require_json(const struct sh_config *cfg)
 					       "warn"));
 	json_object_object_add(o, "handler_annotation",
 			       json_object_new_string(SH_ANNOTATION_HANDLER));
+	json_object_object_add(o, "nri",
+			       json_object_new_boolean(cfg->require.nri));
+	json_object_object_add(o, "nri_annotation",
+			       json_object_new_string(SH_ANNOTATION_NRI));
 	return o;
 }
 

@@ -9,6 +9,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -41,7 +42,7 @@ static const struct cli_command *const commands[] = {
 	&cmd_explain_command,  &cmd_validate_command,
 	&cmd_gc_command,       &cmd_metrics_command,
 	&cmd_features_command, &cmd_record_command,
-	&cmd_preload_command,  &cmd_apply_command,
+	&cmd_preload_command,  &cmd_apply_command, &cmd_nri_command,
 	&help_command,
 };
 
@@ -162,11 +163,17 @@ int main(int argc, char **argv)
 	r = parse_global(argc, argv, &global);
 	if (r)
 		return r > 0 ? 0 : 2;
-	if (optind >= argc) {
+	if (optind >= argc && getenv("NRI_PLUGIN_SOCKET")) {
+		/* a pre-registered NRI plugin: the runtime runs
+		 * /opt/nri/plugins/NN-name with no argument */
+		cmd = &cmd_nri_command;
+		optind = argc - 1;
+	} else if (optind >= argc) {
 		log_error("no command given (try --help)");
 		return 2;
+	} else {
+		cmd = find_command(argv[optind]);
 	}
-	cmd = find_command(argv[optind]);
 	if (!cmd) {
 		log_error("unknown command %s (try --help)",
 			  LOG_Q(argv[optind]));

@@ -17,6 +17,11 @@
                                  the pod's containers, StopPodSandbox,
                                  RemovePodSandbox
     pods                         the ids of all pod sandboxes, one a line
+    create-loop POD.json SANDBOX-ID N
+                                 N times CreateContainer of the pod's first
+                                 container in its running sandbox, each
+                                 removed before the next (never started);
+                                 prints {"create_us": [each call's time]}
 
 POD.json is a Kubernetes Pod (what `kubectl get pod -o json` shows) with
 the fields used here: metadata.name, namespace, uid, labels, annotations;
@@ -331,6 +336,28 @@ class Pod:
             ids[container["name"]] = cid
         return {"sandbox": sandbox, "containers": ids}
 
+    def create_loop(self, count, sandbox):
+        """count times what kubelet does to create the pod's first
+        container (CreateContainer, the call NRI plugins see), each removed
+        again before the next (never started: no OCI hook runs); the
+        sandbox must be this manifest's, already running. The time of each
+        CreateContainer call, in microseconds."""
+        config = self.sandbox_config()
+        container = self.spec["containers"][0]
+        image_id = self.cri.image_id(container["image"])
+        times = []
+        for _ in range(count):
+            cfg = self.container_config(container, image_id)
+            # attempt 0 is the running container's: its name is reserved
+            cfg.metadata.attempt = 1
+            t0 = time.monotonic()
+            cid = self.cri.runtime("CreateContainer", pod_sandbox_id=sandbox,
+                                   config=cfg,
+                                   sandbox_config=config).container_id
+            times.append(round((time.monotonic() - t0) * 1e6))
+            self.cri.runtime("RemoveContainer", container_id=cid)
+        return times
+
 
 def containers_of(cri, sandbox):
     """The pod's containers, each with the grace period kubelet gave it
@@ -416,6 +443,11 @@ def run_command(cri, opts):
         print(json.dumps(verbose_info(r)))
     elif cmd == "remove-pod" and len(args) == 1:
         remove_pod(cri, args[0])
+    elif cmd == "create-loop" and len(args) == 3:
+        with open(args[0]) as f:
+            manifest = json.load(f)
+        times = Pod(cri, manifest, opts).create_loop(int(args[2]), args[1])
+        print(json.dumps({"create_us": times}))
     elif cmd == "pods" and not args:
         for s in cri.runtime("ListPodSandbox").items:
             print(s.id)

@@ -42,11 +42,12 @@ declare -A TAKES=(
 	[record]="json"
 	[preload]="config json unpin"
 	[apply]="config json dry-run all"
+	[nri]="config socket"
 	[help]=""
 )
-COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload apply help"
+COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload apply nri help"
 # Every option any command takes, and two no command takes.
-OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin dry-run all version verbose"
+OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin dry-run all socket version verbose"
 FLAGS=" json unpin dry-run all version verbose "
 
 takes() # CMD OPT

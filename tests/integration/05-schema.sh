@@ -33,6 +33,7 @@ schema_for() # FILE: which schema describes it
 	*-hooks.json) echo "$top/schemas/oci-hooks.schema.json" ;;
 	*base-spec.json) echo "$top/schemas/oci-runtime-spec.schema.json" ;;
 	seccomp-*.json) echo "$top/schemas/seccomp.schema.json" ;;
+	*-dashboard.json) echo "$top/schemas/grafana-dashboard.schema.json" ;;
 	*) echo "" ;;
 	esac
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # STATIC=0, the build distribution packages use: it builds in its own
-# directory against the system's shared libbpf, libelf, zlib, json-c and
-# libcgroup; ldd/readelf and `--version` agree on what is shared, and on
+# directory against the system's shared libbpf, libelf, zlib, json-c,
+# libcgroup and libprotobuf-c, with the NRI .proto files from a directory
+# (NRI_PROTO_DIR, as a distribution names its -dev packages' copies: here
+# the default build's); ldd/readelf and `--version` agree on what is shared, and on
 # what the default STATIC=1 build holds inside; and the shared binary
 # polices a real runc container.
 # shellcheck source-path=SCRIPTDIR
@@ -15,11 +17,12 @@ top=$TESTS_TOP BUILD=$TESTS_BUILD
 STATIC_BIN=$BUILD/oci-sockopt-hook
 SHARED_BUILD=$BUILD/shared
 SHARED_BIN=$SHARED_BUILD/oci-sockopt-hook
-LIBS="libbpf libelf zlib json-c libcgroup"
+LIBS="libbpf libelf zlib json-c libcgroup libprotobuf-c"
 tap_require_cmd make ldd readelf jq
 [ -x "$STATIC_BIN" ] || tap_skip_all "hook not built: $STATIC_BIN (run make)"
 
-out=$(make -C "$top" -j2 STATIC=0 BUILD="$SHARED_BUILD" "$SHARED_BIN" 2>&1)
+out=$(make -C "$top" -j2 STATIC=0 BUILD="$SHARED_BUILD" \
+	NRI_PROTO_DIR="$BUILD/nri/src" "$SHARED_BIN" 2>&1)
 tap_ok $? "make STATIC=0 BUILD=$SHARED_BUILD builds the hook" || {
 	tap_diag "$out"
 	tap_done
@@ -31,14 +34,14 @@ needed()
 	readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort
 }
 
-tap_is "$(needed "$SHARED_BIN" | grep -cE '^lib(bpf|json-c|cgroup|z)\.so\.')" 4 \
-	"STATIC=0: readelf lists libbpf, json-c, libcgroup and zlib as needed"
+tap_is "$(needed "$SHARED_BIN" | grep -cE '^lib(bpf|json-c|cgroup|z|protobuf-c)\.so\.')" 5 \
+	"STATIC=0: readelf lists libbpf, json-c, libcgroup, zlib and libprotobuf-c as needed"
 tap_is "$(needed "$STATIC_BIN")" "" \
 	"STATIC=1 (default): a static PIE, no shared library needed"
 tap_is "$(readelf -l "$STATIC_BIN" | grep -c 'INTERP')" 0 \
 	"STATIC=1: no dynamic loader runs"
 lddout=$(ldd "$SHARED_BIN" 2>&1)
-grep -E '^\s*lib(bpf|json-c|cgroup|elf|z)\.so' <<<"$lddout" | grep -q 'not found'
+grep -E '^\s*lib(bpf|json-c|cgroup|elf|z|protobuf-c)\.so' <<<"$lddout" | grep -q 'not found'
 tap_ok $((!$?)) "STATIC=0: ldd resolves every library" || tap_diag "$lddout"
 
 # version BINARY: --version --json

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # `make install DESTDIR=...` puts exactly the binary, the hooks.d file, the
-# example operator config, both man pages, the preload units and the
-# metrics service and timer in place (paths without DESTDIR inside the
-# hooks.d file and the units), never
+# example operator config, both man pages, the preload units, the
+# metrics service and timer and the NRI plugin's unit in place (paths
+# without DESTDIR inside the hooks.d file and the units; NRI=plugin adds
+# the link in /opt/nri/plugins, NRI=bad stops), never
 # overwrites an operator's config,
 # and `make uninstall DESTDIR=...` leaves the tree empty. `man -l` renders
 # both pages without warnings. The hooks.d file runs the hook for every
@@ -45,9 +46,10 @@ want="0644 etc/oci-sockopt-hook/config.json
 0644 usr/local/lib/systemd/system/oci-sockopt-hook-preload.path
 0644 usr/local/lib/systemd/system/oci-sockopt-hook-metrics.service
 0644 usr/local/lib/systemd/system/oci-sockopt-hook-metrics.timer
+0644 usr/local/lib/systemd/system/oci-sockopt-hook-nri.service
 0755 usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
 tap_is "$(cd "$D" && find . -type f -printf '%m %P\n' | sed 's/^644/0644/; s/^755/0755/' | sort -k2)" \
-	"$(sort -k2 <<<"$want")" "exactly the nine files, with modes 0755/0644"
+	"$(sort -k2 <<<"$want")" "exactly the ten files, with modes 0755/0644"
 cmp -s "$BIN" "$D/usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
 tap_ok $? "the installed binary is the built one"
 cmp -s "$top/examples/config.json" "$D/etc/oci-sockopt-hook/config.json"
@@ -71,11 +73,26 @@ tap_is "$(sed -n 's/^ExecStart=//p' "$U/oci-sockopt-hook-metrics.service")" \
 tap_is "$(sed -n 's/^\(OnUnitActiveSec\|WantedBy\)=//p' "$U/oci-sockopt-hook-metrics.timer" | tr '\n' ' ')" \
 	"15s timers.target " \
 	"the metrics timer runs it every 15 s, enabled under timers.target"
+tap_is "$(sed -n 's/^\(ExecStart\|Restart\)=//p' "$U/oci-sockopt-hook-nri.service" | tr '\n' ' ')" \
+	"/usr/local/libexec/oci/hooks.d/oci-sockopt-hook --config /etc/oci-sockopt-hook/config.json nri always " \
+	"the NRI unit runs the installed binary's nri with the installed config, restarted if it dies"
 tap_is "$(jq -r '.when.annotations | to_entries[] | select((.key | test("^\\^.*\\$$")) and (.value | test("^\\^.*\\$$")) | not) | .key' "$H")" "" \
 	"hooks.d file: every when.annotations regex is anchored (^...\$)"
 [[ $OUT == *"hooks.d file (annotations): "* ]]
 tap_ok $? "the example config has no defaults: install says it picked the annotation-conditioned file" ||
 	tap_diag "$OUT"
+[[ $OUT != *"NRI plugin:"* ]]
+tap_ok $? "NRI=none (the default): the unit is installed, nothing enabled or linked"
+D2=$T/dest-plugin
+mk install DESTDIR="$D2" NRI=plugin
+tap_is "$(readlink "$D2/opt/nri/plugins/50-oci-sockopt-hook")" "/usr/local/libexec/oci/hooks.d/oci-sockopt-hook" \
+	"NRI=plugin: /opt/nri/plugins/50-oci-sockopt-hook links the installed binary" || tap_diag "$OUT"
+mk uninstall DESTDIR="$D2"
+tap_is "$(find "$D2" -mindepth 1)" "" "NRI=plugin: uninstall removes the link and the directories"
+mk install DESTDIR="$T/dest-bad" NRI=bad
+rc=$?
+[ $rc != 0 ] && [[ $OUT == *"NRI must be none, service or plugin, not 'bad'"* ]]
+tap_ok $? "NRI=bad: the install stops with one line" || tap_diag "$OUT"
 
 out=$("$D/usr/local/libexec/oci/hooks.d/oci-sockopt-hook" validate "$D/etc/oci-sockopt-hook/config.json" 2>&1)
 tap_ok $? "the installed binary validates the installed config" || tap_diag "$out"

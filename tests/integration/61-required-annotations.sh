@@ -22,6 +22,9 @@
 #    file alone never runs the hook for an unannotated container, the
 #    handler file (examples/hooks.d-oci-sockopt-hook-handler.json) does,
 #    and with both an annotated container is policed once;
+#  - require_annotations.nri: a containerd workload container without the
+#    NRI plugin's mark is refused with one line, one with it (and the key
+#    the plugin copied) is policed, the sandbox passes;
 #  - bad require_annotations values: one line from the hook (nothing
 #    started) and from validate; validate and explain say what it does,
 #    and validate warns when no hooks.d file would show the hook an
@@ -191,6 +194,32 @@ args=()
 while IFS= read -r kv; do args+=(-a "$kv"); done < <(jq -r 'to_entries[] | "\(.key)=\(.value)"' <<<"$ann")
 b=$(ct_bundle -c "$REFUSE" "${args[@]}" other -- sockcheck all)
 started runc other "$b"
+
+# --- require_annotations.nri: the NRI plugin's mark -----------------------
+# The fallback of a node that relies on the NRI plugin: the hook runs for
+# every container of the default handler (here: in the bundle), and a
+# workload container that the plugin did not mark is refused.
+NRI_CFG=$(ct_config nri "$LOGGING | .require_annotations = {nri: true}")
+ann=$(annotations "$OTHER" containerd app "$CTRD")
+args=()
+while IFS= read -r kv; do args+=(-a "$kv"); done < <(jq -r 'to_entries[] | "\(.key)=\(.value)"' <<<"$ann")
+b=$(ct_bundle -c "$NRI_CFG" "${args[@]}" nri-unmarked -- sockcheck all)
+refused runc nri-unmarked "$b" \
+	"container 'app' of pod 'other' in namespace 'shop' was not handled by the NRI plugin [(]no node[.]sockopt-hook[.]io/nri annotation[)]" \
+	"refused by require_annotations.nri in $NRI_CFG"
+b=$(ct_bundle -c "$NRI_CFG" "${args[@]}" -a node.sockopt-hook.io/nri=delivered \
+	-a sockopt-hook.io/policy=restricted nri-marked -- sockcheck all)
+before=$(ct_snapshot)
+ct_run runc "$(ct_id nri-marked)" "$b"
+tap_is "$(val cc) $(val socket_inet6_stream) $(val "done")" "reno EPERM ok" \
+	"require_annotations.nri: a container the plugin marked, with the key it copied, is policed" ||
+	ct_diag_run "$b"
+ct_check_same "nri-marked: nothing left behind" "$before"
+ann=$(annotations "$OTHER" containerd POD "$CTRD")
+args=()
+while IFS= read -r kv; do args+=(-a "$kv"); done < <(jq -r 'to_entries[] | "\(.key)=\(.value)"' <<<"$ann")
+b=$(ct_bundle -c "$NRI_CFG" "${args[@]}" nri-sandbox -- sockcheck all)
+started runc nri-sandbox "$b"
 
 # --- CRI-O -----------------------------------------------------------------
 # crio_bundle NAME POD CONTAINER: a bundle with CRI-O's annotations.

@@ -59,10 +59,11 @@ rc=$?
 tap_is "$rc:$(cat "$TMP/out")" "0:$(printf '%s\n' \
 	"sockopt-hook.io/installed=true" \
 	"sockopt-hook.io/bypass-prot-mem=$bypass" \
+	"sockopt-hook.io/nri=false" \
 	"sockopt-hook.io/policy.restricted=true" \
 	"sockopt-hook.io/policy.bulk=true" \
 	"sockopt-hook.io/policy.setonly=true")" \
-	"features: installed, bypass-prot-mem as probe says, one label per allowed policy"
+	"features: installed, bypass-prot-mem as probe says, nri (no plugin here), one label per allowed policy"
 tap_is "$(grep -c 'not a valid Kubernetes label key, skipped' "$TMP/err"):$(wc -l <"$TMP/err")" "2:2" \
 	"features: each policy name that makes no label key is skipped with one warning" ||
 	tap_diag "$(cat "$TMP/err")"
@@ -80,7 +81,7 @@ esac
 F=$TMP/features.d/oci-sockopt-hook
 start=$(date +%s)
 out=$("$HOOK" --config "$CFG" features --nfd-file "$F" 2>/dev/null)
-tap_like "$?:$out" "^0:wrote 5 label\\(s\\) to $F, expiring at 20[0-9-]+T[0-9:]+Z\$" \
+tap_like "$?:$out" "^0:wrote 6 label\\(s\\) to $F, expiring at 20[0-9-]+T[0-9:]+Z\$" \
 	"features --nfd-file: writes the file and says so"
 parsed=$($PY "$NFD" "$F" --allow-ns sockopt-hook.io)
 tap_ok $? "the file is what NFD's local source reads, every label one nfd-master keeps" ||
@@ -135,8 +136,8 @@ print(json.dumps({d["metadata"]["name"]: d["scheduling"]["nodeSelector"]
 	"$EX/kubernetes/runtimeclass.yaml")
 ex=$("$HOOK" --config "$EX/config.json" --json features 2>/dev/null | jq -c .labels)
 tap_is "$(jq -c '[.[] | keys[]] | unique' <<<"$sel")" \
-	"$(jq -c '[keys[] | select(startswith("sockopt-hook.io/policy.") | not)] | sort' <<<"$ex")" \
-	"the RuntimeClasses select on exactly the node labels features emits (policies aside)"
+	"$(jq -c '[keys[] | select((startswith("sockopt-hook.io/policy.") or . == "sockopt-hook.io/nri") | not)] | sort' <<<"$ex")" \
+	"the RuntimeClasses select on exactly the node labels features emits (policies aside, and nri: pods that need no RuntimeClass select on it)"
 tap_is "$(jq -c --argjson l "$ex" 'map_values(to_entries | all(.value == $l[.key]))' <<<"$sel")" \
 	"{\"sockopt\":true,\"sockopt-bypass\":$bypass}" \
 	"this node's labels: RuntimeClass sockopt picks it, sockopt-bypass only if the kernel has the bypass"
@@ -168,8 +169,8 @@ OCI_SOCKOPT_HOOK_STATE_DIR=$A/state OCI_SOCKOPT_HOOK_PIN_DIR=$A/no-pins \
 	setsid sh "$A/script.sh" >"$A/out" 2>&1 &
 agent=$!
 until [ -s "$A/features.d/oci-sockopt-hook" ] || ! kill -0 "$agent" 2>/dev/null; do sleep 0.1; done
-tap_is "$($PY "$NFD" "$A/features.d/oci-sockopt-hook" --allow-ns sockopt-hook.io | jq -r '.labels | keys | length')" 5 \
-	"the agent wrote the feature file, with the example config's 5 labels"
+tap_is "$($PY "$NFD" "$A/features.d/oci-sockopt-hook" --allow-ns sockopt-hook.io | jq -r '.labels | keys | length')" 6 \
+	"the agent wrote the feature file, with the example config's 6 labels"
 if "$HOOK" --help 2>&1 | grep -q '^  metrics '; then
 	until [ -s "$A/textfile/oci-sockopt-hook.prom" ] || ! kill -0 "$agent" 2>/dev/null; do sleep 0.1; done
 	tap_check "the agent wrote the metrics file" test -s "$A/textfile/oci-sockopt-hook.prom"

@@ -17,7 +17,7 @@
 #
 # Environment: NODE_SCENARIOS="pattern..." runs only the scenarios whose
 # file name contains one of the patterns (00-node always runs: it
-# installs the hook); NODE_TIMEOUT (seconds for the whole boot, 900),
+# installs the hook); NODE_TIMEOUT (seconds for the whole boot, 1500),
 # NODE_SCENARIO_TIMEOUT (each scenario, 300), NODE_BOOT_MAX (seconds to
 # reach the suite's unit, 180), VM_VERBOSE=1 (the console live),
 # VM_TCG_THREAD (single).
@@ -30,7 +30,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build="$top/build"
-secs=${NODE_TIMEOUT:-900}
+secs=${NODE_TIMEOUT:-1500}
 while getopts "B:t:" opt; do
 	case $opt in
 	B) build=$OPTARG ;;

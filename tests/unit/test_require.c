@@ -181,6 +181,52 @@ static void test_passes(void)
 	passes(HANDLER "\"sockopt\"", "no runtime type key (plain runc)");
 }
 
+#define NRI_MARK "\"node.sockopt-hook.io/nri\":\"delivered\""
+
+/* require_annotations.nri: the NRI plugin's mark on every Kubernetes
+ * workload container, whatever its handler. */
+static void test_nri(void)
+{
+	static const char *const nri_cfg = CFG("{\"nri\":true}");
+	struct sh_config cfg;
+	const char *said;
+	int r = parse_config(nri_cfg, &cfg);
+
+	ok(r == 0 && cfg.require.nri && !cfg.require.nr_handlers,
+	   "nri: true alone is a complete setting");
+	if (!r)
+		config_free(&cfg);
+	config_refused(CFG("{\"nri\":false}"),
+		       "runtime_handlers: needs at least one runtime handler",
+		       "nri: false and no handler");
+	config_refused(CFG("{\"nri\":\"yes\"}"), "nri: must be true or false",
+		       "nri not a boolean");
+	r = check(nri_cfg, CONTAINERD, &said);
+	ok(r == -EPERM && count_lines(said) == 1 &&
+		   strstr(said,
+			  "container 'app' of pod 'web' in namespace 'shop' was not handled by the NRI plugin (no node.sockopt-hook.io/nri annotation)") &&
+		   strstr(said, "refused by require_annotations.nri in t.json"),
+	   "containerd workload container without the mark: refused, one line");
+	printf("#   %s", said);
+	r = check(nri_cfg, CRIO "," NRI_MARK, &said);
+	ok(r == 0 && !*said, "CRI-O container with the mark: passes");
+	r = check(nri_cfg, "\"io.kubernetes.cri.container-type\":\"sandbox\"",
+		  &said);
+	ok(r == 0 && !*said,
+	   "a pod sandbox (no hook under NRI anyway): passes");
+	r = check(nri_cfg, "\"x\":\"y\"", &said);
+	ok(r == 0 && !*said, "no runtime's type key (plain runc): passes");
+	r = check(CFG("{\"nri\":true,\"on_missing\":\"warn\"}"), CONTAINERD,
+		  &said);
+	ok(r == 0 && count_lines(said) == 1 && strstr(said, "warning: ") &&
+		   strstr(said, "started anyway"),
+	   "on_missing warn: one warning, started");
+	r = check(CFG("{\"nri\":true,\"runtime_handlers\":[\"sockopt\"]}"),
+		  HANDLER "\"sockopt\"," CONTAINERD "," NRI_MARK, &said);
+	ok(r == -EPERM && strstr(said, "runs under runtime handler 'sockopt'"),
+	   "with the mark, runtime_handlers still applies: no key under 'sockopt'");
+}
+
 static void test_off(void)
 {
 	const char *said;
@@ -195,6 +241,7 @@ int main(void)
 	test_refusals();
 	test_refused();
 	test_passes();
+	test_nri();
 	test_off();
 	return tap_done();
 }

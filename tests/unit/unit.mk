@@ -1,10 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # C unit tests, built twice: plain, and with ASan+UBSan.
-UNIT_NAMES := config oci_policy options cgroup_rules state_record lint require audit_log prom stats status labelkey footprint
+UNIT_NAMES := config oci_policy options cgroup_rules state_record lint require audit_log prom stats status labelkey footprint ttrpc_mux nri
 UNIT_CFLAGS = $(CFLAGS) -Itests/unit -DEXAMPLES=\"$(CURDIR)/examples\"
 UNIT_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-%)
 UNIT_SAN_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-san-%)
-SAN_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o)
+SAN_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(PB_NAMES:%=$(BUILD)/san/pb/%.pb-c.o)
+
+$(BUILD)/san/pb/%.pb-c.o: $(NRI_GEN)/%.pb-c.c | $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(NRI_GEN) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/san/%.o: hook/%.c | $(GEN_HDRS)
 	@mkdir -p $(@D)

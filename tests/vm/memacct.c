@@ -36,15 +36,11 @@
  * Exit: 0 done, 1 failure, 2 usage.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/sockios.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -52,11 +48,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/sysinfo.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "vmnet.h"
 
 #ifndef SO_MEMINFO
 #define SO_MEMINFO 55
@@ -91,126 +87,7 @@ struct conn {
 	int b; /* the side that queues, never read */
 };
 
-static const char *prog = "memacct";
-
-static void err_msg(const char *what, int err)
-{
-	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(err));
-}
-
-/* A /proc file opened for reading, or NULL (said on stderr). */
-static FILE *open_proc(const char *path)
-{
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		err_msg(path, errno);
-	return f;
-}
-
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return 0;
-}
-
-static int write_file(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "we");
-	int ret = 0;
-
-	if (!f)
-		return -errno;
-	if (fputs(val, f) < 0)
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	return ret;
-}
-
-/* "mem" of the "TCP:" or "UDP:" line of /proc/net/sockstat, in pages */
-static long sockstat_mem(bool tcp)
-{
-	const char *tag = tcp ? "TCP:" : "UDP:";
-	char line[256];
-	long val = -1;
-	FILE *f;
-
-	f = open_proc("/proc/net/sockstat");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p;
-
-		if (strncmp(line, tag, strlen(tag)))
-			continue;
-		p = strstr(line, " mem ");
-		if (p)
-			val = strtol(p + 5, NULL, 10);
-		break;
-	}
-	fclose(f);
-	if (val < 0)
-		fprintf(stderr, "%s: no %s mem in /proc/net/sockstat\n", prog,
-			tag);
-	return val;
-}
-
-/* a TcpExt counter from /proc/net/netstat (header line, then values) */
-static long netstat_counter(const char *name)
-{
-	static char head[8192], vals[8192];
-	char *hs, *vs, *h, *v;
-	long val = -1;
-	FILE *f;
-
-	f = open_proc("/proc/net/netstat");
-	if (!f)
-		return -1;
-	while (fgets(head, sizeof(head), f) && fgets(vals, sizeof(vals), f)) {
-		if (strncmp(head, "TcpExt:", 7))
-			continue;
-		h = strtok_r(head + 7, " \n", &hs);
-		v = strtok_r(vals + 7, " \n", &vs);
-		while (h && v) {
-			if (!strcmp(h, name)) {
-				val = strtol(v, NULL, 10);
-				break;
-			}
-			h = strtok_r(NULL, " \n", &hs);
-			v = strtok_r(NULL, " \n", &vs);
-		}
-		break;
-	}
-	fclose(f);
-	if (val < 0)
-		fprintf(stderr, "%s: no TcpExt %s in /proc/net/netstat\n", prog,
-			name);
-	return val;
-}
+const char *prog = "memacct";
 
 /*
  * The exact counter, as the series' selftest reads it with BPF:
@@ -398,80 +275,6 @@ static int pin_cpu(int cpu)
 	return cpu;
 }
 
-static socklen_t loopback(int family, struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = in6addr_loopback;
-		return sizeof(*s6);
-	}
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-	s4->sin_family = AF_INET;
-	s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return sizeof(*s4);
-}
-
-/* a socket bound to an ephemeral loopback port; its address in *ss */
-static int bound_socket(int family, int type, struct sockaddr_storage *ss,
-			socklen_t *len)
-{
-	int fd;
-
-	*len = loopback(family, ss);
-	fd = socket(family, type | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err_msg("socket", errno);
-		return -1;
-	}
-	if (bind(fd, (struct sockaddr *)ss, *len) ||
-	    getsockname(fd, (struct sockaddr *)ss, len)) {
-		err_msg("bind", errno);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int tcp_listener(int family, struct sockaddr_storage *ss, socklen_t *len,
-			int backlog)
-{
-	int fd = bound_socket(family, SOCK_STREAM, ss, len);
-
-	if (fd >= 0 && listen(fd, backlog)) {
-		err_msg("listen", errno);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* connect one TCP client to the listener; *cli connected, *child accepted */
-static int tcp_pair(int lfd, const struct sockaddr_storage *ss, socklen_t len,
-		    int *cli, int *child)
-{
-	*cli = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (*cli < 0) {
-		err_msg("socket", errno);
-		return -1;
-	}
-	if (connect(*cli, (const struct sockaddr *)ss, len)) {
-		err_msg("connect", errno);
-		close(*cli);
-		return -1;
-	}
-	*child = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (*child < 0) {
-		err_msg("accept", errno);
-		close(*cli);
-		return -1;
-	}
-	return 0;
-}
-
 static int udp_pair(int family, int *a, int *b)
 {
 	struct sockaddr_storage sa, sb;
@@ -579,20 +382,6 @@ static int open_conns(const struct opts *o, struct conn *c)
 	return i == o->pairs ? 0 : -1;
 }
 
-static void raise_nofile(int n)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= (rlim_t)n)
-		return;
-	rl.rlim_cur = n;
-	if (rl.rlim_max < (rlim_t)n)
-		rl.rlim_max = n;
-	if (setrlimit(RLIMIT_NOFILE, &rl))
-		fprintf(stderr, "%s: cannot raise RLIMIT_NOFILE to %d\n", prog,
-			n);
-}
-
 static int do_measure(const struct opts *o)
 {
 	long before, after, total = o->pages * PAGE, rmem = 0, wmem = 0;
@@ -650,59 +439,18 @@ out:
 	return ret;
 }
 
-/* send until every connection is capped or stalled, or time runs out */
-static long pressure_send(const struct opts *o, struct conn *c)
+/* fill_sockets() on the sending side of each connection */
+static long pressure_send(const struct opts *o, const struct conn *c)
 {
-	static char buf[65536];
-	long *left, sent = 0;
-	struct pollfd *pfd;
-	double end = now() + o->secs;
-	int stalls = 0;
+	int *fds = calloc(o->pairs, sizeof(*fds));
+	long sent;
 
-	left = calloc(o->pairs, sizeof(*left));
-	pfd = calloc(o->pairs, sizeof(*pfd));
-	if (!left || !pfd) {
-		free(left);
-		free(pfd);
+	if (!fds)
 		return -1;
-	}
 	for (int i = 0; i < o->pairs; i++)
-		left[i] = o->bytes;
-	while (now() < end && stalls < 3) {
-		bool progress = false, busy = false;
-		int np = 0;
-
-		for (int i = 0; i < o->pairs; i++) {
-			long n = left[i] < (long)sizeof(buf) ?
-					 left[i] :
-					 (long)sizeof(buf);
-			ssize_t r;
-
-			if (!n)
-				continue;
-			busy = true;
-			r = send(c[i].a, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-			if (r > 0) {
-				left[i] -= r;
-				sent += r;
-				progress = true;
-			} else {
-				pfd[np].fd = c[i].a;
-				pfd[np].events = POLLOUT;
-				np++;
-			}
-		}
-		if (!busy)
-			break;
-		if (progress) {
-			stalls = 0;
-			continue;
-		}
-		if (poll(pfd, np, 200) == 0)
-			stalls++;
-	}
-	free(left);
-	free(pfd);
+		fds[i] = c[i].a;
+	sent = fill_sockets(fds, o->pairs, o->bytes, o->secs);
+	free(fds);
 	return sent;
 }
 
@@ -728,7 +476,7 @@ static int do_pressure(const struct opts *o)
 			goto out;
 		}
 	}
-	p0 = netstat_counter("TCPMemoryPressures");
+	p0 = proc_counter("/proc/net/netstat", "TcpExt", "TCPMemoryPressures");
 	m0 = sockstat_mem(true);
 	if (p0 < 0 || m0 < 0 || open_conns(o, c))
 		goto out;
@@ -742,7 +490,7 @@ static int do_pressure(const struct opts *o)
 		if (!ioctl(c[i].b, SIOCINQ, &v))
 			inq += v;
 	}
-	p1 = netstat_counter("TCPMemoryPressures");
+	p1 = proc_counter("/proc/net/netstat", "TcpExt", "TCPMemoryPressures");
 	m1 = sockstat_mem(true);
 	if (sent >= 0 && p1 >= 0 && m1 >= 0) {
 		printf("memacct pressure family=%d conns=%d tcp_mem=\"%s\" sent=%ld outq=%ld inq=%ld queued=%ld mem_before=%ld mem=%ld pressures=%ld\n",

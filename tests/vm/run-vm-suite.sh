@@ -9,9 +9,10 @@
 # (default: build/ of this repository).
 #
 # The image holds busybox, tests/vm/guest/ as /guest with tests/lib/tap.sh
-# beside it, memacct, and, when they exist, BUILD_DIR/oci-sockopt-hook with
-# its shared libraries, BUILD_DIR/tests/sockcheck, bpftool, and
-# examples/config.json plus a "bypass-marked" policy as /guest/config.json.
+# beside it, memacct, neighbour, and, when they exist, the host's runc,
+# BUILD_DIR/oci-sockopt-hook with its shared libraries,
+# BUILD_DIR/tests/sockcheck, bpftool, and examples/config.json plus a
+# "bypass-marked" policy as /guest/config.json.
 # VM_EXTRA="HOST[:GUEST] ..." adds more files (see mkinitramfs.sh).
 #
 # Exit: 0 all passed; 1 a test or the rig failed; 77 qemu or a suitable
@@ -53,15 +54,31 @@ esac
 kernel=$(echo "$kout" | tail -n1)
 say "$(echo "$kout" | head -n1)"
 
-# memacct: static, rebuilt when its source changes
-memacct="$vm/memacct"
-if [ ! -x "$memacct" ] || [ "$here/memacct.c" -nt "$memacct" ]; then
-	${CC:-gcc} -static -O2 -Wall -Wextra -o "$memacct.tmp" "$here/memacct.c"
-	mv "$memacct.tmp" "$memacct"
-fi
+# memacct and neighbour: static, rebuilt when a source changes
+static_prog() {
+	local out="$vm/$1" src
+	shift
+	for src in "$@" "$here/vmnet.h"; do
+		[ -x "$out" ] && [ ! "$src" -nt "$out" ] && continue
+		${CC:-gcc} -static -O2 -Wall -Wextra -Werror -o "$out.tmp" "$@"
+		mv "$out.tmp" "$out"
+		return
+	done
+}
+static_prog memacct "$here/memacct.c" "$here/vmnet.c"
+static_prog neighbour "$here/neighbour.c" "$here/vmnet.c"
 
 # the guest scripts print TAP with the tests' own library
-extras=("$memacct:/bin/memacct" "$top/tests/lib/tap.sh:/guest/tap.sh")
+extras=("$vm/memacct:/bin/memacct" "$vm/neighbour:/bin/neighbour"
+	"$top/tests/lib/tap.sh:/guest/tap.sh")
+# runc for the noisy-neighbour containers: the host's (Debian's), with the
+# shared libraries mkinitramfs finds for it
+runc=$(command -v runc || true)
+if [ -n "$runc" ]; then
+	extras+=("$runc:/usr/sbin/runc")
+else
+	say "runc not installed: the noisy-neighbour benchmark skips"
+fi
 if [ -x "$build/oci-sockopt-hook" ]; then
 	extras+=("$build/oci-sockopt-hook:/bin/oci-sockopt-hook")
 	say "hook: $build/oci-sockopt-hook"
@@ -110,7 +127,7 @@ fi
 
 grep -v '^FIGURE ' "$results" || true
 if grep -q '^FIGURE ' "$results"; then
-	echo "# figures (memory_allocated growth in pages; pressure counts):"
+	echo "# figures (memory_allocated growth in pages; pressure counts; noisy neighbour):"
 	sed -n 's/^FIGURE /#   /p' "$results"
 fi
 pass=$(grep -c '^ok ' "$results" || true)

@@ -226,3 +226,50 @@ oci_runtime_scenario() {
 	tap_is "$("${r[@]}" list -q | grep -cx "$id")" 0 "$rt: $id deleted when its process exited"
 	check_gone "$rt run" "$rt-$id.scope" "/system.slice/$rt-$id.scope"
 }
+
+# The CRI scenarios' setup (40-containerd-cri, 80-nri), after tests/lib/
+# cri.sh is sourced with CRI_DIR set:
+# node_cri_stubs: the CRI client's stubs, generated here; sets CRI_STUBS
+# (skips the scenario where they cannot be made)
+node_cri_stubs() {
+	local out rc
+
+	out=$("$NODE_PAYLOAD/src/tests/cri/gen-stubs.sh" "$NODE_VAR" 2>&1)
+	rc=$?
+	case $rc in
+	0) CRI_STUBS=$(tail -n1 <<<"$out") ;;
+	77) tap_diag "$out"; tap_skip_all "no CRI stubs here: $(tail -n1 <<<"$out")" ;;
+	*) tap_diag "$out"; tap_bail "tests/cri/gen-stubs.sh failed" ;;
+	esac
+	tap_ok 0 "CRI stubs generated here by $(python3 -m grpc_tools.protoc --version)"
+}
+
+# node_cri_images: the busybox probe image and the pause image (the
+# payload's static pause program) imported into containerd's k8s.io store
+node_cri_images() {
+	local out ids
+
+	mkdir -p "$CRI_DIR/pause-bin"
+	if [ -x "$NODE_PAYLOAD/bin/pause" ]; then
+		cp "$NODE_PAYLOAD/bin/pause" "$CRI_DIR/pause-bin/pause"
+	else
+		# tests/progs/pause.c is not in this payload: a shell that
+		# does the same (PID 1 ignores signals it has no handler for).
+		cp /bin/busybox "$CRI_DIR/pause-bin/busybox"
+		printf '#!/busybox sh\ntrap "exit 0" TERM INT\nwhile :; do /busybox sleep 1; done\n' \
+			>"$CRI_DIR/pause-bin/pause-sh"
+		printf '#!/busybox sh\nexec /busybox sh /pause-sh\n' >"$CRI_DIR/pause-bin/pause"
+		chmod 0755 "$CRI_DIR/pause-bin/pause" "$CRI_DIR/pause-bin/pause-sh"
+	fi
+	cri_images "$CRI_DIR/images" "$NODE_ROOTFS" "$CRI_DIR/pause-bin/pause" &&
+		cp -a "$CRI_DIR/pause-bin/." "$CRI_DIR/images/pause-rootfs/" &&
+		"$CRI_PYTHON" "$NODE_PAYLOAD/src/tests/cri/mkimage.py" "$CRI_DIR/images/pause.tar" \
+			"$CRI_PAUSE" "$CRI_DIR/images/pause-rootfs" /pause
+	out=$(for img in busybox pause; do
+		ctr -n k8s.io images import "$CRI_DIR/images/$img.tar" 2>&1 || echo "import $img failed"
+	done)
+	ids=$(cri image-id "$CRI_BUSYBOX" && cri image-id "$CRI_PAUSE")
+	tap_like "$ids" '^sha256:[0-9a-f]{64}'$'\n''sha256:[0-9a-f]{64}$' \
+		"ctr images import: the busybox and pause images are in CRI's store" ||
+		tap_diag "$out" "$ids"
+}

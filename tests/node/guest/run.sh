@@ -23,9 +23,12 @@ for s in "$NODE_PAYLOAD"/scenarios/*.sh; do
 	name=$(basename "$s" .sh)
 	echo "@@NODE-SCENARIO $name@@"
 	start=$SECONDS
-	timeout -k 10 "${NODE_SCENARIO_TIMEOUT:-300}" bash "$s" </dev/null 2>&1
+	# a scenario may ask for more time: a line "# node-timeout: SECS"
+	secs=$(sed -n 's/^# node-timeout: \([0-9][0-9]*\)$/\1/p' "$s" | head -n1)
+	secs=${secs:-${NODE_SCENARIO_TIMEOUT:-300}}
+	timeout -k 10 "$secs" bash "$s" </dev/null 2>&1
 	src=$?
-	[ $src != 124 ] || echo "# $name: timed out after ${NODE_SCENARIO_TIMEOUT:-300}s"
+	[ $src != 124 ] || echo "# $name: timed out after ${secs}s"
 	echo "@@NODE-SCENARIO-END $name rc=$src secs=$((SECONDS - start))@@"
 	case $src in 0 | 77) ;; *) rc=1 ;; esac
 done

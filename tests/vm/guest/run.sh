@@ -7,7 +7,9 @@
 #     memory_allocated growth drop to <= 10 pages from > 32 pages;
 #  3. the pressure scenario (tcp_mem "1000 1000 1000") with and without
 #     the sysctl;
-#  4. the hook scenarios (hook.sh) when the hook binary is in the image.
+#  4. the hook scenarios (hook.sh) when the hook binary is in the image;
+#  5. the noisy-neighbour benchmark (noisy.sh): runc containers, one
+#     streaming, one filling buffers, with and without the bypass.
 . /guest/lib.sh
 
 MIN_KERNEL=6.19
@@ -105,4 +107,5 @@ pressure_checks 2>&1
 if [ -r /guest/hook.sh ]; then
 	. /guest/hook.sh
 fi
+. /guest/noisy.sh
 tap_done

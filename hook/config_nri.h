@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_CONFIG_NRI_H
+#define SH_CONFIG_NRI_H
+
+#include "config_json.h"
+
+/* nri: {"hook_path": "/abs/path"}, the NRI plugin's settings. */
+int config_nri_parse(struct config_ctx *ctx, struct json_object *obj,
+		     struct sh_config *cfg);
+
+#endif /* SH_CONFIG_NRI_H */
