@@ -42,8 +42,8 @@ static const struct cli_command *const commands[] = {
 	&cmd_explain_command,  &cmd_validate_command,
 	&cmd_gc_command,       &cmd_metrics_command,
 	&cmd_features_command, &cmd_record_command,
-	&cmd_preload_command,  &cmd_apply_command, &cmd_nri_command,
-	&help_command,
+	&cmd_preload_command,  &cmd_apply_command,
+	&cmd_nri_command,      &help_command,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
