@@ -80,8 +80,9 @@ t_image=$(date +%s)
 
 # memacct: static, rebuilt when its source changes
 memacct="$node/memacct"
-if [ ! -x "$memacct" ] || [ "$top/tests/vm/memacct.c" -nt "$memacct" ]; then
-	${CC:-gcc} -static -O2 -Wall -Wextra -o "$memacct.tmp" "$top/tests/vm/memacct.c"
+if [ ! -x "$memacct" ] || [ "$top/tests/vm/memacct.c" -nt "$memacct" ] ||
+	[ "$top/tests/vm/vmnet.c" -nt "$memacct" ] || [ "$top/tests/vm/vmnet.h" -nt "$memacct" ]; then
+	${CC:-gcc} -static -O2 -Wall -Wextra -o "$memacct.tmp" "$top/tests/vm/memacct.c" "$top/tests/vm/vmnet.c"
 	mv "$memacct.tmp" "$memacct"
 fi
 
