@@ -44,6 +44,8 @@ gen_find_rule(const struct sh_gen_opt_state *st, const struct bpf_sockopt *ctx)
 				       .level = ctx->level,
 				       .optname = ctx->optname };
 
+	if (!(st->hint & sh_gen_hint_bit(key.level, key.optname)))
+		return NULL;
 	return bpf_map_lookup_elem(&gen_rules, &key);
 }
 

@@ -55,13 +55,22 @@ struct sh_gen_sock_state {
 	struct sh_would_have wh;
 };
 
-/* setsockopt and getsockopt: the rules id, and the allow-list flag
- * (setsockopt). */
+/* setsockopt and getsockopt: the rules id, the allow-list flag
+ * (setsockopt), and the hint: the bits of the (level, option) pairs the
+ * rules name (sh_gen_hint_bit), so that a call whose bit is clear, as most
+ * are, has no rule and needs no lookup. */
 struct sh_gen_opt_state {
 	__u32 flags;
 	__u32 default_deny;
 	__u64 rules;
+	__u64 hint;
 	struct sh_would_have wh;
 };
+
+static inline __attribute__((always_inline)) __u64
+sh_gen_hint_bit(__s32 level, __s32 optname)
+{
+	return 1ULL << (((__u32)level * 37u + (__u32)optname) & 63);
+}
 
 #endif /* SH_GENERIC_MAP_H */

@@ -352,6 +352,21 @@ static int put_rules(const struct generic_prog *g, enum sh_prog_kind kind,
 	return 0;
 }
 
+/* The hint of the state: a bit for each rule's (level, option). */
+static __u64 opt_hint(enum sh_prog_kind kind, const struct sh_effective *eff)
+{
+	const struct sh_policy *p = eff->policy ? eff->policy : &gen_none;
+	const struct sh_rule_entry *rules = kind == SH_PROG_SET ? p->set_rules :
+								  p->get_rules;
+	size_t n = kind == SH_PROG_SET ? p->nr_set : p->nr_get;
+	__u64 hint = 0;
+
+	for (size_t i = 0; i < n; i++)
+		hint |= sh_gen_hint_bit(rules[i].key.level,
+					rules[i].key.optname);
+	return hint;
+}
+
 static void state_key(struct bpf_cgroup_storage_key *key,
 		      enum sh_prog_kind kind, uint64_t cg_id)
 {
@@ -400,6 +415,7 @@ static int write_state(const struct generic_prog *g, enum sh_prog_kind kind,
 		st.opt.default_deny = kind == SH_PROG_SET && eff->policy &&
 				      eff->policy->default_deny;
 		st.opt.rules = g->rules_id;
+		st.opt.hint = opt_hint(kind, eff);
 	}
 	return bpf_map_update_elem(g->state_fd, &key, &st, flags) ? -errno : 0;
 }
