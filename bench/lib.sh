@@ -44,6 +44,7 @@ B_PINS=
 # The pin dir of the generic programs alone (b_preload_generic), or "".
 B_GEN_PINS=
 B_PRELOADED=0
+B_PRELOAD_CONFIG= # examples/config.json with keep_keys off
 B_CRUN=0        # crun runs here (with the v1 hugetlb hierarchy mounted)
 B_HOOK_PROGS=0  # sh_* programs loaded before we started
 B_EMPTY_PROGS=0 # sb_empty_* programs loaded before we started (a copy
@@ -111,6 +112,13 @@ b_init()
 	export OCI_SOCKOPT_HOOK_PIN_DIR=$B_BPFFS/none
 	B_CG=$B_CG2/sockopt-bench-$$
 	mkdir "$B_CG" "$B_CG/park" || return 1
+	# Where a preload with keep_keys keeps the static keys on: below our
+	# cgroup, never the host's own (relative to the cgroup2 mount).
+	export OCI_SOCKOPT_HOOK_KEYS_CGROUP=${B_CG#"$B_CG2"/}/keys
+	# The preload of the preloaded variants keeps no key on: every
+	# benchmark sets the keys' state itself (empty programs on a scratch
+	# cgroup, or none for the cold and quiet host states).
+	B_PRELOAD_CONFIG=$(b_config preload '.keep_keys = false') || return 1
 }
 
 # b_mount TYPE DIR [OPTIONS...]: mounts a TYPE file system of our own at
@@ -132,8 +140,15 @@ b_mount()
 b_preload()
 {
 	[ "$B_PRELOADED" = 1 ] && return 0
+	b_preload_with "$B_PRELOAD_CONFIG"
+}
+
+# b_preload_with CONFIG: the hook's preload of CONFIG into $B_PINS (again:
+# keep_keys on or off as CONFIG says).
+b_preload_with()
+{
 	B_PRELOADED=1
-	OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS "$HOOK" --config "$B_CONFIG" preload \
+	OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS "$HOOK" --config "$1" preload \
 		>/dev/null 2>>"$B_TMP/hook.err" ||
 		{ b_fail "hook preload: $(tail -n 1 "$B_TMP/hook.err")"; return 1; }
 	[ -n "$(ls -A "$B_PINS" 2>/dev/null)" ] ||
@@ -157,7 +172,7 @@ b_preload_generic()
 }
 
 # b_unpin: removes every pin of the preload (the programs go once no
-# cgroup has them attached).
+# cgroup has them attached), and the keys cgroup of keep_keys.
 b_unpin()
 {
 	[ -z "$B_GEN_PINS" ] ||
@@ -379,6 +394,8 @@ b_cleanup()
 	fi
 	b_unmount_all
 	[ -n "$B_TMP" ] && rm -rf "$B_TMP"
+	# The state dir on disk of benchmark 1's "nothing to attach" variant.
+	rm -rf "$B_OUT/state-disk"
 	# The kernel frees a removed cgroup's programs asynchronously. Those
 	# loaded before we started are another user's (outside the lock).
 	for _ in $(seq 1 50); do

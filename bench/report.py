@@ -18,7 +18,8 @@ report_start.py).
 It writes DIR/results.json (every row, with the run's conditions) and
 DIR/table.txt, and prints the table: the rows of each benchmark in the
 order it ran, then the summary (the targets of issue 11 again, and how
-many datapath targets were met); with --verbose also the detail rows
+many datapath targets were met), then the Targets table of issue 25
+(report_targets.py); with --verbose also the detail rows
 (each variant's own median). Standard library only, for /usr/bin/python3.
 The statistics are benchstat.py's.
 """
@@ -32,6 +33,7 @@ import sys
 
 from benchstat import Raw, Table, summary, table_text
 from report_start import report_hook, report_scale
+from report_targets import report_targets
 
 BENCHMARKS = ("datapath", "rules", "host", "hook", "scale")
 
@@ -145,7 +147,7 @@ def report_rules(t):
 def report_host(t):
     raw = t.raw
     keys = {st: raw.text("host.keys." + st).strip()
-            for st in ("none", "setonly", "restricted")}
+            for st in ("none", "setonly", "restricted", "kept")}
 
     def key_of(state, key):
         m = re.match(r".*%s=([a-z]*)" % re.escape(key), keys[state])
@@ -155,8 +157,12 @@ def report_host(t):
     t.row(s, "keys, nothing of ours: " + keys["none"], "", "-")
     t.row(s, "keys, setonly elsewhere: " + keys["setonly"], "", "-")
     t.row(s, "keys, restricted elsewhere: " + keys["restricted"], "", "-")
+    t.row(s, "keys, kept by preload (keep_keys): " + keys["kept"], "", "-")
     t.row(s, "getsockopt key, setonly attached elsewhere",
           key_of("setonly", "getsockopt"), "state", "== off")
+    for key in ("sock_create", "setsockopt", "getsockopt"):
+        t.row(s, "%s key, kept by preload, no container" % key,
+              key_of("kept", key), "state", "== on")
     t.median(s, "setsockopt: no program anywhere", "host.none.set", "ns")
     t.median(s, "setsockopt: setonly elsewhere", "host.setonly.set", "ns")
     t.median(s, "setsockopt: restricted elsewhere", "host.restricted.set",
@@ -177,6 +183,13 @@ def report_host(t):
             "host.none.get")
     t.ratio(s, "socket: restricted/nowhere", "host.restricted.sock",
             "host.none.sock")
+    # What keep_keys costs every other cgroup's sockets: the keys' checks.
+    for what, name in (("set", "setsockopt"), ("get", "getsockopt"),
+                       ("sock", "socket")):
+        t.median(s, "%s: keys kept by preload" % name, "host.kept." + what,
+                 "ns")
+        t.ratio(s, "%s: keys kept/nowhere" % what.replace("sock", "socket"),
+                "host.kept." + what, "host.none." + what)
 
 
 # ---- the summary -------------------------------------------------------------
@@ -228,6 +241,7 @@ def main():
         elif name in done and name in reports:
             reports[name](t)
     report_summary(t, done)
+    report_targets(t, done)
     if not t.rows:
         return 0
     results = {

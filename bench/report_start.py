@@ -114,12 +114,14 @@ def perf_lines(raw):
 # ---- 1: the hook alone -------------------------------------------------------
 
 ALONE = (("cold", "cold host (turns the static keys on)"),
+         ("coldpl", "cold host, preloaded"),
          ("fallback", "fallback: no pins, no other container"),
          ("shared", "shared: no pins, another container"),
          ("preloaded", "preloaded: first container of it"),
          ("plshared", "preloaded, another container"),
          ("generic", "not preloaded: the generic programs"),
-         ("noop", "nothing to attach"))
+         ("noop", "nothing to attach"),
+         ("noopdisk", "nothing to attach, state dir on disk"))
 
 
 def report_alone(t):
@@ -150,6 +152,10 @@ def report_alone(t):
     t.row(s, "(a) prestart, nothing to attach - /bin/true " + ci("noop"),
           minus_true("noop", "pre"), "ms", "<= 0.2",
           summary="prestart, nothing to attach - /bin/true")
+    t.row(s, "(a) the same, state dir on %s - /bin/true %s"
+          % (raw.text("disk.fstype").strip() or "disk", ci("noopdisk")),
+          minus_true("noopdisk", "pre"), "ms", "<= 0.2",
+          summary="prestart, nothing to attach, state on disk - /bin/true")
     t.row(s, "(b) prestart, preloaded, first - /bin/true " + ci("preloaded"),
           minus_true("preloaded", "pre"), "ms", "<= 0.5",
           summary="prestart, first of a preloaded policy - /bin/true")
@@ -164,12 +170,22 @@ def report_alone(t):
           + ci("generic"), minus_true("generic", "pre"), "ms")
     t.row(s, "    prestart, cold host - /bin/true",
           minus_true("cold", "pre"), "ms")
+    t.row(s, "    prestart, cold host, preloaded - /bin/true",
+          minus_true("coldpl", "pre"), "ms")
+    # The static keys alone: the same preloaded prestart and poststop,
+    # keys off against keys on, each against its own round's /bin/true.
+    for step, name in (("pre", "prestart"), ("post", "poststop")):
+        t.row(s, "    %s, static keys off - on (preloaded)" % name,
+              raw.pair_ms("alone.coldpl.%s" % step,
+                          "alone.preloaded.%s" % step), "ms")
     for v, what in (("noop", "nothing to attach"),
+                    ("noopdisk", "nothing to attach, state on disk"),
                     ("preloaded", "preloaded, first"),
                     ("fallback", "fallback (no pins)"),
                     ("plshared", "shared, preloaded"),
                     ("generic", "not preloaded (generic)"),
-                    ("shared", "shared, no pins"), ("cold", "cold host")):
+                    ("shared", "shared, no pins"), ("cold", "cold host"),
+                    ("coldpl", "cold host, preloaded")):
         t.row(s, "    poststop, %s - /bin/true" % what,
               minus_true(v, "post"), "ms")
 
@@ -177,18 +193,21 @@ def report_alone(t):
 # ---- 1a: through the runtimes ------------------------------------------------
 
 
-RUNC = ("none", "true", "read", "ours", "noop", "fresh", "generic",
+RUNC = ("none", "true", "read", "ours", "quiet", "noop", "fresh", "generic",
         "shared")
 CRUN = ("none", "read", "ours", "noop")
 RT_NAMES = {"none": "no hooks", "true": "/bin/true", "read": "readstate",
-            "ours": "ours preloaded", "noop": "ours, nothing to attach",
+            "ours": "ours preloaded",
+            "quiet": "ours preloaded, quiet host (keys off)",
+            "noop": "ours, nothing to attach",
             "fresh": "ours fallback", "shared": "ours shared, no pins",
             "generic": "ours, policy not preloaded"}
 # The differences shown, as (runtime, variant, baseline, target):
 # /bin/true for runc, as issue 11 has it; readstate for crun, which fails
 # a hook that exits before it has written the state (EPIPE), as
 # /bin/true may.
-RT_DIFFS = (("runc", "ours", "true", "<= 1.0"),
+RT_DIFFS = (("runc", "ours", "true", "<= 1.0"), ("runc", "quiet", "true", "-"),
+            ("runc", "quiet", "ours", "-"),
             ("runc", "generic", "true", "<= 1.0"), ("runc", "noop", "true", "-"),
             ("runc", "fresh", "true", "-"), ("runc", "shared", "true", "-"),
             ("runc", "true", "none", "-"), ("runc", "read", "true", "-"),
@@ -202,6 +221,14 @@ def report_runtimes(t):
     s = ("1a. runc run / crun run of a container that exits at once (ms; "
          "paired p50 and its 95% CI)")
     crun = bool(raw.values("rt.crun_none"))
+    keys = raw.text("rt.keys.quiet").strip()
+    if keys:
+        t.row(s, "keys before the quiet-host rounds, nothing of ours "
+              "attached: " + keys, "", "-")
+        for key in ("sock_create", "setsockopt", "getsockopt"):
+            m = re.match(r".*%s=([a-z]*)" % key, keys)
+            t.row(s, "%s key, quiet host" % key, m.group(1) if m else "",
+                  "state", "== off")
     for rt, variants in (("runc", RUNC), ("crun", CRUN)):
         if rt == "crun" and not crun:
             t.row(s, "crun: not measured (no crun, or no v1 hugetlb mount)",
@@ -461,6 +488,12 @@ def report_kmem(t, mem):
                     / n / 1024), "KiB")
     t.row(s, "given back at release, caches aside (policed - released)",
           "%.2f" % returned, "KiB")
+    if raw.exists("meminfo.bare2"):
+        bare2 = meminfo(raw, "bare2")
+        t.row(s, "noise floor: the same sum, bare taken again 2 s later, "
+              "nothing changed, / N", "%.2f" % sum(
+                  (bare2.get(f, 0) - bare.get(f, 0)) / n / 1024
+                  for f in KMEM_FIELDS), "KiB")
     growth = slab_growth(raw, n)
     if growth:
         t.row(s, "slab caches grown most, objects per container: " + growth,

@@ -263,6 +263,7 @@ host_trial()
 	case $state in
 	setonly) b_attach host-setonly || return 1 ;;
 	restricted) b_attach host-restricted || return 1 ;;
+	kept) b_preload_with "$B_KEEP_CONFIG" || return 1 ;;
 	esac
 	host_keys "$state" &&
 		b_run "host.$state.set" -n "$CALLS" -c "$by" set SOL_SOCKET SO_KEEPALIVE 1 &&
@@ -272,21 +273,26 @@ host_trial()
 	case $state in
 	setonly) b_detach host-setonly ;;
 	restricted) b_detach host-restricted ;;
+	kept) b_preload_with "$B_PRELOAD_CONFIG" ;;
 	esac
 	return "$r"
 }
 
+# Host states: nothing of ours anywhere; setonly or restricted attached to
+# a container elsewhere; the keys kept on by `preload` with keep_keys
+# (examples/config.json's policies use all three attach types).
 bench_host()
 {
-	local states=(none setonly restricted) t k
+	local states=(none setonly restricted kept) t k n=4
 
 	b_log "bench: host impact"
 	mkdir -p "$B_CG/host-bystander" "$B_CG/host-scratch" || return 1
 	b_container host-setonly setonly && b_container host-restricted restricted ||
 		return 1
+	B_KEEP_CONFIG=$(b_config keep-keys '.keep_keys = true') || return 1
 	for ((t = 0; t < T; t++)); do
-		for ((k = 0; k < 3; k++)); do
-			host_trial "${states[$(((t + k) % 3))]}" || return 1
+		for ((k = 0; k < n; k++)); do
+			host_trial "${states[$(((t + k) % n))]}" || return 1
 		done
 	done
 }

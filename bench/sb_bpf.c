@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -202,6 +204,18 @@ static void keys_destroy(struct keys_bpf **skel)
 	keys_bpf__destroy(*skel);
 }
 
+/* The three keys and a function that tests each. */
+static void sb_sites(struct sb_site s[3])
+{
+	static const struct sb_site sites[3] = {
+		{ .key = "sock_create", .func = "inet_create" },
+		{ .key = "setsockopt", .func = "do_sock_setsockopt" },
+		{ .key = "getsockopt", .func = "do_sock_getsockopt" },
+	};
+
+	memcpy(s, sites, sizeof(sites));
+}
+
 /*
  * Prints "sock_create=on|off setsockopt=... getsockopt=...". A key is off
  * when its function's text now differs from its text while an empty
@@ -211,16 +225,14 @@ static void keys_destroy(struct keys_bpf **skel)
 int sb_read_keys(const char *scratch)
 {
 	_cleanup_(keys_destroy) struct keys_bpf *keys = keys_bpf__open();
-	struct sb_site s[] = {
-		{ .key = "sock_create", .func = "inet_create" },
-		{ .key = "setsockopt", .func = "do_sock_setsockopt" },
-		{ .key = "getsockopt", .func = "do_sock_getsockopt" },
-	};
+	struct sb_site s[3];
 	static uint8_t now[3][SB_TEXT_MAX], on[3][SB_TEXT_MAX],
 		after[3][SB_TEXT_MAX];
 	size_t len[3];
-	int r = find_functions(s, 3);
+	int r;
 
+	sb_sites(s);
+	r = find_functions(s, 3);
 	if (r)
 		return r;
 	if (!keys || keys_bpf__load(keys)) {
@@ -249,4 +261,90 @@ int sb_read_keys(const char *scratch)
 	if (!r)
 		putchar('\n');
 	return r;
+}
+
+/* The text reader, loaded, and where the three functions are. */
+static int keys_reader(struct keys_bpf **keys, struct sb_site s[3])
+{
+	int r;
+
+	sb_sites(s);
+	r = find_functions(s, 3);
+
+	if (r)
+		return r;
+	*keys = keys_bpf__open();
+	if (!*keys || keys_bpf__load(*keys)) {
+		sb_err("cannot load the text reader: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Saves the three functions' text to FILE, to be taken while every key is
+ * off (sockbench keys said so): what keys-wait-off waits for.
+ */
+int sb_keys_save(const char *file)
+{
+	_cleanup_(keys_destroy) struct keys_bpf *keys = NULL;
+	struct sb_site s[3];
+	static uint8_t text[3][SB_TEXT_MAX];
+	size_t len[3];
+	FILE *f;
+	int r = keys_reader(&keys, s);
+
+	if (!r)
+		r = snapshot(keys, s, 3, text, len);
+	if (r)
+		return r;
+	f = fopen(file, "we");
+	if (!f)
+		return sb_err("%s: %s", file, strerror(errno)), -errno;
+	for (int i = 0; i < 3; i++)
+		if (fwrite(&len[i], sizeof(len[i]), 1, f) != 1 ||
+		    fwrite(text[i], 1, len[i], f) != len[i])
+			r = -EIO;
+	if (fclose(f) || r)
+		return sb_err("cannot write %s", file), -EIO;
+	return 0;
+}
+
+/*
+ * Waits until the three functions' text is what keys-save saved, every
+ * key off: the last release of an attach type turns its key off only
+ * when the kernel frees the cgroup, in a worker, some 50 ms after a
+ * runtime's rmdir. Fails after 5 s.
+ */
+int sb_keys_wait_off(const char *file)
+{
+	_cleanup_(keys_destroy) struct keys_bpf *keys = NULL;
+	struct sb_site s[3];
+	static uint8_t off[3][SB_TEXT_MAX], now[3][SB_TEXT_MAX];
+	size_t len[3], saved[3];
+	FILE *f = fopen(file, "re");
+	int r = f ? 0 : -errno;
+
+	for (int i = 0; !r && i < 3; i++)
+		if (fread(&saved[i], sizeof(saved[i]), 1, f) != 1 ||
+		    saved[i] > SB_TEXT_MAX ||
+		    fread(off[i], 1, saved[i], f) != saved[i])
+			r = -EINVAL;
+	if (f)
+		fclose(f);
+	if (r)
+		return sb_err("cannot read %s", file), r;
+	r = keys_reader(&keys, s);
+	for (int tries = 0; !r && tries < 5000; tries++) {
+		bool same = true;
+
+		r = snapshot(keys, s, 3, now, len);
+		for (int i = 0; !r && i < 3; i++)
+			same &= len[i] == saved[i] &&
+				!differ(now[i], off[i], len[i]);
+		if (!r && same)
+			return 0;
+		usleep(1000);
+	}
+	return r ? r : (sb_err("the static keys stayed on for 5 s"), -ETIME);
 }

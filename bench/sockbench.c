@@ -354,7 +354,7 @@ static int cmd_getppid(const struct sb_opts *o, int argc, char **argv)
 static int cmd_cgroup_arg(int argc, char **argv, int (*fn)(const char *))
 {
 	if (argc != 1) {
-		sb_err("usage: attach-empty|detach-empty|keys CGROUP-DIR");
+		sb_err("usage: attach-empty|detach-empty|keys CGROUP-DIR, keys-save|keys-wait-off FILE");
 		return -EINVAL;
 	}
 	return fn(argv[0]);
@@ -398,6 +398,8 @@ static void usage(FILE *out)
 		"  attach-empty CGROUP  attach bench/empty.bpf.c (BPF_F_ALLOW_MULTI)\n"
 		"  detach-empty CGROUP  detach them again\n"
 		"  keys SCRATCH-CGROUP  whether the cgroup BPF static keys are on\n"
+		"  keys-save FILE       save the keys' text (take it with every key off)\n"
+		"  keys-wait-off FILE   wait (5 s at most) until the text is that again\n"
 		"  cgmove CGROUP PID    move PID into CGROUP\n"
 		"  exec [-r ROUNDS] [-i STDIN] [-e ERRLOG] -- [<FILE] [NAME=VALUE]... CMD... [:: ...] [::: ...]\n"
 		"                       ns of fork+exec+wait per command per round;\n"
@@ -494,6 +496,10 @@ int main(int argc, char **argv)
 		r = cmd_cgroup_arg(argc, argv, sb_detach_empty);
 	else if (!strcmp(op, "keys"))
 		r = cmd_cgroup_arg(argc, argv, sb_read_keys);
+	else if (!strcmp(op, "keys-save"))
+		r = cmd_cgroup_arg(argc, argv, sb_keys_save);
+	else if (!strcmp(op, "keys-wait-off"))
+		r = cmd_cgroup_arg(argc, argv, sb_keys_wait_off);
 	else if (!strcmp(op, "cgmove"))
 		r = cmd_cgmove(argc, argv);
 	else if (!strcmp(op, "exec"))

@@ -38,6 +38,8 @@ int sb_cgroup_join(const char *dir);
 int sb_attach_empty(const char *cgroup);
 int sb_detach_empty(const char *cgroup);
 int sb_read_keys(const char *scratch_cgroup);
+int sb_keys_save(const char *file);
+int sb_keys_wait_off(const char *file);
 
 /* bench/sb_exec.c: wall time of fork+exec+wait, interleaved commands. */
 int sb_exec(int argc, char **argv);

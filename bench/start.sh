@@ -48,7 +48,7 @@ a_exec()
 
 # alone_group VARIANT PROBE OTHER HOOK-WORDS...: the steps of one variant:
 # the static keys on (empty programs on a scratch cgroup, as any policed
-# container would keep them) unless VARIANT is cold; container OTHER
+# container would keep them) unless VARIANT is cold*; container OTHER
 # attached with the same policy unless OTHER is "-"; /bin/true; then
 # prestart and poststop of container PROBE, its init parked out of its
 # cgroup for poststop as after a real stop. HOOK-WORDS run the hook
@@ -61,7 +61,7 @@ alone_group()
 	shift 3
 	read -ra pk <<<"$(b_park "$probe")"
 	read -ra up <<<"$(b_unpark "$probe")"
-	[ "$v" = cold ] || a_step "$v.keys_on" "$SB" attach-empty "$scratch"
+	case $v in cold*) ;; *) a_step "$v.keys_on" "$SB" attach-empty "$scratch" ;; esac
 	if [ "$other" != - ]; then
 		read -ra opk <<<"$(b_park "$other")"
 		read -ra oup <<<"$(b_unpark "$other")"
@@ -77,7 +77,7 @@ alone_group()
 		a_step "$v.other_off" "<$(b_state "$other")" "$@" poststop
 		a_step "$v.oup" "${oup[@]}"
 	fi
-	[ "$v" = cold ] || a_step "$v.keys_off" "$SB" detach-empty "$scratch"
+	case $v in cold*) ;; *) a_step "$v.keys_off" "$SB" detach-empty "$scratch" ;; esac
 	a_group
 }
 
@@ -120,6 +120,54 @@ runtime_bundle()
 	b_runtime_spec "$dir" "$hooks" "$ann" && echo "$dir"
 }
 
+# quiet_keys: the static keys' states with nothing of ours attached
+# anywhere (raw/rt.keys.quiet): what the quiet-host rounds start from.
+quiet_keys()
+{
+	local env=("OCI_SOCKOPT_HOOK_PIN_DIR=$B_BPFFS/default"
+		"OCI_SOCKOPT_HOOK_KEYS_CGROUP=$OCI_SOCKOPT_HOOK_KEYS_CGROUP-default")
+
+	# keep_keys when the config does not say: a preload of the example
+	# config (pins and keys cgroup of its own), then --unpin.
+	env "${env[@]}" "$HOOK" --config "$B_CONFIG" preload --json \
+		2>>"$B_TMP/hook.err" | jq -r '
+		if (.static_keys.kept | length) > 0 then "on" else "off" end' \
+		>"$B_OUT/raw/keys.default" &&
+		env "${env[@]}" "$HOOK" preload --unpin >/dev/null \
+			2>>"$B_TMP/hook.err" ||
+		{ b_fail "preload of $B_CONFIG: $(tail -n 1 "$B_TMP/hook.err")"; return 1; }
+	mkdir -p "$B_CG/quiet-scratch" || return 1
+	"$SB" keys "$B_CG/quiet-scratch" >"$B_OUT/raw/rt.keys.quiet" \
+		2>>"$B_TMP/sb.err" ||
+		{ b_fail "sockbench keys: $(tail -n 1 "$B_TMP/sb.err")"; return 1; }
+	# Every key off: their text now is what a quiet round waits for.
+	B_QUIET=0
+	if [ "$(cat "$B_OUT/raw/rt.keys.quiet")" = \
+		"sock_create=off setsockopt=off getsockopt=off" ]; then
+		"$SB" keys-save "$B_TMP/keys.off" 2>>"$B_TMP/sb.err" ||
+			{ b_fail "sockbench keys-save"; return 1; }
+		B_QUIET=1
+	else
+		b_log "bench: a key is on with nothing of ours attached: no quiet-host rounds"
+	fi
+}
+
+# rt_warm NAME: two untimed moves of a sleeper between cgroups, right
+# before a timed runtime run. runc's first cgroup attach of a run waits
+# for an RCU grace period unless a task moved between cgroups within
+# about one before (percpu_down_write of cgroup_threadgroup_rwsem,
+# rcu_sync_enter): 0.1 ms or 4-30 ms depending on what the round did
+# just before, not on the hooks. With the moves every run finds it
+# passed alike.
+rt_warm()
+{
+	local pid
+
+	pid=$(cat "$B_TMP/states/rt-warm.pid") || return 1
+	a_step "$1_w1" "$SB" cgmove "$B_CG/rt-warm-a" "$pid"
+	a_step "$1_w2" "$SB" cgmove "$B_CG/rt-warm-b" "$pid"
+}
+
 # hook_runtimes: runc run (no hooks, /bin/true hooks, readstate hooks,
 # ours preloaded, ours with nothing to attach, ours fresh, ours on the
 # generic programs, ours fresh while container hook-other shares the
@@ -132,6 +180,8 @@ hook_runtimes()
 	mkdir -p "$B_TMP/rootfs/bin" "$B_TMP/rootfs/proc" "$B_TMP/rootfs/dev" &&
 		cp /bin/busybox "$B_TMP/rootfs/bin/" &&
 		ln -s busybox "$B_TMP/rootfs/bin/true" || return 1
+	b_container rt-warm "" && mkdir -p "$B_CG/rt-warm-a" "$B_CG/rt-warm-b" ||
+		return 1
 	for v in none true read ours noop fresh generic; do
 		dir=$(runtime_bundle "$v") || return 1
 		[ "$v" = fresh ] && fresh=$dir
@@ -140,15 +190,35 @@ hook_runtimes()
 			[ "$rt" = crun ] && case $v in true | fresh | generic) continue ;; esac
 			id=sb$$-$rt-$v
 			if [ "$rt" = runc ]; then B_RUNC_IDS+=("$id"); else B_CRUN_IDS+=("$id"); fi
+			rt_warm "${rt}_$v" || return 1
 			a_step "${rt}_$v" "$rt" run --bundle "$dir" "$id"
 			a_group
 		done
 	done
+	# The quiet host: no attachment of our types anywhere, the static
+	# keys off (as on a node with no policed container, without
+	# keep_keys): the container's prestart turns them on, and the kernel
+	# turns them off again when it frees the container's cgroup, in a
+	# worker some 50 ms after runc's rmdir. The empty programs that keep
+	# them on for every other group go for this one, and the round waits
+	# until the keys' text is off (an earlier round's container may not
+	# be freed yet).
+	if [ "$B_QUIET" = 1 ]; then
+		B_RUNC_IDS+=("sb$$-runc-quiet")
+		a_step keys_off "$SB" detach-empty "$B_CG/hook-keys"
+		a_step keys_wait "$SB" keys-wait-off "$B_TMP/keys.off"
+		rt_warm runc_quiet || return 1
+		a_step runc_quiet runc run --bundle "$B_TMP/runtime-ours" \
+			"sb$$-runc-quiet"
+		a_step keys_on "$SB" attach-empty "$B_CG/hook-keys"
+		a_group
+	fi
 	other=$(b_state hook-other)
 	read -ra opk <<<"$(b_park hook-other)"
 	read -ra oup <<<"$(b_unpark hook-other)"
 	B_RUNC_IDS+=("sb$$-runc-shared")
 	a_step other_on "<$other" "${h[@]}" prestart
+	rt_warm runc_shared || return 1
 	a_step runc_shared runc run --bundle "$fresh" "sb$$-runc-shared"
 	a_step opk "${opk[@]}"
 	a_step other_off "<$other" "${h[@]}" poststop
@@ -261,6 +331,8 @@ hook_parts()
 # crun; then the breakdown.
 #   cold:      nothing else attached anywhere: prestart turns the three
 #              static keys on and poststop turns them off (text patching);
+#   coldpl:    the same with the preloaded programs: what turning the
+#              keys on and off costs the hook, and nothing else;
 #   fallback:  the keys on (empty programs elsewhere, as on any host with
 #              a policed container), no pins and nothing shares our
 #              policy's programs: the hook loads and verifies them;
@@ -271,13 +343,20 @@ hook_parts()
 #   generic:   no pin for the policy, the generic programs pinned (a
 #              config changed and not preloaded yet): no verifier;
 #   noop:      a container with no annotation (the config has no default
-#              policy): nothing to attach.
+#              policy): nothing to attach;
+#   noopdisk:  the same with the state dir on a disk's file system.
 bench_hook()
 {
 	local h=("$HOOK" --config "$B_CONFIG") hp
 
 	b_log "bench: hook latency"
 	hp=("OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS" "${h[@]}")
+	# nothing to attach, the state dir on a disk (the build dir's file
+	# system, as /run is on some hosts): made, as on a node where a
+	# container was policed once, so that every run is counted there.
+	B_DISK_STATE=$B_OUT/state-disk
+	rm -rf "$B_DISK_STATE" && mkdir -m 0700 "$B_DISK_STATE" &&
+		stat -f -c %T "$B_DISK_STATE" >"$B_OUT/raw/disk.fstype" || return 1
 	mkdir -p "$B_CG/hook-keys" || return 1
 	B_EMPTY+=("$B_CG/hook-keys")
 	b_container hook restricted && b_container hook-other restricted &&
@@ -287,13 +366,17 @@ bench_hook()
 	B_ATTACHED["hook-other $B_CONFIG"]=1
 	b_preload && b_preload_generic && b_hugetlb_setup || return 1
 	alone_group cold hook - "${h[@]}"
+	alone_group coldpl hook - "${hp[@]}"
 	alone_group fallback hook - "${h[@]}"
 	alone_group shared hook hook-other "${h[@]}"
 	alone_group preloaded hook - "${hp[@]}"
 	alone_group plshared hook hook-other "${hp[@]}"
 	alone_group generic hook - "OCI_SOCKOPT_HOOK_PIN_DIR=$B_GEN_PINS" "${h[@]}"
 	alone_group noop hook-noop - "${hp[@]}"
+	alone_group noopdisk hook-noop - "OCI_SOCKOPT_HOOK_STATE_DIR=$B_DISK_STATE" \
+		"${hp[@]}"
 	a_exec alone "$HOOK_ROUNDS" /dev/null || return 1
+	quiet_keys || return 1
 	b_attach_empty "$B_CG/hook-keys" || return 1
 	hook_runtimes || return 1
 	hook_parts || return 1
@@ -406,7 +489,9 @@ bench_scale()
 		b_container "scale/c$i" restricted || return 1
 	done
 	runtime_reads || return 1
-	scale_kmem bare || return 1
+	# Twice, nothing changed in between: what the host's other work moves
+	# the same counters by (the noise floor of the difference below).
+	scale_kmem bare && scale_kmem bare2 || return 1
 	for size in $SCALE; do
 		while [ $((n + 1)) -lt "$size" ]; do
 			n=$((n + 1))

@@ -206,6 +206,7 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 					    "log_file",
 					    "log_format",
 					    "record",
+					    "keep_keys",
 					    NULL };
 	struct json_object *sub;
 	int r;
@@ -221,6 +222,9 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 		r = parse_record(ctx, sub, cfg);
 	if (!r && !cfg->record_dir)
 		cfg->record_dir = SH_RECORD_DIR_DEFAULT;
+	if (!r)
+		r = config_json_get_bool(ctx, root, NULL, "keep_keys",
+					 &cfg->keep_keys);
 	if (!r)
 		r = parse_on_unsupported(ctx, root, cfg);
 	if (!r)
@@ -247,6 +251,7 @@ int config_parse(const char *path, const char *text, size_t len,
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->path = path;
 	cfg->log_level = LOG_INFO;
+	cfg->keep_keys = SH_KEEP_KEYS_DEFAULT;
 	r = strictjson_parse(path, text, len, &cfg->root, err);
 	if (r)
 		return r;
@@ -258,23 +263,59 @@ int config_parse(const char *path, const char *text, size_t len,
 
 static void config_stamp(const struct stat *st, struct sh_config_stamp *s);
 
-int config_load(const char *path, struct sh_config *cfg, struct sh_error *err)
+/* The operator config's text, from a file root trusts; its stamp (for
+ * config_changed()) when stamp is not NULL. */
+static int config_read(const char *path, char **text, size_t *len,
+		       struct sh_config_stamp *stamp, struct sh_error *err)
 {
-	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
 	struct stat st;
-	size_t len;
 	int r = trust_open_config(path, &fd, err);
 
 	if (r)
 		return r;
-	r = fileio_read_fd(fd, SH_MAX_FILE_SIZE, &text, &len);
+	r = fileio_read_fd(fd, SH_MAX_FILE_SIZE, text, len);
 	if (r)
 		return error_errno(err, r, "cannot read operator config %.128s",
 				   path);
-	r = config_parse(path, text, len, cfg, err);
-	if (!r && fstat(fd, &st) == 0)
-		config_stamp(&st, &cfg->stamp);
+	if (stamp && fstat(fd, &st) == 0)
+		config_stamp(&st, stamp);
+	return 0;
+}
+
+int config_load(const char *path, struct sh_config *cfg, struct sh_error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	struct sh_config_stamp stamp = { 0 };
+	size_t len;
+	int r = config_read(path, &text, &len, &stamp, err);
+
+	if (!r)
+		r = config_parse(path, text, len, cfg, err);
+	if (!r)
+		cfg->stamp = stamp;
+	return r;
+}
+
+int config_load_logging(const char *path, struct sh_config *cfg,
+			struct sh_error *err)
+{
+	struct config_ctx ctx = { .file = path, .err = err };
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r = config_read(path, &text, &len, NULL, err);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->path = path;
+	cfg->log_level = LOG_INFO;
+	if (!r)
+		r = strictjson_parse(path, text, len, &cfg->root, err);
+	if (!r && !json_object_is_type(cfg->root, json_type_object))
+		r = config_json_error(&ctx, "$", "must be a JSON object");
+	if (!r)
+		r = parse_logging(&ctx, cfg->root, cfg);
+	if (r)
+		config_free(cfg);
 	return r;
 }
 

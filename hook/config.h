@@ -12,6 +12,11 @@
 const char *config_path(const char *cli_path);
 /* Reads (after trust_open_config()) and parses; nothing to free on error. */
 int config_load(const char *path, struct sh_config *cfg, struct sh_error *err);
+/* Only the log settings (log_level, log_file, log_format), checked; the
+ * rest is not looked at: for the stages that go on without a config
+ * (poststop), where checking every policy would only cost time. */
+int config_load_logging(const char *path, struct sh_config *cfg,
+			struct sh_error *err);
 int config_parse(const char *path, const char *text, size_t len,
 		 struct sh_config *cfg, struct sh_error *err);
 void config_free(struct sh_config *cfg);

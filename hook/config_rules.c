@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +21,38 @@ struct rule_ctx {
 	const struct sh_option_name *opt;
 };
 
+/* An error at the rule's key: its path is only put together for an
+ * error (a config of a few policies has dozens of rules to check). */
+__attribute__((format(printf, 3, 4))) static int
+key_error(struct rule_ctx *rc, const char *key, const char *fmt, ...)
+{
+	char where[SH_CONFIG_PATH_MAX], msg[SH_ERROR_MSG_MAX / 2];
+	va_list ap;
+
+	snprintf(where, sizeof(where), "%s.%s", rc->path, key);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return config_json_error(rc->cfg, where, "%s", msg);
+}
+
+/* A copy cut to len - 1 bytes, without printf's cost. */
+static void copy_text(char *buf, size_t len, const char *text)
+{
+	size_t n = strnlen(text, len - 1);
+
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+}
+
 static int hinted(struct rule_ctx *rc, const char *key, const char *what,
 		  const char *name)
 {
 	const char *hint = names_suggest(name);
-	char where[SH_CONFIG_PATH_MAX];
 
-	snprintf(where, sizeof(where), "%s.%s", rc->path, key);
-	return config_json_error(rc->cfg, where, "unknown %s '%.64s'%s%s%s",
-				 what, name, hint ? " (did you mean '" : "",
-				 hint ? hint : "", hint ? "'?)" : "");
+	return key_error(rc, key, "unknown %s '%.64s'%s%s%s", what, name,
+			 hint ? " (did you mean '" : "", hint ? hint : "",
+			 hint ? "'?)" : "");
 }
 
 /* A level or option is a symbolic name or a non-negative integer. */
@@ -37,15 +60,13 @@ static int get_name_or_number(struct rule_ctx *rc, struct json_object *rule,
 			      const char *key, char *buf, size_t len)
 {
 	struct json_object *val;
-	char where[SH_CONFIG_PATH_MAX];
 
-	snprintf(where, sizeof(where), "%s.%s", rc->path, key);
 	if (!json_object_object_get_ex(rule, key, &val))
-		return config_json_error(rc->cfg, where, "is required");
+		return key_error(rc, key, "is required");
 	if (json_object_is_type(val, json_type_string)) {
 		if ((size_t)json_object_get_string_len(val) >= len)
-			return config_json_error(rc->cfg, where, "is too long");
-		snprintf(buf, len, "%s", json_object_get_string(val));
+			return key_error(rc, key, "is too long");
+		copy_text(buf, len, json_object_get_string(val));
 		return 0;
 	}
 	if (json_object_is_type(val, json_type_int) &&
@@ -55,15 +76,14 @@ static int get_name_or_number(struct rule_ctx *rc, struct json_object *rule,
 			 (long long)json_object_get_int64(val));
 		return 0;
 	}
-	return config_json_error(
-		rc->cfg, where,
-		"must be a symbolic name or a non-negative integer");
+	return key_error(rc, key,
+			 "must be a symbolic name or a non-negative integer");
 }
 
 static int parse_target(struct rule_ctx *rc, struct json_object *rule,
 			struct sh_rule_entry *out)
 {
-	char level_name[80], opt_name[80], where[SH_CONFIG_PATH_MAX];
+	char level_name[80], opt_name[80];
 	int level, r;
 
 	if (get_name_or_number(rc, rule, "level", level_name,
@@ -78,12 +98,10 @@ static int parse_target(struct rule_ctx *rc, struct json_object *rule,
 	r = options_find(level, opt_name, &rc->opt);
 	if (r == -ENOENT)
 		return hinted(rc, "option", "option", opt_name);
-	snprintf(where, sizeof(where), "%s.option", rc->path);
 	if (r == -EXDEV)
-		return config_json_error(
-			rc->cfg, where,
-			"'%.64s' is not an option of level %.64s", opt_name,
-			level_name);
+		return key_error(rc, "option",
+				 "'%.64s' is not an option of level %.64s",
+				 opt_name, level_name);
 	out->option_name = rc->opt->name;
 	out->key.level = level;
 	out->key.optname = rc->opt->optname;
@@ -127,15 +145,13 @@ static int parse_action(struct rule_ctx *rc, struct json_object *rule,
 			const struct action_info **out)
 {
 	const char *name = NULL;
-	char where[SH_CONFIG_PATH_MAX];
 	int r = config_json_get_string(rc->cfg, rule, rc->path, "action",
 				       &name);
 
-	snprintf(where, sizeof(where), "%s.action", rc->path);
 	if (r)
 		return r;
 	if (!name)
-		return config_json_error(rc->cfg, where, "is required");
+		return key_error(rc, "action", "is required");
 	for (size_t i = 0; i < ARRAY_SIZE(actions); i++) {
 		if (strcmp(name, actions[i].name))
 			continue;
@@ -144,8 +160,8 @@ static int parse_action(struct rule_ctx *rc, struct json_object *rule,
 		*out = &actions[i];
 		return 0;
 	}
-	return config_json_error(
-		rc->cfg, where, "unknown action '%.64s' (expected %s)", name,
+	return key_error(
+		rc, "action", "unknown action '%.64s' (expected %s)", name,
 		rc->is_get ? "deny or force" : "allow, deny, clamp or force");
 }
 
@@ -175,7 +191,6 @@ static int get_in_domain(struct rule_ctx *rc, struct json_object *rule,
 			 const char *key, long long *out, bool *present)
 {
 	long long min, max;
-	char where[SH_CONFIG_PATH_MAX];
 
 	options_domain_range(rc->opt->domain, &min, &max);
 	if (config_json_get_int(rc->cfg, rule, rc->path, key, INT64_MIN,
@@ -183,12 +198,9 @@ static int get_in_domain(struct rule_ctx *rc, struct json_object *rule,
 		return -EINVAL;
 	if (!*present || (*out >= min && *out <= max))
 		return 0;
-	snprintf(where, sizeof(where), "%s.%s", rc->path, key);
-	return config_json_error(rc->cfg, where,
-				 "%lld is out of range for %s (%lld..%lld%s)",
-				 *out,
-				 rc->opt->name ? rc->opt->name : "this option",
-				 min, max, domain_reason(rc->opt->domain));
+	return key_error(rc, key, "%lld is out of range for %s (%lld..%lld%s)",
+			 *out, rc->opt->name ? rc->opt->name : "this option",
+			 min, max, domain_reason(rc->opt->domain));
 }
 
 static int check_settable(struct rule_ctx *rc, const char *action)
@@ -236,18 +248,14 @@ static int force_string(struct rule_ctx *rc, struct json_object *val,
 {
 	const char *s = json_object_get_string(val);
 	size_t len = strlen(s);
-	char where[SH_CONFIG_PATH_MAX];
 
-	snprintf(where, sizeof(where), "%s.value", rc->path);
 	if (rc->opt->kind != OPT_STRING && rc->opt->kind != OPT_UNKNOWN)
-		return config_json_error(
-			rc->cfg, where,
-			"a string value on %s, which takes an int",
-			rc->opt->name);
+		return key_error(rc, "value",
+				 "a string value on %s, which takes an int",
+				 rc->opt->name);
 	if (len == 0 || len >= SH_OPT_VALUE_MAX)
-		return config_json_error(rc->cfg, where,
-					 "string must be 1 to %d bytes",
-					 SH_OPT_VALUE_MAX - 1);
+		return key_error(rc, "value", "string must be 1 to %d bytes",
+				 SH_OPT_VALUE_MAX - 1);
 	out->action = SH_ACTION_FORCE_BYTES;
 	out->value_len = len;
 	memcpy(out->value, s, len);
@@ -258,28 +266,23 @@ static int parse_force(struct rule_ctx *rc, struct json_object *rule,
 		       struct sh_opt_rule *out)
 {
 	struct json_object *val;
-	char where[SH_CONFIG_PATH_MAX];
 	long long v;
 	bool present;
 
-	snprintf(where, sizeof(where), "%s.value", rc->path);
 	if (!json_object_object_get_ex(rule, "value", &val))
-		return config_json_error(rc->cfg, where,
-					 "is required for force");
+		return key_error(rc, "value", "is required for force");
 	if (check_settable(rc, "force"))
 		return -EINVAL;
 	if (json_object_is_type(val, json_type_string))
 		return force_string(rc, val, out);
 	if (!json_object_is_type(val, json_type_int))
-		return config_json_error(rc->cfg, where,
-					 "must be an integer or a string");
+		return key_error(rc, "value", "must be an integer or a string");
 	if (!is_int_option(rc->opt))
-		return config_json_error(rc->cfg, where,
-					 "an int value on %s, which takes %s",
-					 rc->opt->name,
-					 rc->opt->kind == OPT_STRING ?
-						 "a string" :
-						 "a structure");
+		return key_error(rc, "value",
+				 "an int value on %s, which takes %s",
+				 rc->opt->name,
+				 rc->opt->kind == OPT_STRING ? "a string" :
+							       "a structure");
 	if (get_in_domain(rc, rule, "value", &v, &present))
 		return -EINVAL;
 	out->value_len = sizeof(__s64);

@@ -81,6 +81,10 @@ struct sh_config_stamp {
 	struct timespec mtime, ctime;
 };
 
+/* keep_keys when the config does not say: see README "Performance" for
+ * the measurements behind it. */
+#define SH_KEEP_KEYS_DEFAULT true
+
 struct sh_config {
 	const char *path;
 	struct sh_config_stamp stamp; /* set by config_load() */
@@ -92,6 +96,9 @@ struct sh_config {
 	const char **allowed_policies;
 	bool record_allow; /* record.allow: sockopt-hook.io/record is taken */
 	const char *record_dir; /* record.dir, or SH_RECORD_DIR_DEFAULT */
+	/* preload keeps the static keys of the policies' attach types on
+	 * (keys.h) */
+	bool keep_keys;
 	enum on_unsupported on_unsupported;
 	enum on_shared_cgroup on_shared_cgroup;
 	enum on_override_program on_override_program;

@@ -4,6 +4,7 @@
 #define SH_FILEIO_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* All of fd, at most max bytes (-EFBIG beyond), NUL-terminated. */
 int fileio_read_fd(int fd, size_t max, char **out, size_t *len);
@@ -18,5 +19,18 @@ int fileio_write_all(int fd, const char *buf, size_t len);
  * that start with '.' are the temp files'.
  */
 int fileio_replace_at(int dir, const char *name, const char *text, size_t len);
+/*
+ * The same, the text kept in the extended attribute attr of an empty file
+ * where the file system takes one: on tmpfs a file's content takes a
+ * whole page of memory, an attribute only its size. Elsewhere (no xattr
+ * support, or not allowed) the text is the file's content.
+ */
+int fileio_replace_xattr_at(int dir, const char *name, const char *attr,
+			    const char *text, size_t len);
+/* What fileio_replace_xattr_at() wrote: the file's content, or when it
+ * is empty, its attribute attr; as fileio_read_at() with nofollow. The
+ * file's inode number in *ino (unless NULL): a replaced file has another. */
+int fileio_read_xattr_at(int dir, const char *name, const char *attr,
+			 size_t max, char **out, size_t *len, ino_t *ino);
 
 #endif /* SH_FILEIO_H */

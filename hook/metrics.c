@@ -23,6 +23,7 @@
 #include "prom.h"
 #include "state.h"
 #include "stats.h"
+#include "stats_log.h"
 
 /* What a scrape shows of one live record. */
 struct metrics_container {
@@ -252,7 +253,13 @@ int metrics_write(FILE *out, const char *version, struct sh_error *err)
 		return r;
 	if (!s)
 		return error_set(err, -ENOMEM, "metrics: %s", strerror(ENOMEM));
-	if (stats_read(s, &stats_err)) {
+	/* Folding the log here keeps it short; a failure only means the
+	 * reading below folds more of it. */
+	if (stats_log_compact(&stats_err)) {
+		log_msg(LOG_NOTICE, "metrics: %s", stats_err.msg);
+		stats_err = (struct sh_error){ 0 };
+	}
+	if (stats_log_read(s, &stats_err)) {
 		log_warn("metrics: %s", stats_err.msg);
 		ctx.errors++;
 	}

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "reaper.h"
 #include "stats.h"
+#include "stats_log.h"
 #include "teardown.h"
 
 /*
@@ -165,7 +166,7 @@ static void reaper_main(const struct sh_record *rec, int ready_fd)
 	if (r == 0) {
 		log_info("reaper: released cgroup %s of container %s",
 			 rec->cg.rel, rec->id);
-		stats_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
+		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
 	} else if (r == 1)
 		log_debug("reaper: cgroup %s was already released",
 			  rec->cg.rel);

@@ -14,6 +14,10 @@
 #include "state_record.h"
 
 #define SH_STATE_DIR "/run/oci-sockopt-hook"
+/* Where a record's JSON is kept: this extended attribute of its (empty)
+ * file, or the file's content where the file system takes none. trusted.*:
+ * only root (CAP_SYS_ADMIN) reads or writes it. */
+#define SH_RECORD_XATTR "trusted.oci-sockopt-hook.record"
 /* A record's file name: the container id and ".json". */
 #define SH_STATE_NAME_MAX (SH_MAX_ID_LEN + sizeof(".json"))
 
@@ -57,6 +61,9 @@ int state_write(const struct sh_record *rec, struct sh_error *err);
 /* -ENOENT: no record; -EBADMSG: an invalid one, ignored with a warning. */
 int state_read(const char *id, struct sh_record *rec);
 int state_remove(const char *id);
+/* Removes the record rec was read from (state_read, state_foreach),
+ * unless a newer one replaced it since. */
+int state_remove_read(const struct sh_record *rec);
 typedef int (*state_visit_fn)(const struct sh_record *rec, void *data);
 int state_foreach(state_visit_fn fn, void *data);
 

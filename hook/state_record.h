@@ -47,6 +47,10 @@ struct sh_record {
 	 * proposed policy goes (record.dir when it started). */
 	char footprint[SH_POLICY_NAME_MAX + 1];
 	char footprint_dir[SH_RECORD_DIR_MAX];
+	/* Not in the JSON: the inode of the file it was read from (0 when
+	 * it was not), so that dropping it can tell whether a newer record
+	 * replaced it since, without reading that one. */
+	uint64_t file_ino;
 };
 
 struct json_object *state_record_to_json(const struct sh_record *rec);

@@ -1,38 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The node's outcome counters (stats.h): one small text file, "stats", in
- * the state directory. A run locks "stats.lock" (flock), reads the file,
- * adds itself, and replaces it (temp file + rename): readers take no lock
- * and see the old file or the new one. A line per row, then a line per
- * stage's latency histogram:
+ * The node's outcome counters (stats.h) as text: the "stats" file that a
+ * compaction writes (stats_log.c), a line per row, then a line per
+ * stage's latency histogram, then how much of the log it holds:
  *
  *   oci-sockopt-hook stats 1
  *   row prestart refused policy_not_allowed 3
  *   latency prestart 12 0.0421 0 5 7 0 0 0 0 0 0 0 0 0
+ *   log 4 1830
  *
  * (count, sum of seconds, then the buckets, not cumulative; "-" is the
- * empty reason.)
+ * empty reason; the log's generation and bytes), and the log's lines, one
+ * per run, each written with a newline before and after it:
+ *
+ *   prestart refused policy_not_allowed 0.0021
+ *
+ *   poststop released - -
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <unistd.h>
 
-#include "cleanup.h"
-#include "fileio.h"
-#include "log.h"
 #include "number.h"
-#include "state.h"
 #include "stats.h"
 
-#define STATS_FILE "stats"
-#define STATS_LOCK "stats.lock"
 #define STATS_MAGIC "oci-sockopt-hook stats 1"
-#define STATS_FILE_MAX 16384
 #define STATS_OTHER "other"
 /* Rows kept back so every (stage, outcome) can still fold into "other". */
 #define STATS_SPECIFIC_MAX (STATS_ROWS_MAX - STATS_STAGES * STATS_OUTCOMES)
@@ -209,6 +205,11 @@ static int stats_parse_line(struct sh_node_stats *s, char *line)
 		return stats_parse_row(s, f, n);
 	if (!strcmp(f[0], "latency"))
 		return stats_parse_latency(s, f, n);
+	if (!strcmp(f[0], "log") && n == 3)
+		return stats_u64(f[1], &s->log_gen) ||
+				       stats_u64(f[2], &s->log_bytes) ?
+			       -EBADMSG :
+			       0;
 	return -EBADMSG;
 }
 
@@ -250,6 +251,7 @@ char *stats_format(const struct sh_node_stats *s, size_t *len)
 			fprintf(f, " %llu", (unsigned long long)h->bucket[b]);
 		fputc('\n', f);
 	}
+	fprintf(f, "log %" PRIu64 " %" PRIu64 "\n", s->log_gen, s->log_bytes);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;
@@ -257,98 +259,50 @@ char *stats_format(const struct sh_node_stats *s, size_t *len)
 	return buf;
 }
 
-/* The file as it is in dir: zeros when absent; a damaged one starts
- * over, with a warning, rather than stop counting for good. */
-static int stats_load_at(int dir, struct sh_node_stats *s)
+int stats_format_run(char *buf, size_t size, enum stats_stage stage,
+		     enum stats_outcome outcome, const char *reason,
+		     double seconds)
 {
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	int r = fileio_read_at(dir, STATS_FILE, 1, STATS_FILE_MAX, &text, &len);
+	char sec[32] = "-";
+	int len;
 
-	if (r == -ENOENT) {
-		memset(s, 0, sizeof(*s));
-		return 0;
+	if ((unsigned)stage >= STATS_STAGES ||
+	    (unsigned)outcome >= STATS_OUTCOMES)
+		return -EINVAL;
+	if (!reason || !*reason)
+		reason = "-";
+	else if (!stats_token_ok(reason))
+		reason = STATS_OTHER;
+	if (seconds >= 0)
+		snprintf(sec, sizeof(sec), "%.9g", seconds);
+	/* A newline first too: a line cut short by a crash (no newline)
+	 * ends there, and cannot swallow the next run's. */
+	len = snprintf(buf, size, "\n%s %s %s %s\n", stats_stage_names[stage],
+		       stats_outcome_names[outcome], reason, sec);
+	return len < 0 || (size_t)len >= size ? -ENOSPC : len;
+}
+
+int stats_count_line(struct sh_node_stats *s, char *line)
+{
+	char *f[5], *save = NULL, *end;
+	int n = 0, stage, outcome;
+	double seconds = -1;
+
+	for (char *t = strtok_r(line, " ", &save); t && n < 5;
+	     t = strtok_r(NULL, " ", &save))
+		f[n++] = t;
+	if (n != 4)
+		return -EBADMSG;
+	stage = stats_index(f[0], stats_stage_names, STATS_STAGES);
+	outcome = stats_index(f[1], stats_outcome_names, STATS_OUTCOMES);
+	if (stage < 0 || outcome < 0)
+		return -EBADMSG;
+	if (strcmp(f[3], "-")) {
+		errno = 0;
+		seconds = strtod(f[3], &end);
+		if (errno || *end || !(seconds >= 0))
+			return -EBADMSG;
 	}
-	if (!r && stats_parse(text, s) == 0)
-		return 0;
-	log_msg(LOG_NOTICE, "stats: %s/%s is damaged (%s): counting from zero",
-		state_dir(), STATS_FILE, r ? strerror(-r) : "not a stats file");
-	memset(s, 0, sizeof(*s));
-	return 0;
-}
-
-/*
- * A container with nothing to attach leaves nothing behind where nothing
- * was ever policed (45-preload): its run is counted only once the state
- * directory exists. Every other outcome makes it, a refusal included.
- */
-static int stats_update(enum stats_stage stage, enum stats_outcome outcome,
-			const char *reason, double seconds,
-			struct sh_error *err)
-{
-	bool create = outcome != STATS_UNPOLICED;
-	_cleanup_close_ int dir = state_dir_open(create, err), lock = -1;
-	_cleanup_free_ struct sh_node_stats *s = calloc(1, sizeof(*s));
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-
-	if (dir == -ENOENT && !create)
-		return 0;
-	if (dir < 0)
-		return dir;
-	if (!s)
-		return -ENOMEM;
-	lock = openat(dir, STATS_LOCK,
-		      O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-		      0600);
-	/* Released by close: at the end of this scope. */
-	if (lock < 0 || flock(lock, LOCK_EX) < 0)
-		return error_errno(err, -errno, "cannot lock %s/%s",
-				   state_dir(), STATS_LOCK);
-	stats_load_at(dir, s);
-	stats_count(s, stage, outcome, reason, seconds);
-	text = stats_format(s, &len);
-	if (!text)
-		return -ENOMEM;
-	return fileio_replace_at(dir, STATS_FILE, text, len);
-}
-
-void stats_add(enum stats_stage stage, enum stats_outcome outcome,
-	       const char *reason, double seconds)
-{
-	struct sh_error err = { 0 };
-	int r = stats_update(stage, outcome, reason, seconds, &err);
-
-	/* A notice: the logs have it, and stderr keeps its one line, the
-	 * run's error if any (the stats fail with it when the state
-	 * directory does). */
-	if (r)
-		log_msg(LOG_NOTICE, "stats: cannot count this run: %s",
-			error_text(&err, r));
-}
-
-int stats_read(struct sh_node_stats *out, struct sh_error *err)
-{
-	_cleanup_free_ char *text = NULL;
-	struct sh_error dir_err = { 0 };
-	size_t len;
-	int r = state_file_read(STATS_FILE, STATS_FILE_MAX, &text, &len,
-				&dir_err);
-
-	memset(out, 0, sizeof(*out));
-	/* No directory or no file: no run counted yet. */
-	if (r == -ENOENT)
-		return 0;
-	if (r && dir_err.code) {
-		*err = err->code ? *err : dir_err;
-		return r;
-	}
-	if (r)
-		return error_errno(err, r, "cannot read %s/%s", state_dir(),
-				   STATS_FILE);
-	r = stats_parse(text, out);
-	if (r)
-		return error_set(err, r, "%s/%s is damaged: not a stats file",
-				 state_dir(), STATS_FILE);
+	stats_count(s, stage, outcome, strcmp(f[2], "-") ? f[2] : "", seconds);
 	return 0;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the hook's runs did on this node, for `metrics`: a count per
- * (stage, outcome, reason) and a latency histogram per stage, kept in one
- * small file in the state directory that every hook run adds to. Counters
- * only grow (Prometheus counters); the file is replaced atomically under
- * a lock, so a reader never sees half an update and no run is lost.
+ * (stage, outcome, reason) and a latency histogram per stage. Counters
+ * only grow (Prometheus counters). Every hook run appends one line to a
+ * log in the state directory (stats_log.c: no rename, nothing that waits
+ * for a disk); a compaction folds the log into one small file, replaced
+ * atomically, so a reader never sees half an update and no run is lost.
  *
  * This header is the contract between the writer (the hook's stages,
  * branch "audit") and the reader (`metrics`, branch "metrics").
@@ -57,6 +58,10 @@ struct sh_node_stats {
 	int nr_rows;
 	struct stats_row row[STATS_ROWS_MAX];
 	struct stats_histogram latency[STATS_STAGES];
+	/* How much of the log this holds already: the first log_bytes bytes
+	 * of the log of generation log_gen (stats_log.c). */
+	uint64_t log_gen;
+	uint64_t log_bytes;
 };
 
 extern const char *const stats_stage_names[STATS_STAGES];
@@ -64,15 +69,7 @@ extern const char *const stats_outcome_names[STATS_OUTCOMES];
 /* le="..." of each bucket, the last being +Inf. */
 extern const double stats_latency_bounds[STATS_LATENCY_BUCKETS];
 
-/* Adds one run. reason may be NULL. Never fails the run: a file that
- * cannot be updated is a notice in the logs (stderr keeps its one line,
- * the run's error). */
-void stats_add(enum stats_stage stage, enum stats_outcome outcome,
-	       const char *reason, double seconds);
-/* Zeros when no run ever wrote the file; -EBADMSG for a damaged one. */
-int stats_read(struct sh_node_stats *out, struct sh_error *err);
-
-/* The parts of stats_add without the file, for unit tests: counting one
+/* The parts of stats_log_add without the file, for unit tests: counting one
  * run into s (a negative seconds adds no latency sample: a release by gc
  * or the reaper), the file's text (malloc'd) and parsing it back. */
 void stats_count(struct sh_node_stats *s, enum stats_stage stage,
@@ -80,5 +77,13 @@ void stats_count(struct sh_node_stats *s, enum stats_stage stage,
 		 double seconds);
 char *stats_format(const struct sh_node_stats *s, size_t *len);
 int stats_parse(char *text, struct sh_node_stats *out);
+/* One run as a log line ("\nprestart refused policy_not_allowed 0.0021\n";
+ * "-" for no reason or no latency): its length, or -ENOSPC. */
+int stats_format_run(char *buf, size_t size, enum stats_stage stage,
+		     enum stats_outcome outcome, const char *reason,
+		     double seconds);
+/* Counts one log line (its newline removed) into s: -EBADMSG when it is
+ * not one. line is modified. */
+int stats_count_line(struct sh_node_stats *s, char *line);
 
 #endif /* SH_STATS_H */

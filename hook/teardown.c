@@ -19,6 +19,7 @@
 #include "share.h"
 #include "state.h"
 #include "stats.h"
+#include "stats_log.h"
 #include "teardown.h"
 #include "timing.h"
 
@@ -31,11 +32,15 @@ static bool init_alive(const struct sh_record *rec)
 	return proc_running(rec->pid, rec->pid_start);
 }
 
-/* Drops the record, unless it now belongs to a newer container. */
+/* Drops the record, unless it now belongs to a newer container: a
+ * record is replaced by a rename, a new file, never rewritten in place,
+ * so the file it was read from tells without reading it again. */
 static int drop_record(const struct sh_record *rec)
 {
 	struct sh_record now;
 
+	if (rec->file_ino)
+		return state_remove_read(rec);
 	if (state_read(rec->id, &now) == 0 &&
 	    (now.pid != rec->pid || now.pid_start != rec->pid_start ||
 	     now.cg.id != rec->cg.id))
@@ -142,8 +147,8 @@ static void release_container(const struct oci_state *st)
 	else
 		log_info("released cgroup %s", rec.cg.rel);
 	if (!r)
-		stats_add(STATS_POSTSTOP, STATS_RELEASED, NULL,
-			  timing_elapsed());
+		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL,
+			      timing_elapsed());
 }
 
 int teardown_poststop(const struct oci_state *st, struct sh_error *err)
@@ -212,7 +217,7 @@ static int gc_visit(const struct sh_record *rec, void *data)
 		log_info("gc: released state of container %s (cgroup %s)",
 			 rec->id, rec->cg.rel);
 		/* Not a hook run: no latency sample. */
-		stats_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
+		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
 		gc->released++;
 	}
 	return 0;

@@ -99,8 +99,8 @@ if "$HOOK" probe --json | jq -e '.bypass_prot_mem' >/dev/null; then
 	b=$(bundle bypass "$top/examples/config.json" \
 		'{"sockopt-hook.io/policy":"bulk"}' sleep 120)
 	runc run -d --bundle "$b" "$id-bypass" </dev/null >/dev/null
-	jq '{id, policy, bypass_prot_mem, bypass_active}' \
-		"$OCI_SOCKOPT_HOOK_STATE_DIR/$id-bypass.json"
+	"$HOOK" status --json "$id-bypass" |
+		jq '.[0] | {id, policy, bypass_prot_mem, bypass_active}'
 	runc delete -f "$id-bypass"
 else
 	echo "This kernel ($(uname -r)) lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19)."

@@ -7,8 +7,11 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "cleanup.h"
 #include "commands.h"
 #include "config.h"
+#include "kind.h"
+#include "log.h"
 #include "pin.h"
 #include "preload.h"
 
@@ -18,15 +21,63 @@ struct preload_options {
 	bool unpin; /* --unpin: remove every pin instead */
 };
 
+/* The static keys kept on (keys.h), as JSON members. */
+static struct json_object *keys_json(const struct preload_result *res)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *kept = json_object_new_array();
+
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (res->keys.kept[k])
+			json_object_array_add(kept, json_object_new_string(
+							    kind_get(k)->name));
+	json_object_object_add(o, "kept", kept);
+	json_object_object_add(
+		o, "cgroup",
+		res->keys.cgroup[0] ? json_object_new_string(res->keys.cgroup) :
+				      NULL);
+	json_object_object_add(o, "error",
+			       res->keys_error[0] ?
+				       json_object_new_string(res->keys_error) :
+				       NULL);
+	return o;
+}
+
+static void print_json(const struct preload_result *res)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "pin_dir", json_object_new_string(pin_dir()));
+	json_object_object_add(o, "variants",
+			       json_object_new_int(res->policies));
+	json_object_object_add(o, "programs",
+			       json_object_new_int(res->programs));
+	json_object_object_add(o, "pinned", json_object_new_int(res->pinned));
+	json_object_object_add(o, "kept", json_object_new_int(res->kept));
+	json_object_object_add(o, "unpinned",
+			       json_object_new_int(res->unpinned));
+	json_object_object_add(o, "bypass_prot_mem_skipped",
+			       json_object_new_boolean(res->bypass_skipped));
+	json_object_object_add(o, "static_keys", keys_json(res));
+	json_object_object_add(o, "generic", json_object_new_int(res->generic));
+	json_object_object_add(o, "generic_pinned",
+			       json_object_new_int(res->generic_pinned));
+	json_object_object_add(o, "generic_unpinned",
+			       json_object_new_int(res->generic_unpinned));
+	puts(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
 static void print_result(const struct preload_options *opts,
 			 const struct preload_result *res)
 {
+	char kept[64];
+
+	/* A warning on stderr in both forms: the pins are fine. */
+	if (res->keys_error[0])
+		log_warn("static keys not kept on: %s", res->keys_error);
 	if (opts->json) {
-		printf("{\"pin_dir\": \"%s\", \"variants\": %d, \"programs\": %d, \"pinned\": %d, \"kept\": %d, \"unpinned\": %d, \"bypass_prot_mem_skipped\": %s, \"generic\": %d, \"generic_pinned\": %d, \"generic_unpinned\": %d}\n",
-		       pin_dir(), res->policies, res->programs, res->pinned,
-		       res->kept, res->unpinned,
-		       res->bypass_skipped ? "true" : "false", res->generic,
-		       res->generic_pinned, res->generic_unpinned);
+		print_json(res);
 		return;
 	}
 	if (opts->unpin) {
@@ -43,6 +94,10 @@ static void print_result(const struct preload_options *opts,
 		printf("bypass-prot-mem variants not preloaded: this kernel lacks SK_BPF_BYPASS_PROT_MEM\n");
 	printf("generic programs: %d pinned (%d now, %d unpinned): a policy that is not preloaded starts without loading\n",
 	       res->generic, res->generic_pinned, res->generic_unpinned);
+	keys_text(&res->keys, kept, sizeof(kept));
+	if (res->keys.cgroup[0])
+		printf("static keys kept on for %s (cgroup %s)\n", kept,
+		       res->keys.cgroup);
 }
 
 static int preload_config(const struct preload_options *opts,
@@ -97,7 +152,7 @@ static const struct cli_option options[] = {
 	CLI_CONFIG,
 	CLI_JSON,
 	{ OPT_UNPIN, "unpin", NULL,
-	  "remove every pin instead (uninstall, or a node leaving the hook)" },
+	  "remove every pin and the keys cgroup instead (uninstall, or a node leaving the hook)" },
 	{ 0 },
 };
 
@@ -109,7 +164,11 @@ const struct cli_command cmd_preload_command = {
 		"produce is loaded and pinned as <kind>-<policy hash> in the pin\n"
 		"directory (/sys/fs/bpf/oci-sockopt-hook, or\n"
 		"$OCI_SOCKOPT_HOOK_PIN_DIR); pins no policy needs any more are\n"
-		"removed. Run at install, at boot and whenever the config changes.\n",
+		"removed. With keep_keys (the default) the static keys of the\n"
+		"attach types they use stay on, from a program that never runs on\n"
+		"an empty cgroup of its own (oci-sockopt-hook.keys); --unpin\n"
+		"removes it too. Run at install, at boot and whenever the config\n"
+		"changes.\n",
 	.options = options,
 	.run = run,
 };

@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "fileio.h"
+#include "keys.h"
 #include "load.h"
 #include "number.h"
 #include "generic.h"
@@ -37,6 +38,8 @@ struct probe_result {
 	int pins; /* preloaded programs; -errno: no usable pin directory */
 	int generic; /* of the pins, generic programs (generic.h) */
 	char pin_error[SH_ERROR_MSG_MAX];
+	struct keys_state keys; /* kept on by preload (keep_keys) */
+	char keys_error[SH_ERROR_MSG_MAX];
 };
 
 static int read_int_file(const char *path)
@@ -104,6 +107,8 @@ static void run_probes(struct probe_result *p)
 		read_int_file("/proc/sys/kernel/unprivileged_bpf_disabled");
 	p->state_writable = state_dir_writable();
 	probe_pins(p);
+	if (keys_query(&p->keys, &err))
+		snprintf(p->keys_error, sizeof(p->keys_error), "%s", err.msg);
 }
 
 static const char *verdict(const struct probe_result *p)
@@ -117,6 +122,48 @@ static const char *verdict(const struct probe_result *p)
 	if (p->bypass != 1)
 		return "ready: socket policy works; bypass-prot-mem needs Linux >= 6.19";
 	return "ready: socket policy and bypass-prot-mem work";
+}
+
+/* {"kept": [kinds], "cgroup": path or null, "populated": bool, "error"} */
+static struct json_object *keys_json(const struct probe_result *p)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *kept = json_object_new_array();
+
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (p->keys.kept[k])
+			json_object_array_add(kept, json_object_new_string(
+							    kind_get(k)->name));
+	json_object_object_add(o, "kept", kept);
+	json_object_object_add(o, "cgroup",
+			       p->keys.cgroup[0] ?
+				       json_object_new_string(p->keys.cgroup) :
+				       NULL);
+	json_object_object_add(o, "populated",
+			       json_object_new_boolean(p->keys.populated));
+	json_object_object_add(o, "error",
+			       p->keys_error[0] ?
+				       json_object_new_string(p->keys_error) :
+				       NULL);
+	return o;
+}
+
+static void print_keys(const struct probe_result *p)
+{
+	char kept[64];
+
+	keys_text(&p->keys, kept, sizeof(kept));
+	if (p->keys_error[0])
+		printf("static keys kept on:        unknown (%s)\n",
+		       p->keys_error);
+	else if (!p->keys.cgroup[0])
+		printf("static keys kept on:        none (keep_keys off, or no preload)\n");
+	else
+		printf("static keys kept on:        %s (cgroup %s%s)\n", kept,
+		       p->keys.cgroup,
+		       p->keys.populated ?
+			       "; it holds processes: move them out" :
+			       "");
 }
 
 static void print_json(const struct probe_result *p)
@@ -154,6 +201,7 @@ static void print_json(const struct probe_result *p)
 			       p->pins < 0 && p->pins != -ENOENT ?
 				       json_object_new_string(p->pin_error) :
 				       NULL);
+	json_object_object_add(o, "static_keys", keys_json(p));
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(verdict(p)));
 	puts(json_object_to_json_string_ext(
@@ -189,6 +237,7 @@ static void print_text(const struct probe_result *p)
 		       pin_dir());
 	else
 		printf("preloaded programs:         none (%s)\n", p->pin_error);
+	print_keys(p);
 	printf("verdict: %s\n", verdict(p));
 }
 

@@ -16,6 +16,7 @@
 #include "oci.h"
 #include "prestart.h"
 #include "stats.h"
+#include "stats_log.h"
 #include "teardown.h"
 #include "timing.h"
 
@@ -103,16 +104,17 @@ static int attach_with_state(const struct runtime_options *opts,
 	int r = attach_current_config(opts, st, &done, err);
 
 	if (r)
-		stats_add(STATS_PRESTART, STATS_REFUSED, error_reason_text(err),
-			  timing_elapsed());
+		stats_log_add(STATS_PRESTART, STATS_REFUSED,
+			      error_reason_text(err), timing_elapsed());
 	else
-		stats_add(STATS_PRESTART, done.outcome, done.reason,
-			  timing_elapsed());
+		stats_log_add(STATS_PRESTART, done.outcome, done.reason,
+			      timing_elapsed());
 	return r;
 }
 
 /* For stages that go on without a config: only its log settings, and
- * the reason when a config that is there is refused. */
+ * the reason when a config that is there is refused (untrusted, not
+ * JSON, or bad log settings: its policies are prestart's to check). */
 static void load_log_settings(const struct runtime_options *opts)
 {
 	const char *path = config_path(opts->config);
@@ -122,7 +124,7 @@ static void load_log_settings(const struct runtime_options *opts)
 
 	if (access(path, R_OK) != 0)
 		return;
-	r = config_load(path, &cfg, &err);
+	r = config_load_logging(path, &cfg, &err);
 	if (r) {
 		error_report(&err, r);
 		return;

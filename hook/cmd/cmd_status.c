@@ -22,6 +22,7 @@
 #include "counters.h"
 #include "drift.h"
 #include "enforce.h"
+#include "keys.h"
 #include "kind.h"
 #include "log.h"
 #include "pod.h"
@@ -419,6 +420,20 @@ static void print_detail(const struct status_show *show,
 	print_enforcement(show, row);
 }
 
+/* The node's part of the listing: the static keys preload keeps on
+ * (keys.h), when it keeps any. */
+static void print_keys(void)
+{
+	struct sh_error err = { 0 };
+	struct keys_state keys;
+	char kept[64];
+
+	if (keys_query(&keys, &err) || !keys.cgroup[0])
+		return;
+	keys_text(&keys, kept, sizeof(kept));
+	printf("\nstatic keys kept on for %s (cgroup %s)\n", kept, keys.cgroup);
+}
+
 static int status_show(const struct status_show *show,
 		       const struct enforce_row *rows, size_t nr)
 {
@@ -426,6 +441,7 @@ static int status_show(const struct status_show *show,
 		return cmd_status_json(rows, nr, &show->rules);
 	if (!nr && !show->one && !show->filtered) {
 		printf("no containers are managed by the hook\n");
+		print_keys();
 		return 0;
 	}
 	if (show->one && nr == 1) {
@@ -437,6 +453,8 @@ static int status_show(const struct status_show *show,
 		printf("\n");
 		print_detail(show, &rows[i]);
 	}
+	if (!show->filtered)
+		print_keys();
 	return 0;
 }
 

@@ -265,6 +265,23 @@ static int probe_bypass(const struct sh_config *cfg, struct preload *pl,
 	return 0;
 }
 
+/* keep_keys: the keys of the kinds the config's policies use (pinned
+ * now; not the generic programs', pinned for every kind); else none
+ * (keys.h). */
+static void preload_keys(const struct preload *pl)
+{
+	struct sh_error err = { 0 };
+	bool want[SH_PROG_KINDS] = { false };
+
+	for (size_t i = 0; i < pl->nr && pl->cfg && pl->cfg->keep_keys; i++)
+		if (!generic_is_pin(kind_get(pl->keys[i].kind)->name,
+				    pl->keys[i].hash))
+			want[pl->keys[i].kind] = true;
+	if (keys_keep(want, &pl->res->keys, &err))
+		snprintf(pl->res->keys_error, sizeof(pl->res->keys_error), "%s",
+			 err.msg);
+}
+
 int preload_run(const struct sh_config *cfg, struct preload_result *res,
 		struct sh_error *err)
 {
@@ -298,7 +315,10 @@ int preload_run(const struct sh_config *cfg, struct preload_result *res,
 		undo_pins(&pl);
 		return r;
 	}
-	return pin_foreach(dir, sweep_pin, &pl, err);
+	r = pin_foreach(dir, sweep_pin, &pl, err);
+	if (!r)
+		preload_keys(&pl);
+	return r;
 }
 
 int preload_unpin_all(struct preload_result *res, struct sh_error *err)
@@ -309,11 +329,14 @@ int preload_unpin_all(struct preload_result *res, struct sh_error *err)
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	if (dir == -ENOENT)
-		return 0;
-	if (dir < 0)
-		return dir;
+	if (dir == -ENOENT || dir < 0) {
+		/* Nothing pinned: no keys wanted (pl.nr is 0). */
+		preload_keys(&pl);
+		return dir == -ENOENT ? 0 : dir;
+	}
 	r = pin_dir_lock(dir, err);
+	if (!r)
+		preload_keys(&pl);
 	if (!r)
 		r = pin_foreach(dir, sweep_pin, &pl, err);
 	/* Another tool's file left in it keeps the directory. */

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "keys.h"
 
 struct preload_result {
 	int policies; /* (policy, bypass) variants with programs */
@@ -24,13 +25,17 @@ struct preload_result {
 	int generic; /* pinned, now or before */
 	int generic_pinned; /* of them, pinned now */
 	int generic_unpinned; /* generic pins removed (--unpin, a rebuild) */
+	struct keys_state keys; /* the static keys kept on now (keys.h) */
+	/* Why they could not be kept as keep_keys says: a warning, never a
+	 * failed preload (they only save time). "" when they are. */
+	char keys_error[SH_ERROR_MSG_MAX];
 };
 
 /* All or nothing: on error, the pins made by this run are removed and the
  * old ones kept. */
 int preload_run(const struct sh_config *cfg, struct preload_result *res,
 		struct sh_error *err);
-/* Removes every pin and the pin directory (uninstall). */
+/* Removes every pin, the pin directory and the keys cgroup (uninstall). */
 int preload_unpin_all(struct preload_result *res, struct sh_error *err);
 
 #endif /* SH_PRELOAD_H */

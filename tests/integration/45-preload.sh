@@ -7,7 +7,9 @@
 # they were; losing the pins (as at a reboot) falls back to loading; a
 # failed preload changes no pin; bad pin directories are refused in one
 # line. Also poststop's O(1) promise (gc at most once a minute) and the
-# no-op prestart (no bpf(), no state directory).
+# no-op prestart (no bpf(), no state directory). Issue 25: keep_keys, the
+# static keys kept on from a cgroup of preload's own, and --unpin
+# removing it.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -92,6 +94,53 @@ out=$(preload "$cfg_a")
 tap_like "$out" "0 pinned now, 4 already pinned, 0 unpinned" "a second preload keeps the pins"
 tap_is "$("$HOOK" probe --json | jq -c '[.pin_dir, .preloaded_programs, .pin_dir_error]')" \
 	"[\"$CT_PIN_DIR\",4,null]" "probe counts the preloaded programs"
+
+# ---- keep_keys: the static keys kept on from a cgroup of our own ----------------
+# keys: our programs on the keys cgroup, as "attach-type name" words.
+KEYS_CG=$CT_CG2/$OCI_SOCKOPT_HOOK_KEYS_CGROUP
+keys()
+{
+	[ -d "$KEYS_CG" ] || { echo "no cgroup"; return; }
+	timeout 20 bpftool -j cgroup show "$KEYS_CG" |
+		jq -r '[.[] | "\(.attach_type):\(.name)"] | sort | join(" ")'
+}
+all_keys="cgroup_getsockopt:sh_keys cgroup_inet_sock_create:sh_keys cgroup_setsockopt:sh_keys"
+tap_like "$out" "static keys kept on for sock_create, setsockopt, getsockopt \(cgroup $KEYS_CG\)" \
+	"keep_keys is on when the config does not say: preload says which keys it keeps on"
+tap_is "$(keys)" "$all_keys" \
+	"one program per attach type the policies use, on the keys cgroup (restricted uses all three)"
+tap_is "$(cat "$KEYS_CG/cgroup.procs")" "" "no process is in the keys cgroup"
+tap_is "$("$HOOK" probe --json | jq -c '.static_keys')" \
+	"{\"kept\":[\"sock_create\",\"setsockopt\",\"getsockopt\"],\"cgroup\":\"$KEYS_CG\",\"populated\":false,\"error\":null}" \
+	"probe --json shows them"
+tap_like "$("$HOOK" probe)" "static keys kept on: +sock_create, setsockopt, getsockopt \(cgroup $KEYS_CG\)" \
+	"and probe"
+tap_like "$("$HOOK" status)" "static keys kept on for sock_create, setsockopt, getsockopt \(cgroup $KEYS_CG\)" \
+	"and status"
+keys_ids=$(timeout 20 bpftool -j cgroup show "$KEYS_CG" | jq -c '[.[].id] | sort')
+preload "$cfg_a" >/dev/null
+tap_is "$(timeout 20 bpftool -j cgroup show "$KEYS_CG" | jq -c '[.[].id] | sort')" "$keys_ids" \
+	"a second preload keeps the same programs (no reload, no key turned off and on)"
+cfg_set=$(ct_config setonly-only 'del(.policies.restricted, .policies.bulk) |
+	.annotations.allow_policies = ["setonly"]')
+out=$(preload "$cfg_set")
+tap_is "$(keys)" "cgroup_setsockopt:sh_keys" \
+	"a config whose policies only use setsockopt: only that key stays kept on"
+tap_like "$out" "static keys kept on for setsockopt " "and preload says so"
+cfg_nokeys=$(ct_config nokeys '.keep_keys = false')
+out=$(preload "$cfg_nokeys")
+tap_is "$(keys)" "no cgroup" "keep_keys false: the next preload removes the keys cgroup"
+tap_is "$(host_prog_count '^sh_keys')" 0 "and no keys program stays loaded"
+tap_is "$("$HOOK" probe --json | jq -c '.static_keys.kept')" "[]" "probe: none kept"
+out=$(OCI_SOCKOPT_HOOK_KEYS_CGROUP=../escape preload "$cfg_a")
+tap_is "$? $(grep -c 'warning' <<<"$out") $(grep -c '^preloaded ' <<<"$out")" "0 1 1" \
+	"a keys cgroup outside the cgroup2 mount: preload still pins, with one warning" ||
+	tap_diag "$out"
+tap_like "$out" "warning: static keys not kept on: keys cgroup ../escape: not a relative path" \
+	"the warning says why"
+tap_ok "$([ ! -e "$CT_CG2/../escape" ]; echo $?)" "and nothing was made outside the mount"
+preload "$cfg_a" >/dev/null
+tap_is "$(keys)" "$all_keys" "keep_keys on again: the keys are kept again"
 
 progs_before=$(host_prog_count '^sh_')
 start pinned "$cfg_a"
@@ -209,10 +258,13 @@ tap_is "$(ls "$CT_STATE_DIR" | grep -c '^shared-')" 0 "and removes the index ent
 
 # ---- unpin -------------------------------------------------------------------------
 preload "$cfg_b" >/dev/null
+tap_is "$(keys)" "$all_keys" "the keys are kept on before --unpin"
 out=$("$HOOK" preload --unpin 2>&1)
 tap_like "$out" "^unpinned 4 program\(s\) from $CT_PIN_DIR
 unpinned 6 generic program\(s\)$" "preload --unpin removes every pin, the generic programs' too"
 tap_ok $([ ! -e "$CT_PIN_DIR" ]; echo $?) "and the pin directory"
+tap_is "$(keys) $(host_prog_count '^sh_keys')" "no cgroup 0" \
+	"and the keys cgroup with its programs (uninstall runs it)"
 
 # ---- poststop is O(1): gc at most once a minute --------------------------------
 bundle=$(ct_bundle -P -a sockopt-hook.io/policy=setonly stale -- /bin/sh -c 'sleep 120')

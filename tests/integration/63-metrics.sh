@@ -281,8 +281,9 @@ tap_is "$(ls -A "$OUT")" oci-sockopt-hook.prom "and nothing is written"
 S2=$CT_TMP/state2 OUT2=$CT_TMP/textfile2
 cp -a "$CT_STATE_DIR" "$S2" && mkdir -p "$OUT2" && chmod 0755 "$OUT2"
 X=$A-x
-jq --arg id "$X" --arg pod $'we"ird\\\npod\\' '.id = $id | .pod = $pod' \
-	"$S2/$A.json" >"$S2/$X.json"
+ct_record "$A" "$S2" |
+	jq --arg id "$X" --arg pod $'we"ird\\\npod\\' '.id = $id | .pod = $pod' \
+		>"$S2/$X.json"
 OCI_SOCKOPT_HOOK_STATE_DIR=$S2 "$HOOK" metrics --output "$OUT2/x.prom"
 tap_ok $? "metrics on a state with a hostile pod name"
 grep -Fq -- 'pod="we\"ird\\\npod\\"' "$OUT2/x.prom"
@@ -330,7 +331,7 @@ tap_ok $? "gc's release counts: poststop released 2, still 1 timed" ||
 
 for id in "$B" "$C" "$D" "$E"; do ct_delete runc "$id"; done
 ct_check_same "after delete, BPF programs and cgroups are as before" "$BASE" progs cgroups
-tap_is "$(find "$CT_STATE_DIR" -mindepth 1 ! -name stats ! -name '*.lock' ! -name last-gc ! -name 'shared-*')" "" \
+tap_is "$(find "$CT_STATE_DIR" -mindepth 1 ! -name stats ! -name '*.lock' ! -name stats.log ! -name last-gc ! -name 'shared-*')" "" \
 	"after delete, the state directory holds no record, only the stats"
 
 tap_done

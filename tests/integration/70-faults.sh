@@ -188,7 +188,7 @@ hook "${SHIM_ENV[@]}" FAULTSHIM_CG="$FCG" prestart
 tap_like "$(cat "$SHIM_LOG")" "replaced cgroup $FCG \(moved 1 process\(es\) in" "$name: the shim replaced the cgroup"
 tap_is "$RC" 0 "$name: prestart succeeds" || tap_diag "$ERR"
 tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" "$name: the programs are on the cgroup now at that path"
-tap_is "$(jq -r .cgroup_id "$CT_STATE_DIR/$FID.json" 2>&1)" "$(stat -c %i "$FCG")" \
+tap_is "$(ct_record "$FID" | jq -r .cgroup_id 2>&1)" "$(stat -c %i "$FCG")" \
 	"$name: the record has that cgroup's id"
 tap_is "$("$HOOK" status --json | jq -r --arg id "$FID" '.[] | select(.id == $id) | .live')" true \
 	"$name: status shows the container live"
@@ -320,7 +320,7 @@ before=$(ct_snapshot progs state)
 fake twice
 hook prestart
 tap_is "$RC" 0 "$name: the first prestart succeeds" || tap_diag "$ERR"
-rec=$(cat "$CT_STATE_DIR/$FID.json")
+rec=$(ct_record "$FID")
 for stage in prestart createRuntime; do
 	hook "$stage"
 	tap_is "$RC $ERR" "0 " "$name: a further $stage exits 0, silently"
@@ -328,7 +328,7 @@ done
 tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" "$name: exactly one program of each type on the cgroup"
 tap_is "$(bpftool -j cgroup show "$FCG" | jq '[.[] | select(.name | startswith("sh_"))] | length')" 3 \
 	"$name: three attachments in all, no duplicate"
-tap_is "$(cat "$CT_STATE_DIR/$FID.json")" "$rec" "$name: the record is unchanged"
+tap_is "$(ct_record "$FID")" "$rec" "$name: the record is unchanged"
 stop
 hook poststop
 nothing_left "$name, after poststop" "$before"
@@ -346,14 +346,14 @@ b=$(ct_bundle -a sockopt-hook.io/policy=setonly earlier-setonly -- true)
 FSTATE=$(jq -c --arg b "$b" '.bundle = $b' <<<"$restricted_state")
 hook prestart
 tap_is "$RC $(ct_our_progs "$FCG")" "0 cgroup_setsockopt sh_setsockopt" "$name: the earlier container's policy is attached"
-jq '.pid_start -= 1' "$CT_STATE_DIR/$FID.json" >"$CT_TMP/rec.json" &&
+ct_record "$FID" | jq '.pid_start -= 1' >"$CT_TMP/rec.json" &&
 	mv "$CT_TMP/rec.json" "$CT_STATE_DIR/$FID.json"
 FSTATE=$restricted_state
 hook prestart
 tap_is "$RC" 0 "$name: prestart succeeds" || tap_diag "$ERR"
 tap_is "$(ct_our_progs "$FCG")" "$RESTRICTED_PROGS" \
 	"$name: the earlier container's program is detached, this one's policy attached"
-tap_is "$(jq -r '"\(.policy) \(.pid_start)"' "$CT_STATE_DIR/$FID.json")" \
+tap_is "$(ct_record "$FID" | jq -r '"\(.policy) \(.pid_start)"')" \
 	"restricted $(awk '{ print $22 }' "/proc/$FPID/stat")" "$name: the record is this container's"
 stop
 hook poststop

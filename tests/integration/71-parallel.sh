@@ -149,7 +149,7 @@ for name in "${NAMES[@]}"; do
 	nrec=$((nrec + 1))
 	attached=$(timeout 20 bpftool -j cgroup show "${CG[$name]}" 2>/dev/null |
 		jq -c '[.[]? | select(.name | startswith("sh_")) | .id] | sort')
-	got=$(jq -c '[.id, .pid, .cgroup_path, .policy, ([.programs[].id] | sort)]' "$f" 2>&1)
+	got=$(ct_record "$id" | jq -c '[.id, .pid, .cgroup_path, .policy, ([.programs[].id] | sort)]' 2>&1)
 	want=$(jq -cn --arg id "$id" --argjson pid "${PID[$name]:-0}" \
 		--arg cg "${CG[$name]}" --arg p "${name##*-}" --argjson a "${attached:-null}" \
 		'[$id, $pid, $cg, $p, $a]')

@@ -101,6 +101,9 @@ ct_init_host()
 	CT_STATE_DIR=$CT_TMP/state
 	CT_PIN_DIR=$CT_TMP/no-pins
 	export OCI_SOCKOPT_HOOK_PIN_DIR=$CT_PIN_DIR
+	# A preload with keep_keys keeps the static keys on from a cgroup of
+	# the test's own (its name has our prefix: ct_cleanup removes it).
+	export OCI_SOCKOPT_HOOK_KEYS_CGROUP=$CT_PREFIX-keys
 	mkdir -p "$CT_STATE_DIR" "$CT_TMP/bundles" "$CT_TMP/configs"
 	CT_CG_BEFORE=$(ct_cgroup_dirs)
 }
@@ -284,6 +287,23 @@ ct_id()
 	echo "$CT_PREFIX-$1"
 }
 
+# ct_record ID [STATE-DIR]: container ID's state record, the JSON the hook
+# wrote: the attribute trusted.oci-sockopt-hook.record of its empty file,
+# or the file's content (a file system without attributes, or a record
+# written by hand).
+ct_record()
+{
+	/usr/bin/python3 - "${2:-$CT_STATE_DIR}/$1.json" <<'PY'
+import os, sys
+p = sys.argv[1]
+with open(p, "rb") as f:
+    data = f.read()
+if not data:
+    data = os.getxattr(p, "trusted.oci-sockopt-hook.record", follow_symlinks=False)
+sys.stdout.write(data.decode())
+PY
+}
+
 # ct_run RUNTIME ID BUNDLE: runs the container in the foreground. Sets
 # CT_RC, CT_OUT (stdout file) and CT_ERR (stderr file).
 ct_run()
@@ -449,9 +469,10 @@ ct_default_state_ours()
 # -d names another), cgroups (default: all three). In the state dir,
 # poststop's gc stamp and the index of shared copies are left out: poststop
 # leaves both to gc, which runs at most once a minute (45-preload checks
-# that gc removes the index); so are the node's stats (stats and its lock),
-# which every run adds to and nothing removes (63-metrics checks them), and
-# the lock files prestart and apply share (config.lock, apply.lock).
+# that gc removes the index); so are the node's stats (stats, its lock and
+# the log of runs), which every run adds to and nothing removes
+# (63-metrics checks them), and the lock files prestart and apply share
+# (config.lock, apply.lock).
 ct_snapshot()
 {
 	local part parts state=$CT_STATE_DIR
@@ -468,7 +489,7 @@ ct_snapshot()
 		state)
 			echo "state dir $state:"
 			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" \
-				! -name stats ! -name "*.lock" | sort)
+				! -name stats ! -name "*.lock" ! -name stats.log | sort)
 			echo "ours in $CT_DEFAULT_STATE_DIR:"
 			ct_default_state_ours
 			;;

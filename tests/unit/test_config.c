@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -215,7 +216,7 @@ static void test_names(void)
 
 /* Writes text to path through a new file renamed over it (as installers
  * and ConfigMaps do), or in place. */
-static void write_config(const char *path, const char *text, bool rename_over)
+static void rewrite_config(const char *path, const char *text, bool rename_over)
 {
 	char tmp[PATH_MAX];
 	FILE *f;
@@ -243,15 +244,15 @@ static void test_changed(void)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/config.json", dir);
-	write_config(path, "{\"policies\": {}}", false);
+	rewrite_config(path, "{\"policies\": {}}", false);
 	ok(config_load(path, &cfg, &err) == 0 && !config_changed(&cfg),
 	   "the file as it was read: not changed");
-	write_config(path, "{\"policies\": {\"p\": {}}}", true);
+	rewrite_config(path, "{\"policies\": {\"p\": {}}}", true);
 	ok(config_changed(&cfg), "a new file renamed over it: changed");
 	config_free(&cfg);
 	ok(config_load(path, &cfg, &err) == 0 && !config_changed(&cfg),
 	   "read again: not changed");
-	write_config(path, "{\"policies\": {\"q\": {}}}", false);
+	rewrite_config(path, "{\"policies\": {\"q\": {}}}", false);
 	ok(config_changed(&cfg), "written in place: changed");
 	unlink(path);
 	ok(config_changed(&cfg), "removed: changed");
@@ -259,8 +260,80 @@ static void test_changed(void)
 	rmdir(dir);
 }
 
+/* A config file of the test's own (a directory only root may write). */
+static const char *write_config(const char *dir, const char *name,
+				const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return path;
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* poststop reads only the log settings: a broken policy does not stop
+ * it from logging as the operator asked; broken log settings do. */
+static void test_logging_only(void)
+{
+	char dir[] = "/tmp/test-config-XXXXXX";
+	struct sh_error err = { 0 };
+	struct sh_config cfg;
+	const char *path;
+
+	if (!mkdtemp(dir))
+		return;
+	path = write_config(dir, "a.json",
+			    "{\"log_level\":\"debug\",\"log_format\":\"json\","
+			    "\"policies\":{\"p\":{\"setsockopt\":[{\"level\":"
+			    "\"SOL_SOCKET\",\"option\":\"SO_NOPE\",\"action\":"
+			    "\"deny\"}]}}}");
+	ok(config_load(path, &cfg, &err) != 0,
+	   "a config with an unknown option is refused by config_load");
+	err = (struct sh_error){ 0 };
+	ok(config_load_logging(path, &cfg, &err) == 0 &&
+		   cfg.log_level == LOG_DEBUG && cfg.log_format == 1,
+	   "config_load_logging takes its log settings all the same");
+	config_free(&cfg);
+	path = write_config(dir, "b.json", "{\"log_level\":\"loud\"}");
+	err = (struct sh_error){ 0 };
+	ok(config_load_logging(path, &cfg, &err) != 0 &&
+		   strstr(err.msg, "log_level: unknown level"),
+	   "a bad log_level is refused: %s", err.msg);
+	path = write_config(dir, "c.json", "[1]");
+	err = (struct sh_error){ 0 };
+	ok(config_load_logging(path, &cfg, &err) != 0 &&
+		   strstr(err.msg, "must be a JSON object"),
+	   "a root that is not an object is refused: %s", err.msg);
+	unlink(write_config(dir, "a.json", ""));
+	unlink(write_config(dir, "b.json", ""));
+	unlink(write_config(dir, "c.json", ""));
+	rmdir(dir);
+}
+
+static void test_keep_keys(void)
+{
+	struct sh_config cfg;
+
+	ok(parse_config("{}", &cfg) == 0 && cfg.keep_keys,
+	   "keep_keys is on when the config does not say");
+	config_free(&cfg);
+	ok(parse_config("{\"keep_keys\":false}", &cfg) == 0 && !cfg.keep_keys,
+	   "keep_keys false");
+	config_free(&cfg);
+	config_refused("{\"keep_keys\":\"no\"}",
+		       "keep_keys: must be true or false",
+		       "keep_keys must be a boolean");
+}
+
 int main(void)
 {
+	test_logging_only();
+	test_keep_keys();
 	test_example();
 	test_numbers_and_defaults();
 	test_refusals();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * stats.c: rows per (stage, outcome, reason), bounded by folding into
- * "other"; the file's text read back; stats_add() under its lock from
- * several processes at once, and what one call costs.
+ * stats.c and stats_log.c: rows per (stage, outcome, reason), bounded by
+ * folding into "other"; the file's text and the log's lines read back;
+ * stats_log_add() from several processes at once, with compactions among
+ * them; a crash between a compaction's two steps; what one call costs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "stats.h"
+#include "stats_log.h"
 #include "tap.h"
 
 static uint64_t count_of(const struct sh_node_stats *s, enum stats_stage st,
@@ -112,7 +114,128 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* stats_add() from 4 processes at once: the lock loses no run. */
+static void test_lines(void)
+{
+	static struct sh_node_stats s;
+	char line[128];
+	int len = stats_format_run(line, sizeof(line), STATS_PRESTART,
+				   STATS_REFUSED, "policy_not_allowed", 0.25);
+
+	ok(len > 0 && !strcmp(line,
+			      "\nprestart refused policy_not_allowed 0.25\n"),
+	   "a run as a log line, a newline before and after it");
+	line[len - 1] = '\0';
+	ok(stats_count_line(&s, line + 1) == 0 &&
+		   count_of(&s, STATS_PRESTART, STATS_REFUSED,
+			    "policy_not_allowed") == 1 &&
+		   s.latency[STATS_PRESTART].count == 1,
+	   "and counted back, with its latency");
+	stats_format_run(line, sizeof(line), STATS_POSTSTOP, STATS_RELEASED,
+			 NULL, -1);
+	ok(!strcmp(line, "\npoststop released - -\n"),
+	   "no reason, no latency: dashes");
+	line[strlen(line) - 1] = '\0';
+	ok(stats_count_line(&s, line + 1) == 0 &&
+		   count_of(&s, STATS_POSTSTOP, STATS_RELEASED, "") == 1 &&
+		   s.latency[STATS_POSTSTOP].count == 0,
+	   "counted, with no latency sample");
+	stats_format_run(line, sizeof(line), STATS_PRESTART, STATS_REFUSED,
+			 "Bad Reason", 0.1);
+	ok(!strcmp(line, "\nprestart refused other 0.1\n"),
+	   "a reason that is not a token is written as other");
+	static const char *const bad[] = { "prestart", "x attached - -",
+					   "prestart attached - x",
+					   "prestart attached - -1",
+					   "prestart attached a b c" };
+	int refused = 0;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s", bad[i]);
+		refused += stats_count_line(&s, line) == -EBADMSG;
+	}
+	ok(refused == 5, "bad lines: EBADMSG (%d of 5)", refused);
+}
+
+static uint64_t read_count(enum stats_stage st, enum stats_outcome o)
+{
+	static struct sh_node_stats s;
+	struct sh_error err = { 0 };
+
+	if (stats_log_read(&s, &err))
+		return UINT64_MAX;
+	return count_of(&s, st, o, "");
+}
+
+/* Runs a shell command made from a literal format and the state dir. */
+#define SH(fmt, state)                                           \
+	({                                                       \
+		char _cmd[256];                                  \
+		snprintf(_cmd, sizeof(_cmd), fmt, state, state); \
+		system(_cmd);                                    \
+	})
+
+/*
+ * A compaction writes the file, then replaces the log: a crash between
+ * the two leaves the old log, which the file already holds. Its runs are
+ * not counted twice; a line cut short by a crash is not counted at all.
+ */
+static void test_crash(const char *state)
+{
+	struct sh_error err = { 0 };
+	uint64_t before = read_count(STATS_POSTSTOP, STATS_FALLBACK);
+
+	for (int i = 0; i < 3; i++)
+		stats_log_add(STATS_POSTSTOP, STATS_FALLBACK, NULL, 0.001);
+	ok(SH("cp %s/stats.log %s/saved.log", state) == 0 &&
+		   stats_log_compact(&err) == 0 &&
+		   SH("mv %s/saved.log %s/stats.log", state) == 0 &&
+		   read_count(STATS_POSTSTOP, STATS_FALLBACK) == before + 3,
+	   "a crash between writing the file and replacing the log: 3 runs counted once");
+	stats_log_add(STATS_POSTSTOP, STATS_FALLBACK, NULL, 0.001);
+	ok(read_count(STATS_POSTSTOP, STATS_FALLBACK) == before + 4 &&
+		   stats_log_compact(&err) == 0 &&
+		   read_count(STATS_POSTSTOP, STATS_FALLBACK) == before + 4,
+	   "a run appended to that log counts, once, before and after compacting");
+	ok(SH("printf '\\npoststop fallback - 0.0' >> %s/stats.log%.0s",
+	      state) == 0 &&
+		   read_count(STATS_POSTSTOP, STATS_FALLBACK) == before + 4,
+	   "a last line without its newline (a write cut short) is not counted");
+	stats_log_add(STATS_POSTSTOP, STATS_FALLBACK, NULL, 0.001);
+	ok(read_count(STATS_POSTSTOP, STATS_FALLBACK) == before + 5,
+	   "nor does it swallow the next run");
+}
+
+/* Appenders and compactions at once: every run counted exactly once. */
+static void test_compact_racing(const char *state)
+{
+	struct sh_error err = { 0 };
+	uint64_t before = read_count(STATS_PRESTART, STATS_FALLBACK);
+	int status, bad = 0;
+
+	(void)state;
+	for (int p = 0; p < 5; p++)
+		if (fork() == 0) {
+			for (int i = 0; i < 300; i++) {
+				if (p == 4)
+					bad += stats_log_compact(&err) != 0;
+				else
+					stats_log_add(STATS_PRESTART,
+						      STATS_FALLBACK, NULL,
+						      0.001);
+			}
+			_exit(bad ? 1 : 0);
+		}
+	for (int p = 0; p < 5; p++)
+		if (wait(&status) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad++;
+	ok(!bad && read_count(STATS_PRESTART, STATS_FALLBACK) == before + 1200,
+	   "4 processes x 300 runs while another compacts 300 times: 1200 counted (%llu)",
+	   (unsigned long long)(read_count(STATS_PRESTART, STATS_FALLBACK) -
+				before));
+}
+
+/* stats_log_add() from 4 processes at once: the lock loses no run. */
 static void test_file(void)
 {
 	static struct sh_node_stats s;
@@ -127,50 +250,54 @@ static void test_file(void)
 		return;
 	snprintf(state, sizeof(state), "%s/state", dir);
 	setenv("OCI_SOCKOPT_HOOK_STATE_DIR", state, 1);
-	ok(stats_read(&s, &err) == 0 && s.nr_rows == 0,
+	ok(stats_log_read(&s, &err) == 0 && s.nr_rows == 0,
 	   "no state directory: zeros");
-	stats_add(STATS_PRESTART, STATS_UNPOLICED, NULL, 0.001);
+	stats_log_add(STATS_PRESTART, STATS_UNPOLICED, NULL, 0.001);
 	ok(access(state, F_OK) != 0,
 	   "an unpoliced run makes no state directory (nothing to count in)");
-	stats_add(STATS_PRESTART, STATS_REFUSED, "policy_not_allowed", 0.001);
-	ok(stats_read(&s, &err) == 0 && s.nr_rows == 1 &&
+	stats_log_add(STATS_PRESTART, STATS_REFUSED, "policy_not_allowed",
+		      0.001);
+	ok(stats_log_read(&s, &err) == 0 && s.nr_rows == 1 &&
 		   count_of(&s, STATS_PRESTART, STATS_REFUSED,
 			    "policy_not_allowed") == 1,
 	   "a refusal makes it, and counts");
-	stats_add(STATS_PRESTART, STATS_UNPOLICED, NULL, 0.001);
-	ok(stats_read(&s, &err) == 0 &&
+	stats_log_add(STATS_PRESTART, STATS_UNPOLICED, NULL, 0.001);
+	ok(stats_log_read(&s, &err) == 0 &&
 		   count_of(&s, STATS_PRESTART, STATS_UNPOLICED, "") == 1,
 	   "then an unpoliced run counts too");
 	lat = s.latency[STATS_PRESTART].count;
 	for (int p = 0; p < 4; p++)
 		if (fork() == 0) {
 			for (int i = 0; i < 250; i++)
-				stats_add(STATS_PRESTART, STATS_ATTACHED, NULL,
-					  0.001);
+				stats_log_add(STATS_PRESTART, STATS_ATTACHED,
+					      NULL, 0.001);
 			_exit(0);
 		}
 	for (int p = 0; p < 4; p++)
 		if (wait(&status) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
 			bad++;
-	if (stats_read(&s, &err))
+	if (stats_log_read(&s, &err))
 		bad++;
 	ok(!bad && count_of(&s, STATS_PRESTART, STATS_ATTACHED, "") == 1000 &&
 		   s.latency[STATS_PRESTART].count == lat + 1000,
-	   "4 processes x 250 stats_add(): 1000 runs counted (%llu)",
+	   "4 processes x 250 stats_log_add(): 1000 runs counted (%llu)",
 	   (unsigned long long)count_of(&s, STATS_PRESTART, STATS_ATTACHED,
 					""));
 	t = now();
 	for (int i = 0; i < 500; i++)
-		stats_add(STATS_POSTSTOP, STATS_RELEASED, NULL, 0.001);
-	tap_diag("stats_add: %.1f us per call in %s", (now() - t) / 500 * 1e6,
-		 dir);
+		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL, 0.001);
+	tap_diag("stats_log_add: %.1f us per call in %s",
+		 (now() - t) / 500 * 1e6, dir);
 	snprintf(cmd, sizeof(cmd), "printf 'garbage' > %s/stats", state);
-	ok(system(cmd) == 0 && stats_read(&s, &err) == -EBADMSG,
-	   "a damaged file: stats_read() says EBADMSG");
-	stats_add(STATS_PRESTART, STATS_UNPOLICED, NULL, 0.001);
-	ok(stats_read(&s, &err) == 0 && s.nr_rows == 1,
-	   "stats_add() on a damaged file starts over (with a notice)");
+	ok(system(cmd) == 0 && stats_log_read(&s, &err) == -EBADMSG,
+	   "a damaged file: stats_log_read() says EBADMSG");
+	stats_log_add(STATS_PRESTART, STATS_UNPOLICED, NULL, 0.001);
+	ok(stats_log_compact(&err) == 0 && stats_log_read(&s, &err) == 0 &&
+		   count_of(&s, STATS_PRESTART, STATS_UNPOLICED, "") >= 1,
+	   "a compaction over a damaged file starts over from the log (with a notice)");
+	test_crash(state);
+	test_compact_racing(state);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		tap_diag("cannot remove %s", dir);
@@ -181,6 +308,7 @@ int main(void)
 	test_count();
 	test_fold();
 	test_text();
+	test_lines();
 	test_file();
 	return tap_done();
 }
