@@ -97,7 +97,7 @@ switch()
 	ct_start_ok "$rt: a restricted container in audit mode starts" "$rt" "$id" \
 		"$bundle" '^mark_loop=ready' || return 1
 	CG=$CT_CG OUT=$CT_OUT
-	tap_is "$(jq -r .mode "$CT_STATE_DIR/$id.json")" audit "$rt: its record says audit mode"
+	tap_is "$(ct_record "$id" | jq -r .mode)" audit "$rt: its record says audit mode"
 	sleep 1
 	"$HOOK" --config "$enforce" preload >/dev/null 2>&1
 	apply "$enforce"
@@ -112,7 +112,7 @@ apply: 1 updated, 0 unchanged, 0 left as it was, 0 failed, 0 gone" \
 		"$rt: the answer changed once, and every call either passed or got EPERM"
 	tap_is "$(loop_val order)" ok "$rt: no call passed after one was refused"
 	tap_is "$(in_cg set-mark 1)" "setsockopt=EPERM" "$rt: its next setsockopt(SO_MARK) gets EPERM, no restart"
-	tap_is "$(jq -r .mode "$CT_STATE_DIR/$id.json")" enforce "$rt: its record says enforce mode"
+	tap_is "$(ct_record "$id" | jq -r .mode)" enforce "$rt: its record says enforce mode"
 }
 
 clamps()
