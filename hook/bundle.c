@@ -16,6 +16,7 @@
 
 #include "bundle.h"
 #include "cleanup.h"
+#include "number.h"
 
 struct mount_opts {
 	bool ro; /* the mount itself is read-only */
@@ -172,4 +173,50 @@ bool bundle_own_cgroupns(const struct oci_state *st)
 			return !*get_string(ns, "path");
 	}
 	return false;
+}
+
+/* The pid in "/proc/<pid>/ns/<anything>", or 0. */
+static pid_t proc_ns_pid(const char *path)
+{
+	const char *p = path + strlen("/proc/");
+	char digits[16];
+	size_t n;
+	long long v;
+
+	if (strncmp(path, "/proc/", strlen("/proc/")))
+		return 0;
+	n = strspn(p, "0123456789");
+	if (!n || n >= sizeof(digits) || strncmp(p + n, "/ns/", 4) ||
+	    !p[n + 4] || strchr(p + n + 4, '/'))
+		return 0;
+	snprintf(digits, sizeof(digits), "%.*s", (int)n, p);
+	return number_parse(digits, 1, INT_MAX, &v) ? 0 : (pid_t)v;
+}
+
+static pid_t joined_pid_of(struct json_object *nss, const char *type)
+{
+	for (size_t i = 0; i < json_object_array_length(nss); i++) {
+		struct json_object *ns = json_object_array_get_idx(nss, i);
+
+		if (json_object_is_type(ns, json_type_object) &&
+		    !strcmp(get_string(ns, "type"), type))
+			return proc_ns_pid(get_string(ns, "path"));
+	}
+	return 0;
+}
+
+pid_t bundle_joined_pid(const struct oci_state *st)
+{
+	static const char *const types[] = { "pid", "ipc", "uts", "network" };
+	struct json_object *linux_obj, *nss;
+	pid_t pid = 0;
+
+	if (!st->config_root ||
+	    !json_object_object_get_ex(st->config_root, "linux", &linux_obj) ||
+	    !json_object_object_get_ex(linux_obj, "namespaces", &nss) ||
+	    !json_object_is_type(nss, json_type_array))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(types) && !pid; i++)
+		pid = joined_pid_of(nss, types[i]);
+	return pid;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <limits.h>
 
@@ -23,5 +24,12 @@ bool bundle_writable_cgroup_mount(const struct oci_state *st,
 				  const char *cg2_mount, char *why, size_t len);
 /* The container gets a new cgroup namespace (not one joined by path). */
 bool bundle_own_cgroupns(const struct oci_state *st);
+/*
+ * The process whose namespaces the container joins by a /proc/<pid>/ns/
+ * path (a pod's sandbox: containerd writes the pause process's pid there
+ * for the pod's pid, ipc, uts and network namespaces), the pid namespace's
+ * first; 0 when it joins none that way.
+ */
+pid_t bundle_joined_pid(const struct oci_state *st);
 
 #endif /* SH_BUNDLE_H */

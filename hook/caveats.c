@@ -21,6 +21,8 @@ static const char *const ids[CAVEATS_MAX] = {
 	[CAVEATS_MPTCP_SUBFLOWS] = "mptcp_subflows",
 	[CAVEATS_BYPASS_FELL_BACK] = "bypass_fell_back",
 	[CAVEATS_OTHER_PROGRAMS] = "other_programs",
+	[CAVEATS_SOCK_DIAG] = "sock_diag",
+	[CAVEATS_KERNEL_SOCKETS] = "kernel_sockets",
 };
 
 const char *caveats_name(enum caveats_id id)
@@ -50,6 +52,11 @@ static bool has_kind(const struct sh_record *rec, enum sh_prog_kind kind)
 	return false;
 }
 
+static bool mark_or_priority(const struct sh_policy *p)
+{
+	return p && (p->has_mark || p->has_priority);
+}
+
 /* A stamped mark or priority that MPTCP subflows do not carry. */
 static bool mptcp_open(const struct sh_policy *p)
 {
@@ -72,7 +79,14 @@ static void kernel_caveats(const struct caveats_input *in, struct caveats *out)
 		    "32-bit compat syscalls (a -m32 binary, int $0x80, io_uring of a 32-bit process) skip the setsockopt/getsockopt programs: use a seccomp profile that lists only the native ABI (examples/seccomp-no-compat.json)");
 	if (has_kind(rec, SH_PROG_SOCK))
 		add(out, CAVEATS_PACKET_SOCKETS,
-		    "cgroup/sock_create sees only AF_INET/AF_INET6: AF_PACKET sockets (also through SOCK_PACKET, io_uring and the i386 socket/socketcall syscalls) get no deny rule, mark or priority: drop CAP_NET_RAW or use examples/seccomp-no-packet.json");
+		    "cgroup/sock_create sees only AF_INET/AF_INET6: AF_PACKET sockets (also through SOCK_PACKET, io_uring and the i386 socket/socketcall syscalls) get no deny rule, mark or priority: drop CAP_NET_RAW or use examples/seccomp-no-packet.json (or seccomp-socket-allowlist.json)");
+	if (has_kind(rec, SH_PROG_SOCK) && in->families && in->families[0])
+		add(out, CAVEATS_KERNEL_SOCKETS,
+		    "this kernel offers %s: their TCP/UDP goes through sockets the kernel makes itself, with no deny rule, mark or priority: allow only the families the workload needs with seccomp (examples/seccomp-socket-allowlist.json)",
+		    in->families);
+	if (has_kind(rec, SH_PROG_GET) || mark_or_priority(in->policy))
+		add(out, CAVEATS_SOCK_DIAG,
+		    "sock_diag netlink (ss -tie) shows each socket's real congestion control, TOS, priority and, with CAP_NET_ADMIN, mark, whatever getsockopt rules return: block NETLINK_SOCK_DIAG with seccomp (examples/seccomp-socket-allowlist.json)");
 	if (mptcp_open(in->policy))
 		add(out, CAVEATS_MPTCP_SUBFLOWS,
 		    "the policy stamps a mark or priority but does not deny IPPROTO_MPTCP: MPTCP subflows may go out without the stamp");

@@ -21,6 +21,8 @@ enum caveats_id {
 	CAVEATS_MPTCP_SUBFLOWS,
 	CAVEATS_BYPASS_FELL_BACK,
 	CAVEATS_OTHER_PROGRAMS,
+	CAVEATS_SOCK_DIAG,
+	CAVEATS_KERNEL_SOCKETS,
 	CAVEATS_MAX,
 };
 
@@ -35,6 +37,9 @@ struct caveats_input {
 	/* Programs of other tools that run for the cgroup ("setsockopt 17
 	 * (name), ..."), or "" when there are none. */
 	const char *other_programs;
+	/* Families this kernel offers whose TCP/UDP goes through kernel
+	 * sockets (families_text()), "" or NULL for none. */
+	const char *families;
 };
 
 struct caveat {

@@ -5,8 +5,10 @@
  * is an operator's typo, and a typo in a security policy must not pass.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -170,25 +172,65 @@ static int parse_logging(struct config_ctx *ctx, struct json_object *root,
 	return r;
 }
 
+/* The pause container never makes a socket: a policy that lets it make
+ * none closes the way into the pod's unpoliced cgroup (ptrace the pause
+ * process, make it call socket(), take the fd with pidfd_getfd()). */
+static const struct sh_policy sandbox_builtin = {
+	.name = SH_SANDBOX_BUILTIN,
+	.nr_deny = 2,
+	.deny = { { AF_INET, SH_ANY, SH_ANY }, { AF_INET6, SH_ANY, SH_ANY } },
+};
+
+/* "" turns sandbox policing off; absent, the built-in. */
+static int parse_sandbox(struct config_ctx *ctx, struct json_object *root,
+			 struct sh_config *cfg)
+{
+	const char *name = NULL;
+	int r = config_json_get_string(ctx, root, NULL, "sandbox_policy",
+				       &name);
+
+	cfg->sandbox_policy = &sandbox_builtin;
+	if (r || !name)
+		return r;
+	cfg->sandbox_policy = *name ? config_find_policy(cfg, name) : NULL;
+	if (*name && !cfg->sandbox_policy)
+		return config_json_error(
+			ctx, "sandbox_policy",
+			"names unknown policy '%.64s' (a policy of policies, '%s' or \"\" for none)",
+			name, SH_SANDBOX_BUILTIN);
+	return 0;
+}
+
+/* Only sandbox_policy may name the built-in: the other references are
+ * for workloads, and must name the operator's policies. */
+static int check_reference(struct config_ctx *ctx, const struct sh_config *cfg,
+			   const char *path, const char *name)
+{
+	if (!strcmp(name, SH_SANDBOX_BUILTIN))
+		return config_json_error(
+			ctx, path,
+			"names the built-in sandbox policy '%s': only sandbox_policy may",
+			name);
+	if (!config_find_policy(cfg, name))
+		return config_json_error(ctx, path,
+					 "names unknown policy '%.64s'", name);
+	return 0;
+}
+
 static int check_references(struct config_ctx *ctx, struct sh_config *cfg)
 {
 	char path[SH_CONFIG_PATH_MAX];
+	int r = 0;
 
-	if (cfg->default_policy &&
-	    !config_find_policy(cfg, cfg->default_policy))
-		return config_json_error(ctx, "defaults.policy",
-					 "names unknown policy '%.64s'",
-					 cfg->default_policy);
-	for (size_t i = 0; i < cfg->nr_allowed; i++) {
-		if (config_find_policy(cfg, cfg->allowed_policies[i]))
-			continue;
+	if (cfg->default_policy)
+		r = check_reference(ctx, cfg, "defaults.policy",
+				    cfg->default_policy);
+	for (size_t i = 0; i < cfg->nr_allowed && !r; i++) {
 		snprintf(path, sizeof(path), "annotations.allow_policies[%zu]",
 			 i);
-		return config_json_error(ctx, path,
-					 "names unknown policy '%.64s'",
-					 cfg->allowed_policies[i]);
+		r = check_reference(ctx, cfg, path, cfg->allowed_policies[i]);
 	}
-	return 0;
+	return r;
 }
 
 static int parse_root(struct config_ctx *ctx, struct json_object *root,
@@ -206,6 +248,7 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 					    "log_file",
 					    "log_format",
 					    "record",
+					    "sandbox_policy",
 					    "keep_keys",
 					    NULL };
 	struct json_object *sub;
@@ -239,6 +282,8 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 		r = config_policy_parse(ctx, sub, cfg);
 	if (!r)
 		r = check_references(ctx, cfg);
+	if (!r)
+		r = parse_sandbox(ctx, root, cfg);
 	return r;
 }
 
@@ -365,6 +410,8 @@ void config_free(struct sh_config *cfg)
 const struct sh_policy *config_find_policy(const struct sh_config *cfg,
 					   const char *name)
 {
+	if (!strcmp(name, SH_SANDBOX_BUILTIN))
+		return &sandbox_builtin;
 	for (size_t i = 0; i < cfg->nr_policies; i++)
 		if (!strcmp(cfg->policies[i].name, name))
 			return &cfg->policies[i];

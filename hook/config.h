@@ -20,6 +20,7 @@ int config_load_logging(const char *path, struct sh_config *cfg,
 int config_parse(const char *path, const char *text, size_t len,
 		 struct sh_config *cfg, struct sh_error *err);
 void config_free(struct sh_config *cfg);
+/* A policy of policies, or the built-in sandbox policy by its name. */
 const struct sh_policy *config_find_policy(const struct sh_config *cfg,
 					   const char *name);
 bool config_policy_allowed(const struct sh_config *cfg, const char *name);

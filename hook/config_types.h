@@ -52,6 +52,11 @@ struct sh_require {
 
 #define SH_RECORD_DIR_DEFAULT "/var/lib/oci-sockopt-hook/recorded"
 
+/* The built-in sandbox_policy: no AF_INET or AF_INET6 socket (all that
+ * cgroup/sock_create sees). '@' is not a policy name's character, so no
+ * operator policy can be mistaken for it. */
+#define SH_SANDBOX_BUILTIN "@deny-sockets"
+
 struct sh_rule_entry {
 	const char *option_name; /* NULL when given as a number */
 	struct sh_opt_key key;
@@ -103,6 +108,9 @@ struct sh_config {
 	enum on_shared_cgroup on_shared_cgroup;
 	enum on_override_program on_override_program;
 	struct sh_require require;
+	/* sandbox_policy: what a pod sandbox (pause) container gets, the
+	 * built-in by default; NULL when it is "" (sandboxes unpoliced). */
+	const struct sh_policy *sandbox_policy;
 	const char *nri_hook_path; /* nri.hook_path, or NULL: the default */
 	int log_level;
 	const char *log_file;

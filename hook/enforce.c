@@ -199,6 +199,7 @@ void enforce_view_of(const struct enforce_rules *rules,
 	e->bypass = enforce_bypass_state(rec->bypass, rec->progs.bypass_active);
 	in.policy = e->policy;
 	in.other_programs = row->live ? row->drift.other : "";
+	in.families = rules->families;
 	caveats_collect(&in, &e->cav);
 }
 

@@ -10,6 +10,7 @@
 
 #include "apply.h"
 #include "caveats.h"
+#include "families.h"
 #include "config.h"
 #include "counters.h"
 #include "drift.h"
@@ -59,6 +60,9 @@ struct enforce_rules {
 	bool cfg_ok;
 	struct sh_config cfg;
 	char cfg_error[SH_ERROR_MSG_MAX];
+	/* What this kernel offers of the families no program of ours sees
+	 * (families_text()), "" for none: asked once per run. */
+	char families[FAMILIES_TEXT_MAX];
 };
 
 /* What enforces what for one container. */

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "names.h"
 #include "pin.h"
+#include "progcheck.h"
 #include "setsockopt.skel.h"
 #include "share.h"
 #include "sock_create.skel.h"
@@ -188,8 +189,29 @@ static int read_table(int fd, int k, struct footprint *fp)
 	return errno == ENOENT ? 0 : -errno;
 }
 
+/* A pinned table is read only once it has the shape of ours: a map of
+ * another shape under the name would be read past our buffers. */
+static int check_pinned(int fd, const struct progcheck_map *shape,
+			const char *path)
+{
+	struct sh_error err = { 0 };
+
+	if (!progcheck_map(fd, shape, &err))
+		return 0;
+	log_warn("pinned footprint table %s is not one of ours (%s): not read",
+		 path, err.msg);
+	return -ESTALE;
+}
+
 static int read_kind(const struct sh_record *rec, int k, struct footprint *fp)
 {
+	static const struct progcheck_map table = {
+		BPF_MAP_TYPE_HASH, sizeof(struct sh_fp_map_key),
+		sizeof(struct sh_fp_value), SH_FP_MAX, false
+	};
+	static const struct progcheck_map overflow = {
+		BPF_MAP_TYPE_ARRAY, sizeof(__u32), sizeof(__u64), 1, false
+	};
 	char path[FP_PIN_PATH_MAX];
 	_cleanup_close_ int fd = -1, over = -1;
 	__u32 zero = 0;
@@ -199,9 +221,17 @@ static int read_kind(const struct sh_record *rec, int k, struct footprint *fp)
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	r = check_pinned(fd, &table, path);
+	if (r)
+		return r;
 	pin_path(rec, k, true, path, sizeof(path));
 	over = bpf_obj_get(path);
-	if (over < 0 || bpf_map_lookup_elem(over, &zero, &fp->overflow[k]))
+	if (over < 0)
+		return -errno;
+	r = check_pinned(over, &overflow, path);
+	if (r)
+		return r;
+	if (bpf_map_lookup_elem(over, &zero, &fp->overflow[k]))
 		return -errno;
 	r = read_table(fd, k, fp);
 	fp->kind_read[k] = !r;

@@ -130,6 +130,31 @@ static void lint_audit_mode(const struct sh_config *cfg,
 			"annotations.allow_audit_mode is true: any workload can lift its policy with sockopt-hook.io/mode=audit");
 }
 
+/* A pod sandbox must make no socket: one it makes is policed by nothing
+ * else, and any container sharing its pid namespace can have it make
+ * one (sandbox.h). */
+static void lint_sandbox(const struct sh_config *cfg, struct lint_warnings *w)
+{
+	const struct sh_policy *p = cfg->sandbox_policy;
+
+	if (!p)
+		lint_add(
+			w,
+			"sandbox_policy is \"\": pod sandboxes are not policed, and a container that shares its pod's pid namespace and runs as the pause process's uid can make the pause process create sockets no policy applies to (ptrace, then pidfd_getfd()); leave sandbox_policy out for the built-in '%s'",
+			SH_SANDBOX_BUILTIN);
+	else if (p->audit)
+		lint_add(
+			w,
+			"sandbox_policy '%s' is in audit mode: it applies nothing, so pod sandboxes are not policed",
+			p->name);
+	else if (!denies_socket(p, AF_INET, SH_ANY) ||
+		 !denies_socket(p, AF_INET6, SH_ANY))
+		lint_add(
+			w,
+			"sandbox_policy '%s' lets the pause container create AF_INET or AF_INET6 sockets, which a container sharing its pid namespace can take (ptrace, then pidfd_getfd()) with only this policy on them; the pause process makes none: deny both families",
+			p->name);
+}
+
 void lint_policies(const struct sh_config *cfg, struct lint_warnings *w)
 {
 	for (size_t i = 0; i < cfg->nr_policies; i++) {
@@ -137,4 +162,5 @@ void lint_policies(const struct sh_config *cfg, struct lint_warnings *w)
 		lint_twins(&cfg->policies[i], w);
 	}
 	lint_audit_mode(cfg, w);
+	lint_sandbox(cfg, w);
 }

@@ -127,6 +127,23 @@ static int check_name(const char *what, const char *name, const char *key,
 		what, LOG_Q(name), key, SH_MAX_CONTAINER_NAME);
 }
 
+/* A sandbox has no container name; its pod's names come from the key set
+ * of the runtime that wrote a type key (CRI-O's when both did). */
+static const struct runtime_keys *sandbox_names(const struct oci_state *st,
+						struct pod_identity *id)
+{
+	const struct runtime_keys *keys = NULL;
+
+	for (size_t i = 0; i < NR_RUNTIMES; i++)
+		if (oci_annotation(st, runtimes[i].type_key))
+			keys = &runtimes[i];
+	names_from(st, keys, id);
+	id->runtime = keys->runtime;
+	id->name = NULL;
+	id->name_key = NULL;
+	return keys;
+}
+
 int pod_identify(const struct oci_state *st, struct pod_identity *id,
 		 struct sh_error *err)
 {
@@ -137,9 +154,8 @@ int pod_identify(const struct oci_state *st, struct pod_identity *id,
 	writer = type_writer(st, &nr_types);
 	if (nr_types > 0 && !writer) {
 		id->sandbox = true;
-		return 0;
-	}
-	if (writer) {
+		keys = sandbox_names(st, id);
+	} else if (writer) {
 		id->runtime = writer->runtime;
 		names_from(st, writer, id);
 		keys = writer;

@@ -13,7 +13,7 @@
  * other runtime's set may be a copy that the workload chose.
  */
 struct pod_identity {
-	bool sandbox; /* a pod's pause container: never policed */
+	bool sandbox; /* a pod's pause container: sandbox_policy only */
 	const char *runtime; /* "CRI-O", "containerd", or NULL: no type key */
 	const char *name; /* the container's name, or NULL */
 	const char *name_key; /* the annotation the name came from */

@@ -26,6 +26,8 @@ const char *policy_source_name(enum sh_source src)
 		return "policy";
 	case SRC_ANNOTATION:
 		return "annotation";
+	case SRC_SANDBOX:
+		return "sandbox_policy";
 	default:
 		return "none";
 	}
@@ -39,6 +41,8 @@ void policy_source_text(const struct sh_effective *eff, bool bypass, char *buf,
 	if (src == SRC_ANNOTATION)
 		snprintf(buf, len, "annotation %s",
 			 bypass ? eff->bypass_key : eff->policy_key);
+	else if (src == SRC_SANDBOX)
+		snprintf(buf, len, "sandbox_policy");
 	else if (src == SRC_POLICY)
 		snprintf(buf, len, "policy %s", eff->policy->name);
 	else
@@ -268,6 +272,8 @@ void policy_mode_source_text(const struct sh_effective *eff, char *buf,
 {
 	if (eff->mode_source == SRC_ANNOTATION)
 		snprintf(buf, len, "annotation %s", eff->mode_key);
+	else if (eff->mode_source == SRC_SANDBOX)
+		snprintf(buf, len, "sandbox_policy");
 	else if (eff->mode_source == SRC_POLICY)
 		snprintf(buf, len, "policy %s", eff->policy->name);
 	else
@@ -304,6 +310,19 @@ static void apply_defaults(const struct sh_config *cfg,
 	}
 }
 
+void policy_sandbox(const struct sh_config *cfg, struct sh_effective *eff)
+{
+	const struct sh_policy *p = cfg->sandbox_policy;
+
+	eff->sandbox = true;
+	eff->policy = p;
+	eff->policy_source = SRC_SANDBOX;
+	eff->bypass = p && p->has_bypass && p->bypass;
+	eff->bypass_source = SRC_SANDBOX;
+	eff->audit = p && p->audit;
+	eff->mode_source = eff->audit ? SRC_SANDBOX : SRC_NONE;
+}
+
 int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 		   struct sh_effective *eff, struct sh_error *err)
 {
@@ -316,7 +335,7 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 	if (r)
 		return r;
 	if (who->sandbox) {
-		eff->sandbox = true;
+		policy_sandbox(cfg, eff);
 		return 0;
 	}
 	apply_defaults(cfg, eff);
@@ -411,6 +430,11 @@ int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
 	eff->who.namespace = rec->k8s_namespace[0] ? rec->k8s_namespace : NULL;
 	eff->who.pod = rec->pod[0] ? rec->pod : NULL;
 	eff->who.name = rec->container[0] ? rec->container : NULL;
+	/* A pod sandbox reads no annotation: sandbox_policy, as it is now. */
+	if (!strcmp(rec->policy_source, policy_source_name(SRC_SANDBOX))) {
+		policy_sandbox(cfg, eff);
+		return 0;
+	}
 	apply_defaults(cfg, eff);
 	if (key)
 		r = choose_policy(cfg, key, rec->policy, eff, err);

@@ -14,6 +14,7 @@ enum sh_source {
 	SRC_DEFAULTS,
 	SRC_POLICY,
 	SRC_ANNOTATION,
+	SRC_SANDBOX, /* sandbox_policy: a pod sandbox's, annotations unread */
 };
 
 struct sh_effective {
@@ -29,7 +30,7 @@ struct sh_effective {
 	bool audit; /* audit mode: count what the policy would do, apply nothing */
 	enum sh_source mode_source; /* SRC_NONE: enforce, nobody said so */
 	char mode_key[SH_ANNOTATION_KEY_MAX];
-	bool sandbox; /* a pod's pause container: never policed */
+	bool sandbox; /* a pod's pause container: sandbox_policy, nothing else */
 	struct pod_identity who; /* points into the OCI state */
 };
 
@@ -45,6 +46,9 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 struct sh_record;
 int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
 		     struct sh_effective *eff, struct sh_error *err);
+/* A pod sandbox's effective policy: sandbox_policy, with its bypass and
+ * mode, and nothing a workload wrote (its annotations are the pod's). */
+void policy_sandbox(const struct sh_config *cfg, struct sh_effective *eff);
 /* Whether the policy needs a program of this kind. */
 bool policy_needs(const struct sh_effective *eff, enum sh_prog_kind kind);
 bool policy_is_empty(const struct sh_effective *eff);

@@ -10,19 +10,7 @@
 #include "config.h"
 #include "error.h"
 #include "oci.h"
-#include "stats.h"
-
-/* What a prestart that succeeded did, for the node's stats. */
-struct prestart_outcome {
-	enum stats_outcome outcome; /* ATTACHED, UNPOLICED or FALLBACK */
-	const char *reason; /* why FALLBACK, else NULL */
-	struct sh_cause cause; /* for FALLBACK: what asked for it */
-	/* -EAGAIN: the config file changed since cfg was read from it, and
-	 * nothing was done: read it again and run again. */
-	bool config_changed;
-	/* Set by the caller: use cfg even so (the last try). */
-	bool config_last_try;
-};
+#include "police.h"
 
 int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		 struct prestart_outcome *done, struct sh_error *err);

@@ -211,8 +211,11 @@ static void print_result(const struct explain_options *opts,
 	}
 	printf("container: %s\nconfig: %s\n", st->id, cfg_path);
 	if (!policy_r && eff->sandbox)
-		printf("pod sandbox container: never policed\n");
-	else if (!policy_r)
+		printf("pod sandbox container: %s\n",
+		       eff->policy ?
+			       "it gets sandbox_policy; annotations (the pod's) are not read" :
+			       "not policed (sandbox_policy is \"\")");
+	if (!policy_r)
 		describe_print_text(o);
 	if (refused)
 		printf("refused: %s\n", refused);
@@ -233,10 +236,10 @@ static int explain_container(const struct explain_options *opts,
 	r = policy_r = policy_resolve(cfg, st, &eff, err);
 	if (!r)
 		r = require_check(cfg, st, err);
-	if (!r && !eff.sandbox)
+	if (!r)
 		r = check_kernel(cfg, &eff, err);
 	desc = policy_r ? json_object_new_object() : describe_effective(&eff);
-	if (!r && !eff.sandbox && !policy_is_empty(&eff))
+	if (!r && !policy_is_empty(&eff))
 		r = explain_cgroup(cfg, st, desc, err);
 	/* The same line as on stderr. */
 	log_line(refused, sizeof(refused), error_text(err, r));

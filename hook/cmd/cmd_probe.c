@@ -15,9 +15,11 @@
 #include "cg.h"
 #include "cleanup.h"
 #include "commands.h"
+#include "families.h"
 #include "fileio.h"
 #include "keys.h"
 #include "load.h"
+#include "log.h"
 #include "number.h"
 #include "generic.h"
 #include "pin.h"
@@ -38,6 +40,9 @@ struct probe_result {
 	int pins; /* preloaded programs; -errno: no usable pin directory */
 	int generic; /* of the pins, generic programs (generic.h) */
 	char pin_error[SH_ERROR_MSG_MAX];
+	/* Families whose TCP/UDP no cgroup program sees (families.h). */
+	struct family_seen families[FAMILIES_MAX];
+	int nr_families_offered;
 	struct keys_state keys; /* kept on by preload (keep_keys) */
 	char keys_error[SH_ERROR_MSG_MAX];
 };
@@ -109,6 +114,41 @@ static void run_probes(struct probe_result *p)
 	probe_pins(p);
 	if (keys_query(&p->keys, &err))
 		snprintf(p->keys_error, sizeof(p->keys_error), "%s", err.msg);
+	p->nr_families_offered = families_probe(p->families);
+}
+
+static struct json_object *families_json(const struct probe_result *p)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int i = 0; i < FAMILIES_MAX; i++)
+		json_object_object_add(
+			o, p->families[i].name,
+			json_object_new_string(
+				families_state_name(p->families[i].state)));
+	return o;
+}
+
+/* Text: on stderr, as validate's warnings. JSON: in "warnings", so that
+ * stdout and stderr read together still parse. */
+static struct json_object *warnings_json(const struct probe_result *p)
+{
+	struct json_object *arr = json_object_new_array();
+	char text[SH_LOG_LINE_MAX];
+
+	families_warning(p->families, text, sizeof(text));
+	if (text[0])
+		json_object_array_add(arr, json_object_new_string(text));
+	return arr;
+}
+
+static void warn_families(const struct probe_result *p)
+{
+	char text[SH_LOG_LINE_MAX];
+
+	families_warning(p->families, text, sizeof(text));
+	if (text[0])
+		log_warn("%s", text);
 }
 
 static const char *verdict(const struct probe_result *p)
@@ -201,6 +241,8 @@ static void print_json(const struct probe_result *p)
 			       p->pins < 0 && p->pins != -ENOENT ?
 				       json_object_new_string(p->pin_error) :
 				       NULL);
+	json_object_object_add(o, "unseen_socket_families", families_json(p));
+	json_object_object_add(o, "warnings", warnings_json(p));
 	json_object_object_add(o, "static_keys", keys_json(p));
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(verdict(p)));
@@ -237,6 +279,11 @@ static void print_text(const struct probe_result *p)
 		       pin_dir());
 	else
 		printf("preloaded programs:         none (%s)\n", p->pin_error);
+	printf("families no program sees:  ");
+	for (int i = 0; i < FAMILIES_MAX; i++)
+		printf("%s%s %s", i ? ", " : " ", p->families[i].name,
+		       families_state_name(p->families[i].state));
+	printf("\n");
 	print_keys(p);
 	printf("verdict: %s\n", verdict(p));
 }
@@ -254,10 +301,12 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 	if (id)
 		return cli_exit(id);
 	run_probes(&res);
-	if (p.json)
+	if (p.json) {
 		print_json(&res);
-	else
+	} else {
+		warn_families(&res);
 		print_text(&res);
+	}
 	return 0;
 }
 
@@ -271,8 +320,10 @@ const struct cli_command cmd_probe_command = {
 	.summary = "what this kernel and host support",
 	.description =
 		"The cgroup v2 mount, each program kind and its bypass-prot-mem\n"
-		"variant loaded for real, the attach types, and the programs\n"
-		"preload pinned; then a verdict.\n",
+		"variant loaded for real, the attach types, the programs\n"
+		"preload pinned, and what the kernel offers of the socket\n"
+		"families whose TCP/UDP no cgroup program sees (a warning when\n"
+		"it offers any; --json: in \"warnings\"); then a verdict.\n",
 	.options = options,
 	.run = run,
 };

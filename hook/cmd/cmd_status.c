@@ -189,7 +189,10 @@ static void load_rules(const struct status_options *opts,
 {
 	struct sh_error err = { 0 };
 	const char *path = config_path(opts->config);
+	struct family_seen seen[FAMILIES_MAX];
 
+	families_probe(seen);
+	families_text(seen, rules->families, sizeof(rules->families));
 	if (config_load(path, &rules->cfg, &err) == 0) {
 		rules->cfg_ok = true;
 		return;

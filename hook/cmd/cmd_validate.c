@@ -12,6 +12,7 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "config.h"
+#include "families.h"
 #include "hooksd.h"
 #include "lint.h"
 #include "log.h"
@@ -155,6 +156,20 @@ static void print_require(const struct sh_config *cfg)
 		       "started with a warning in the log (on_missing 'warn')");
 }
 
+static void print_sandbox(const struct sh_config *cfg)
+{
+	const struct sh_policy *p = cfg->sandbox_policy;
+
+	if (!p)
+		printf("sandbox_policy: pod sandboxes (pause containers) are not policed\n");
+	else
+		printf("sandbox_policy: pod sandboxes (pause containers) get '%s'%s\n",
+		       p->name,
+		       strcmp(p->name, SH_SANDBOX_BUILTIN) ?
+			       "" :
+			       " (built in: no AF_INET or AF_INET6 socket)");
+}
+
 static struct json_object *require_json(const struct sh_config *cfg)
 {
 	struct json_object *o, *list;
@@ -214,6 +229,11 @@ static void print_json(const char *path, int r, const struct sh_error *err,
 					    cfg->default_bypass));
 	json_object_object_add(o, "require_annotations",
 			       r ? NULL : require_json(cfg));
+	json_object_object_add(
+		o, "sandbox_policy",
+		r || !cfg->sandbox_policy ?
+			NULL :
+			json_object_new_string(cfg->sandbox_policy->name));
 	for (int i = 0; i < w->nr; i++)
 		json_object_array_add(list, json_object_new_string(w->text[i]));
 	json_object_object_add(o, "warnings", list);
@@ -228,6 +248,18 @@ static void check_logging(const struct sh_config *cfg, struct lint_warnings *w)
 		lint_add(
 			w,
 			"log_format is 'json' but no log_file is set: it changes log_file only (stderr and syslog stay text; audit events go to journald with their fields)");
+}
+
+/* The kernel, not the config: but every policy misses these sockets. */
+static void check_families(struct lint_warnings *w)
+{
+	struct family_seen seen[FAMILIES_MAX];
+	char text[SH_LINT_TEXT_MAX];
+
+	families_probe(seen);
+	families_warning(seen, text, sizeof(text));
+	if (text[0])
+		lint_add(w, "%s", text);
 }
 
 static int validate(const struct validate_options *opts)
@@ -245,14 +277,17 @@ static int validate(const struct validate_options *opts)
 		check_require_hooksd(opts, path, &cfg, &w);
 		lint_policies(&cfg, &w);
 		check_logging(&cfg, &w);
+		check_families(&w);
 		print_warnings(&w);
 	}
 	if (opts->json)
 		print_json(path, r, &err, &cfg, &w);
 	else if (!r)
 		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
-	if (!r && !opts->json)
+	if (!r && !opts->json) {
 		print_require(&cfg);
+		print_sandbox(&cfg);
+	}
 	if (!r)
 		config_free(&cfg);
 	return r;
@@ -303,7 +338,9 @@ const struct cli_command cmd_validate_command = {
 		"with \"did you mean\" hints. Warns when\n"
 		"the config's defaults will not reach every container: a hooks.d\n"
 		"file (in the standard directories and each --hooks-dir) that runs\n"
-		"the hook only for annotated containers.\n",
+		"the hook only for annotated containers; when sandbox_policy leaves\n"
+		"pod sandboxes open; when the kernel offers socket families whose\n"
+		"TCP/UDP no cgroup program sees.\n",
 	.options = options,
 	.run = run,
 };

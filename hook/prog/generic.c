@@ -26,6 +26,7 @@
 #include "log.h"
 #include "objects.h"
 #include "pin.h"
+#include "progcheck.h"
 #include "setsockopt.skel.h"
 #include "share.h"
 #include "sock_create.skel.h"
@@ -82,6 +83,11 @@ static __u32 state_size(enum sh_prog_kind kind, bool audit)
 }
 
 #define NONE SIZE_MAX
+/* Room for any kind's .rodata. */
+#define GEN_RODATA_MAX                            \
+	(sizeof(struct sock_create_bpf__rodata) + \
+	 sizeof(struct setsockopt_bpf__rodata) +  \
+	 sizeof(struct getsockopt_bpf__rodata))
 
 /* Each kind's BPF object, and where the generic program's settings go in
  * its .rodata (the skeletons' layout). */
@@ -129,9 +135,7 @@ static void generic_rodata(enum sh_prog_kind kind, bool bypass, bool audit,
 {
 	const struct gen_object *o = &gen_objects[kind];
 	uint64_t hash = generic_hash(kind, bypass, audit);
-	char full[sizeof(struct sock_create_bpf__rodata) +
-		  sizeof(struct setsockopt_bpf__rodata) +
-		  sizeof(struct getsockopt_bpf__rodata)] = { 0 };
+	char full[GEN_RODATA_MAX] = { 0 };
 
 	memcpy(full + o->hash, &hash, sizeof(hash));
 	put32(full, o->audit, audit);
@@ -242,35 +246,6 @@ static bool map_is(const struct bpf_map_info *info, const void *data)
 	       info->value_size == w->value_size;
 }
 
-/* A program's .rodata: an array of one value, read-only to BPF. */
-static bool rodata_is(const struct bpf_map_info *info, const void *data)
-{
-	(void)data;
-	return strstr(info->name, ".rodata") && info->max_entries == 1 &&
-	       (info->map_flags & BPF_F_RDONLY_PROG);
-}
-
-/* Its .rodata holds exactly what generic_load() froze there. */
-static int check_rodata(int prog_fd, enum sh_prog_kind kind, bool bypass,
-			bool audit)
-{
-	_cleanup_close_ int fd =
-		bpfinfo_find_map(prog_fd, NULL, rodata_is, NULL);
-	_cleanup_free_ char *value = NULL, *want = NULL;
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info), zero = 0;
-
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
-	    info.value_size > gen_objects[kind].rodata_size)
-		return -ESTALE;
-	value = calloc(1, info.value_size);
-	want = calloc(1, info.value_size);
-	if (!value || !want || bpf_map_lookup_elem(fd, &zero, value))
-		return -ESTALE;
-	generic_rodata(kind, bypass, audit, want, info.value_size);
-	return memcmp(value, want, info.value_size) ? -ESTALE : 0;
-}
-
 static int open_maps(enum sh_prog_kind kind, bool audit, struct generic_prog *g)
 {
 	const struct map_want state = { "gen_state",
@@ -295,9 +270,19 @@ int generic_find(int pins, enum sh_prog_kind kind, bool bypass, bool audit,
 {
 	uint64_t hash = generic_hash(kind, bypass, audit);
 	char name[SH_BPF_NAME_MAX], pin[SH_PIN_NAME_MAX];
+	char ro[GEN_RODATA_MAX];
+	/* No rules map to compare: the generic one is written per cgroup. */
+	const struct progcheck_want want = {
+		.kind = kind,
+		.prog_name = generic_prog_name(kind, bypass),
+		.rodata = ro,
+		.rodata_size = gen_objects[kind].rodata_size,
+	};
+	struct sh_error err = { 0 };
 	int r;
 
 	generic_init(g);
+	generic_rodata(kind, bypass, audit, ro, sizeof(ro));
 	if (pins < 0)
 		return -ENOENT;
 	g->fd = pin_get(pins, kind_get(kind)->name, hash);
@@ -305,18 +290,18 @@ int generic_find(int pins, enum sh_prog_kind kind, bool bypass, bool audit,
 		g->fd = -1;
 		return -ENOENT;
 	}
-	r = bpfinfo_prog(g->fd, &g->id, name);
-	if (!r && strcmp(name, generic_prog_name(kind, bypass)))
-		r = -ESTALE;
+	r = progcheck_prog(g->fd, &want, &err);
 	if (!r)
-		r = check_rodata(g->fd, kind, bypass, audit);
-	if (!r)
-		r = open_maps(kind, audit, g);
+		r = bpfinfo_prog(g->fd, &g->id, name);
+	if (!r && open_maps(kind, audit, g))
+		r = error_set(&err, -ESTALE,
+			      "its state or rules map is not the generic one");
 	if (r) {
 		pin_name(pin, sizeof(pin), kind_get(kind)->name, hash);
 		log_warn(
-			"pin %s/%s is not the generic %s program this hook loads (%s): loading the policy's programs instead",
-			pin_dir(), pin, kind_get(kind)->name, strerror(-r));
+			"pin %s/%s is not the generic %s program this hook loads: %s; loading the policy's programs instead",
+			pin_dir(), pin, kind_get(kind)->name,
+			err.msg[0] ? err.msg : strerror(-r));
 		generic_close(g);
 		return -ENOENT;
 	}

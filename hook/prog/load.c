@@ -25,16 +25,10 @@
 #include "log.h"
 #include "objects.h"
 #include "pin.h"
+#include "progcheck.h"
 #include "setsockopt.skel.h"
 #include "share.h"
 #include "sock_create.skel.h"
-
-#define SHARE_CHECK(skel, prog)                                              \
-	{                                                                    \
-		.prog_name = prog,                                           \
-		.rodata_size = sizeof(struct skel##__rodata),                \
-		.hash_offset = offsetof(struct skel##__rodata, policy_hash), \
-	}
 
 void load_init(struct sh_loaded *l)
 {
@@ -135,18 +129,24 @@ static uint64_t sock_hash(const struct sh_policy *p, bool bypass)
 	return share_hash(h, &p->priority, sizeof(p->priority));
 }
 
-static void fill_sock_rodata(struct sock_create_bpf *skel,
-			     const struct sh_policy *p)
+/* What is frozen into .rodata: the same for a fresh load (the skeleton's
+ * section) and for checking a copy found elsewhere (progcheck.h). */
+static void fill_sock_rodata(struct sock_create_bpf__rodata *ro,
+			     const struct sh_policy *p,
+			     const struct sh_loaded *l)
 {
+	ro->policy_hash = l->hash[SH_PROG_SOCK];
+	ro->footprint_on = l->footprint;
+	ro->audit_mode = l->audit;
 	if (!p)
 		return;
-	skel->rodata->nr_deny_rules = p->nr_deny;
+	ro->nr_deny_rules = p->nr_deny;
 	for (__u32 i = 0; i < p->nr_deny; i++)
-		skel->rodata->deny_rules[i] = p->deny[i];
-	skel->rodata->set_mark = p->has_mark;
-	skel->rodata->mark = p->mark;
-	skel->rodata->set_priority = p->has_priority;
-	skel->rodata->priority = p->priority;
+		ro->deny_rules[i] = p->deny[i];
+	ro->set_mark = p->has_mark;
+	ro->mark = p->mark;
+	ro->set_priority = p->has_priority;
+	ro->priority = p->priority;
 }
 
 static int load_sock_create(const struct sh_effective *eff, bool bypass,
@@ -157,10 +157,7 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 
 	if (!skel)
 		return -errno;
-	fill_sock_rodata(skel, eff->policy);
-	skel->rodata->policy_hash = l->hash[SH_PROG_SOCK];
-	skel->rodata->footprint_on = l->footprint;
-	skel->rodata->audit_mode = l->audit;
+	fill_sock_rodata(skel->rodata, eff->policy, l);
 	r = size_would_have(skel->maps.would_have, l->audit);
 	if (r) {
 		sock_create_bpf__destroy(skel);
@@ -200,15 +197,22 @@ static bool bypass_sysctl(void)
 static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 			      struct sh_loaded *l)
 {
-	const struct share_check chk = SHARE_CHECK(
-		sock_create_bpf, bypass ? "sh_sock_bypass" : "sh_sock_create");
+	struct sock_create_bpf__rodata ro;
+	const struct progcheck_want want = {
+		.kind = SH_PROG_SOCK,
+		.prog_name = bypass ? "sh_sock_bypass" : "sh_sock_create",
+		.rodata = &ro,
+		.rodata_size = sizeof(ro),
+	};
 	int fd;
 
 	l->bypass = bypass;
 	l->hash[SH_PROG_SOCK] = load_hash(eff, SH_PROG_SOCK, bypass);
+	memset(&ro, 0, sizeof(ro));
+	fill_sock_rodata(&ro, eff->policy, l);
 	fd = l->footprint ? -ENOENT :
 			    share_find(l->pins, kind_get(SH_PROG_SOCK)->name,
-				       l->hash[SH_PROG_SOCK], &chk,
+				       l->hash[SH_PROG_SOCK], &want,
 				       &l->pinned[SH_PROG_SOCK]);
 	if (fd >= 0) {
 		l->fd[SH_PROG_SOCK] = fd;
@@ -257,11 +261,9 @@ static int fill_rules(struct bpf_map *map, const struct sh_rule_entry *rules,
 		      size_t n, bool audit)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct sh_opt_rule rule = rules[i].rule;
+		struct sh_opt_rule rule = progcheck_rule(rules, i, audit);
 		int r;
 
-		if (audit) /* audit mode: the rule's own would-have slot */
-			rule.audit_slot = sh_wh_slot(i);
 		r = bpf_map__update_elem(map, &rules[i].key,
 					 sizeof(rules[i].key), &rule,
 					 sizeof(rule), BPF_NOEXIST);
@@ -288,6 +290,29 @@ static int load_rules_object(struct bpf_object_skeleton *s,
 	return r;
 }
 
+static void fill_set_rodata(struct setsockopt_bpf__rodata *ro,
+			    const struct sh_policy *p,
+			    const struct sh_loaded *l)
+{
+	ro->default_deny = p->default_deny;
+	ro->rule_uses = rules_uses(p->set_rules, p->nr_set);
+	ro->page_size = kernel_page_size();
+	ro->policy_hash = l->hash[SH_PROG_SET];
+	ro->footprint_on = l->footprint;
+	ro->audit_mode = l->audit;
+}
+
+static void fill_get_rodata(struct getsockopt_bpf__rodata *ro,
+			    const struct sh_policy *p,
+			    const struct sh_loaded *l)
+{
+	ro->rule_uses = rules_uses(p->get_rules, p->nr_get);
+	ro->page_size = kernel_page_size();
+	ro->policy_hash = l->hash[SH_PROG_GET];
+	ro->footprint_on = l->footprint;
+	ro->audit_mode = l->audit;
+}
+
 static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 {
 	struct setsockopt_bpf *skel = objects_open_set();
@@ -295,12 +320,7 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 
 	if (!skel)
 		return -errno;
-	skel->rodata->default_deny = p->default_deny;
-	skel->rodata->rule_uses = rules_uses(p->set_rules, p->nr_set);
-	skel->rodata->page_size = kernel_page_size();
-	skel->rodata->policy_hash = l->hash[SH_PROG_SET];
-	skel->rodata->footprint_on = l->footprint;
-	skel->rodata->audit_mode = l->audit;
+	fill_set_rodata(skel->rodata, p, l);
 	bpf_program__set_autoload(skel->progs.sh_gen_set, false);
 	r = specialised_only(skel->maps.gen_state, skel->maps.gen_rules);
 	if (!r)
@@ -326,11 +346,7 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 
 	if (!skel)
 		return -errno;
-	skel->rodata->rule_uses = rules_uses(p->get_rules, p->nr_get);
-	skel->rodata->page_size = kernel_page_size();
-	skel->rodata->policy_hash = l->hash[SH_PROG_GET];
-	skel->rodata->footprint_on = l->footprint;
-	skel->rodata->audit_mode = l->audit;
+	fill_get_rodata(skel->rodata, p, l);
 	bpf_program__set_autoload(skel->progs.sh_gen_get, false);
 	r = specialised_only(skel->maps.gen_state, skel->maps.gen_rules);
 	if (!r)
@@ -371,17 +387,48 @@ uint64_t load_hash(const struct sh_effective *eff, enum sh_prog_kind kind,
 			      eff->record[0] != '\0');
 }
 
+/* The program a shared copy of this kind must be, for progcheck.h. */
+union sockopt_rodata {
+	struct setsockopt_bpf__rodata set;
+	struct getsockopt_bpf__rodata get;
+};
+
+static void sockopt_want(enum sh_prog_kind kind, const struct sh_policy *p,
+			 const struct sh_loaded *l, union sockopt_rodata *ro,
+			 struct progcheck_want *want)
+{
+	bool set = kind == SH_PROG_SET;
+
+	memset(ro, 0, sizeof(*ro));
+	if (set)
+		fill_set_rodata(&ro->set, p, l);
+	else
+		fill_get_rodata(&ro->get, p, l);
+	*want = (struct progcheck_want){
+		.kind = kind,
+		.prog_name = set ? "sh_setsockopt" : "sh_getsockopt",
+		.rodata = ro,
+		.rodata_size = set ? sizeof(ro->set) : sizeof(ro->get),
+		.has_rules = true,
+		.rules = set ? p->set_rules : p->get_rules,
+		.nr_rules = set ? p->nr_set : p->nr_get,
+		.audit = l->audit,
+	};
+}
+
 /* A live copy with the same policy if there is one, else a fresh load. */
 static int obtain(enum sh_prog_kind kind, uint64_t hash,
-		  const struct share_check *chk, const struct sh_policy *p,
-		  struct sh_loaded *l)
+		  const struct sh_policy *p, struct sh_loaded *l)
 {
+	struct progcheck_want want;
+	union sockopt_rodata ro;
 	int fd;
 
 	l->hash[kind] = hash;
+	sockopt_want(kind, p, l, &ro, &want);
 	fd = l->footprint ? -ENOENT :
-			    share_find(l->pins, kind_get(kind)->name, hash, chk,
-				       &l->pinned[kind]);
+			    share_find(l->pins, kind_get(kind)->name, hash,
+				       &want, &l->pinned[kind]);
 	if (fd >= 0) {
 		l->fd[kind] = fd;
 		return 0;
@@ -395,23 +442,17 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 static int obtain_setsockopt(const struct sh_effective *eff,
 			     struct sh_loaded *l)
 {
-	const struct share_check chk =
-		SHARE_CHECK(setsockopt_bpf, "sh_setsockopt");
 	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
 
-	return obtain(SH_PROG_SET, load_hash(eff, SH_PROG_SET, false), &chk, p,
-		      l);
+	return obtain(SH_PROG_SET, load_hash(eff, SH_PROG_SET, false), p, l);
 }
 
 static int obtain_getsockopt(const struct sh_effective *eff,
 			     struct sh_loaded *l)
 {
-	const struct share_check chk =
-		SHARE_CHECK(getsockopt_bpf, "sh_getsockopt");
 	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
 
-	return obtain(SH_PROG_GET, load_hash(eff, SH_PROG_GET, false), &chk, p,
-		      l);
+	return obtain(SH_PROG_GET, load_hash(eff, SH_PROG_GET, false), p, l);
 }
 
 static bool unsupported(int r)

@@ -119,15 +119,6 @@ int pin_get(int dir, const char *type, uint64_t hash)
 	return fd < 0 ? -errno : fd;
 }
 
-bool pin_exists(int dir, const char *type, uint64_t hash)
-{
-	char name[SH_PIN_NAME_MAX];
-	struct stat st;
-
-	pin_name(name, sizeof(name), type, hash);
-	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
 int pin_add(int dir, const char *type, uint64_t hash, int prog_fd,
 	    struct sh_error *err)
 {

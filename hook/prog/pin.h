@@ -27,7 +27,6 @@ int pin_dir_lock(int dir, struct sh_error *err);
 void pin_name(char *buf, size_t len, const char *type, uint64_t hash);
 /* The pinned program of (type, hash): a prog fd, or a negative errno. */
 int pin_get(int dir, const char *type, uint64_t hash);
-bool pin_exists(int dir, const char *type, uint64_t hash);
 /* Pins prog_fd as (type, hash), atomically replacing an older pin. */
 int pin_add(int dir, const char *type, uint64_t hash, int prog_fd,
 	    struct sh_error *err);

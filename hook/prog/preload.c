@@ -4,9 +4,10 @@
  * choose: the default policy (or none) and each policy annotations may
  * ask for, each with the bypass setting it gets from the policy or the
  * defaults, and the other one too when annotations may set it; each in
- * its policy's mode, and the other one too when annotations may set it.
- * Then the generic programs (generic.h), which no config names: a policy
- * not preloaded yet starts on them.
+ * its policy's mode, and the other one too when annotations may set it;
+ * and the pod sandboxes' sandbox_policy. Then the generic programs
+ * (generic.h), which no config names: a policy not preloaded yet starts
+ * on them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -58,7 +59,9 @@ static int pin_program(struct preload *pl, const struct sh_loaded *l,
 		return error_set(err, -E2BIG, "preload: too many programs");
 	key = &pl->keys[pl->nr];
 	*key = (struct pin_key){ kind, l->hash[kind], false };
-	if (pin_exists(pl->dir, type, key->hash)) {
+	/* load_policy() used the pin only if it verified (progcheck.h): one
+	 * that did not is replaced, atomically. */
+	if (l->pinned[kind]) {
 		pl->res->kept++;
 	} else {
 		r = pin_add(pl->dir, type, key->hash, l->fd[kind], err);
@@ -144,6 +147,16 @@ static bool bypass_reachable(const struct sh_config *cfg)
 	return false;
 }
 
+/* A pod sandbox gets its policy and that policy's bypass, nothing else. */
+static int preload_sandbox(struct preload *pl, struct sh_error *err)
+{
+	const struct sh_policy *p = pl->cfg->sandbox_policy;
+
+	if (!p)
+		return 0;
+	return preload_bypass(pl, p, p->has_bypass && p->bypass, err);
+}
+
 static int preload_all(struct preload *pl, struct sh_error *err)
 {
 	const struct sh_config *cfg = pl->cfg;
@@ -153,6 +166,8 @@ static int preload_all(struct preload *pl, struct sh_error *err)
 			NULL;
 	int r = preload_policy(pl, def, err);
 
+	if (!r)
+		r = preload_sandbox(pl, err);
 	for (size_t i = 0; i < cfg->nr_policies && !r; i++) {
 		const struct sh_policy *p = &cfg->policies[i];
 
@@ -285,9 +300,9 @@ static void preload_keys(const struct preload *pl)
 int preload_run(const struct sh_config *cfg, struct preload_result *res,
 		struct sh_error *err)
 {
-	/* Each policy in both modes, with bypass on and off, plus none, each
-	 * 3 kinds; and the generic programs. */
-	size_t max = (cfg->nr_policies + 1) * 4 * SH_PROG_KINDS +
+	/* Each policy in both modes, with bypass on and off, plus none and
+	 * the sandbox's, each 3 kinds; and the generic programs. */
+	size_t max = (cfg->nr_policies + 2) * 4 * SH_PROG_KINDS +
 		     2 * (SH_PROG_KINDS + 1);
 	_cleanup_free_ struct pin_key *keys = calloc(max, sizeof(*keys));
 	_cleanup_close_ int dir = -1;

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
-#include "bpfinfo.h"
 #include "cleanup.h"
+#include "log.h"
 #include "number.h"
 #include "pin.h"
 #include "share.h"
@@ -67,55 +67,32 @@ static int read_index(const char *type, uint64_t hash, uint32_t *id)
 	return 0;
 }
 
-static bool is_rodata(const struct bpf_map_info *info, const void *data)
-{
-	const struct share_check *chk = data;
-
-	/* The section may lack the struct's tail padding. */
-	return strstr(info->name, ".rodata") &&
-	       info->value_size <= chk->rodata_size &&
-	       info->value_size >= chk->hash_offset + sizeof(uint64_t);
-}
-
-static int rodata_hash(int prog_fd, const struct share_check *chk,
-		       uint64_t *hash)
-{
-	_cleanup_free_ char *value = malloc(chk->rodata_size);
-	_cleanup_close_ int fd = -1;
-	char name[SH_BPF_NAME_MAX];
-	__u32 zero = 0;
-
-	if (!value)
-		return -ENOMEM;
-	fd = bpfinfo_find_map(prog_fd, name, is_rodata, chk);
-	if (fd < 0 || strcmp(name, chk->prog_name) ||
-	    bpf_map_lookup_elem(fd, &zero, value))
-		return -ESTALE;
-	memcpy(hash, value + chk->hash_offset, sizeof(*hash));
-	return 0;
-}
-
 /* A pin is trusted by where it is (a directory only root writes), and
- * named by the hash: only its name is checked, against a stray object. */
+ * found by name: whatever is there under that name is verified. */
 static int find_pinned(int pins, const char *type, uint64_t hash,
-		       const struct share_check *chk)
+		       const struct progcheck_want *want)
 {
 	_cleanup_close_ int fd = pin_get(pins, type, hash);
-	char name[SH_BPF_NAME_MAX];
-	__u32 id;
+	struct sh_error err = { 0 };
+	char name[SH_PIN_NAME_MAX];
 
-	if (fd < 0 || bpfinfo_prog(fd, &id, name) ||
-	    strcmp(name, chk->prog_name))
+	if (fd < 0)
 		return -ENOENT;
-	return take_fd(&fd);
+	if (progcheck_prog(fd, want, &err) == 0)
+		return take_fd(&fd);
+	pin_name(name, sizeof(name), type, hash);
+	log_warn(
+		"pinned program %s in %s is not the one this policy needs: %s; loading a copy instead",
+		name, pin_dir(), err.msg);
+	return -ENOENT;
 }
 
 int share_find(int pins, const char *type, uint64_t hash,
-	       const struct share_check *chk, bool *pinned)
+	       const struct progcheck_want *want, bool *pinned)
 {
 	_cleanup_close_ int fd =
-		pins >= 0 ? find_pinned(pins, type, hash, chk) : -ENOENT;
-	uint64_t found = 0;
+		pins >= 0 ? find_pinned(pins, type, hash, want) : -ENOENT;
+	struct sh_error err = { 0 };
 	uint32_t id;
 	int r;
 
@@ -128,9 +105,12 @@ int share_find(int pins, const char *type, uint64_t hash,
 	fd = bpf_prog_get_fd_by_id(id);
 	if (fd < 0)
 		return -ENOENT;
-	r = rodata_hash(fd, chk, &found);
-	if (r || found != hash)
+	/* Ids are reused: another program under this id is no error. */
+	if (progcheck_prog(fd, want, &err)) {
+		log_debug("shared copy %u of %s is not this policy's: %s", id,
+			  type, err.msg);
 		return -ENOENT;
+	}
 	return take_fd(&fd);
 }
 

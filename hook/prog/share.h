@@ -6,25 +6,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "progcheck.h"
+
 /*
  * Containers with the same effective policy share one loaded copy of each
  * program: one that `preload` pinned (pin.h), else one that another
  * container has attached. Such a copy lives while some cgroup has it
  * attached, and an index file in the state directory only says where to
- * look; it is used only after checking its name and the policy hash
- * frozen into its .rodata, as program ids are reused.
+ * look. Either is used only once progcheck_prog() says it is the program
+ * this policy needs: program ids are reused, and a pin is found by name.
  */
-struct share_check {
-	const char *prog_name;
-	size_t rodata_size; /* sizeof the skeleton's rodata struct */
-	size_t hash_offset; /* offsetof policy_hash in it */
-};
 
 uint64_t share_hash(uint64_t seed, const void *data, size_t len);
 /* Returns a prog fd, or a negative errno (-ENOENT: nothing to share);
- * pins is the pin directory's fd or -1, *pinned says which was found. */
+ * pins is the pin directory's fd or -1, *pinned says which was found. A
+ * pin that fails the check is a warning, never used. */
 int share_find(int pins, const char *type, uint64_t hash,
-	       const struct share_check *chk, bool *pinned);
+	       const struct progcheck_want *want, bool *pinned);
 int share_publish(const char *type, uint64_t hash, uint32_t prog_id);
 /* Removes index files whose (type, hash) no live record uses. */
 typedef int (*share_in_use_fn)(const char *type, uint64_t hash, void *data);

@@ -13,6 +13,7 @@
                                  and its exit code as ours
     inspect CONTAINER-ID         ContainerStatus verbose info (pid, runtimeSpec)
     inspect-pod SANDBOX-ID       PodSandboxStatus verbose info
+    pod-ip SANDBOX-ID            the pod's IP (PodSandboxStatus network.ip)
     remove-pod SANDBOX-ID        StopContainer and RemoveContainer for each of
                                  the pod's containers, StopPodSandbox,
                                  RemovePodSandbox
@@ -26,8 +27,10 @@
 POD.json is a Kubernetes Pod (what `kubectl get pod -o json` shows) with
 the fields used here: metadata.name, namespace, uid, labels, annotations;
 spec.runtimeClassName (taken as the RuntimeClass's handler, as in
-examples/kubernetes/runtimeclass.yaml), spec.hostNetwork (it must be true:
-no CNI here), spec.terminationGracePeriodSeconds, spec.containers[].name,
+examples/kubernetes/runtimeclass.yaml), spec.hostNetwork (false: the
+runtime's CNI sets up the pod's network), spec.shareProcessNamespace,
+spec.securityContext.runAsUser and runAsGroup (the sandbox's and every
+container's), spec.terminationGracePeriodSeconds, spec.containers[].name,
 image, command, args, securityContext.capabilities.add. Every pod is
 BestEffort (no resources). Options kubelet takes from its own flags:
 --cgroup-driver (cgroupfs or systemd), --log-root (its --pod-logs-dir,
@@ -188,8 +191,8 @@ class Pod:
         self.spec = manifest["spec"]
         self.uid = self.meta["uid"]
         self.namespace = self.meta.get("namespace", "default")
-        if not self.spec.get("hostNetwork"):
-            raise ValueError("only hostNetwork pods (no CNI here)")
+        self.host_network = bool(self.spec.get("hostNetwork"))
+        self.security = self.spec.get("securityContext") or {}
         self.grace = int(self.spec.get("terminationGracePeriodSeconds", 30))
         # pkg/kubelet/kuberuntime/kuberuntime_manager.go BuildPodLogsDirectory.
         self.log_dir = os.path.join(opts.log_root, "%s_%s_%s" % (
@@ -198,12 +201,26 @@ class Pod:
 
     def namespaces(self):
         """runtimeutil.NamespacesForPod (kuberuntime/util/util.go): the
-        node's network, a pod-wide IPC namespace, a PID namespace per
-        container (shareProcessNamespace unset)."""
+        node's network or the pod's own, a pod-wide IPC namespace, a PID
+        namespace per container or, with shareProcessNamespace, the pod's."""
         pb = self.pb
-        return pb.NamespaceOption(network=enum(pb, "NamespaceMode", "NODE"),
-                                  pid=enum(pb, "NamespaceMode", "CONTAINER"),
+        network = "NODE" if self.host_network else "POD"
+        pid = "POD" if self.spec.get("shareProcessNamespace") else "CONTAINER"
+        return pb.NamespaceOption(network=enum(pb, "NamespaceMode", network),
+                                  pid=enum(pb, "NamespaceMode", pid),
                                   ipc=enum(pb, "NamespaceMode", "POD"))
+
+    def run_as(self, security):
+        """securitycontext/util.go: the pod's runAsUser and runAsGroup,
+        on the sandbox's and each container's security context."""
+        pb = self.pb
+        if "runAsUser" in self.security:
+            security.run_as_user.CopyFrom(
+                pb.Int64Value(value=int(self.security["runAsUser"])))
+        if "runAsGroup" in self.security:
+            security.run_as_group.CopyFrom(
+                pb.Int64Value(value=int(self.security["runAsGroup"])))
+        return security
 
     def besteffort_resources(self):
         return self.pb.LinuxContainerResources(cpu_period=CFS_PERIOD,
@@ -220,11 +237,11 @@ class Pod:
         labels["io.kubernetes.pod.uid"] = self.uid
         servers, searches, options = host_dns()
         profile = pb.SecurityProfile.ProfileType
-        security = pb.LinuxSandboxSecurityContext(
+        security = self.run_as(pb.LinuxSandboxSecurityContext(
             namespace_options=self.namespaces(), privileged=False,
             # "Forcing sandbox to run as runtime/default" (issue 84623).
             seccomp=pb.SecurityProfile(
-                profile_type=profile.Value("RuntimeDefault")))
+                profile_type=profile.Value("RuntimeDefault"))))
         linux = pb.LinuxPodSandboxConfig(
             cgroup_parent=cgroup_parent(self.opts.cgroup_driver, self.uid),
             security_context=security, sysctls={},
@@ -234,7 +251,8 @@ class Pod:
             metadata=pb.PodSandboxMetadata(name=self.meta["name"],
                                            namespace=self.namespace,
                                            uid=self.uid, attempt=0),
-            # No hostname: a hostNetwork pod keeps the node's.
+            # A hostNetwork pod keeps the node's hostname.
+            hostname="" if self.host_network else self.meta["name"],
             log_directory=self.log_dir,
             dns_config=pb.DNSConfig(servers=servers, searches=searches,
                                     options=options),
@@ -292,12 +310,12 @@ class Pod:
         caps = ((container.get("securityContext") or {})
                 .get("capabilities") or {}).get("add") or []
         profile = pb.SecurityProfile.ProfileType
-        security = pb.LinuxContainerSecurityContext(
+        security = self.run_as(pb.LinuxContainerSecurityContext(
             namespace_options=self.namespaces(),
             masked_paths=MASKED_PATHS, readonly_paths=READONLY_PATHS,
             # The kubelet's seccompDefault is false: Unconfined.
             seccomp=pb.SecurityProfile(
-                profile_type=profile.Value("Unconfined")))
+                profile_type=profile.Value("Unconfined"))))
         if caps:
             security.capabilities.add_capabilities.extend(
                 "CAP_" + c if not c.startswith("CAP_") else c for c in caps)
@@ -441,6 +459,9 @@ def run_command(cri, opts):
         r = cri.runtime("PodSandboxStatus", pod_sandbox_id=args[0],
                         verbose=True)
         print(json.dumps(verbose_info(r)))
+    elif cmd == "pod-ip" and len(args) == 1:
+        r = cri.runtime("PodSandboxStatus", pod_sandbox_id=args[0])
+        print(r.status.network.ip)
     elif cmd == "remove-pod" and len(args) == 1:
         remove_pod(cri, args[0])
     elif cmd == "create-loop" and len(args) == 3:

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: the bundle's config.json, from which the hook takes
- * the annotations, merged under those of a fixed, valid OCI state.
+ * the annotations, merged under those of a fixed, valid OCI state, and
+ * the pid of the pod sandbox whose namespaces it joins (sandbox.c).
  */
+#include "bundle.h"
 #include "fuzz_common.h"
 
 static const char state_text[] = FUZZ_STATE;
@@ -26,8 +28,11 @@ static void one(const char *state, size_t state_len, const uint8_t *data,
 		abort(); /* the fixed state must always parse */
 	if (oci_parse_bundle_config("/fuzz/bundle/config.json",
 				    (const char *)data, size, &st,
-				    FUZZ_ERR) == 0)
+				    FUZZ_ERR) == 0) {
 		fuzz_resolve(fuzz_fixed_config(), &st);
+		if (bundle_joined_pid(&st) < 0)
+			abort(); /* a pid, or 0 */
+	}
 	oci_state_free(&st);
 }
 

@@ -84,16 +84,16 @@ out_val()
 cfg_a=$(ct_config a)
 out=$(preload "$cfg_a")
 tap_is "$?" 0 "preload of examples/config.json succeeds"
-tap_like "$out" "preloaded 4 program\(s\) for 2 policy variant\(s\) in $CT_PIN_DIR: 4 pinned now" \
-	"it pins 4 programs: restricted's 3 and setonly's 1 (bulk is bypass only, refused here)"
+tap_like "$out" "preloaded 5 program\(s\) for 3 policy variant\(s\) in $CT_PIN_DIR: 5 pinned now" \
+	"it pins 5 programs: restricted's 3, setonly's 1 and the pod sandboxes' sock_create (bulk is bypass only, refused here)"
 tap_is "$(pins | sed 's/-.*//' | sort | tr '\n' ' ')" \
-	"getsockopt setsockopt setsockopt sock_create " \
+	"getsockopt setsockopt setsockopt sock_create sock_create " \
 	"the pins are named by kind and policy hash"
 tap_is "$(stat -c %a "$CT_PIN_DIR")" 700 "the pin directory is root's alone (0700)"
 out=$(preload "$cfg_a")
-tap_like "$out" "0 pinned now, 4 already pinned, 0 unpinned" "a second preload keeps the pins"
+tap_like "$out" "0 pinned now, 5 already pinned, 0 unpinned" "a second preload keeps the pins"
 tap_is "$("$HOOK" probe --json | jq -c '[.pin_dir, .preloaded_programs, .pin_dir_error]')" \
-	"[\"$CT_PIN_DIR\",4,null]" "probe counts the preloaded programs"
+	"[\"$CT_PIN_DIR\",5,null]" "probe counts the preloaded programs"
 
 # ---- keep_keys: the static keys kept on from a cgroup of our own ----------------
 # keys: our programs on the keys cgroup, as "attach-type name" words.
@@ -121,8 +121,9 @@ keys_ids=$(timeout 20 bpftool -j cgroup show "$KEYS_CG" | jq -c '[.[].id] | sort
 preload "$cfg_a" >/dev/null
 tap_is "$(timeout 20 bpftool -j cgroup show "$KEYS_CG" | jq -c '[.[].id] | sort')" "$keys_ids" \
 	"a second preload keeps the same programs (no reload, no key turned off and on)"
+# sandbox_policy "": the pod sandboxes' sock_create would keep that key on.
 cfg_set=$(ct_config setonly-only 'del(.policies.restricted, .policies.bulk) |
-	.annotations.allow_policies = ["setonly"]')
+	.annotations.allow_policies = ["setonly"] | .sandbox_policy = ""')
 out=$(preload "$cfg_set")
 tap_is "$(keys)" "cgroup_setsockopt:sh_keys" \
 	"a config whose policies only use setsockopt: only that key stays kept on"
@@ -164,10 +165,10 @@ cfg_b=$(ct_config b '
 old_pins=$(pins)
 out=$(preload "$cfg_b")
 tap_is "$?" 0 "preload after a config change succeeds"
-tap_like "$out" "preloaded 4 program\(s\) for 2 policy variant\(s\) in $CT_PIN_DIR: 2 pinned now, 2 already pinned, 2 unpinned" \
+tap_like "$out" "preloaded 5 program\(s\) for 3 policy variant\(s\) in $CT_PIN_DIR: 2 pinned now, 3 already pinned, 2 unpinned" \
 	"it pins the changed and the new policy's setsockopt, keeps sock_create and getsockopt, unpins the old restricted and setonly ones"
 tap_is "$(comm -12 <(echo "$old_pins") <(pins) | sed 's/-.*//' | tr '\n' ' ')" \
-	"getsockopt sock_create " "the unchanged programs keep their pins"
+	"getsockopt sock_create sock_create " "the unchanged programs keep their pins"
 tap_is "$(cg_ids "$old_cg")" "$old_cg_ids" "the running container keeps its programs"
 ct_rt runc
 "${CT_RT[@]}" exec "$(ct_id pinned)" sockcheck set-mark 1 >"$CT_TMP/exec.out" 2>&1
@@ -251,18 +252,18 @@ touch "$CT_STATE_DIR/last-gc" # no gc in these poststops
 ct_delete runc "$(ct_id untrusted)"
 ct_delete runc "$(ct_id pinned)"
 rmdir "$CT_PIN_DIR"
-ls "$CT_STATE_DIR" | grep '^shared-' >"$CT_TMP/index"
-tap_ok $([ -s "$CT_TMP/index" ]; echo $?) "poststop leaves the index of the copies it loaded to gc: $(tr '\n' ' ' <"$CT_TMP/index")"
+find "$CT_STATE_DIR" -maxdepth 1 -name 'shared-*' -printf '%f\n' | sort >"$CT_TMP/index"
+tap_ok "$([ -s "$CT_TMP/index" ]; echo $?)" "poststop leaves the index of the copies it loaded to gc: $(tr '\n' ' ' <"$CT_TMP/index")"
 tap_is "$("$HOOK" gc --json 2>&1)" '{"released": 0}' "gc finds no stale record"
-tap_is "$(ls "$CT_STATE_DIR" | grep -c '^shared-')" 0 "and removes the index entries no container uses"
+tap_is "$(find "$CT_STATE_DIR" -maxdepth 1 -name 'shared-*' | wc -l)" 0 "and removes the index entries no container uses"
 
 # ---- unpin -------------------------------------------------------------------------
 preload "$cfg_b" >/dev/null
 tap_is "$(keys)" "$all_keys" "the keys are kept on before --unpin"
 out=$("$HOOK" preload --unpin 2>&1)
-tap_like "$out" "^unpinned 4 program\(s\) from $CT_PIN_DIR
-unpinned 6 generic program\(s\)$" "preload --unpin removes every pin, the generic programs' too"
-tap_ok $([ ! -e "$CT_PIN_DIR" ]; echo $?) "and the pin directory"
+tap_like "$out" "^unpinned 5 program\(s\) from $CT_PIN_DIR
+unpinned 6 generic program\(s\)$" "preload --unpin removes every pin, the sandboxes' one and the generic programs' too"
+tap_ok "$([ ! -e "$CT_PIN_DIR" ]; echo $?)" "and the pin directory"
 tap_is "$(keys) $(host_prog_count '^sh_keys')" "no cgroup 0" \
 	"and the keys cgroup with its programs (uninstall runs it)"
 
@@ -273,11 +274,11 @@ ct_delete runc "$(ct_id stale)"
 touch "$CT_STATE_DIR/last-gc"
 bundle=$(ct_bundle -a sockopt-hook.io/policy=setonly next -- /bin/true)
 ct_run runc "$(ct_id next)" "$bundle"
-tap_ok $([ -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?) \
+tap_ok "$([ -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?)" \
 	"a poststop within a minute of the last gc leaves the stale record"
 touch -d '-2 minutes' "$CT_STATE_DIR/last-gc"
 ct_run runc "$(ct_id next2)" "$bundle"
-tap_ok $([ ! -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?) \
+tap_ok "$([ ! -e "$CT_STATE_DIR/$(ct_id stale).json" ]; echo $?)" \
 	"the first poststop a minute later runs gc and releases it"
 
 # ---- nothing to attach: no bpf(), no state directory -------------------------------
@@ -288,7 +289,7 @@ OCI_SOCKOPT_HOOK_STATE_DIR=$CT_TMP/no-state strace -f -qq -e trace=bpf -o "$CT_T
 	"$HOOK" --config "$cfg_b" prestart <"$CT_TMP/noop.json"
 tap_is "$?" 0 "a prestart with nothing to attach succeeds"
 tap_is "$(grep -c 'bpf(' "$CT_TMP/noop.st")" 0 "and makes no bpf() call"
-tap_ok $([ ! -e "$CT_TMP/no-state" ]; echo $?) "and does not touch the state directory"
+tap_ok "$([ ! -e "$CT_TMP/no-state" ]; echo $?)" "and does not touch the state directory"
 
 umount "$CT_BPFFS" && CT_BPFFS=
 ct_check_same "after the containers are deleted, BPF programs, hook state and cgroups are as before" \

@@ -127,8 +127,9 @@ xcase per-container-other config.json \
 	'policy: restricted \(from annotation sockopt-hook\.io/policy\)'
 xcase sandbox config.json \
 	"{\"$P\": \"restricted\", \"io.kubernetes.cri.container-type\": \"sandbox\"}" 0 \
-	'.sandbox == true and .programs == [] and .policy == null' \
-	$'\npod sandbox container: never policed$'
+	'.sandbox == true and .programs == ["sock_create"] and .policy == {"name": "@deny-sockets", "source": "sandbox_policy"}' \
+	$'\npod sandbox container: it gets sandbox_policy; annotations [^\n]* are not read\n' \
+	'policy: @deny-sockets \(from sandbox_policy\)'
 xcase unknown-policy config.json "{\"$P\": \"nope\"}" 1 \
 	'.refused == "container explain: annotation sockopt-hook.io/policy='"'nope'"' refused: '"'nope'"' is not in annotations.allow_policies of '"$EX/config.json"'" and .programs == null' \
 	$'\nrefused: container explain: annotation sockopt-hook\\.io/policy=\'nope\' refused: \'nope\' is not in annotations\\.allow_policies of '

@@ -7,7 +7,8 @@
 #    copied io.kubernetes.cri.container-type "sandbox" next to CRI-O's own
 #    io.kubernetes.cri-o.ContainerType "container" gets the default policy;
 #    so does a containerd container with a passed-through CRI-O "sandbox"
-#    key; a real CRI-O pause container is not policed; a CRI-O container
+#    key; a real CRI-O pause container gets sandbox_policy (the built-in
+#    @deny-sockets: no inet socket), whatever pod annotations it carries; a CRI-O container
 #    is named by CRI-O's key, not by a copied containerd one.
 #  - The `hook` command (hooks.d files) fed runc-, crun- and podman-style
 #    states for a real process in a cgroup of its own: it attaches only on
@@ -60,8 +61,10 @@ tap_is "$(probe containerd-copied set-mark\ 5 "$CRI.container-type=container" \
 	"$CRI.container-name=app" "$CRIO.ContainerType=sandbox")" \
 	"setsockopt=EPERM" \
 	"containerd container with a passed-through $CRIO.ContainerType=sandbox: defaults.policy applies"
-tap_is "$(probe crio-pause set-mark\ 5 "$CRIO.ContainerType=sandbox")" \
-	"setsockopt=ok" "CRI-O pause container ($CRIO.ContainerType=sandbox): not policed"
+tap_like "$(probe crio-pause set-mark\ 5 "$CRIO.ContainerType=sandbox" \
+	sockopt-hook.io/policy=setonly)" \
+	"^socket=EPERM" \
+	"CRI-O pause container ($CRIO.ContainerType=sandbox), with a copied policy annotation: sandbox_policy only, no inet socket at all"
 # restricted denies getsockopt(SO_MARK), setonly does not.
 tap_is "$(probe crio-name get-mark "$CRIO.ContainerType=container" \
 	io.kubernetes.container.name=db "$CRI.container-name=web" \

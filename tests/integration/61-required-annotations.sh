@@ -16,8 +16,8 @@
 #    handler and the fix; no program, record or cgroup left;
 #  - with on_missing "warn" it starts, and the log has the warning;
 #  - with a key (examples/kubernetes/pod-restricted.yaml) it is policed;
-#  - the pod's sandbox under the handler, and a container under another
-#    handler, are not refused;
+#  - the pod's sandbox under the handler (it gets sandbox_policy), and a
+#    container under another handler, are not refused;
 #  - under podman's hooks.d matcher (the same as CRI-O's): the annotation
 #    file alone never runs the hook for an unannotated container, the
 #    handler file (examples/hooks.d-oci-sockopt-hook-handler.json) does,
@@ -167,8 +167,6 @@ tap_like "$(cat "$LOG")" "no socket policy applies: nothing to attach" \
 	"on_missing warn: nothing attached"
 
 # --- containerd: not refused -----------------------------------------------
-rmax=$(cat /proc/sys/net/core/rmem_max)
-[ "$rmax" -gt 4194304 ] && rmax=4194304
 ann=$(annotations "$EX/kubernetes/pod-restricted.yaml" containerd web "$CTRD")
 b=$(base_spec_bundle keyed "$REFUSE" "$ann")
 before=$(ct_snapshot)
@@ -182,8 +180,8 @@ ann=$(annotations "$FORGOT" containerd POD "$CTRD")
 b=$(base_spec_bundle sandbox "$REFUSE" "$ann")
 before=$(ct_snapshot)
 ct_run runc "$(ct_id sandbox)" "$b"
-tap_is "$(val socket_inet6_stream) $(val rcvbuf) $(val "done")" "ok $((2 * rmax)) ok" \
-	"containerd, the pod sandbox under handler sockopt: not refused, not policed" ||
+tap_is "$(val socket_inet_stream) $(val socket_inet6_stream) $(val "done")" "EPERM EPERM ok" \
+	"containerd, the pod sandbox under handler sockopt: not refused; it gets sandbox_policy (no inet socket)" ||
 	ct_diag_run "$b"
 ct_check_same "sandbox: nothing left behind" "$before"
 
@@ -219,7 +217,12 @@ ann=$(annotations "$OTHER" containerd POD "$CTRD")
 args=()
 while IFS= read -r kv; do args+=(-a "$kv"); done < <(jq -r 'to_entries[] | "\(.key)=\(.value)"' <<<"$ann")
 b=$(ct_bundle -c "$NRI_CFG" "${args[@]}" nri-sandbox -- sockcheck all)
-started runc nri-sandbox "$b"
+before=$(ct_snapshot)
+ct_run runc "$(ct_id nri-sandbox)" "$b"
+tap_is "$(val socket_inet_stream) $(val "done")" "EPERM ok" \
+	"require_annotations.nri: the pod's sandbox (no mark) is not refused; it gets sandbox_policy (no inet socket)" ||
+	ct_diag_run "$b"
+ct_check_same "nri-sandbox: nothing left behind" "$before"
 
 # --- CRI-O -----------------------------------------------------------------
 # crio_bundle NAME POD CONTAINER: a bundle with CRI-O's annotations.
@@ -243,8 +246,8 @@ tap_is "$(cat "$CT_OUT")" "setsockopt=EPERM" \
 	ct_diag_run "$b"
 b=$(crio_bundle crio-pause "$FORGOT" POD)
 ct_run runc "$(ct_id crio-pause)" "$b"
-tap_is "$(cat "$CT_OUT")" "setsockopt=ok" \
-	"CRI-O, the pause container under handler sockopt: not refused, not policed" ||
+tap_is "$(cat "$CT_OUT")" "socket=EPERM" \
+	"CRI-O, the pause container under handler sockopt: not refused; it gets sandbox_policy (no inet socket)" ||
 	ct_diag_run "$b"
 
 # --- hooks.d, under podman's matcher ----------------------------------------

@@ -129,8 +129,8 @@ ct_setup()
 	esac
 }
 
-# ct_rootfs DIR: busybox with its applet links, plus sockcheck and every
-# attack program (tests/attacks/), each as /bin/<name>.
+# ct_rootfs DIR: busybox with its applet links, plus sockcheck, pause and
+# every attack program (tests/attacks/), each as /bin/<name>.
 ct_rootfs()
 {
 	local dir=$1 applet prog
@@ -141,6 +141,10 @@ ct_rootfs()
 		ln -sf busybox "$dir/bin/$applet" || return 1
 	done
 	cp "$SOCKCHECK" "$dir/bin/sockcheck" || return 1
+	# The pod sandbox's process (46-sandbox-policy.sh).
+	if [ -x "$CT_BUILD/tests/pause" ]; then
+		cp "$CT_BUILD/tests/pause" "$dir/bin/pause" || return 1
+	fi
 	for prog in "$CT_BUILD"/tests/attacks/*; do
 		[ -x "$prog" ] || continue
 		cp "$prog" "$dir/bin/" || return 1

@@ -42,16 +42,19 @@ cri_images()
 			"$CRI_PAUSE" "$dir/pause-rootfs" /pause
 }
 
-# cri_pod NAME HANDLER ANNOTATIONS-JSON CONTAINERS-JSON: writes the Pod
-# manifest $CRI_DIR/NAME.json (host network, a fresh uid, grace period
-# 2 s) and prints its path. CONTAINERS-JSON: [{name, command, caps}], all
-# of the busybox image.
+# cri_pod NAME HANDLER ANNOTATIONS-JSON CONTAINERS-JSON [SPEC-JSON]:
+# writes the Pod manifest $CRI_DIR/NAME.json (host network, a fresh uid,
+# grace period 2 s, then SPEC-JSON's fields over the spec's) and prints
+# its path. CONTAINERS-JSON: [{name, command, caps}], all of the busybox
+# image.
 cri_pod()
 {
-	local name=$1 handler=$2 ann=$3 containers=$4 out=$CRI_DIR/$1.json
+	local name=$1 handler=$2 ann=$3 containers=$4 spec=${5:-'{}'}
+	local out=$CRI_DIR/$1.json
 
 	jq -n --arg name "$name" --arg handler "$handler" --argjson ann "$ann" \
 		--argjson cs "$containers" --arg image "$CRI_BUSYBOX" \
+		--argjson spec "$spec" \
 		--arg uid "$(cat /proc/sys/kernel/random/uuid)" '{
 		apiVersion: "v1", kind: "Pod",
 		metadata: {name: $name, namespace: "sockopt-test", uid: $uid,
@@ -60,7 +63,8 @@ cri_pod()
 		spec: ({hostNetwork: true, terminationGracePeriodSeconds: 2,
 			containers: [$cs[] | {name, image: $image, command,
 				securityContext: {capabilities: {add: (.caps // [])}}}]}
-		       + if $handler == "" then {} else {runtimeClassName: $handler} end)
+		       + if $handler == "" then {} else {runtimeClassName: $handler} end
+		       + $spec)
 	}' >"$out" || return 1
 	echo "$out"
 }

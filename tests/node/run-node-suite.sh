@@ -11,7 +11,8 @@
 #
 #   BUILD_DIR/node/image-KEY/  the cached image (image/build-image.sh)
 #   BUILD_DIR/node/payload.img the per-run payload disk (/dev/vdb):
-#     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct, pause static),
+#     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct, pause,
+#     sandbox_ptrace, static),
 #     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook)
 #   BUILD_DIR/node/console.log, results.tap
 #
@@ -112,6 +113,9 @@ done
 install -m 0755 "$build/tests/sockcheck" "$memacct" "$stage/bin/"
 # the pause program of the CRI scenario's sandbox image
 [ ! -x "$build/tests/pause" ] || install -m 0755 "$build/tests/pause" "$stage/bin/"
+# the sandbox attack of the CNI scenario (45-containerd-cni.sh)
+[ ! -x "$build/tests/attacks/sandbox_ptrace" ] ||
+	install -m 0755 "$build/tests/attacks/sandbox_ptrace" "$stage/bin/"
 echo "NODE_SCENARIO_TIMEOUT=${NODE_SCENARIO_TIMEOUT:-300}" >"$stage/env"
 # the repository as an operator has it: its files (no build products)
 # and the hook built here

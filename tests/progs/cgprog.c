@@ -10,6 +10,13 @@
  *       lives as long as the cgroup (or until detached); the program goes
  *       with its last attachment.
  *   cgprog detach CGROUP-DIR ID
+ *   cgprog pin PATH KIND NAME
+ *       loads a program that allows everything (return 1) named NAME and
+ *       pins it at PATH (a BPF filesystem), as a stray or planted pin in
+ *       the hook's pin directory would be. KIND: sock_create
+ *       (CGROUP_SOCK, attaches as inet_sock_create), setsockopt or
+ *       getsockopt (CGROUP_SOCKOPT, attaching as that), skb
+ *       (CGROUP_SKB, ingress).
  *
  * The programs are a few instructions, written out here rather than built
  * from a .bpf.c, so the tests need neither clang nor libbpf. In C:
@@ -99,6 +106,59 @@ static int load(const char *name, const char *program)
 	return (int)sys_bpf(BPF_PROG_LOAD, &attr);
 }
 
+static const struct bpf_insn allow_all[] = {
+	MOV_IMM(0, 1),
+	EXIT(),
+};
+
+static const struct {
+	const char *kind;
+	enum bpf_prog_type type;
+	enum bpf_attach_type attach;
+} pin_kinds[] = {
+	{ "sock_create", BPF_PROG_TYPE_CGROUP_SOCK,
+	  BPF_CGROUP_INET_SOCK_CREATE },
+	{ "setsockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_CGROUP_SETSOCKOPT },
+	{ "getsockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_CGROUP_GETSOCKOPT },
+	{ "skb", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_INGRESS },
+};
+
+static int cmd_pin(const char *path, const char *kind, const char *name)
+{
+	union bpf_attr attr;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(pin_kinds) / sizeof(pin_kinds[0]); i++)
+		if (!strcmp(pin_kinds[i].kind, kind))
+			break;
+	if (i == sizeof(pin_kinds) / sizeof(pin_kinds[0])) {
+		fprintf(stderr, "cgprog: unknown kind %s\n", kind);
+		return 2;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = pin_kinds[i].type;
+	attr.expected_attach_type = pin_kinds[i].attach;
+	attr.insns = (unsigned long)allow_all;
+	attr.insn_cnt = sizeof(allow_all) / sizeof(allow_all[0]);
+	attr.license = (unsigned long)"GPL";
+	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
+	fd = (int)sys_bpf(BPF_PROG_LOAD, &attr);
+	if (fd < 0) {
+		fprintf(stderr, "cgprog: load: %s\n", strerrorname_np(errno));
+		return 1;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.pathname = (unsigned long)path;
+	attr.bpf_fd = fd;
+	if (sys_bpf(BPF_OBJ_PIN, &attr)) {
+		fprintf(stderr, "cgprog: pin %s: %s\n", path,
+			strerrorname_np(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int prog_id(int fd)
 {
 	struct bpf_prog_info info;
@@ -174,8 +234,11 @@ static int cmd_detach(int cg, const char *id_text)
 
 int main(int argc, char **argv)
 {
-	int cg = argc > 2 ? open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
-			    -1;
+	int cg;
+
+	if (argc == 5 && !strcmp(argv[1], "pin"))
+		return cmd_pin(argv[2], argv[3], argv[4]);
+	cg = argc > 2 ? open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 
 	if ((argc == 5 || argc == 6) && cg >= 0 && !strcmp(argv[1], "attach"))
 		return cmd_attach(cg, argv[3], argv[4],
@@ -184,6 +247,7 @@ int main(int argc, char **argv)
 		return cmd_detach(cg, argv[3]);
 	fprintf(stderr,
 		"usage: cgprog attach CGROUP multi|override|exclusive NAME [deny-keepalive|undo-deny]\n"
-		"       cgprog detach CGROUP ID\n");
+		"       cgprog detach CGROUP ID\n"
+		"       cgprog pin PATH sock_create|setsockopt|getsockopt|skb NAME\n");
 	return 2;
 }

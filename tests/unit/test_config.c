@@ -195,6 +195,40 @@ static void test_audit_mode(void)
 		       "string allow_audit_mode refused");
 }
 
+static void test_sandbox_policy(void)
+{
+	struct sh_config cfg;
+	int r = parse_config("{}", &cfg);
+
+	ok(r == 0 && cfg.sandbox_policy &&
+		   !strcmp(cfg.sandbox_policy->name, SH_SANDBOX_BUILTIN) &&
+		   cfg.sandbox_policy->nr_deny == 2,
+	   "sandbox_policy: the built-in @deny-sockets by default");
+	if (!r)
+		config_free(&cfg);
+	r = parse_config("{\"sandbox_policy\":\"\"}", &cfg);
+	ok(r == 0 && !cfg.sandbox_policy, "sandbox_policy \"\": none");
+	if (!r)
+		config_free(&cfg);
+	r = parse_config("{\"sandbox_policy\":\"p\",\"policies\":{\"p\":{}}}",
+			 &cfg);
+	ok(r == 0 && cfg.sandbox_policy &&
+		   !strcmp(cfg.sandbox_policy->name, "p"),
+	   "sandbox_policy names a policy of policies");
+	if (!r)
+		config_free(&cfg);
+	config_refused("{\"sandbox_policy\":\"nope\"}",
+		       "sandbox_policy: names unknown policy 'nope'",
+		       "unknown sandbox_policy");
+	config_refused("{\"sandbox_policy\":false}",
+		       "sandbox_policy: must be a string",
+		       "non-string sandbox_policy");
+	config_refused(
+		"{\"annotations\":{\"allow_policies\":[\"@deny-sockets\"]}}",
+		"annotations.allow_policies[0]: names the built-in sandbox policy",
+		"only sandbox_policy may name the built-in");
+}
+
 static void test_names(void)
 {
 	const struct sh_option_name *opt;
@@ -338,6 +372,7 @@ int main(void)
 	test_numbers_and_defaults();
 	test_refusals();
 	test_audit_mode();
+	test_sandbox_policy();
 	test_names();
 	test_changed();
 	return tap_done();

@@ -83,9 +83,32 @@ static void test_warnings(void)
 	   "no twin needed where AF_INET6 is denied");
 }
 
+static void test_sandbox(void)
+{
+	struct lint_warnings w;
+
+	lint("{\"sandbox_policy\":\"\"}", &w);
+	ok(warns(&w, "sandbox_policy is \"\": pod sandboxes are not policed"),
+	   "sandbox_policy \"\": a warning");
+	lint("{\"sandbox_policy\":\"p\",\"policies\":{\"p\":{\"socket\":{\"deny\":[{\"family\":\"AF_INET\"}]}}}}",
+	     &w);
+	ok(warns(&w, "sandbox_policy 'p' lets the pause container create"),
+	   "a sandbox policy that leaves AF_INET6 open");
+	lint("{\"sandbox_policy\":\"p\",\"policies\":{\"p\":{\"mode\":\"audit\",\"socket\":{\"deny\":[{\"family\":\"AF_INET\"},{\"family\":\"AF_INET6\"}]}}}}",
+	     &w);
+	ok(warns(&w, "sandbox_policy 'p' is in audit mode"),
+	   "a sandbox policy in audit mode");
+	ok(lint("{\"sandbox_policy\":\"p\",\"policies\":{\"p\":{\"socket\":{\"deny\":[{\"family\":\"AF_INET6\"},{\"family\":\"AF_INET\"}]}}}}",
+		&w) == 0,
+	   "a sandbox policy denying both families: no warning");
+	ok(lint("{\"sandbox_policy\":\"@deny-sockets\"}", &w) == 0,
+	   "the built-in, named: no warning");
+}
+
 int main(void)
 {
 	test_examples();
 	test_warnings();
+	test_sandbox();
 	return tap_done();
 }

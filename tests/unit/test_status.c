@@ -123,8 +123,9 @@ static void test_caveats(void)
 
 	record(&rec, 3, 0);
 	caveat_ids(&in, ids, sizeof(ids));
-	ok(!strcmp(ids, "compat_syscalls packet_sockets"),
-	   "all three programs, own cgroup: compat and packet caveats");
+	ok(!strcmp(ids, "compat_syscalls packet_sockets sock_diag"),
+	   "all three programs, own cgroup: compat, packet and sock_diag caveats (%s)",
+	   ids);
 	record(&rec, 1, 0);
 	caveat_ids(&in, ids, sizeof(ids));
 	ok(!strcmp(ids, "packet_sockets"),
@@ -152,12 +153,27 @@ static void test_caveats(void)
 	in = (struct caveats_input){ .rec = &rec, .live = true };
 	in.policy = &mark_only;
 	caveat_ids(&in, ids, sizeof(ids));
-	ok(!strcmp(ids, "packet_sockets mptcp_subflows"),
-	   "a mark without an MPTCP deny: the mptcp caveat");
+	ok(!strcmp(ids, "packet_sockets sock_diag mptcp_subflows"),
+	   "a mark without an MPTCP deny: the mptcp caveat, and sock_diag shows the mark (%s)",
+	   ids);
 	mark_only.nr_deny = 1;
 	mark_only.deny[0] = (struct sh_sock_rule){ SH_ANY, SH_ANY, 262 };
 	caveat_ids(&in, ids, sizeof(ids));
-	ok(!strcmp(ids, "packet_sockets"), "a mark with an MPTCP deny: none");
+	ok(!strcmp(ids, "packet_sockets sock_diag"),
+	   "a mark with an MPTCP deny: no mptcp caveat (%s)", ids);
+	in.families = "AF_RDS (module present)";
+	caveat_ids(&in, ids, sizeof(ids));
+	ok(!strcmp(ids, "packet_sockets kernel_sockets sock_diag"),
+	   "a kernel that offers AF_RDS: the kernel_sockets caveat (%s)", ids);
+	caveats_collect(&in, &cav);
+	ok(strstr(cav.c[1].text, "AF_RDS (module present)") &&
+		   strstr(cav.c[1].text, "seccomp-socket-allowlist.json"),
+	   "kernel_sockets names the family and the seccomp example: %s",
+	   cav.c[1].text);
+	record(&rec, 0, 0);
+	caveat_ids(&in, ids, sizeof(ids));
+	ok(!strcmp(ids, "sock_diag"),
+	   "no sock_create program: no kernel_sockets caveat (%s)", ids);
 	is_str(caveats_name(CAVEATS_COMPAT_SYSCALLS), "compat_syscalls",
 	       "caveats_name");
 }

@@ -46,6 +46,20 @@ state_records() {
 	find "$NODE_STATE" -maxdepth 1 -name '*.json' -printf '%f\n' 2>/dev/null | sort
 }
 
+# record_json ID: the JSON of container ID's record (kept in the file's
+# trusted.oci-sockopt-hook.record attribute, or in the file itself)
+record_json() {
+	python3 - "$NODE_STATE/$1.json" <<'PY'
+import os, sys
+p = sys.argv[1]
+with open(p, "rb") as f:
+    data = f.read()
+if not data:
+    data = os.getxattr(p, "trusted.oci-sockopt-hook.record", follow_symlinks=False)
+sys.stdout.write(data.decode())
+PY
+}
+
 # cgroup_of PID: the cgroup v2 path of PID ("/system.slice/x.scope")
 cgroup_of() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
 
@@ -65,6 +79,8 @@ snapshot() {
 
 # same_progs: the loaded programs are those of the snapshot again
 same_progs() { [ "$(prog_ids | tr '\n' ' ')" = "$NODE_SNAP_PROGS" ]; }
+# same_records: the hook's records are those of the snapshot again
+same_records() { [ "$(state_records | tr '\n' ' ')" = "$NODE_SNAP_RECORDS" ]; }
 
 # check_gone NAME UNIT CGROUP: after the container NAME is deleted, no
 # record, no scope unit, no cgroup, no program beyond the snapshot's

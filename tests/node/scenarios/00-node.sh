@@ -72,6 +72,8 @@ for a in $(/bin/busybox --list); do
 	[ -e "$NODE_ROOTFS/bin/$a" ] || ln -s busybox "$NODE_ROOTFS/bin/$a"
 done
 cp "$NODE_PAYLOAD/bin/sockcheck" "$NODE_PAYLOAD/bin/memacct" "$NODE_ROOTFS/bin/"
+[ ! -x "$NODE_PAYLOAD/bin/sandbox_ptrace" ] ||
+	cp "$NODE_PAYLOAD/bin/sandbox_ptrace" "$NODE_ROOTFS/bin/"
 cat >"$NODE_ROOTFS/probe" <<'PROBE'
 #!/bin/sh
 # what a workload observes: the restricted policy (sockcheck) and the TCP

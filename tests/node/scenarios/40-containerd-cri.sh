@@ -11,7 +11,8 @@
 #    (sockopt-hook.io/policy.web: restricted), loader (containers.policy:
 #    loader=bulk, the bypass), plain (no key): each sees its own policy
 #    (/probe: sockcheck all and memacct), in a cri-containerd scope of the
-#    pod's kubepods slice; the pause sandbox gets nothing;
+#    pod's kubepods slice; the pause sandbox, which containerd runs
+#    without the hook, gets sandbox_policy from web's prestart;
 #  - open files (soft and hard) in a pod on sockopt = on the default
 #    handler; a control handler with `ctr oci spec`'s rlimits in its base
 #    spec (the example before 039d559) caps them at 1024;
@@ -116,8 +117,10 @@ tap_like "$WEB_CG" "^/kubepods\\.slice/kubepods-besteffort\\.slice/$slice/cri-co
 	"web's cgroup: a cri-containerd scope in the pod's slice ($WEB_CG)"
 tap_check "web: the hook's record" test -f "$NODE_STATE/${POLICED[web]}.json"
 PAUSE_CG=$(cgroup_of "$(cri_sandbox_pid "$SANDBOX")")
-tap_is "$(sh_progs "$PAUSE_CG")" "" "the pause sandbox ($PAUSE_CG): no program of ours in effect"
-tap_check "the pause sandbox: no record" test ! -e "$NODE_STATE/$SANDBOX.json"
+tap_is "$(sh_progs "$PAUSE_CG")" "sh_sock_create" \
+	"the pause sandbox ($PAUSE_CG): sandbox_policy's sock_create, from web's prestart"
+tap_is "$(record_json "$SANDBOX" 2>&1 | jq -r .policy 2>&1)" @deny-sockets \
+	"the pause sandbox: a record of its own (@deny-sockets)"
 tap_diag "the sandbox's OCI spec hooks (containerd $(containerd --version | awk '{print $3}')): $(cri inspect-pod "$SANDBOX" | jq -c '.info.runtimeSpec.hooks // {}')"
 
 # --- open files, and the silent case --------------------------------------
@@ -198,6 +201,8 @@ for uid in "$UID_POLICED" "$UID_DEFAULT" "$UID_RLIMITS" "$UID_BYPASS" "$UID_NOBY
 	systemctl stop "kubepods-besteffort-pod${uid//-/_}.slice" 2>/dev/null
 done
 systemctl stop kubepods-besteffort.slice kubepods.slice 2>/dev/null
+# The sandboxes' records: their reapers release them as the scopes go.
+wait_until 20 same_records
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left"
 wait_until 20 same_progs
 tap_ok $? "the BPF programs loaded are those before the pods"

@@ -12,7 +12,8 @@
 #    plain: no key for it, defaults.policy stamp), the pod's keys that
 #    apply in its spec and no other container's, never a node.* key the
 #    pod set, our createRuntime and poststop hooks; an unannotated pod
-#    gets defaults.policy; the pause sandbox: see SANDBOX below;
+#    gets defaults.policy; the pause sandbox gets sandbox_policy from
+#    the first container's prestart (see SANDBOX below);
 #  - after the pods are removed: no record, no program, no scope;
 #  - the cost: CreateContainer through the CRI with and without the
 #    plugin, side by side in blocks (figures), and the plugin's memory
@@ -160,9 +161,13 @@ tap_is "$(jq -r '[.createRuntime[]?.path, .poststop[]?.path] | map(select(. == "
 tap_check "web: the hook's record" test -f "$NODE_STATE/${ANN[web]}.json"
 
 # SANDBOX: no hook runs for the pause container under NRI (NRI adjusts
-# containers only): until sandbox_policy polices it, it gets no program.
+# containers only): the hook the plugin delivered to web polices it from
+# web's prestart (sandbox_policy), under a record of its own.
 PAUSE_CG=$(cgroup_of "$(cri_sandbox_pid "$SANDBOX")")
-tap_is "$(sh_progs "$PAUSE_CG")" "" "the pause sandbox ($PAUSE_CG): no program of ours"
+tap_is "$(sh_progs "$PAUSE_CG")" "sh_sock_create" \
+	"the pause sandbox ($PAUSE_CG): sandbox_policy's sock_create, from web's prestart"
+tap_is "$(record_json "$SANDBOX" 2>&1 | jq -r .policy 2>&1)" @deny-sockets \
+	"the pause sandbox: a record of its own (@deny-sockets)"
 
 POD=$(cri_pod unannotated "" '{}' "[{\"name\": \"app\", \"command\": $SLEEPER, \"caps\": $CAPS}]")
 UIDS+=("$(jq -r .metadata.uid "$POD")")
@@ -234,6 +239,8 @@ remove_slices() {
 	UIDS=()
 }
 remove_slices
+# The sandboxes' records: their reapers release them as the scopes go.
+wait_until 20 same_records
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left"
 wait_until 20 same_progs
 tap_ok $? "the BPF programs loaded are those before the pods" || progs_diag
@@ -306,6 +313,8 @@ cri_remove_pod "$CRI_SANDBOX"
 
 # --- pre-registered: containerd starts the plugin from /opt/nri/plugins ----
 
+# The sandboxes' records: their reapers release them as the scopes go.
+wait_until 20 same_records
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "the fallback's and the restart's pods gone: no record left"
 wait_until 20 same_progs
 tap_ok $? "the BPF programs loaded are those before them" || progs_diag
@@ -345,6 +354,8 @@ tap_check "features says nri=false" \
 # --- the node as it was ------------------------------------------------------
 
 remove_slices
+# The sandboxes' records: their reapers release them as the scopes go.
+wait_until 20 same_records
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left at the end"
 wait_until 20 same_progs
 tap_ok $? "the BPF programs loaded are those before the pre-registered plugin's pod" || progs_diag

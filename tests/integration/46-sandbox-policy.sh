@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The pod sandbox is policed (issue 21, point 5). A socket is policed by
+# the cgroup it was created in; a "pod" under runc, a pause sandbox
+# (tests/progs/pause as uid 65535, no capability) and an app container in
+# its pid and network namespaces (uid 65535, no capability, policy
+# restricted), where the app traces the pause process, makes it call
+# socket() and takes the socket with pidfd_getfd()
+# (tests/attacks/sandbox_ptrace):
+#  - sandbox_policy "" (the old behaviour): the socket escapes the app's
+#    policy: AF_INET6 opens under socket.deny, SO_RCVBUF 4 MiB reads back
+#    8 MiB under the 65536 clamp, the congestion control is not forced;
+#  - the default (built-in @deny-sockets), the sandbox seen by the hook as
+#    CRI-O runs it (its own prestart/poststop): socket() in the sandbox
+#    gives EPERM; the sandbox's record names the policy; poststop releases;
+#  - the same with the sandbox as containerd 2.x runs it (no hook for it:
+#    containerd builds the sandbox spec without the handler's base spec):
+#    the app's prestart polices the sandbox it joins, and a reaper
+#    releases the sandbox's record when the sandbox goes;
+#  - a sandbox-id that is not the cgroup of the pid the app joins: the
+#    app is refused with one line;
+#  - explain shows a sandbox's policy, validate warns about "".
+# shellcheck source-path=SCRIPTDIR
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
+. "$here/../lib/container.sh"
+
+ct_setup runc
+[ -x "$CT_ROOTFS/bin/pause" ] || tap_skip_all "tests/progs/pause not built (make test-progs)"
+[ -x "$CT_ROOTFS/bin/sandbox_ptrace" ] ||
+	tap_skip_all "tests/attacks/sandbox_ptrace not built (make test-progs)"
+BASE=$(ct_snapshot)
+export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
+LOG=$CT_TMP/hook.log
+ON=$(ct_config on ". + {log_file: \"$LOG\", log_level: \"debug\"}")
+OFF=$(ct_config off ". + {log_file: \"$LOG\", sandbox_policy: \"\"}")
+CRI=io.kubernetes.cri
+CRIO=io.kubernetes.cri-o
+POD_UID=65535
+
+# jq_bundle BUNDLE FILTER [JQ-ARGS...]: edits BUNDLE/config.json in place.
+jq_bundle()
+{
+	local b=$1 filter=$2
+
+	shift 2
+	jq "$@" "$filter" "$b/config.json" >"$b/config.json.new" &&
+		mv "$b/config.json.new" "$b/config.json"
+}
+
+# As a pod's processes run: the pause image's uid, no capability at all.
+UNPRIVILEGED='.process.user = {"uid": '$POD_UID', "gid": '$POD_UID'} |
+	.process.capabilities = {"bounding": [], "effective": [], "permitted": [],
+				 "inheritable": [], "ambient": []}'
+
+# sandbox NAME CONFIG STYLE: starts a pause sandbox; STYLE crio (the hook
+# runs at its prestart and poststop, CRI-O's type key) or containerd (no
+# hook: containerd's type key). Sets SB_ID, SB_PID and SB_CG.
+sandbox()
+{
+	local name=$1 cfg=$2 style=$3 b
+
+	if [ "$style" = crio ]; then
+		b=$(ct_bundle -c "$cfg" -a "$CRIO.ContainerType=sandbox" \
+			-a "io.kubernetes.pod.namespace=shop" -a "io.kubernetes.pod.name=$name" \
+			"$name" -- pause)
+	else
+		b=$(ct_bundle -c "$cfg" -a "$CRI.container-type=sandbox" \
+			-a "$CRI.sandbox-namespace=shop" -a "$CRI.sandbox-name=$name" \
+			"$name" -- pause) && jq_bundle "$b" 'del(.hooks)'
+	fi
+	jq_bundle "$b" "$UNPRIVILEGED" || return 1
+	SB_ID=$(ct_id "$name")
+	SB_PID='' SB_CG=
+	ct_start_ok "$name: the pause sandbox ($style style) starts" runc "$SB_ID" "$b" || return 1
+	SB_PID=$CT_PID
+	SB_CG=$CT_CG
+}
+
+# app NAME CONFIG STYLE SANDBOX-ID WANT: runs sandbox_ptrace in an app
+# container that joins the sandbox's pid and network namespaces, under
+# policy restricted; prints the runtime's exit code, then its output.
+app()
+{
+	local name=$1 cfg=$2 style=$3 sid=$4 want=$5 b
+
+	if [ "$style" = crio ]; then
+		b=$(ct_bundle -c "$cfg" -a "$CRIO.ContainerType=container" \
+			-a "io.kubernetes.container.name=app" \
+			-a sockopt-hook.io/policy=restricted "$name" -- sandbox_ptrace 1 "$want")
+	else
+		b=$(ct_bundle -c "$cfg" -a "$CRI.container-type=container" \
+			-a "$CRI.container-name=app" -a "$CRI.sandbox-id=$sid" \
+			-a "$CRI.sandbox-namespace=shop" -a "$CRI.sandbox-name=$name" \
+			-a sockopt-hook.io/policy=restricted "$name" -- sandbox_ptrace 1 "$want")
+	fi
+	# shellcheck disable=SC2016 # $pid is jq's
+	jq_bundle "$b" "$UNPRIVILEGED"' |
+		.linux.namespaces |= map(if .type == "pid" or .type == "network" or .type == "ipc"
+			then . + {"path": "/proc/\($pid)/ns/\(if .type == "network" then "net" else .type end)"}
+			else . end)' --arg pid "$SB_PID" || return 1
+	ct_run runc "$(ct_id "$name")" "$b"
+	echo "$CT_RC"
+	cat "$CT_OUT" "$CT_ERR"
+}
+
+# attack DESCRIPTION NAME CONFIG STYLE WANT: the app's TAP lines, relayed.
+attack()
+{
+	local out rc
+
+	out=$(app "$2" "$3" "$4" "$SB_ID" "$5")
+	rc=$(head -n1 <<<"$out")
+	tap_relay "$1" "$rc" <<<"$(tail -n +2 <<<"$out")"
+	tap_ok "$rc" "$1: the app container ran the attack to the end (exit $rc)" ||
+		tap_diag "$out"
+}
+
+# state_policy ID: "<policy> <policy_source>" from status --json, or "none".
+state_policy()
+{
+	"$HOOK" status --json 2>/dev/null |
+		jq -r --arg id "$1" '[.[] | select(.id == $id) | "\(.policy) \(.policy_source)"] | first // "none"'
+}
+
+# --- 1. sandbox_policy "": the way out, as it was ------------------------
+
+if sandbox open-sb "$OFF" crio; then
+	tap_is "$(ct_our_progs "$SB_CG")" "" "sandbox_policy \"\": nothing attached to the sandbox's cgroup"
+	attack "sandbox_policy \"\"" open-app "$OFF" crio escapes
+	ct_delete runc "$(ct_id open-app)"
+	ct_delete runc "$SB_ID"
+fi
+
+# --- 2. the default, the hook run for the sandbox (CRI-O) ----------------
+
+if sandbox crio-sb "$ON" crio; then
+	tap_is "$(ct_our_progs "$SB_CG")" "cgroup_inet_sock_create sh_sock_create" \
+		"built-in sandbox_policy: sock_create attached to the sandbox's cgroup"
+	tap_is "$(state_policy "$SB_ID")" "@deny-sockets sandbox_policy" \
+		"status: the sandbox's record names @deny-sockets, from sandbox_policy"
+	tap_like "$("$HOOK" status "$SB_ID" 2>&1)" "pod: +crio-sb" \
+		"status: the sandbox's record names its pod (from CRI-O's keys)"
+	attack "sandbox policed by its own prestart (CRI-O)" crio-app "$ON" crio EPERM
+	ct_delete runc "$(ct_id crio-app)"
+	ct_delete runc "$SB_ID"
+	tap_is "$(state_policy "$SB_ID")" none "poststop released the sandbox's record"
+fi
+
+# --- 3. the default, no hook for the sandbox (containerd 2.x) ------------
+
+if sandbox ctrd-sb "$ON" containerd; then
+	tap_is "$(ct_our_progs "$SB_CG")" "" "containerd style: the sandbox starts with nothing attached (no hook ran)"
+	: >"$LOG"
+	attack "sandbox policed by the app's prestart (containerd)" ctrd-app "$ON" containerd EPERM
+	tap_is "$(ct_our_progs "$SB_CG")" "cgroup_inet_sock_create sh_sock_create" \
+		"containerd style: sock_create is on the sandbox's cgroup after the app's prestart"
+	tap_is "$(state_policy "$SB_ID")" "@deny-sockets sandbox_policy" \
+		"containerd style: the sandbox has a record of its own"
+	ct_delete runc "$(ct_id ctrd-app)"
+	# A second container of the pod finds the sandbox policed.
+	out=$(app ctrd-app2 "$ON" containerd "$SB_ID" EPERM)
+	tap_is "$(head -n1 <<<"$out")" 0 "containerd style: a second app container starts (sandbox already policed)" ||
+		tap_diag "$out"
+	tap_is "$(grep -c 'attached 1 program' "$LOG")" 1 \
+		"the sandbox's program was attached once for both containers" || tap_diag "$(cat "$LOG")"
+	ct_delete runc "$(ct_id ctrd-app2)"
+	ct_delete runc "$SB_ID"
+	for _ in $(seq 1 50); do
+		[ "$(state_policy "$SB_ID")" = none ] && break
+		sleep 0.1
+	done
+	tap_is "$(state_policy "$SB_ID")" none \
+		"containerd style: the reaper released the sandbox's record when the sandbox went"
+fi
+
+# --- 4. a sandbox-id that does not match ---------------------------------
+
+if sandbox liar-sb "$ON" containerd; then
+	out=$(app liar-app "$ON" containerd "$CT_PREFIX-not-the-sandbox" EPERM)
+	[ "$(head -n1 <<<"$out")" != 0 ]
+	tap_ok $? "a sandbox-id that is not the cgroup of the pid the app joins: the app is refused" ||
+		tap_diag "$out"
+	tap_like "$out" "pod sandbox $CT_PREFIX-not-the-sandbox: pid [0-9]+, whose namespaces the container joins, is in cgroup /$SB_ID, not the sandbox's" \
+		"the refusal is one line naming the sandbox-id and the cgroup"
+	tap_is "$(ct_our_progs "$SB_CG")" "" "nothing was attached to the sandbox"
+	ct_delete runc "$(ct_id liar-app)"
+	ct_delete runc "$SB_ID"
+fi
+
+# --- 5. explain and validate ---------------------------------------------
+
+B=$(ct_bundle -a "$CRI.container-type=sandbox" -a sockopt-hook.io/policy=bulk explain-sb -- pause)
+json=$("$HOOK" --config "$ON" explain --json --bundle "$B" 2>&1)
+tap_ok "$(jq -e '.sandbox and .policy == {"name": "@deny-sockets", "source": "sandbox_policy"} and .programs == ["sock_create"] and .socket.deny == [{"family": "AF_INET"}, {"family": "AF_INET6"}]' <<<"$json" >/dev/null; echo $?)" \
+	"explain: a sandbox gets @deny-sockets from sandbox_policy, whatever the pod's annotations" ||
+	tap_diag "$json"
+text=$("$HOOK" --config "$OFF" explain --bundle "$B" 2>&1)
+tap_like "$text" 'pod sandbox container: not policed \(sandbox_policy is ""\)' \
+	"explain with sandbox_policy \"\": the sandbox is not policed"
+json=$("$HOOK" validate --json "$OFF" 2>/dev/null)
+tap_ok "$(jq -e '.valid and .sandbox_policy == null and any(.warnings[]; test("^sandbox_policy is \"\": pod sandboxes are not policed"))' <<<"$json" >/dev/null; echo $?)" \
+	"validate: sandbox_policy \"\" is valid, with a warning" || tap_diag "$json"
+OWN=$(ct_config own '. + {sandbox_policy: "setonly"}')
+json=$("$HOOK" validate --json "$OWN" 2>/dev/null)
+tap_ok "$(jq -e '.valid and .sandbox_policy == "setonly" and any(.warnings[]; test("^sandbox_policy .setonly. lets the pause container create AF_INET or AF_INET6 sockets"))' <<<"$json" >/dev/null; echo $?)" \
+	"validate: a sandbox_policy that lets the pause process make sockets: a warning" || tap_diag "$json"
+BAD=$(ct_config bad '. + {sandbox_policy: "nope"}')
+out=$("$HOOK" validate "$BAD" 2>&1)
+tap_like "$out" "sandbox_policy: names unknown policy 'nope'" "validate: an unknown sandbox_policy is refused, naming its path"
+BAD=$(ct_config bad2 '.defaults.policy = "@deny-sockets"')
+out=$("$HOOK" validate "$BAD" 2>&1)
+tap_like "$out" "defaults.policy: names the built-in sandbox policy '@deny-sockets': only sandbox_policy may" \
+	"validate: only sandbox_policy may name the built-in"
+
+ct_check_same "after the pods: BPF programs, hook state and cgroups are as before" "$BASE"
+tap_done
