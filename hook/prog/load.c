@@ -51,7 +51,10 @@ static int specialised_only(struct bpf_map *state, struct bpf_map *rules)
 /*
  * No specialised copy at hand: the generic program of this kind and mode,
  * when preload has pinned it (generic.h). Record mode never comes here:
- * its copies carry the container's own footprint tables.
+ * its copies carry the container's own footprint tables. Nor does a
+ * policy whose pin failed its check (share_find(): -ESTALE): its fresh
+ * copy is pinned in that pin's place (attach_publish()), so one
+ * container's load mends the pin for the next ones.
  */
 static int take_generic(enum sh_prog_kind kind, bool bypass,
 			struct sh_loaded *l)
@@ -218,7 +221,7 @@ static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 		l->fd[SH_PROG_SOCK] = fd;
 		return 0;
 	}
-	if (!take_generic(SH_PROG_SOCK, bypass, l))
+	if (fd != -ESTALE && !take_generic(SH_PROG_SOCK, bypass, l))
 		return 0;
 	if (bypass && l->at_start && !bypass_sysctl())
 		return -EOPNOTSUPP; /* not worth a verifier run to learn it */
@@ -433,7 +436,7 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 		l->fd[kind] = fd;
 		return 0;
 	}
-	if (!take_generic(kind, false, l))
+	if (fd != -ESTALE && !take_generic(kind, false, l))
 		return 0;
 	return kind == SH_PROG_SET ? load_setsockopt(p, l) :
 				     load_getsockopt(p, l);

@@ -12,7 +12,10 @@
 # bypass-prot-mem container on a kernel without it is refused without a
 # verifier run; record mode still loads its own copies; `apply` then puts
 # the container's own copies in place (`status` says which it runs), and
-# gc drops its rules in the generic programs once its cgroup is gone.
+# gc drops its rules in the generic programs once its cgroup is gone. A
+# planted generic pin (an allow-all program under sh_gen_set's name) is
+# not attached: a warning, the policy's own copy instead, and preload
+# replaces it.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -198,5 +201,32 @@ rm "$CT_STATE_DIR/$(ct_id lost).json" # as a hook killed before its record would
 touch "$CT_STATE_DIR/last-gc"          # no gc in this poststop
 ct_delete runc "$(ct_id lost)"
 tap_is "$(gc_until_rules 0)" 0 "lost: with no record, gc drops its rules once its cgroup is gone"
+
+# ---- a planted generic pin is not attached ------------------------------------
+# What another tool or a mistake could leave under a generic program's name:
+# an allow-all cgroup_sockopt program called sh_gen_set (tests/progs/cgprog)
+# in place of both sh_gen_set pins. It is checked as the policies' pins are
+# (progcheck.h): a warning, and the policy's own program loaded instead.
+CGPROG=$CT_BUILD/tests/cgprog
+planted=0
+for p in "$CT_PIN_DIR"/*; do
+	[ "$(prog_name "$p")" = sh_gen_set ] || continue
+	rm "$p" && "$CGPROG" pin "$p" setsockopt sh_gen_set && planted=$((planted + 1))
+done
+tap_is "$planted" 2 "planted: an allow-all sh_gen_set in place of each generic setsockopt pin"
+LOG=$CT_TMP/planted.log
+# shellcheck disable=SC2016 # $log is jq's
+logged=$(ct_config logged '.log_file = $log' --arg log "$LOG")
+start_listener runc planted -c "$logged" -a sockopt-hook.io/policy=setonly
+tap_is "$(out_val setsockopt)" EPERM "planted: setsockopt(SO_MARK) still gives EPERM"
+tap_is "$(ct_our_progs "$CG")" "cgroup_setsockopt sh_setsockopt" \
+	"planted: the planted program is not attached: setonly's own copy is"
+tap_like "$(cat "$LOG")" "warning: container [^ ]*: pin $CT_PIN_DIR/setsockopt-[0-9a-f]{16} is not the generic setsockopt program this hook loads: it has no .rodata; loading the policy's programs instead" \
+	"planted: one warning naming the pin and why"
+ct_delete runc "$(ct_id planted)"
+tap_like "$("$HOOK" --config "$none" preload)" "generic programs: 6 pinned \(2 now" \
+	"preload replaces the two planted pins"
+tap_is "$(for p in "$CT_PIN_DIR"/*; do prog_name "$p"; done | sort | uniq -c | awk '{ print $2 "x" $1 }' | xargs)" \
+	"sh_gen_getx2 sh_gen_setx2 sh_gen_sockx2" "and only the generic programs are pinned again"
 
 tap_done
