@@ -15,7 +15,8 @@
 # gc drops its rules in the generic programs once its cgroup is gone. A
 # planted generic pin (an allow-all program under sh_gen_set's name) is
 # not attached: a warning, the policy's own copy instead, and preload
-# replaces it.
+# replaces it. A pod sandbox's sandbox_policy with no pin starts on the
+# generic sock_create program too.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -73,8 +74,9 @@ gc_until_rules()
 }
 
 # ---- the generic programs, and nothing else ---------------------------------
+# sandbox_policy "": the built-in one for pod sandboxes is a policy too.
 none=$(ct_config none '.policies = {} | .annotations.allow_policies = [] |
-	.annotations.allow_bypass_prot_mem = false')
+	.annotations.allow_bypass_prot_mem = false | .sandbox_policy = ""')
 out=$("$HOOK" --config "$none" preload 2>&1)
 tap_is "$?" 0 "preload of a config without policies succeeds"
 tap_like "$out" "preloaded 0 program\(s\) for 0 policy variant\(s\)" "it pins no policy's program"
@@ -175,7 +177,7 @@ ct_delete runc "$(ct_id recorded)"
 
 # ---- apply puts its own copies in place -----------------------------------------
 out=$("$HOOK" --config "$CT_EXAMPLE_CONFIG" preload 2>&1)
-tap_like "$out" "preloaded 4 program\(s\)" "preload of the example config pins restricted's programs"
+tap_like "$out" "preloaded 5 program\(s\)" "preload of the example config pins restricted's programs (and the pod sandboxes')"
 out=$("$HOOK" --config "$CT_EXAMPLE_CONFIG" apply 2>&1)
 tap_is "$?" 0 "apply succeeds"
 tap_like "$out" "^updated +$(ct_id restricted): sock_create: generic program -> its own copy; setsockopt: generic program -> its own copy; getsockopt: generic program -> its own copy" \
@@ -201,6 +203,21 @@ rm "$CT_STATE_DIR/$(ct_id lost).json" # as a hook killed before its record would
 touch "$CT_STATE_DIR/last-gc"          # no gc in this poststop
 ct_delete runc "$(ct_id lost)"
 tap_is "$(gc_until_rules 0)" 0 "lost: with no record, gc drops its rules once its cgroup is gone"
+
+# ---- a pod sandbox whose sandbox_policy has no pin starts on them too ---------
+# As CRI-O runs a sandbox (its own prestart): the built-in sandbox_policy,
+# never preloaded here, from the generic sock_create program.
+progs_before=$(host_prog_count)
+bundle=$(ct_bundle -a io.kubernetes.cri-o.ContainerType=sandbox \
+	-a io.kubernetes.pod.namespace=shop -a io.kubernetes.pod.name=pod sandbox -- pause)
+if ct_start_ok "sandbox: the pause sandbox starts" runc "$(ct_id sandbox)" "$bundle"; then
+	tap_is "$(host_prog_count)" "$progs_before" "sandbox: prestart loaded no program"
+	tap_is "$(ct_our_progs "$CT_CG")" "cgroup_inet_sock_create sh_gen_sock" \
+		"sandbox: sandbox_policy's sock_create is the generic program"
+	tap_is "$(sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" socket inet stream' _ "$CT_CG" "$SOCKCHECK")" \
+		"socket_inet_stream=EPERM" "sandbox: socket() in its cgroup gives EPERM"
+	ct_delete runc "$(ct_id sandbox)"
+fi
 
 # ---- a planted generic pin is not attached ------------------------------------
 # What another tool or a mistake could leave under a generic program's name:
