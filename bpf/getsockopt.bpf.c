@@ -173,10 +173,15 @@ static __always_inline int zerocopy(const struct bpf_sockopt *ctx)
 SEC("cgroup/getsockopt")
 int sh_getsockopt(struct bpf_sockopt *ctx)
 {
+	struct sh_fp_value *noted;
+	int verdict;
+
 	if (zerocopy(ctx))
 		return 1;
-	footprint_get(ctx); /* record mode */
-	return apply_get(ctx, find_rule(ctx), NULL);
+	noted = footprint_get(ctx); /* record mode */
+	verdict = apply_get(ctx, find_rule(ctx), NULL);
+	footprint_verdict(noted, verdict);
+	return verdict;
 }
 
 /* The generic program (generic.bpf.h): the policy is the attachment's. */

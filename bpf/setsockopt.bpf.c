@@ -205,12 +205,10 @@ static __always_inline int no_rule(struct bpf_sockopt *ctx, __u32 deny,
 }
 
 /* A specialised copy: the policy is in .rodata and the frozen rules map. */
-SEC("cgroup/setsockopt")
-int sh_setsockopt(struct bpf_sockopt *ctx)
+static __always_inline int decide(struct bpf_sockopt *ctx)
 {
 	const struct sh_opt_rule *rule = find_rule(ctx);
 
-	footprint_set(ctx); /* record mode */
 	if (rule)
 		return apply_rule(ctx, rule, NULL);
 	return no_rule(ctx, default_deny, NULL);
@@ -229,6 +227,16 @@ int sh_gen_set(struct bpf_sockopt *ctx)
 	if (rule)
 		return apply_rule(ctx, rule, &st->wh);
 	return no_rule(ctx, st->default_deny, &st->wh);
+}
+
+SEC("cgroup/setsockopt")
+int sh_setsockopt(struct bpf_sockopt *ctx)
+{
+	struct sh_fp_value *noted = footprint_set(ctx); /* record mode */
+	int verdict = decide(ctx);
+
+	footprint_verdict(noted, verdict);
+	return verdict;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

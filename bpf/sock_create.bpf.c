@@ -101,9 +101,8 @@ audit_policy(struct sh_would_have *gen,
 
 /* A specialised copy: the policy is frozen into .rodata, so the verifier
  * prunes every branch this container's policy does not use. */
-static __always_inline int apply_policy(struct bpf_sock *sk)
+static __always_inline int decide(struct bpf_sock *sk)
 {
-	footprint_sock(sk); /* record mode */
 	if (AUDIT_ON) /* audit mode */
 		return audit_policy(NULL, deny_rules, nr_deny_rules, set_mark,
 				    mark, set_priority, priority, sk);
@@ -151,6 +150,15 @@ static __always_inline void bypass(struct bpf_sock *sk)
 	if (!bpf_setsockopt(sk, SOL_SOCKET, SK_BPF_BYPASS_PROT_MEM, &one,
 			    sizeof(one)))
 		count_event(SH_CNT_SOCK_BYPASSED);
+}
+
+static __always_inline int apply_policy(struct bpf_sock *sk)
+{
+	struct sh_fp_value *noted = footprint_sock(sk); /* record mode */
+	int verdict = decide(sk);
+
+	footprint_verdict(noted, verdict);
+	return verdict;
 }
 
 SEC("cgroup/sock_create")

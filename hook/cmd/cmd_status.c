@@ -300,9 +300,10 @@ static void print_head(const struct enforce_row *row)
 	enforce_policy_hash_text(row, text, sizeof(text));
 	printf("  policy hash: %s\n", text);
 	if (rec->footprint[0])
-		printf("  record:    '%s': its policy goes to %s when it is gone "
+		printf("  record:    '%s': its recording goes to %s/%s when it is gone "
 		       "(record %s shows it now)\n",
-		       rec->footprint, rec->footprint_dir, rec->id);
+		       rec->footprint, rec->footprint_dir, rec->footprint,
+		       rec->id);
 }
 
 static void print_exec(const struct sh_record *rec)
