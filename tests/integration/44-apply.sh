@@ -29,7 +29,9 @@ SHIM=$CT_BUILD/tests/faultshim.so
 export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
 ct_mount_bpffs || tap_bail "cannot mount a BPF filesystem in $CT_TMP"
 
-audit=$(ct_config audit '.policies.restricted.mode = "audit"')
+# Named by annotation while in audit mode: the operator allows it.
+audit=$(ct_config audit '.policies.restricted.mode = "audit" |
+	.policies.restricted.audit_by_annotation = true')
 enforce=$(ct_config enforce '.')
 clamp=$(ct_config clamp '.policies.restricted.setsockopt |=
 	map(if .option == "SO_RCVBUF" then .max = 32768 else . end)')

@@ -86,7 +86,7 @@ end_loop() {
 
 progs_before=$(prog_ids | wc -l)
 records_before=$(state_records | tr '\n' ' ')
-set_config '.policies.restricted.mode = "audit"'
+set_config '.policies.restricted.mode = "audit" | .policies.restricted.audit_by_annotation = true'
 tap_is "$RESULT" success "audit config: preload and apply succeed (no container yet)"
 
 for rt in runc crun; do
@@ -106,7 +106,7 @@ for rt in runc crun; do
 		"$rt: the loop's calls passed ($(loop_val pass)), then were refused ($(loop_val eperm))"
 	tap_is "$(loop_val changes) $(loop_val other)" "1 0" "$rt: the answer changed once"
 	tap_is "$(loop_val order)" ok "$rt: no call passed after one was refused"
-	set_config '.policies.restricted.mode = "audit"'
+	set_config '.policies.restricted.mode = "audit" | .policies.restricted.audit_by_annotation = true'
 done
 
 # a policy no longer allowed: the service fails and names the container
