@@ -41,6 +41,8 @@ B_MOUNTS=()     # what we mounted, unmounted in reverse order
 B_MADE_DIRS=()  # mount points we made outside $B_TMP
 B_BPFFS=        # our bpffs; the pins of a preload in $B_PINS
 B_PINS=
+# The pin dir of the generic programs alone (b_preload_generic), or "".
+B_GEN_PINS=
 B_PRELOADED=0
 B_PRELOAD_CONFIG= # examples/config.json with keep_keys off
 B_CRUN=0        # crun runs here (with the v1 hugetlb hierarchy mounted)
@@ -153,10 +155,31 @@ b_preload_with()
 		{ b_fail "hook preload pinned nothing in $B_PINS"; return 1; }
 }
 
+# b_preload_generic: the preload of a config with no policy into a pin
+# dir of its own, $B_GEN_PINS: only the generic programs are pinned there,
+# so a hook run that names it starts every policy on them.
+b_preload_generic()
+{
+	local cfg
+
+	[ -n "$B_GEN_PINS" ] && return 0
+	cfg=$(b_config generic '.policies = {} | .annotations.allow_policies = [] |
+		.annotations.allow_bypass_prot_mem = false') || return 1
+	B_GEN_PINS=$B_BPFFS/generic
+	OCI_SOCKOPT_HOOK_PIN_DIR=$B_GEN_PINS "$HOOK" --config "$cfg" preload \
+		>/dev/null 2>>"$B_TMP/hook.err" ||
+		{ b_fail "hook preload (generic): $(tail -n 1 "$B_TMP/hook.err")"; return 1; }
+}
+
 # b_unpin: removes every pin of the preload (the programs go once no
 # cgroup has them attached), and the keys cgroup of keep_keys.
 b_unpin()
 {
+	[ -z "$B_GEN_PINS" ] ||
+		OCI_SOCKOPT_HOOK_PIN_DIR=$B_GEN_PINS "$HOOK" preload --unpin \
+			>/dev/null 2>>"$B_TMP/hook.err" ||
+		b_fail "hook preload --unpin (generic): $(tail -n 1 "$B_TMP/hook.err")"
+	B_GEN_PINS=
 	[ "$B_PRELOADED" = 1 ] || return 0
 	B_PRELOADED=0
 	OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS "$HOOK" --config "$B_CONFIG" preload \

@@ -58,6 +58,12 @@ def report_datapath(t):
     t.median(s, "f  audit mode, SO_RCVBUF 1 MiB (would clamp)", "set.f", "ns")
     t.ratio(s, "e/b  audit mode, no rule", "set.e", "set.b", "<= 1.10")
     t.ratio(s, "f/b' audit mode, would clamp", "set.f", "set.b2")
+    t.median(s, "g  generic program, option without rule", "set.g", "ns")
+    t.median(s, "gd generic program, SO_RCVBUF 1 MiB clamped", "set.gd", "ns")
+    t.ratio(s, "g/b  generic program, no rule", "set.g", "set.b", "<= 1.10")
+    t.ratio(s, "gd/b' generic program, clamp", "set.gd", "set.b2",
+            "<= 1.25")
+    t.ratio(s, "g/c  generic/specialised, no rule", "set.g", "set.c")
     s = "3. getsockopt ns/call: a none, b empty program, c/d ours"
     t.median(s, "a  no program, SO_KEEPALIVE", "get.a", "ns")
     t.median(s, "b  empty program, SO_KEEPALIVE", "get.b", "ns")
@@ -75,6 +81,12 @@ def report_datapath(t):
     t.ratio(s, "e/b  audit mode, no rule", "get.e", "get.b", "<= 1.10")
     t.ratio(s, "ZEROCOPY ours/none", "zc.c", "zc.a", "<= 1.05")
     t.ratio(s, "ZEROCOPY ours/empty", "zc.c", "zc.b")
+    t.median(s, "g  generic program, option without rule", "get.g", "ns")
+    t.median(s, "gd generic program, SO_MARK denied", "get.gd", "ns")
+    t.ratio(s, "g/b  generic program, no rule", "get.g", "get.b", "<= 1.10")
+    t.ratio(s, "gd/b' generic program, deny rule", "get.gd", "get.b2",
+            "<= 1.25")
+    t.ratio(s, "ZEROCOPY generic/none", "zc.g", "zc.a", "<= 1.05")
     s = "4. socket()+close() ns/call"
     t.median(s, "TCP: no program", "sock.a", "ns")
     t.median(s, "TCP: empty sock_create", "sock.b", "ns")
@@ -89,6 +101,9 @@ def report_datapath(t):
     t.median(s, "TCP: record mode, no policy", "sock.r", "ns")
     t.ratio(s, "TCP record mode/empty", "sock.r", "sock.b", "<= 1.10")
     t.ratio(s, "TCP empty/none", "sock.b", "sock.a")
+    t.median(s, "TCP: generic program", "sock.g", "ns")
+    t.ratio(s, "TCP generic/empty", "sock.g", "sock.b", "<= 1.10")
+    t.ratio(s, "UDP generic/empty", "usock.g", "usock.b", "<= 1.10")
     s = ("7. peer: seccomp filter denying setsockopt(SOL_SOCKET, SO_MARK), "
          "ns/call")
     t.median(s, "setsockopt(SO_MARK) allowed, nothing", "deny.allowed", "ns")

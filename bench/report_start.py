@@ -119,6 +119,7 @@ ALONE = (("cold", "cold host (turns the static keys on)"),
          ("shared", "shared: no pins, another container"),
          ("preloaded", "preloaded: first container of it"),
          ("plshared", "preloaded, another container"),
+         ("generic", "not preloaded: the generic programs"),
          ("noop", "nothing to attach"),
          ("noopdisk", "nothing to attach, state dir on disk"))
 
@@ -165,6 +166,8 @@ def report_alone(t):
           minus_true("plshared", "pre"), "ms")
     t.row(s, "(d) prestart, shared, no pins - /bin/true",
           minus_true("shared", "pre"), "ms")
+    t.row(s, "(e) prestart, not preloaded (generic programs) - /bin/true "
+          + ci("generic"), minus_true("generic", "pre"), "ms")
     t.row(s, "    prestart, cold host - /bin/true",
           minus_true("cold", "pre"), "ms")
     t.row(s, "    prestart, cold host, preloaded - /bin/true",
@@ -180,6 +183,7 @@ def report_alone(t):
                     ("preloaded", "preloaded, first"),
                     ("fallback", "fallback (no pins)"),
                     ("plshared", "shared, preloaded"),
+                    ("generic", "not preloaded (generic)"),
                     ("shared", "shared, no pins"), ("cold", "cold host"),
                     ("coldpl", "cold host, preloaded")):
         t.row(s, "    poststop, %s - /bin/true" % what,
@@ -189,19 +193,22 @@ def report_alone(t):
 # ---- 1a: through the runtimes ------------------------------------------------
 
 
-RUNC = ("none", "true", "read", "ours", "quiet", "noop", "fresh", "shared")
+RUNC = ("none", "true", "read", "ours", "quiet", "noop", "fresh", "generic",
+        "shared")
 CRUN = ("none", "read", "ours", "noop")
 RT_NAMES = {"none": "no hooks", "true": "/bin/true", "read": "readstate",
             "ours": "ours preloaded",
             "quiet": "ours preloaded, quiet host (keys off)",
             "noop": "ours, nothing to attach",
-            "fresh": "ours fallback", "shared": "ours shared, no pins"}
+            "fresh": "ours fallback", "shared": "ours shared, no pins",
+            "generic": "ours, policy not preloaded"}
 # The differences shown, as (runtime, variant, baseline, target):
 # /bin/true for runc, as issue 11 has it; readstate for crun, which fails
 # a hook that exits before it has written the state (EPIPE), as
 # /bin/true may.
 RT_DIFFS = (("runc", "ours", "true", "<= 1.0"), ("runc", "quiet", "true", "-"),
-            ("runc", "quiet", "ours", "-"), ("runc", "noop", "true", "-"),
+            ("runc", "quiet", "ours", "-"),
+            ("runc", "generic", "true", "<= 1.0"), ("runc", "noop", "true", "-"),
             ("runc", "fresh", "true", "-"), ("runc", "shared", "true", "-"),
             ("runc", "true", "none", "-"), ("runc", "read", "true", "-"),
             ("runc", "ours", "read", "-"),
@@ -240,7 +247,9 @@ def report_runtimes(t):
         label = "%s: %s - %s" % (rt, RT_NAMES[v], RT_NAMES[base])
         t.row(s, "%s [%s]" % (label, raw.pair_ci(a, b)), raw.pair_ms(a, b),
               "ms", target, summary=None if target == "-" else
-              "%s run: ours (preloaded) - %s hooks" % (rt, RT_NAMES[base]))
+              "%s run, %s - %s hooks" % (
+                  rt, "policy not preloaded" if v == "generic" else
+                  "ours (preloaded)", RT_NAMES[base]))
 
 
 # ---- 1b: where the time goes -------------------------------------------------
@@ -287,7 +296,7 @@ def report_parts(t):
           raw.pair_ms("parts.pre", "parts.noop"), "ms")
     t.row(s, "= preloaded prestart", raw.ms("parts.plpre"), "ms")
     t.row(s, "= fallback prestart", raw.ms("parts.pre"), "ms")
-    for v in ("noop", "preloaded", "fallback"):
+    for v in ("noop", "preloaded", "generic", "fallback"):
         for line in step_lines(raw, v):
             t.row(s, "hook's steps, %s, us p50: %s" % (v, line), "", "-")
     for v in ("preloaded", "fallback"):

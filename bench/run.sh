@@ -116,10 +116,29 @@ b_record_container()
 		>"$(b_state "$1").new" && mv "$(b_state "$1").new" "$(b_state "$1")"
 }
 
+# The same policy on the generic programs (issue 25 point 2): a pin dir
+# with nothing but them, and a state dir of its own (in the bench's, the
+# index names dp-ours's copies, which prestart would share), so the
+# container's prestart starts on them. GEN_HOOK runs the hook so.
+b_generic_container()
+{
+	local n
+
+	mkdir -m 0700 "$B_TMP/state/generic" && b_preload_generic &&
+		b_container dp-gen restricted || return 1
+	GEN_HOOK=(env "OCI_SOCKOPT_HOOK_STATE_DIR=$B_TMP/state/generic"
+		"OCI_SOCKOPT_HOOK_PIN_DIR=$B_GEN_PINS" "$HOOK" --config "$B_CONFIG")
+	"${GEN_HOOK[@]}" prestart <"$(b_state dp-gen)" 2>>"$B_TMP/hook.err" ||
+		{ b_fail "hook prestart of dp-gen: $(tail -n 1 "$B_TMP/hook.err")"; return 1; }
+	n=$(bpftool -j cgroup show "$B_CG/dp-gen" 2>/dev/null |
+		jq '[.[]? | select(.name | startswith("sh_gen_"))] | length')
+	[ "$n" = 3 ] || { b_fail "the generic programs: $n attached, not 3"; return 1; }
+}
+
 bench_datapath()
 {
 	local none=$B_CG/dp-none empty=$B_CG/dp-empty ours=$B_CG/dp-ours n
-	local rec=$B_CG/dp-rec
+	local rec=$B_CG/dp-rec gen=$B_CG/dp-gen
 	local audit=$B_CG/dp-audit acfg=$B_TMP/audit-mode.json
 
 	b_log "bench: datapath (setsockopt, getsockopt, socket, seccomp)"
@@ -137,6 +156,7 @@ bench_datapath()
 		return 1
 	n=$(b_attached_progs "$audit")
 	[ "$n" = 3 ] || { b_fail "audit mode attached $n programs, not 3"; return 1; }
+	b_generic_container || return 1
 	b_trials "$CALLS" \
 		"set.a|-c $none set SOL_SOCKET SO_KEEPALIVE 1" \
 		"set.b|-c $empty set SOL_SOCKET SO_KEEPALIVE 1" \
@@ -147,6 +167,8 @@ bench_datapath()
 		"set.d|-c $ours set SOL_SOCKET SO_RCVBUF 1048576" \
 		"set.e|-c $audit set SOL_SOCKET SO_KEEPALIVE 1" \
 		"set.f|-c $audit set SOL_SOCKET SO_RCVBUF 1048576" \
+		"set.g|-c $gen set SOL_SOCKET SO_KEEPALIVE 1" \
+		"set.gd|-c $gen set SOL_SOCKET SO_RCVBUF 1048576" \
 		"set.seccomp|-s -c $none set SOL_SOCKET SO_KEEPALIVE 1" || return 1
 	b_trials "$CALLS" \
 		"get.a|-c $none get SOL_SOCKET SO_KEEPALIVE" \
@@ -156,9 +178,12 @@ bench_datapath()
 		"get.e|-c $audit get SOL_SOCKET SO_KEEPALIVE" \
 		"get.b2|-c $empty get SOL_SOCKET SO_MARK" \
 		"get.d|-c $ours get SOL_SOCKET SO_MARK EPERM" \
+		"get.g|-c $gen get SOL_SOCKET SO_KEEPALIVE" \
+		"get.gd|-c $gen get SOL_SOCKET SO_MARK EPERM" \
 		"zc.a|-c $none zerocopy" \
 		"zc.b|-c $empty zerocopy" \
-		"zc.c|-c $ours zerocopy" || return 1
+		"zc.c|-c $ours zerocopy" \
+		"zc.g|-c $gen zerocopy" || return 1
 	b_trials "$((CALLS / 10))" \
 		"sock.a|-c $none socket tcp" \
 		"sock.b|-c $empty socket tcp" \
@@ -167,7 +192,9 @@ bench_datapath()
 		"sock.e|-c $audit socket tcp" \
 		"usock.a|-c $none socket udp" \
 		"usock.b|-c $empty socket udp" \
-		"usock.c|-c $ours socket udp" || return 1
+		"usock.c|-c $ours socket udp" \
+		"sock.g|-c $gen socket tcp" \
+		"usock.g|-c $gen socket udp" || return 1
 	b_trials "$CALLS" \
 		"deny.allowed|-c $none set SOL_SOCKET SO_MARK 5" \
 		"deny.seccomp|-s -c $none set SOL_SOCKET SO_MARK 5 EPERM" \
@@ -179,6 +206,8 @@ bench_datapath()
 	b_detach dp-ours
 	b_detach dp-rec "$REC_CFG"
 	b_detach dp-audit "$acfg"
+	b_parked dp-gen "${GEN_HOOK[@]}" poststop <"$(b_state dp-gen)" \
+		2>>"$B_TMP/hook.err"
 	b_detach_empty "$empty"
 }
 

@@ -89,8 +89,10 @@ alone_group()
 # hook that exits before crun has written the state, EPIPE, as /bin/true
 # may), ours
 # (our prestart and poststop, the preloaded programs), noop (ours, and
-# pins, but no annotation: nothing to attach) or fresh (ours with no
-# pins). The hooks get their environment from the hook entries' env.
+# pins, but no annotation: nothing to attach), fresh (ours with no pins)
+# or generic (ours with the generic programs pinned, not the policy's: a
+# policy not preloaded). The hooks get their environment from the hook
+# entries' env.
 runtime_bundle()
 {
 	local v=$1 dir=$B_TMP/runtime-$1 hooks=null ann='{}' pins env
@@ -101,9 +103,10 @@ runtime_bundle()
 		hooks=$(jq -cn --arg p "$([ "$v" = true ] && echo /bin/true || echo "$READSTATE")" \
 			'{prestart: [{path: $p}], poststop: [{path: $p}]}')
 		;;
-	ours | noop | fresh)
+	ours | noop | fresh | generic)
 		pins=$B_PINS
 		[ "$v" = fresh ] && pins=$OCI_SOCKOPT_HOOK_PIN_DIR
+		[ "$v" = generic ] && pins=$B_GEN_PINS
 		env=$(jq -cn --arg s "$OCI_SOCKOPT_HOOK_STATE_DIR" --arg p "$pins" \
 			'["PATH=/usr/sbin:/usr/bin:/sbin:/bin",
 			  "OCI_SOCKOPT_HOOK_STATE_DIR=" + $s,
@@ -151,10 +154,6 @@ quiet_keys()
 	fi
 }
 
-# hook_runtimes: runc run (no hooks, /bin/true hooks, readstate hooks,
-# ours preloaded, ours with nothing to attach, ours fresh, ours fresh
-# while container hook-other shares the policy) and crun run (the same but
-# /bin/true and the last two), one group each.
 # rt_warm NAME: two untimed moves of a sleeper between cgroups, right
 # before a timed runtime run. runc's first cgroup attach of a run waits
 # for an RCU grace period unless a task moved between cgroups within
@@ -171,6 +170,11 @@ rt_warm()
 	a_step "$1_w2" "$SB" cgmove "$B_CG/rt-warm-b" "$pid"
 }
 
+# hook_runtimes: runc run (no hooks, /bin/true hooks, readstate hooks,
+# ours preloaded, ours with nothing to attach, ours fresh, ours on the
+# generic programs, ours fresh while container hook-other shares the
+# policy) and crun run (the same but /bin/true, fresh, generic and the
+# last), one group each.
 hook_runtimes()
 {
 	local v dir fresh rt id h=("$HOOK" --config "$B_CONFIG") opk oup other
@@ -180,12 +184,12 @@ hook_runtimes()
 		ln -s busybox "$B_TMP/rootfs/bin/true" || return 1
 	b_container rt-warm "" && mkdir -p "$B_CG/rt-warm-a" "$B_CG/rt-warm-b" ||
 		return 1
-	for v in none true read ours noop fresh; do
+	for v in none true read ours noop fresh generic; do
 		dir=$(runtime_bundle "$v") || return 1
 		[ "$v" = fresh ] && fresh=$dir
 		for rt in runc crun; do
 			[ "$rt" = crun ] && [ "$B_CRUN" = 0 ] && continue
-			[ "$rt" = crun ] && case $v in true | fresh) continue ;; esac
+			[ "$rt" = crun ] && case $v in true | fresh | generic) continue ;; esac
 			id=sb$$-$rt-$v
 			if [ "$rt" = runc ]; then B_RUNC_IDS+=("$id"); else B_CRUN_IDS+=("$id"); fi
 			rt_warm "${rt}_$v" || return 1
@@ -234,9 +238,10 @@ hook_steps()
 {
 	local v pins st probe pk up t=OCI_SOCKOPT_HOOK_TIMING=1
 
-	for v in fallback preloaded noop; do
+	for v in fallback preloaded noop generic; do
 		pins=$OCI_SOCKOPT_HOOK_PIN_DIR probe=hook
 		[ "$v" = fallback ] || pins=$B_PINS
+		[ "$v" = generic ] && pins=$B_GEN_PINS
 		[ "$v" = noop ] && probe=hook-noop
 		st=$(b_state "$probe")
 		read -ra pk <<<"$(b_park "$probe")"
@@ -337,6 +342,8 @@ hook_parts()
 #              the hook reuses its programs;
 #   preloaded: `preload` pinned the programs, no container uses them;
 #   plshared:  pins, and another container attached from them;
+#   generic:   no pin for the policy, the generic programs pinned (a
+#              config changed and not preloaded yet): no verifier;
 #   noop:      a container with no annotation (the config has no default
 #              policy): nothing to attach;
 #   noopdisk:  the same with the state dir on a disk's file system.
@@ -359,13 +366,14 @@ bench_hook()
 	# shellcheck disable=SC2034 # lib.sh's, read by b_cleanup
 	B_ATTACHED["hook $B_CONFIG"]=1
 	B_ATTACHED["hook-other $B_CONFIG"]=1
-	b_preload && b_hugetlb_setup || return 1
+	b_preload && b_preload_generic && b_hugetlb_setup || return 1
 	alone_group cold hook - "${h[@]}"
 	alone_group coldpl hook - "${hp[@]}"
 	alone_group fallback hook - "${h[@]}"
 	alone_group shared hook hook-other "${h[@]}"
 	alone_group preloaded hook - "${hp[@]}"
 	alone_group plshared hook hook-other "${hp[@]}"
+	alone_group generic hook - "OCI_SOCKOPT_HOOK_PIN_DIR=$B_GEN_PINS" "${h[@]}"
 	alone_group noop hook-noop - "${hp[@]}"
 	alone_group noopdisk hook-noop - "OCI_SOCKOPT_HOOK_STATE_DIR=$B_DISK_STATE" \
 		"${hp[@]}"

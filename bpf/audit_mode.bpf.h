@@ -4,6 +4,10 @@
  * enforce mode the verifier drops every path below, and the hook sizes the
  * would_have storage down to 8 bytes. In audit mode a call site counts what
  * it would have done and lets the call through untouched.
+ *
+ * The counters are in cgroup storage (one value per attachment): a
+ * specialised copy's would_have map, or the tail of a generic program's
+ * attachment state (generic_map.h), so every helper takes which.
  */
 #ifndef AUDIT_MODE_BPF_H
 #define AUDIT_MODE_BPF_H
@@ -22,10 +26,23 @@ const volatile __u32 audit_mode;
 
 #define AUDIT_ON (audit_mode)
 
-static __always_inline void audit_count(__u32 slot, __s32 level, __s32 optname,
+/*
+ * Where the counters are: gen, the generic program's (a pointer into its
+ * attachment's state), or, for NULL, the copy's own would_have map. Every
+ * call site of a specialised copy passes a literal NULL, so the choice is
+ * made at compile time and costs the copy nothing.
+ */
+static __always_inline struct sh_would_have *
+would_have_of(struct sh_would_have *gen)
+{
+	return gen ? gen : bpf_get_local_storage(&would_have, 0);
+}
+
+static __always_inline void audit_count(struct sh_would_have *gen, __u32 slot,
+					__s32 level, __s32 optname,
 					__u32 action, __s32 extra)
 {
-	struct sh_would_have *w = bpf_get_local_storage(&would_have, 0);
+	struct sh_would_have *w = would_have_of(gen);
 	struct sh_wh_entry *e;
 
 	/* Compare the register that indexes, not a copy clang derived. */
@@ -43,18 +60,20 @@ static __always_inline void audit_count(__u32 slot, __s32 level, __s32 optname,
 }
 
 /* A sockopt rule's would-have: the rule map's value says its slot. */
-static __always_inline void audit_rule(const struct bpf_sockopt *ctx,
+static __always_inline void audit_rule(struct sh_would_have *gen,
+				       const struct bpf_sockopt *ctx,
 				       const struct sh_opt_rule *rule)
 {
-	audit_count(rule->audit_slot, ctx->level, ctx->optname, rule->action,
-		    0);
+	audit_count(gen, rule->audit_slot, ctx->level, ctx->optname,
+		    rule->action, 0);
 }
 
 /* An option the allow-list does not name: its own counter, while free
  * ones last. */
-static __always_inline void audit_miss(const struct bpf_sockopt *ctx)
+static __always_inline void audit_miss(struct sh_would_have *gen,
+				       const struct bpf_sockopt *ctx)
 {
-	struct sh_would_have *w = bpf_get_local_storage(&would_have, 0);
+	struct sh_would_have *w = would_have_of(gen);
 	__u64 key = ((__u64)((__u32)ctx->level + 1) << 32) |
 		    (__u32)ctx->optname;
 

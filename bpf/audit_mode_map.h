@@ -38,6 +38,13 @@ struct sh_wh_miss {
 	__u64 n;
 };
 
+/* The slot rule i of a sockopt policy counts in: its own for the first
+ * SH_WH_RULES rules, one for all the rest. */
+static inline __u8 sh_wh_slot(__u64 i)
+{
+	return i < SH_WH_RULES ? (__u8)i : SH_WH_RULES;
+}
+
 struct sh_would_have {
 	struct sh_wh_entry rule[SH_WH_RULES];
 	struct sh_wh_miss miss[SH_WH_MISSES];

@@ -12,6 +12,7 @@
 #include "optval.bpf.h"
 #include "footprint.bpf.h"
 #include "audit_mode.bpf.h"
+#include "generic.bpf.h"
 
 #define SOL_TCP 6
 #define TCP_ZEROCOPY_RECEIVE 35
@@ -138,15 +139,16 @@ static __always_inline int force_value(struct bpf_sockopt *ctx,
 	return 1;
 }
 
-static __always_inline int decide(struct bpf_sockopt *ctx)
+/* The rule for this call, or NULL: the same for both variants. */
+static __always_inline int apply_get(struct bpf_sockopt *ctx,
+				     const struct sh_opt_rule *rule,
+				     struct sh_would_have *w)
 {
-	const struct sh_opt_rule *rule = find_rule(ctx);
-
 	if (AUDIT_ON &&
 	    rule) { /* audit mode: forcing only hides a real value */
 		if (rule->action == SH_ACTION_DENY ||
 		    (rule->action >= SH_ACTION_FORCE_INT && !ctx->retval))
-			audit_rule(ctx, rule);
+			audit_rule(w, ctx, rule);
 		return pass(ctx);
 	}
 	if (rule && rule->action == SH_ACTION_DENY) {
@@ -161,19 +163,39 @@ static __always_inline int decide(struct bpf_sockopt *ctx)
 	return pass(ctx);
 }
 
+/* The zerocopy fast path must stay fast: no lookup, no copy. */
+static __always_inline int zerocopy(const struct bpf_sockopt *ctx)
+{
+	return ctx->level == SOL_TCP && ctx->optname == TCP_ZEROCOPY_RECEIVE;
+}
+
+/* A specialised copy: the policy is in .rodata and the frozen rules map. */
 SEC("cgroup/getsockopt")
 int sh_getsockopt(struct bpf_sockopt *ctx)
 {
 	struct sh_fp_value *noted;
 	int verdict;
 
-	/* The zerocopy fast path must stay fast: no lookup, no copy. */
-	if (ctx->level == SOL_TCP && ctx->optname == TCP_ZEROCOPY_RECEIVE)
+	if (zerocopy(ctx))
 		return 1;
 	noted = footprint_get(ctx); /* record mode */
-	verdict = decide(ctx);
+	verdict = apply_get(ctx, find_rule(ctx), NULL);
 	footprint_verdict(noted, verdict);
 	return verdict;
+}
+
+/* The generic program (generic.bpf.h): the policy is the attachment's. */
+SEC("cgroup/getsockopt")
+int sh_gen_get(struct bpf_sockopt *ctx)
+{
+	struct sh_gen_opt_state *st;
+
+	if (zerocopy(ctx))
+		return 1;
+	st = gen_opt_state();
+	if (!st)
+		return 0; /* attached, its policy not written yet */
+	return apply_get(ctx, gen_find_rule(st, ctx), &st->wh);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

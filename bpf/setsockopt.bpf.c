@@ -17,8 +17,10 @@
 #include "optval.bpf.h"
 #include "footprint.bpf.h"
 #include "audit_mode.bpf.h"
+#include "generic.bpf.h"
 
-/* Allow-list mode: options without a rule are refused. */
+/* Allow-list mode: options without a rule are refused (a specialised
+ * copy; the generic program reads it from the attachment's state). */
 const volatile __u32 default_deny;
 
 /*
@@ -110,7 +112,8 @@ static __always_inline int write_value(struct bpf_sockopt *ctx, __s64 value,
 
 /* One path into the comparison, however the value was read. */
 static __always_inline int clamp_value(struct bpf_sockopt *ctx,
-				       const struct sh_opt_rule *rule)
+				       const struct sh_opt_rule *rule,
+				       struct sh_would_have *w)
 {
 	int pacing = USES_DOMAIN(rule, SH_DOM_PACING);
 	__s64 raw, value, clamped;
@@ -123,7 +126,7 @@ static __always_inline int clamp_value(struct bpf_sockopt *ctx,
 				      value;
 	if (clamped != value) {
 		if (AUDIT_ON) { /* audit mode */
-			audit_rule(ctx, rule);
+			audit_rule(w, ctx, rule);
 			return pass(ctx);
 		}
 		if (write_value(ctx, clamped, pacing))
@@ -151,14 +154,17 @@ static __always_inline int force_bytes(struct bpf_sockopt *ctx,
 	return 1;
 }
 
+/* w: the generic program's would-have counters, NULL for a specialised
+ * copy's own (audit_mode.bpf.h). */
 static __always_inline int apply_rule(struct bpf_sockopt *ctx,
-				      const struct sh_opt_rule *rule)
+				      const struct sh_opt_rule *rule,
+				      struct sh_would_have *w)
 {
 	__u32 action = rule->action;
 
 	if (AUDIT_ON && action != SH_ACTION_CLAMP) { /* audit mode */
 		if (action != SH_ACTION_ALLOW)
-			audit_rule(ctx, rule);
+			audit_rule(w, ctx, rule);
 		return pass(ctx);
 	}
 	if (USES(SH_USES_ACTION(SH_ACTION_DENY)) && action == SH_ACTION_DENY) {
@@ -166,7 +172,7 @@ static __always_inline int apply_rule(struct bpf_sockopt *ctx,
 		return 0;
 	}
 	if (USES(SH_USES_ACTION(SH_ACTION_CLAMP)) && action == SH_ACTION_CLAMP)
-		return clamp_value(ctx, rule);
+		return clamp_value(ctx, rule, w);
 	if (USES(SH_USES_ACTION(SH_ACTION_FORCE_INT)) &&
 	    action == SH_ACTION_FORCE_INT) {
 		if (write_value(ctx, rule_int(rule),
@@ -183,21 +189,44 @@ static __always_inline int apply_rule(struct bpf_sockopt *ctx,
 	return pass(ctx);
 }
 
+/* An option no rule names. */
+static __always_inline int no_rule(struct bpf_sockopt *ctx, __u32 deny,
+				   struct sh_would_have *w)
+{
+	if (deny && AUDIT_ON) { /* audit mode */
+		audit_miss(w, ctx);
+		return pass(ctx);
+	}
+	if (deny) {
+		count_event(SH_CNT_SET_DENIED);
+		return 0;
+	}
+	return pass(ctx);
+}
+
+/* A specialised copy: the policy is in .rodata and the frozen rules map. */
 static __always_inline int decide(struct bpf_sockopt *ctx)
 {
 	const struct sh_opt_rule *rule = find_rule(ctx);
 
 	if (rule)
-		return apply_rule(ctx, rule);
-	if (default_deny && AUDIT_ON) { /* audit mode */
-		audit_miss(ctx);
-		return pass(ctx);
-	}
-	if (default_deny) {
-		count_event(SH_CNT_SET_DENIED);
-		return 0;
-	}
-	return pass(ctx);
+		return apply_rule(ctx, rule, NULL);
+	return no_rule(ctx, default_deny, NULL);
+}
+
+/* The generic program (generic.bpf.h): the policy is the attachment's. */
+SEC("cgroup/setsockopt")
+int sh_gen_set(struct bpf_sockopt *ctx)
+{
+	struct sh_gen_opt_state *st = gen_opt_state();
+	const struct sh_opt_rule *rule;
+
+	if (!st)
+		return 0; /* attached, its policy not written yet */
+	rule = gen_find_rule(st, ctx);
+	if (rule)
+		return apply_rule(ctx, rule, &st->wh);
+	return no_rule(ctx, st->default_deny, &st->wh);
 }
 
 SEC("cgroup/setsockopt")

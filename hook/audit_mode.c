@@ -14,6 +14,7 @@
 #include "audit_mode.h"
 #include "bpfinfo.h"
 #include "cleanup.h"
+#include "generic_map.h"
 #include "names.h"
 #include "options.h"
 
@@ -32,12 +33,44 @@ static const char *action_name(__u32 action)
 	}
 }
 
+/*
+ * A specialised copy's would_have map, or a generic program's state in
+ * audit mode, whose value ends with the same counters (generic_map.h).
+ * Enforce mode values are shorter: nothing to read.
+ */
 static bool is_would_have_map(const struct bpf_map_info *info, const void *data)
 {
 	(void)data;
-	return !strcmp(info->name, "would_have") &&
-	       info->type == BPF_MAP_TYPE_CGROUP_STORAGE &&
-	       info->value_size == sizeof(struct sh_would_have);
+	if (info->type != BPF_MAP_TYPE_CGROUP_STORAGE)
+		return false;
+	if (!strcmp(info->name, "would_have"))
+		return info->value_size == sizeof(struct sh_would_have);
+	return !strcmp(info->name, "gen_state") &&
+	       (info->value_size == sizeof(struct sh_gen_sock_state) ||
+		info->value_size == sizeof(struct sh_gen_opt_state));
+}
+
+/* The counters of one attachment: the tail of its value. */
+static int read_would_have(int map_fd, const struct sh_prog *prog,
+			   uint64_t cg_id, struct sh_would_have *w)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	struct bpf_cgroup_storage_key key;
+	_cleanup_free_ char *value = NULL;
+
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return -errno;
+	value = malloc(info.value_size);
+	if (!value)
+		return -ENOMEM;
+	memset(&key, 0, sizeof(key));
+	key.cgroup_inode_id = cg_id;
+	key.attach_type = prog->type;
+	if (bpf_map_lookup_elem(map_fd, &key, value))
+		return -errno;
+	memcpy(w, value + info.value_size - sizeof(*w), sizeof(*w));
+	return 0;
 }
 
 static struct audit_mode_entry *next(struct audit_mode_counts *out,
@@ -107,22 +140,19 @@ static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
 	const struct kind_info *k = kind_by_type(prog->type);
 	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog->id);
 	_cleanup_close_ int map_fd = -1;
-	struct bpf_cgroup_storage_key key;
 	struct sh_would_have w;
+	int r;
 
 	if (fd < 0)
 		return -errno;
 	if (!k)
 		return 0;
-	/* Enforce mode copies have an 8-byte token: nothing to read. */
 	map_fd = bpfinfo_find_map(fd, NULL, is_would_have_map, NULL);
 	if (map_fd < 0)
 		return map_fd == -ENOENT ? 0 : map_fd;
-	memset(&key, 0, sizeof(key));
-	key.cgroup_inode_id = cg_id;
-	key.attach_type = prog->type;
-	if (bpf_map_lookup_elem(map_fd, &key, &w))
-		return -errno;
+	r = read_would_have(map_fd, prog, cg_id, &w);
+	if (r)
+		return r;
 	add_rules(&w, k->kind, out);
 	add_misses(&w, k->kind, out);
 	return 0;

@@ -325,11 +325,15 @@ int config_parse(const char *path, const char *text, size_t len,
 	return r;
 }
 
-/* The operator config's text, from a file root trusts. */
+static void config_stamp(const struct stat *st, struct sh_config_stamp *s);
+
+/* The operator config's text, from a file root trusts; its stamp (for
+ * config_changed()) when stamp is not NULL. */
 static int config_read(const char *path, char **text, size_t *len,
-		       struct sh_error *err)
+		       struct sh_config_stamp *stamp, struct sh_error *err)
 {
 	_cleanup_close_ int fd = -1;
+	struct stat st;
 	int r = trust_open_config(path, &fd, err);
 
 	if (r)
@@ -338,16 +342,23 @@ static int config_read(const char *path, char **text, size_t *len,
 	if (r)
 		return error_errno(err, r, "cannot read operator config %.128s",
 				   path);
+	if (stamp && fstat(fd, &st) == 0)
+		config_stamp(&st, stamp);
 	return 0;
 }
 
 int config_load(const char *path, struct sh_config *cfg, struct sh_error *err)
 {
 	_cleanup_free_ char *text = NULL;
+	struct sh_config_stamp stamp = { 0 };
 	size_t len;
-	int r = config_read(path, &text, &len, err);
+	int r = config_read(path, &text, &len, &stamp, err);
 
-	return r ? r : config_parse(path, text, len, cfg, err);
+	if (!r)
+		r = config_parse(path, text, len, cfg, err);
+	if (!r)
+		cfg->stamp = stamp;
+	return r;
 }
 
 int config_load_logging(const char *path, struct sh_config *cfg,
@@ -356,7 +367,7 @@ int config_load_logging(const char *path, struct sh_config *cfg,
 	struct config_ctx ctx = { .file = path, .err = err };
 	_cleanup_free_ char *text = NULL;
 	size_t len;
-	int r = config_read(path, &text, &len, err);
+	int r = config_read(path, &text, &len, NULL, err);
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->path = path;
@@ -370,6 +381,35 @@ int config_load_logging(const char *path, struct sh_config *cfg,
 	if (r)
 		config_free(cfg);
 	return r;
+}
+
+static void config_stamp(const struct stat *st, struct sh_config_stamp *s)
+{
+	s->set = true;
+	s->dev = st->st_dev;
+	s->ino = st->st_ino;
+	s->size = st->st_size;
+	s->mtime = st->st_mtim;
+	s->ctime = st->st_ctim;
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+bool config_changed(const struct sh_config *cfg)
+{
+	struct sh_config_stamp now = { 0 };
+	struct stat st;
+
+	if (!cfg->stamp.set || stat(cfg->path, &st) < 0)
+		return true;
+	config_stamp(&st, &now);
+	return now.dev != cfg->stamp.dev || now.ino != cfg->stamp.ino ||
+	       now.size != cfg->stamp.size ||
+	       !same_time(&now.mtime, &cfg->stamp.mtime) ||
+	       !same_time(&now.ctime, &cfg->stamp.ctime);
 }
 
 void config_free(struct sh_config *cfg)

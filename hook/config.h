@@ -24,6 +24,9 @@ void config_free(struct sh_config *cfg);
 const struct sh_policy *config_find_policy(const struct sh_config *cfg,
 					   const char *name);
 bool config_policy_allowed(const struct sh_config *cfg, const char *name);
+/* Whether the file cfg was loaded from has been replaced or written
+ * since (true also when it cannot be told). */
+bool config_changed(const struct sh_config *cfg);
 /* defaults.policy or defaults.bypass_prot_mem: it concerns every container. */
 bool config_has_defaults(const struct sh_config *cfg);
 

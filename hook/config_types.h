@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
 #include <json-c/json.h>
 
 #include "sh_types.h"
@@ -78,12 +80,22 @@ struct sh_policy {
 	struct sh_rule_entry *set_rules, *get_rules;
 };
 
+/* Which file a config was read from, as it was then (config_changed()). */
+struct sh_config_stamp {
+	bool set;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+};
+
 /* keep_keys when the config does not say: see README "Performance" for
  * the measurements behind it. */
 #define SH_KEEP_KEYS_DEFAULT true
 
 struct sh_config {
 	const char *path;
+	struct sh_config_stamp stamp; /* set by config_load() */
 	bool default_bypass;
 	const char *default_policy; /* NULL when empty */
 	bool allow_bypass;

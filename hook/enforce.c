@@ -282,6 +282,64 @@ static struct json_object *rules_json(const struct enforce_row *row,
 	return o;
 }
 
+void enforce_policy_hash_text(const struct enforce_row *row, char *buf,
+			      size_t len)
+{
+	const struct apply_check *c = &row->check;
+	const char *generic =
+		c->generic ?
+			"; it runs generic programs until `oci-sockopt-hook apply` swaps in its own copies" :
+			"";
+
+	if (!row->checked)
+		snprintf(buf, len, "%016" PRIx64 " (the config cannot be read)",
+			 apply_progs_hash(&row->rec.progs));
+	else if (!c->config_hash)
+		snprintf(
+			buf, len,
+			"%016" PRIx64
+			"; the config gives it none now: %s (it keeps its programs until it restarts)",
+			c->hash, c->why);
+	else if (c->config_hash == c->hash)
+		snprintf(buf, len, "%016" PRIx64 ", as the config has it%s",
+			 c->hash, generic);
+	else
+		snprintf(buf, len,
+			 "%016" PRIx64 "; the config's is %016" PRIx64
+			 " (`oci-sockopt-hook apply` brings it)%s",
+			 c->hash, c->config_hash, generic);
+}
+
+/* "policy": what it runs against what the config gives it now. */
+static struct json_object *policy_hash_json(const struct enforce_row *row)
+{
+	const struct apply_check *c = &row->check;
+	struct json_object *o = json_object_new_object();
+	char hash[20];
+
+	snprintf(hash, sizeof(hash), "%016" PRIx64,
+		 apply_progs_hash(&row->rec.progs));
+	add_str(o, "hash", hash);
+	snprintf(hash, sizeof(hash), "%016" PRIx64, c->config_hash);
+	json_object_object_add(o, "config_hash",
+			       c->config_hash ? json_object_new_string(hash) :
+						NULL);
+	json_object_object_add(
+		o, "current",
+		row->checked ? json_object_new_boolean(apply_check_current(c)) :
+			       NULL);
+	json_object_object_add(
+		o, "generic",
+		json_object_new_boolean(apply_runs_generic(&row->rec.progs)));
+	json_object_object_add(o, "reason",
+			       c->reason ? json_object_new_string(c->reason) :
+					   NULL);
+	json_object_object_add(o, "message",
+			       c->why[0] ? json_object_new_string(c->why) :
+					   NULL);
+	return o;
+}
+
 struct json_object *enforce_drift_json(const struct enforce_row *row)
 {
 	struct json_object *arr = json_object_new_array();
@@ -333,6 +391,7 @@ struct json_object *enforce_json(const struct enforce_rules *rules,
 	if (!e.rules_known)
 		add_str(o, "rules_error", e.rules_why);
 	add_str(o, "bypass", enforce_bypass_token(e.bypass));
+	json_object_object_add(o, "policy_hash", policy_hash_json(row));
 	json_object_object_add(o, "caveats", caveats_json(&e.cav));
 	json_object_object_add(o, "drift", enforce_drift_json(row));
 	return o;

@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "apply.h"
 #include "caveats.h"
 #include "families.h"
 #include "config.h"
@@ -49,6 +50,9 @@ struct enforce_row {
 	int drift_err; /* the cgroup could not be queried */
 	struct audit_mode_counts
 		*wh; /* audit mode: would-have counters, or NULL */
+	/* Its policy hash against the config's (when the config is read). */
+	bool checked;
+	struct apply_check check;
 };
 
 /* The operator config the rules come from, as it is now. */
@@ -84,6 +88,9 @@ void enforce_prog_rules(const struct enforce_row *row,
 			size_t len);
 /* The drift lines: an array of strings, [] when none. */
 struct json_object *enforce_drift_json(const struct enforce_row *row);
+/* "policy hash 1234...: as the config has it", or what differs. */
+void enforce_policy_hash_text(const struct enforce_row *row, char *buf,
+			      size_t len);
 /* status --json's "enforcement" object. */
 struct json_object *enforce_json(const struct enforce_rules *rules,
 				 const struct enforce_row *row);

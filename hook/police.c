@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/file.h>
 
 #include "attach.h"
 #include "cg_choice.h"
@@ -187,8 +188,8 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	if (r)
 		goto err_cgroup;
 	timing_mark("path");
-	r = classified(attach_commit(fd, l, &rec->progs, err), "attach_failed",
-		       err);
+	r = classified(attach_commit(fd, rec->cg.id, l, &rec->progs, err),
+		       "attach_failed", err);
 	if (r)
 		goto err_cgroup;
 	timing_mark("attach");
@@ -257,7 +258,8 @@ static int load_and_attach(const struct sh_config *cfg,
 	if (r)
 		return r;
 	footprint_fill(&rec, eff, cfg);
-	r = classified(load_policy(eff, cfg->on_unsupported, &loaded, err),
+	r = classified(load_policy(eff, cfg->on_unsupported, LOAD_AT_START,
+				   &loaded, err),
 		       "program_load_failed", err);
 	if (r)
 		return r;
@@ -283,9 +285,13 @@ int police_container(const struct sh_config *cfg, const struct oci_state *st,
 		     const struct sh_effective *eff, bool reap,
 		     struct prestart_outcome *done, struct sh_error *err)
 {
+	_cleanup_close_ int lock = -1;
 	int r;
 
-	*done = (struct prestart_outcome){ .outcome = STATS_UNPOLICED };
+	*done = (struct prestart_outcome){
+		.outcome = STATS_UNPOLICED,
+		.config_last_try = done->config_last_try,
+	};
 	if (policy_is_empty(eff)) {
 		log_debug("no socket policy applies: nothing to attach");
 		return 0;
@@ -304,6 +310,16 @@ int police_container(const struct sh_config *cfg, const struct oci_state *st,
 		/* Counted once, by the run that attached. */
 		log_info("policy already attached: nothing to do");
 		return 0;
+	}
+	/* `apply` must see this container's record, or this container must
+	 * have the config apply reads (state.h, SH_STATE_CONFIG_LOCK). */
+	lock = classified(state_lock(SH_STATE_CONFIG_LOCK, LOCK_SH, err),
+			  "record_failed", err);
+	if (lock < 0)
+		return lock;
+	if (!done->config_last_try && config_changed(cfg)) {
+		done->config_changed = true;
+		return -EAGAIN;
 	}
 	timing_mark("check");
 	return load_and_attach(cfg, st, eff, reap, done, err);

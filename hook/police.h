@@ -20,6 +20,11 @@ struct prestart_outcome {
 	enum stats_outcome outcome; /* ATTACHED, UNPOLICED or FALLBACK */
 	const char *reason; /* why FALLBACK, else NULL */
 	struct sh_cause cause; /* for FALLBACK: what asked for it */
+	/* -EAGAIN: the config file changed since cfg was read from it, and
+	 * nothing was done: read it again and run again. */
+	bool config_changed;
+	/* Set by the caller: use cfg even so (the last try). */
+	bool config_last_try;
 };
 
 /*
@@ -27,7 +32,7 @@ struct prestart_outcome {
  * or nothing; nothing to do for an empty policy or a container already
  * attached. With reap, a reaper releases the record when the cgroup
  * empties even when the runtime made it (a pod sandbox no poststop will
- * come for: sandbox.c).
+ * come for: sandbox.c). done->config_last_try is the caller's (kept).
  */
 int police_container(const struct sh_config *cfg, const struct oci_state *st,
 		     const struct sh_effective *eff, bool reap,

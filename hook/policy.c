@@ -15,6 +15,7 @@
 #include "names.h"
 #include "pod.h"
 #include "policy.h"
+#include "state_record.h"
 
 const char *policy_source_name(enum sh_source src)
 {
@@ -415,4 +416,68 @@ bool policy_is_empty(const struct sh_effective *eff)
 		if (policy_needs(eff, k))
 			return false;
 	return true;
+}
+
+/* The annotation key a recorded source names ("annotation KEY"), or NULL
+ * when it is not an annotation. */
+static const char *recorded_key(const char *source)
+{
+	static const char prefix[] = "annotation ";
+
+	if (strncmp(source, prefix, sizeof(prefix) - 1))
+		return NULL;
+	return source + sizeof(prefix) - 1;
+}
+
+static int reresolve_mode(const struct sh_config *cfg,
+			  const struct sh_record *rec, struct sh_effective *eff,
+			  struct sh_error *err)
+{
+	const char *key = recorded_key(rec->mode_source);
+	int r = check_audit_policy(cfg, eff, err);
+
+	if (r)
+		return r;
+	if (eff->policy && eff->policy->audit) {
+		eff->audit = true;
+		eff->mode_source = SRC_POLICY;
+	}
+	if (!key)
+		return 0;
+	return apply_mode_annotation(cfg, key, rec->audit ? "audit" : "enforce",
+				     eff, err);
+}
+
+int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
+		     struct sh_effective *eff, struct sh_error *err)
+{
+	const char *key = recorded_key(rec->policy_source);
+	int r = 0;
+
+	memset(eff, 0, sizeof(*eff));
+	eff->who.namespace = rec->k8s_namespace[0] ? rec->k8s_namespace : NULL;
+	eff->who.pod = rec->pod[0] ? rec->pod : NULL;
+	eff->who.name = rec->container[0] ? rec->container : NULL;
+	/* A pod sandbox reads no annotation: sandbox_policy, as it is now. */
+	if (!strcmp(rec->policy_source, policy_source_name(SRC_SANDBOX))) {
+		policy_sandbox(cfg, eff);
+		return 0;
+	}
+	apply_defaults(cfg, eff);
+	if (key)
+		r = choose_policy(cfg, key, rec->policy, eff, err);
+	if (r)
+		return r;
+	if (eff->policy && eff->policy->has_bypass) {
+		eff->bypass = eff->policy->bypass;
+		eff->bypass_source = SRC_POLICY;
+	}
+	key = recorded_key(rec->bypass_source);
+	if (key)
+		r = apply_bypass_annotation(
+			cfg, key, rec->bypass ? "true" : "false", eff, err);
+	if (!r && rec->footprint[0])
+		r = apply_record_annotation(cfg, SH_ANNOTATION_RECORD,
+					    rec->footprint, eff, err);
+	return r ? r : reresolve_mode(cfg, rec, eff, err);
 }

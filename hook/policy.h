@@ -36,6 +36,16 @@ struct sh_effective {
 
 int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 		   struct sh_effective *eff, struct sh_error *err);
+/*
+ * The effective policy cfg gives a running container now, from what its
+ * record says it asked for at start (which annotation chose its policy,
+ * bypass-prot-mem, mode and record name, and with what value): the same
+ * checks as policy_resolve(), so a policy no longer allowed or gone is
+ * the same error. For `apply` and `status`.
+ */
+struct sh_record;
+int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
+		     struct sh_effective *eff, struct sh_error *err);
 /* A pod sandbox's effective policy: sandbox_policy, with its bypass and
  * mode, and nothing a workload wrote (its annotations are the pod's). */
 void policy_sandbox(const struct sh_config *cfg, struct sh_effective *eff);

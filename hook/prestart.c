@@ -17,7 +17,10 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 	struct sh_effective eff;
 	int r = oci_load_bundle(st, err);
 
-	*done = (struct prestart_outcome){ .outcome = STATS_UNPOLICED };
+	*done = (struct prestart_outcome){
+		.outcome = STATS_UNPOLICED,
+		.config_last_try = done->config_last_try,
+	};
 	if (r)
 		error_reason(err, "state_invalid");
 	if (!r)
@@ -29,7 +32,7 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 	timing_mark("policy");
 	/* A sandbox no hook runs for (containerd's) is policed before any
 	 * of its pod's containers runs. */
-	r = sandbox_police_pod_of(cfg, st, &eff, err);
+	r = sandbox_police_pod_of(cfg, st, &eff, done, err);
 	if (r)
 		return r;
 	/* No gc here: it reads every record, and prestart must stay O(1).

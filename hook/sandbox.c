@@ -17,10 +17,10 @@
 
 static int locked_attach(const struct sh_config *cfg,
 			 const struct oci_state *st,
-			 const struct sh_effective *eff, struct sh_error *err)
+			 const struct sh_effective *eff,
+			 struct prestart_outcome *done, struct sh_error *err)
 {
 	_cleanup_close_ int dir = state_dir_open(true, err);
-	struct prestart_outcome done;
 
 	if (dir < 0)
 		return dir;
@@ -28,11 +28,12 @@ static int locked_attach(const struct sh_config *cfg,
 	 * sandbox unattached; the second must find the first's record. */
 	if (flock(dir, LOCK_EX) < 0)
 		return error_errno(err, -errno, "cannot lock %s", state_dir());
-	return police_container(cfg, st, eff, true, &done, err);
+	return police_container(cfg, st, eff, true, done, err);
 }
 
-int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
-		   struct sh_error *err)
+static int police_sandbox(const struct sh_config *cfg,
+			  const struct sandbox_target *sb,
+			  struct prestart_outcome *done, struct sh_error *err)
 {
 	struct oci_state st = { .id = sb->id,
 				.status = "created",
@@ -54,7 +55,9 @@ int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
 	eff.who.sandbox = true;
 	eff.who.namespace = sb->k8s_namespace;
 	eff.who.pod = sb->pod;
-	r = locked_attach(cfg, &st, &eff, err);
+	r = locked_attach(cfg, &st, &eff, done, err);
+	if (r == -EAGAIN && done->config_changed)
+		return r; /* the caller reads the config again */
 	if (r) {
 		error_note(err, "while policing pod sandbox %s", sb->id);
 		return r;
@@ -62,6 +65,15 @@ int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
 	log_debug("pod sandbox %s (pid %d) has sandbox_policy '%s'", sb->id,
 		  (int)sb->pid, cfg->sandbox_policy->name);
 	return 0;
+}
+
+int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
+		   struct sh_error *err)
+{
+	/* The caller read cfg, and has no way to read it again. */
+	struct prestart_outcome done = { .config_last_try = true };
+
+	return police_sandbox(cfg, sb, &done, err);
 }
 
 /* The sandbox's cgroup is named after it: cri-containerd-<id>.scope
@@ -86,7 +98,8 @@ static int check_cgroup(pid_t pid, const char *id, struct sh_error *err)
 
 int sandbox_police_pod_of(const struct sh_config *cfg,
 			  const struct oci_state *st,
-			  const struct sh_effective *eff, struct sh_error *err)
+			  const struct sh_effective *eff,
+			  struct prestart_outcome *done, struct sh_error *err)
 {
 	const char *id = oci_annotation(st, SH_ANNOTATION_SANDBOX_ID);
 	struct sandbox_target sb = { id, 0, eff->who.namespace, eff->who.pod };
@@ -112,6 +125,6 @@ int sandbox_police_pod_of(const struct sh_config *cfg,
 	}
 	r = check_cgroup(sb.pid, id, err);
 	if (!r)
-		r = sandbox_police(cfg, &sb, err);
+		r = police_sandbox(cfg, &sb, done, err);
 	return r;
 }

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "error.h"
 #include "oci.h"
+#include "police.h"
 #include "policy.h"
 
 /* containerd's own key (DefaultCRIAnnotations), applied after the pod's
@@ -61,10 +62,12 @@ int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
  * its effective policy): polices the pod's sandbox when the container's
  * spec names it (io.kubernetes.cri.sandbox-id, and a /proc/<pid>/ns/...
  * path in linux.namespaces, checked against the cgroup that pid is in).
- * 0 when there is none, or nothing to do.
+ * 0 when there is none, or nothing to do; -EAGAIN with
+ * done->config_changed as police_container() says.
  */
 int sandbox_police_pod_of(const struct sh_config *cfg,
 			  const struct oci_state *st,
-			  const struct sh_effective *eff, struct sh_error *err);
+			  const struct sh_effective *eff,
+			  struct prestart_outcome *done, struct sh_error *err);
 
 #endif /* SH_SANDBOX_H */

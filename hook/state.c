@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,6 +69,25 @@ int state_dir_check(struct sh_error *err)
 	}
 	close(fd);
 	return 0;
+}
+
+int state_lock(const char *name, int how, struct sh_error *err)
+{
+	_cleanup_close_ int dir = state_dir_open(true, err);
+	_cleanup_close_ int fd = -1;
+
+	if (dir < 0)
+		return dir;
+	fd = openat(dir, name, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
+	if (fd < 0)
+		return error_errno(err, -errno, "cannot open %s/%s",
+				   state_dir(), name);
+	while (flock(fd, how) < 0)
+		if (errno != EINTR)
+			return error_errno(err, -errno, "cannot lock %s/%s",
+					   state_dir(), name);
+	return take_fd(&fd);
 }
 
 int state_file_read(const char *name, size_t max, char **text, size_t *len,

@@ -28,6 +28,19 @@ int state_dir_open(bool create, struct sh_error *err);
 /* 0 when the state directory is safe to use or absent. */
 int state_dir_check(struct sh_error *err);
 
+/*
+ * The lock files in the state directory. SH_STATE_APPLY_LOCK: one `apply`
+ * at a time. SH_STATE_CONFIG_LOCK: a prestart that attaches holds it
+ * shared from before it checks that the config it read is still the file's
+ * until its record is written; `apply` takes it exclusively once, before
+ * it reads the config, so every record it does not see comes from a
+ * prestart that read the config after it.
+ */
+#define SH_STATE_APPLY_LOCK "apply.lock"
+#define SH_STATE_CONFIG_LOCK "config.lock"
+/* Takes flock(how) on the lock file name (made on first use): an fd to
+ * close to release it, or a negative errno. */
+int state_lock(const char *name, int how, struct sh_error *err);
 /* A regular file of at most max bytes; -ENOENT when it or the directory
  * is missing. */
 int state_file_read(const char *name, size_t max, char **text, size_t *len,

@@ -11,8 +11,10 @@
 #include "attach.h"
 #include "cg_make.h"
 #include "cleanup.h"
+#include "generic.h"
 #include "recording.h"
 #include "log.h"
+#include "pin.h"
 #include "proc.h"
 #include "share.h"
 #include "state.h"
@@ -106,10 +108,22 @@ int teardown_release(const struct sh_record *rec)
 	return release_at(fd, rec, false);
 }
 
+/* The record as it is now, if it is still this container's: `apply` may
+ * have replaced its programs since the reaper read it. */
+static const struct sh_record *current(const struct sh_record *rec,
+				       struct sh_record *now)
+{
+	if (state_read(rec->id, now) == 0 && now->pid == rec->pid &&
+	    now->pid_start == rec->pid_start && now->cg.id == rec->cg.id)
+		return now;
+	return rec;
+}
+
 int teardown_release_empty(const struct sh_record *rec)
 {
 	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
-	int r = release_at(fd, rec, true);
+	struct sh_record now;
+	int r = release_at(fd, current(rec, &now), true);
 
 	return r ? r : fd < 0;
 }
@@ -226,9 +240,20 @@ static int index_in_use(const char *type, uint64_t hash, void *data)
 	return 0;
 }
 
+/* The generic programs' rules of attachments that are gone. */
+static void sweep_generic(void)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int pins = pin_dir_open(false, &err);
+
+	if (pins >= 0)
+		generic_sweep(pins);
+}
+
 /*
  * Mark and sweep: release records of containers that are gone, then drop
- * the index of shared copies that no live container uses any more.
+ * the index of shared copies that no live container uses any more, and
+ * the generic programs' rules of attachments that are gone.
  */
 int teardown_gc(struct sh_error *err)
 {
@@ -242,5 +267,6 @@ int teardown_gc(struct sh_error *err)
 		return error_set(err, -ENOMEM, "gc: %s", strerror(ENOMEM));
 	state_foreach(gc_visit, gc);
 	share_sweep(index_in_use, gc);
+	sweep_generic();
 	return gc->released;
 }

@@ -79,10 +79,11 @@ hooksd_variant()
 	esac
 }
 
-# start_units: on this machine, the preload units (else one preload, now)
-# and the metrics timer, which does nothing where node_exporter's textfile
-# directory is missing. A failure is only a warning: prestart loads what
-# is not pinned.
+# start_units: on this machine, the preload units (else one preload and
+# one apply, now) and the metrics timer, which does nothing where
+# node_exporter's textfile directory is missing. A failure is only a
+# warning: prestart loads what is not pinned, and apply says which running
+# container it left as it was.
 start_units()
 {
 	[ -z "$DESTDIR" ] || return 0
@@ -95,6 +96,8 @@ start_units()
 	else
 		"$INSTALLED_BIN" --config "$CONFDIR/config.json" preload ||
 			echo "warning: preload failed: prestart loads the programs itself" >&2
+		"$INSTALLED_BIN" --config "$CONFDIR/config.json" apply ||
+			echo "warning: apply left some running containers as they were (see above)" >&2
 	fi
 }
 

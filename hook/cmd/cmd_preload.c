@@ -59,6 +59,11 @@ static void print_json(const struct preload_result *res)
 	json_object_object_add(o, "bypass_prot_mem_skipped",
 			       json_object_new_boolean(res->bypass_skipped));
 	json_object_object_add(o, "static_keys", keys_json(res));
+	json_object_object_add(o, "generic", json_object_new_int(res->generic));
+	json_object_object_add(o, "generic_pinned",
+			       json_object_new_int(res->generic_pinned));
+	json_object_object_add(o, "generic_unpinned",
+			       json_object_new_int(res->generic_unpinned));
 	puts(json_object_to_json_string_ext(
 		o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
@@ -78,6 +83,8 @@ static void print_result(const struct preload_options *opts,
 	if (opts->unpin) {
 		printf("unpinned %d program(s) from %s\n", res->unpinned,
 		       pin_dir());
+		printf("unpinned %d generic program(s)\n",
+		       res->generic_unpinned);
 		return;
 	}
 	printf("preloaded %d program(s) for %d policy variant(s) in %s: %d pinned now, %d already pinned, %d unpinned\n",
@@ -85,6 +92,8 @@ static void print_result(const struct preload_options *opts,
 	       res->unpinned);
 	if (res->bypass_skipped)
 		printf("bypass-prot-mem variants not preloaded: this kernel lacks SK_BPF_BYPASS_PROT_MEM\n");
+	printf("generic programs: %d pinned (%d now, %d unpinned): a policy that is not preloaded starts without loading\n",
+	       res->generic, res->generic_pinned, res->generic_unpinned);
 	keys_text(&res->keys, kept, sizeof(kept));
 	if (res->keys.cgroup[0])
 		printf("static keys kept on for %s (cgroup %s)\n", kept,

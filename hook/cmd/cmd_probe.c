@@ -22,6 +22,7 @@
 #include "load.h"
 #include "log.h"
 #include "number.h"
+#include "generic.h"
 #include "pin.h"
 #include "state.h"
 
@@ -38,6 +39,7 @@ struct probe_result {
 	int unpriv_bpf; /* kernel.unprivileged_bpf_disabled, -1 unknown */
 	bool state_writable;
 	int pins; /* preloaded programs; -errno: no usable pin directory */
+	int generic; /* of the pins, generic programs (generic.h) */
 	char pin_error[SH_ERROR_MSG_MAX];
 	/* Families whose TCP/UDP no cgroup program sees (families.h). */
 	struct family_seen families[FAMILIES_MAX];
@@ -73,8 +75,13 @@ static bool state_dir_writable(void)
 static int count_pin(int dir, const char *name, const char *type, uint64_t hash,
 		     void *data)
 {
-	(void)dir, (void)name, (void)hash;
-	*(int *)data += type != NULL;
+	struct probe_result *p = data;
+
+	(void)dir, (void)name;
+	if (type && generic_is_pin(type, hash))
+		p->generic++;
+	else
+		p->pins += type != NULL;
 	return 0;
 }
 
@@ -83,8 +90,8 @@ static void probe_pins(struct probe_result *p)
 	struct sh_error err = { 0 };
 	_cleanup_close_ int dir = pin_dir_open(false, &err);
 
-	p->pins = 0;
-	if (dir >= 0 && pin_foreach(dir, count_pin, &p->pins, &err) == 0)
+	p->pins = p->generic = 0;
+	if (dir >= 0 && pin_foreach(dir, count_pin, p, &err) == 0)
 		return;
 	p->pins = dir >= 0 ? err.code : dir;
 	snprintf(p->pin_error, sizeof(p->pin_error), "%s", err.msg);
@@ -237,6 +244,9 @@ static void print_json(const struct probe_result *p)
 	json_object_object_add(o, "pin_dir", json_object_new_string(pin_dir()));
 	json_object_object_add(o, "preloaded_programs",
 			       json_object_new_int(p->pins < 0 ? 0 : p->pins));
+	json_object_object_add(o, "generic_programs",
+			       json_object_new_int(p->pins < 0 ? 0 :
+								 p->generic));
 	json_object_object_add(o, "pin_dir_error",
 			       p->pins < 0 && p->pins != -ENOENT ?
 				       json_object_new_string(p->pin_error) :
@@ -290,8 +300,11 @@ static void print_text(const struct probe_result *p)
 	       yes(p->state_writable));
 	print_bpffs(p);
 	if (p->pins >= 0)
-		printf("preloaded programs:         %d in %s\n", p->pins,
-		       pin_dir());
+		printf("preloaded programs:         %d in %s, and %d generic (%s)\n",
+		       p->pins, pin_dir(), p->generic,
+		       p->generic ?
+			       "a policy not preloaded starts without loading" :
+			       "a policy not preloaded loads at start");
 	else if (p->pins == -ENOENT && p->bpffs == BPFFS_UNUSABLE)
 		printf("preloaded programs:         none (preload is impossible: %s)\n",
 		       p->bpffs_why);

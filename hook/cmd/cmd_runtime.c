@@ -74,12 +74,34 @@ static int attach_config(const struct runtime_options *opts,
 	return r;
 }
 
+/* A config replaced while this prestart ran is read again (state.h,
+ * SH_STATE_CONFIG_LOCK): a few times, then its last reading is used. */
+static int attach_current_config(const struct runtime_options *opts,
+				 struct oci_state *st,
+				 struct prestart_outcome *done,
+				 struct sh_error *err)
+{
+	int r;
+
+	for (int tries = 0;; tries++) {
+		*done = (struct prestart_outcome){ .config_last_try = tries ==
+								      3 };
+		r = attach_config(opts, st, done, err);
+		if (r != -EAGAIN || !done->config_changed)
+			break;
+		log_info(
+			"the operator config changed while this container started: reading it again");
+		memset(err, 0, sizeof(*err));
+	}
+	return r;
+}
+
 /* Every prestart counts in the node's stats, for `metrics`. */
 static int attach_with_state(const struct runtime_options *opts,
 			     struct oci_state *st, struct sh_error *err)
 {
 	struct prestart_outcome done = { .outcome = STATS_ATTACHED };
-	int r = attach_config(opts, st, &done, err);
+	int r = attach_current_config(opts, st, &done, err);
 
 	if (r)
 		stats_log_add(STATS_PRESTART, STATS_REFUSED,

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit_mode.h"
 #include "caveats.h"
@@ -170,6 +171,18 @@ static void probe_row(struct enforce_row *row)
 	row->drift_err = drift_query(fd, &row->drift);
 }
 
+/* Its policy hash against the config's: no program is loaded to learn
+ * whether the kernel takes the bypass variant, the sysctl of the same
+ * series tells. */
+static void check_row(const struct sh_config *cfg, struct enforce_row *row)
+{
+	bool bypass_ok = access("/proc/sys/net/core/bypass_prot_mem", F_OK) ==
+			 0;
+
+	apply_check(cfg, &row->rec, bypass_ok, &row->check);
+	row->checked = true;
+}
+
 /* The rules come from the operator config as it is now. */
 static void load_rules(const struct status_options *opts,
 		       struct enforce_rules *rules)
@@ -186,68 +199,6 @@ static void load_rules(const struct status_options *opts,
 	}
 	snprintf(rules->cfg_error, sizeof(rules->cfg_error), "%s",
 		 error_text(&err, err.code ? err.code : -EINVAL));
-}
-
-/* ---- JSON ---------------------------------------------------------- */
-
-static void add_str(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
-
-static struct json_object *exec_json(const struct sh_record *rec)
-{
-	struct json_object *o = json_object_new_object();
-	struct caveats_input in = { .rec = rec, .live = true };
-	struct caveats cav;
-
-	json_object_object_add(o, "policed",
-			       json_object_new_boolean(!rec->cg.created));
-	if (rec->cg.created) {
-		caveats_collect(&in, &cav);
-		add_str(o, "note", cav.c[0].text);
-	}
-	return o;
-}
-
-static struct json_object *counters_json(const struct sh_counters *c)
-{
-	struct json_object *o = json_object_new_object();
-
-	for (int i = 0; i < SH_CNT_MAX; i++)
-		json_object_object_add(o, counters_names[i],
-				       json_object_new_int64((int64_t)c->v[i]));
-	return o;
-}
-
-static int show_json(const struct status_show *show,
-		     const struct enforce_row *rows, size_t nr)
-{
-	_cleanup_json_ struct json_object *list = json_object_new_array();
-
-	if (!list)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr; i++) {
-		struct json_object *o = state_record_to_json(&rows[i].rec);
-
-		if (!o)
-			return -ENOMEM;
-		json_object_object_add(o, "live",
-				       json_object_new_boolean(rows[i].live));
-		json_object_object_add(o, "exec", exec_json(&rows[i].rec));
-		json_object_object_add(o, "counters",
-				       counters_json(&rows[i].c));
-		if (rows[i].wh)
-			json_object_object_add(o, "would_have",
-					       audit_mode_json(rows[i].wh));
-		json_object_object_add(o, "enforcement",
-				       enforce_json(&show->rules, &rows[i]));
-		json_object_array_add(list, o);
-	}
-	puts(json_object_to_json_string_ext(
-		list,
-		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-	return 0;
 }
 
 /* ---- text ---------------------------------------------------------- */
@@ -328,6 +279,7 @@ static void print_table(const struct enforce_row *rows, size_t nr)
 static void print_head(const struct enforce_row *row)
 {
 	const struct sh_record *rec = &row->rec;
+	char text[SH_ERROR_MSG_MAX + 256];
 
 	printf("%s\n", rec->id);
 	printf("  namespace: %s\n  pod:       %s\n  container: %s\n",
@@ -345,6 +297,8 @@ static void print_head(const struct enforce_row *row)
 	printf("  mode:      %s (from %s)%s\n",
 	       rec->audit ? "audit" : "enforce", dash(rec->mode_source),
 	       rec->audit ? ": counts what it would do, applies nothing" : "");
+	enforce_policy_hash_text(row, text, sizeof(text));
+	printf("  policy hash: %s\n", text);
 	if (rec->footprint[0])
 		printf("  record:    '%s': its recording goes to %s/%s when it is gone "
 		       "(record %s shows it now)\n",
@@ -445,10 +399,15 @@ static void print_enforcement(const struct status_show *show,
 	if (!e.rules_known)
 		printf("  rules:     unknown: %s\n", e.rules_why);
 	else if (row->rec.policy[0])
-		printf("  rules:     policy %s as %s has it now%s\n",
+		printf("  rules:     policy %s as %s has it now%s%s\n",
 		       row->rec.policy, show->rules.cfg.path,
 		       row->rec.audit ? " (audit mode: counted, not applied)" :
-					"");
+					"",
+		       row->checked && row->check.config_hash &&
+				       row->check.config_hash !=
+					       row->check.hash ?
+			       "; its programs run another version (policy hash)" :
+			       "");
 	printf("  bypass-prot-mem: %s\n", enforce_bypass_text(e.bypass));
 	print_drift(row);
 	printf("  caveats:%s\n", e.cav.nr ? "" : "   none");
@@ -483,7 +442,7 @@ static int status_show(const struct status_show *show,
 		       const struct enforce_row *rows, size_t nr)
 {
 	if (show->json)
-		return show_json(show, rows, nr);
+		return cmd_status_json(rows, nr, &show->rules);
 	if (!nr && !show->one && !show->filtered) {
 		printf("no containers are managed by the hook\n");
 		print_keys();
@@ -555,6 +514,8 @@ static int status(const struct status_options *opts)
 		probe_row(&ctx.rows[i]);
 	if (ctx.nr)
 		load_rules(opts, &show.rules);
+	for (size_t i = 0; show.rules.cfg_ok && i < ctx.nr; i++)
+		check_row(&show.rules.cfg, &ctx.rows[i]);
 	show.one = opts->id != NULL;
 	show.filtered = filtered(&opts->filter);
 	r = status_show(&show, ctx.rows, ctx.nr);

@@ -26,6 +26,7 @@ extern const struct cli_command cmd_record_command;
 /* Reached through `record merge`, not in the list of commands. */
 extern const struct cli_command cmd_record_merge_command;
 extern const struct cli_command cmd_preload_command;
+extern const struct cli_command cmd_apply_command;
 extern const struct cli_command cmd_nri_command;
 extern const struct cli_command cmd_runtime_config_command;
 
@@ -46,5 +47,10 @@ bool cmd_status_match(const struct sh_record *rec,
 		      const struct cmd_status_filter *f);
 /* A 64 hex digit id by its first 12, any other whole. */
 void cmd_status_short_id(const char *id, char *buf, size_t len);
+/* status --json: the rows as a JSON array on stdout. */
+struct enforce_row;
+struct enforce_rules;
+int cmd_status_json(const struct enforce_row *rows, size_t nr,
+		    const struct enforce_rules *rules);
 
 #endif /* SH_COMMANDS_H */

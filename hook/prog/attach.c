@@ -13,6 +13,7 @@
 
 #include "attach.h"
 #include "cleanup.h"
+#include "generic.h"
 #include "log.h"
 #include "pin.h"
 #include "share.h"
@@ -22,7 +23,7 @@
 /* More programs on one cgroup and attach type than anyone attaches. */
 #define QUERY_IDS_MAX 64
 
-static int attach_one(int cg_fd, const struct sh_loaded *l,
+static int attach_one(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 		      enum sh_prog_kind kind, struct sh_progs *out,
 		      struct sh_error *err)
 {
@@ -39,7 +40,39 @@ static int attach_one(int cg_fd, const struct sh_loaded *l,
 	p->type = k->type;
 	p->hash = l->hash[kind];
 	out->nr++;
-	return 0;
+	/* A generic program refuses every call until its state is written:
+	 * from here, it enforces the policy. */
+	return l->generic[kind] ?
+		       generic_arm(&l->gen[kind], kind, l->eff, cg_id, err) :
+		       0;
+}
+
+/* Whether program id is attached to the cgroup itself for this kind. */
+static bool attached_here(int cg_fd, enum sh_prog_kind kind, __u32 id)
+{
+	__u32 ids[QUERY_IDS_MAX], n = ARRAY_SIZE(ids), flags = 0;
+
+	if (bpf_prog_query(cg_fd, kind_get(kind)->type, 0, &flags, ids, &n))
+		return true; /* cannot tell: keep the rules */
+	for (__u32 i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/* A generic kind: its rules id drawn first, and a state the cgroup kept
+ * marked not ready, unless the program is attached there already (a
+ * second prestart whose record was lost: that attach fails, and the
+ * container keeps what it has). */
+static int attach_kind(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
+		       enum sh_prog_kind kind, struct sh_progs *out,
+		       struct sh_error *err)
+{
+	int r = 0;
+
+	if (l->generic[kind] && !attached_here(cg_fd, kind, l->gen[kind].id))
+		r = generic_prepare(&l->gen[kind], kind, l->eff, cg_id, err);
+	return r ? r : attach_one(cg_fd, cg_id, l, kind, out, err);
 }
 
 int attach_types(const struct sh_loaded *l,
@@ -80,15 +113,15 @@ void attach_publish(const struct sh_loaded *l, const struct sh_progs *out)
 	}
 }
 
-int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out,
-		  struct sh_error *err)
+int attach_commit(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
+		  struct sh_progs *out, struct sh_error *err)
 {
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (l->fd[k] >= 0)
-			r = attach_one(cg_fd, l, k, out, err);
+			r = attach_kind(cg_fd, cg_id, l, k, out, err);
 	if (r) {
 		struct sh_error undo = { 0 };
 

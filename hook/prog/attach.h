@@ -9,9 +9,10 @@
 #include "load.h"
 #include "state_record.h"
 
-/* Attaches what load_policy() loaded: all of it, or none on error. */
-int attach_commit(int cg_fd, const struct sh_loaded *l, struct sh_progs *out,
-		  struct sh_error *err);
+/* Attaches what load_policy() loaded to the cgroup cg_fd, whose id is
+ * cg_id: all of it, or none on error. */
+int attach_commit(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
+		  struct sh_progs *out, struct sh_error *err);
 /* The attach types of what load_policy() loaded; returns how many. */
 int attach_types(const struct sh_loaded *l,
 		 enum bpf_attach_type types[SH_PROG_KINDS]);

@@ -19,9 +19,11 @@
 #include "audit_mode_map.h"
 #include "bpf_build_id.h"
 #include "cleanup.h"
+#include "generic.h"
 #include "getsockopt.skel.h"
 #include "load.h"
 #include "log.h"
+#include "objects.h"
 #include "pin.h"
 #include "progcheck.h"
 #include "setsockopt.skel.h"
@@ -31,9 +33,46 @@
 void load_init(struct sh_loaded *l)
 {
 	memset(l, 0, sizeof(*l));
-	for (int k = 0; k < SH_PROG_KINDS; k++)
+	for (int k = 0; k < SH_PROG_KINDS; k++) {
 		l->fd[k] = -1;
+		generic_init(&l->gen[k]);
+	}
 	l->pins = -1;
+}
+
+/* A specialised load creates none of the generic programs' maps. */
+static int specialised_only(struct bpf_map *state, struct bpf_map *rules)
+{
+	int r = bpf_map__set_autocreate(state, false);
+
+	return r || !rules ? r : bpf_map__set_autocreate(rules, false);
+}
+
+/*
+ * No specialised copy at hand: the generic program of this kind and mode,
+ * when preload has pinned it (generic.h). Record mode never comes here:
+ * its copies carry the container's own footprint tables. Nor does a
+ * policy whose pin failed its check (share_find(): -ESTALE): its fresh
+ * copy is pinned in that pin's place (attach_publish()), so one
+ * container's load mends the pin for the next ones.
+ */
+static int take_generic(enum sh_prog_kind kind, bool bypass,
+			struct sh_loaded *l)
+{
+	int r;
+
+	if (l->footprint || !l->at_start)
+		return -ENOENT;
+	r = generic_find(l->pins, kind, bypass, l->audit, &l->gen[kind]);
+	if (!r && generic_new_rules(&l->gen[kind])) {
+		r = -errno;
+		generic_close(&l->gen[kind]);
+	}
+	if (r)
+		return r;
+	l->fd[kind] = l->gen[kind].fd;
+	l->generic[kind] = true;
+	return 0;
 }
 
 static uint64_t rules_hash(uint64_t h, const struct sh_rule_entry *rules,
@@ -116,7 +155,7 @@ static void fill_sock_rodata(struct sock_create_bpf__rodata *ro,
 static int load_sock_create(const struct sh_effective *eff, bool bypass,
 			    struct sh_loaded *l)
 {
-	struct sock_create_bpf *skel = sock_create_bpf__open();
+	struct sock_create_bpf *skel = objects_open_sock();
 	int r;
 
 	if (!skel)
@@ -129,7 +168,11 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 	}
 	bpf_program__set_autoload(skel->progs.sh_sock_create, !bypass);
 	bpf_program__set_autoload(skel->progs.sh_sock_bypass, bypass);
-	r = footprint_size(skel->maps.footprint, l->footprint);
+	bpf_program__set_autoload(skel->progs.sh_gen_sock, false);
+	bpf_program__set_autoload(skel->progs.sh_gen_sock_bp, false);
+	r = specialised_only(skel->maps.gen_state, NULL);
+	if (!r)
+		r = footprint_size(skel->maps.footprint, l->footprint);
 	if (!r)
 		r = sock_create_bpf__load(skel);
 	if (r) {
@@ -142,6 +185,16 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 					 skel->progs.sh_sock_create);
 	l->fresh[SH_PROG_SOCK] = true;
 	return 0;
+}
+
+/*
+ * The kernel series that lets sock_create programs set
+ * SK_BPF_BYPASS_PROT_MEM also added this sysctl: without it, prestart
+ * knows the bypass variant will not load, without asking the verifier.
+ */
+static bool bypass_sysctl(void)
+{
+	return access("/proc/sys/net/core/bypass_prot_mem", F_OK) == 0;
 }
 
 static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
@@ -157,9 +210,7 @@ static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 	int fd;
 
 	l->bypass = bypass;
-	l->hash[SH_PROG_SOCK] = footprint_hash(
-		audit_hash(sock_hash(eff->policy, bypass), l->audit),
-		l->footprint);
+	l->hash[SH_PROG_SOCK] = load_hash(eff, SH_PROG_SOCK, bypass);
 	memset(&ro, 0, sizeof(ro));
 	fill_sock_rodata(&ro, eff->policy, l);
 	fd = l->footprint ? -ENOENT :
@@ -170,6 +221,10 @@ static int obtain_sock_create(const struct sh_effective *eff, bool bypass,
 		l->fd[SH_PROG_SOCK] = fd;
 		return 0;
 	}
+	if (fd != -ESTALE && !take_generic(SH_PROG_SOCK, bypass, l))
+		return 0;
+	if (bypass && l->at_start && !bypass_sysctl())
+		return -EOPNOTSUPP; /* not worth a verifier run to learn it */
 	return load_sock_create(eff, bypass, l);
 }
 
@@ -263,13 +318,16 @@ static void fill_get_rodata(struct getsockopt_bpf__rodata *ro,
 
 static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 {
-	struct setsockopt_bpf *skel = setsockopt_bpf__open();
+	struct setsockopt_bpf *skel = objects_open_set();
 	int r;
 
 	if (!skel)
 		return -errno;
 	fill_set_rodata(skel->rodata, p, l);
-	r = footprint_size(skel->maps.footprint, l->footprint);
+	bpf_program__set_autoload(skel->progs.sh_gen_set, false);
+	r = specialised_only(skel->maps.gen_state, skel->maps.gen_rules);
+	if (!r)
+		r = footprint_size(skel->maps.footprint, l->footprint);
 	if (!r)
 		r = load_rules_object(skel->skeleton, skel->maps.rules,
 				      skel->maps.would_have, p->set_rules,
@@ -286,13 +344,16 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 
 static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 {
-	struct getsockopt_bpf *skel = getsockopt_bpf__open();
+	struct getsockopt_bpf *skel = objects_open_get();
 	int r;
 
 	if (!skel)
 		return -errno;
 	fill_get_rodata(skel->rodata, p, l);
-	r = footprint_size(skel->maps.footprint, l->footprint);
+	bpf_program__set_autoload(skel->progs.sh_gen_get, false);
+	r = specialised_only(skel->maps.gen_state, skel->maps.gen_rules);
+	if (!r)
+		r = footprint_size(skel->maps.footprint, l->footprint);
 	if (!r)
 		r = load_rules_object(skel->skeleton, skel->maps.rules,
 				      skel->maps.would_have, p->get_rules,
@@ -305,6 +366,28 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	l->fd[SH_PROG_GET] = bpf_program__fd(skel->progs.sh_getsockopt);
 	l->fresh[SH_PROG_GET] = true;
 	return 0;
+}
+
+uint64_t load_hash(const struct sh_effective *eff, enum sh_prog_kind kind,
+		   bool bypass)
+{
+	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
+	uint64_t h;
+
+	switch (kind) {
+	case SH_PROG_SOCK:
+		h = sock_hash(eff->policy, bypass);
+		break;
+	case SH_PROG_SET:
+		h = sockopt_hash("set", p->set_rules, p->nr_set);
+		h = share_hash(h, &p->default_deny, sizeof(p->default_deny));
+		break;
+	default:
+		h = sockopt_hash("get", p->get_rules, p->nr_get);
+		break;
+	}
+	return footprint_hash(audit_hash(h, eff->audit),
+			      eff->record[0] != '\0');
 }
 
 /* The program a shared copy of this kind must be, for progcheck.h. */
@@ -344,7 +427,6 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 	union sockopt_rodata ro;
 	int fd;
 
-	hash = footprint_hash(audit_hash(hash, l->audit), l->footprint);
 	l->hash[kind] = hash;
 	sockopt_want(kind, p, l, &ro, &want);
 	fd = l->footprint ? -ENOENT :
@@ -354,6 +436,8 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 		l->fd[kind] = fd;
 		return 0;
 	}
+	if (fd != -ESTALE && !take_generic(kind, false, l))
+		return 0;
 	return kind == SH_PROG_SET ? load_setsockopt(p, l) :
 				     load_getsockopt(p, l);
 }
@@ -362,10 +446,8 @@ static int obtain_setsockopt(const struct sh_effective *eff,
 			     struct sh_loaded *l)
 {
 	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
-	uint64_t h = sockopt_hash("set", p->set_rules, p->nr_set);
 
-	h = share_hash(h, &p->default_deny, sizeof(p->default_deny));
-	return obtain(SH_PROG_SET, h, p, l);
+	return obtain(SH_PROG_SET, load_hash(eff, SH_PROG_SET, false), p, l);
 }
 
 static int obtain_getsockopt(const struct sh_effective *eff,
@@ -373,8 +455,7 @@ static int obtain_getsockopt(const struct sh_effective *eff,
 {
 	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
 
-	return obtain(SH_PROG_GET, sockopt_hash("get", p->get_rules, p->nr_get),
-		      p, l);
+	return obtain(SH_PROG_GET, load_hash(eff, SH_PROG_GET, false), p, l);
 }
 
 static bool unsupported(int r)
@@ -470,13 +551,15 @@ static int open_pins(void)
 }
 
 int load_policy(const struct sh_effective *eff, enum on_unsupported on,
-		struct sh_loaded *l, struct sh_error *err)
+		enum load_how how, struct sh_loaded *l, struct sh_error *err)
 {
 	int r = 0;
 
 	load_init(l);
+	l->at_start = how == LOAD_AT_START;
 	l->footprint = eff->record[0] != '\0';
 	l->audit = eff->audit;
+	l->eff = eff;
 	l->pins = open_pins();
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (policy_needs(eff, k))
@@ -488,10 +571,13 @@ int load_policy(const struct sh_effective *eff, enum on_unsupported on,
 
 void load_free(struct sh_loaded *l)
 {
-	/* Shared copies came as plain fds; fresh ones belong to skeletons. */
-	for (int k = 0; k < SH_PROG_KINDS; k++)
-		if (l->fd[k] >= 0 && !l->fresh[k])
+	/* Shared copies came as plain fds; fresh ones belong to skeletons,
+	 * generic ones to l->gen. */
+	for (int k = 0; k < SH_PROG_KINDS; k++) {
+		if (l->fd[k] >= 0 && !l->fresh[k] && !l->generic[k])
 			close(l->fd[k]);
+		generic_close(&l->gen[k]);
+	}
 	sock_create_bpf__destroy(l->sock);
 	setsockopt_bpf__destroy(l->set);
 	getsockopt_bpf__destroy(l->get);

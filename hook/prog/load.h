@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "generic.h"
 #include "kind.h"
 #include "policy.h"
 
@@ -26,16 +27,41 @@ struct sh_loaded {
 	bool audit; /* audit mode copies (audit_mode in .rodata) */
 	int pins; /* the pin directory, or -1 */
 	bool footprint; /* record mode: own copies, never shared or pinned */
+	bool at_start; /* LOAD_AT_START */
+	/* Kinds taken from the generic programs (generic.h): the policy is
+	 * written to their maps at attach (attach.c), from eff. */
+	bool generic[SH_PROG_KINDS];
+	struct generic_prog gen[SH_PROG_KINDS];
+	const struct sh_effective *eff;
 };
 
 void load_init(struct sh_loaded *l);
+
+/* How a policy's programs may be had. */
+enum load_how {
+	/* A specialised copy: pinned, shared, or loaded and verified here
+	 * (preload, apply). */
+	LOAD_SPECIALISED,
+	/* prestart: else the generic program when it is pinned, so that no
+	 * start verifies (record mode still loads its own copies). */
+	LOAD_AT_START,
+};
+
 /*
- * Loads and verifies every program the policy needs, a live shared copy
- * where there is one; attaches nothing. All of them, or none on error.
+ * Every program the policy needs, as `how` allows; attaches nothing. All
+ * of them, or none on error.
  */
 int load_policy(const struct sh_effective *eff, enum on_unsupported on,
-		struct sh_loaded *l, struct sh_error *err);
+		enum load_how how, struct sh_loaded *l, struct sh_error *err);
 void load_free(struct sh_loaded *l);
+
+/*
+ * The policy hash of the kind's copy for this policy (bypass: the bypass
+ * variant of sock_create), as load_policy() gets it and a record keeps
+ * it: what `apply` and `status` compare, without loading anything.
+ */
+uint64_t load_hash(const struct sh_effective *eff, enum sh_prog_kind kind,
+		   bool bypass);
 /* 1 when this kernel takes the bypass program, 0 when not, or -errno. */
 int load_probe_bypass(void);
 

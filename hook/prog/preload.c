@@ -3,8 +3,11 @@
  * The variants a config can produce are exactly what policy_resolve() can
  * choose: the default policy (or none) and each policy annotations may
  * ask for, each with the bypass setting it gets from the policy or the
- * defaults, and the other one too when annotations may set it; and the
- * pod sandboxes' sandbox_policy.
+ * defaults, and the other one too when annotations may set it; each in
+ * its policy's mode, and the other one too when annotations may set it;
+ * and the pod sandboxes' sandbox_policy. Then the generic programs
+ * (generic.h), which no config names: a policy not preloaded yet starts
+ * on them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "generic.h"
 #include "load.h"
 #include "log.h"
 #include "pin.h"
@@ -27,6 +31,7 @@ struct preload {
 	const struct sh_config *cfg;
 	int dir;
 	bool bypass_ok;
+	bool bypass_all; /* the kernel takes the bypass variant (generic) */
 	size_t nr, max;
 	struct pin_key *keys;
 	struct preload_result *res;
@@ -70,18 +75,18 @@ static int pin_program(struct preload *pl, const struct sh_loaded *l,
 	return 0;
 }
 
-static int preload_variant(struct preload *pl, const struct sh_policy *p,
-			   bool bypass, struct sh_error *err)
+static int preload_mode(struct preload *pl, const struct sh_policy *p,
+			bool bypass, bool audit, struct sh_error *err)
 {
 	struct sh_effective eff = { .policy = p,
 				    .bypass = bypass,
-				    .audit = p && p->audit };
+				    .audit = audit };
 	struct sh_loaded l;
 	int r;
 
 	if (policy_is_empty(&eff))
 		return 0;
-	r = load_policy(&eff, ON_UNSUPPORTED_FAIL, &l, err);
+	r = load_policy(&eff, ON_UNSUPPORTED_FAIL, LOAD_SPECIALISED, &l, err);
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (l.fd[k] >= 0)
 			r = pin_program(pl, &l, k, err);
@@ -89,8 +94,22 @@ static int preload_variant(struct preload *pl, const struct sh_policy *p,
 	if (!r)
 		pl->res->policies++;
 	else
-		error_note(err, "for policy %s (bypass-prot-mem %s)",
-			   p ? p->name : "(none)", bypass ? "on" : "off");
+		error_note(err, "for policy %s (bypass-prot-mem %s, %s mode)",
+			   p ? p->name : "(none)", bypass ? "on" : "off",
+			   audit ? "audit" : "enforce");
+	return r;
+}
+
+/* The policy's mode, and the other one when annotations may choose it
+ * (annotations.allow_audit_mode). */
+static int preload_variant(struct preload *pl, const struct sh_policy *p,
+			   bool bypass, struct sh_error *err)
+{
+	bool audit = p && p->audit;
+	int r = preload_mode(pl, p, bypass, audit, err);
+
+	if (!r && pl->cfg->allow_audit_mode)
+		r = preload_mode(pl, p, bypass, !audit, err);
 	return r;
 }
 
@@ -158,6 +177,58 @@ static int preload_all(struct preload *pl, struct sh_error *err)
 	return r;
 }
 
+/* One generic program: kept when a checked pin of it is there. */
+static int preload_generic_one(struct preload *pl, enum sh_prog_kind kind,
+			       bool bypass, bool audit, struct sh_error *err)
+{
+	uint64_t hash = generic_hash(kind, bypass, audit);
+	struct generic_prog g;
+	_cleanup_close_ int fd = -1;
+	struct pin_key *key;
+	int r;
+
+	if (pl->nr == pl->max)
+		return error_set(err, -E2BIG, "preload: too many programs");
+	key = &pl->keys[pl->nr];
+	*key = (struct pin_key){ kind, hash, false };
+	if (generic_find(pl->dir, kind, bypass, audit, &g) == 0) {
+		generic_close(&g);
+	} else {
+		fd = generic_load(kind, bypass, audit);
+		if (fd < 0)
+			return error_errno(
+				err, fd,
+				"cannot load the generic %s program%s%s",
+				kind_get(kind)->name,
+				bypass ? " with bypass-prot-mem" : "",
+				audit ? " in audit mode" : "");
+		r = pin_add(pl->dir, kind_get(kind)->name, hash, fd, err);
+		if (r)
+			return r;
+		key->made = true;
+		pl->res->generic_pinned++;
+	}
+	pl->nr++;
+	pl->res->generic++;
+	return 0;
+}
+
+/* Every kind in both modes, sock_create with bypass too where the kernel
+ * has it: a prestart then never verifies, whatever policy it gets. */
+static int preload_generic(struct preload *pl, struct sh_error *err)
+{
+	int r = 0;
+
+	for (int audit = 0; audit < 2 && !r; audit++) {
+		for (int k = 0; k < SH_PROG_KINDS && !r; k++)
+			r = preload_generic_one(pl, k, false, audit, err);
+		if (!r && pl->bypass_all)
+			r = preload_generic_one(pl, SH_PROG_SOCK, true, audit,
+						err);
+	}
+	return r;
+}
+
 static int sweep_pin(int dir, const char *name, const char *type, uint64_t hash,
 		     void *data)
 {
@@ -172,6 +243,8 @@ static int sweep_pin(int dir, const char *name, const char *type, uint64_t hash,
 		return 0;
 	if (pin_remove(dir, name, &err))
 		log_warn("%s", err.msg);
+	else if (k && generic_is_pin(type, hash))
+		pl->res->generic_unpinned++;
 	else if (k)
 		pl->res->unpinned++;
 	return 0;
@@ -192,26 +265,33 @@ static void undo_pins(struct preload *pl)
 	}
 }
 
-static int probe_bypass(const struct sh_config *cfg, bool *ok,
+/* The generic programs are the config's too: a config that asks for no
+ * bypass today may tomorrow, before preload runs again. */
+static int probe_bypass(const struct sh_config *cfg, struct preload *pl,
 			struct sh_error *err)
 {
-	int r = bypass_reachable(cfg) ? load_probe_bypass() : 0;
+	int r = load_probe_bypass();
 
 	if (r < 0)
 		return error_errno(err, r,
 				   "cannot probe for SK_BPF_BYPASS_PROT_MEM");
-	*ok = r == 1;
+	pl->bypass_all = r == 1;
+	pl->bypass_ok = bypass_reachable(cfg) && pl->bypass_all;
 	return 0;
 }
 
-/* keep_keys: the keys of the kinds pinned now; else none (keys.h). */
+/* keep_keys: the keys of the kinds the config's policies use (pinned
+ * now; not the generic programs', pinned for every kind); else none
+ * (keys.h). */
 static void preload_keys(const struct preload *pl)
 {
 	struct sh_error err = { 0 };
 	bool want[SH_PROG_KINDS] = { false };
 
 	for (size_t i = 0; i < pl->nr && pl->cfg && pl->cfg->keep_keys; i++)
-		want[pl->keys[i].kind] = true;
+		if (!generic_is_pin(kind_get(pl->keys[i].kind)->name,
+				    pl->keys[i].hash))
+			want[pl->keys[i].kind] = true;
 	if (keys_keep(want, &pl->res->keys, &err))
 		snprintf(pl->res->keys_error, sizeof(pl->res->keys_error), "%s",
 			 err.msg);
@@ -220,18 +300,21 @@ static void preload_keys(const struct preload *pl)
 int preload_run(const struct sh_config *cfg, struct preload_result *res,
 		struct sh_error *err)
 {
-	/* Each policy twice (bypass on and off), plus none and the sandbox's,
-	 * each 3 kinds. */
-	size_t max = (cfg->nr_policies + 2) * 2 * SH_PROG_KINDS;
+	/* Each policy in both modes, with bypass on and off, plus none and
+	 * the sandbox's, each 3 kinds; and the generic programs. */
+	size_t max = (cfg->nr_policies + 2) * 4 * SH_PROG_KINDS +
+		     2 * (SH_PROG_KINDS + 1);
 	_cleanup_free_ struct pin_key *keys = calloc(max, sizeof(*keys));
 	_cleanup_close_ int dir = -1;
-	struct preload pl = { cfg, -1, false, 0, max, keys, res };
+	struct preload pl = {
+		.cfg = cfg, .dir = -1, .max = max, .keys = keys, .res = res
+	};
 	int r;
 
 	memset(res, 0, sizeof(*res));
 	if (!keys)
 		return error_set(err, -ENOMEM, "preload: %s", strerror(ENOMEM));
-	r = probe_bypass(cfg, &pl.bypass_ok, err);
+	r = probe_bypass(cfg, &pl, err);
 	if (r)
 		return r;
 	dir = pin_dir_open(true, err);
@@ -239,6 +322,8 @@ int preload_run(const struct sh_config *cfg, struct preload_result *res,
 		return dir;
 	pl.dir = dir;
 	r = pin_dir_lock(dir, err);
+	if (!r)
+		r = preload_generic(&pl, err);
 	if (!r)
 		r = preload_all(&pl, err);
 	if (r) {

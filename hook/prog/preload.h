@@ -21,6 +21,10 @@ struct preload_result {
 	int kept; /* of them, pinned before */
 	int unpinned; /* pins removed: no variant needs them */
 	bool bypass_skipped; /* the kernel lacks SK_BPF_BYPASS_PROT_MEM */
+	/* The generic programs (generic.h), whatever the config: */
+	int generic; /* pinned, now or before */
+	int generic_pinned; /* of them, pinned now */
+	int generic_unpinned; /* generic pins removed (--unpin, a rebuild) */
 	struct keys_state keys; /* the static keys kept on now (keys.h) */
 	/* Why they could not be kept as keep_keys says: a warning, never a
 	 * failed preload (they only save time). "" when they are. */

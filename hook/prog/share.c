@@ -84,7 +84,7 @@ static int find_pinned(int pins, const char *type, uint64_t hash,
 	log_warn(
 		"pinned program %s in %s is not the one this policy needs: %s; loading a copy instead",
 		name, pin_dir(), err.msg);
-	return -ENOENT;
+	return -ESTALE;
 }
 
 int share_find(int pins, const char *type, uint64_t hash,
@@ -92,6 +92,8 @@ int share_find(int pins, const char *type, uint64_t hash,
 {
 	_cleanup_close_ int fd =
 		pins >= 0 ? find_pinned(pins, type, hash, want) : -ENOENT;
+	/* What to say when no shared copy is found either. */
+	int none = fd == -ESTALE ? -ESTALE : -ENOENT;
 	struct sh_error err = { 0 };
 	uint32_t id;
 	int r;
@@ -101,15 +103,15 @@ int share_find(int pins, const char *type, uint64_t hash,
 		return take_fd(&fd);
 	r = read_index(type, hash, &id);
 	if (r)
-		return -ENOENT;
+		return none;
 	fd = bpf_prog_get_fd_by_id(id);
 	if (fd < 0)
-		return -ENOENT;
+		return none;
 	/* Ids are reused: another program under this id is no error. */
 	if (progcheck_prog(fd, want, &err)) {
 		log_debug("shared copy %u of %s is not this policy's: %s", id,
 			  type, err.msg);
-		return -ENOENT;
+		return none;
 	}
 	return take_fd(&fd);
 }

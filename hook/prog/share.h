@@ -18,9 +18,10 @@
  */
 
 uint64_t share_hash(uint64_t seed, const void *data, size_t len);
-/* Returns a prog fd, or a negative errno (-ENOENT: nothing to share);
- * pins is the pin directory's fd or -1, *pinned says which was found. A
- * pin that fails the check is a warning, never used. */
+/* Returns a prog fd, or a negative errno (-ENOENT: nothing to share;
+ * -ESTALE: nothing either, and the pin under this policy's name failed
+ * the check); pins is the pin directory's fd or -1, *pinned says which
+ * was found. A pin that fails the check is a warning, never used. */
 int share_find(int pins, const char *type, uint64_t hash,
 	       const struct progcheck_want *want, bool *pinned);
 int share_publish(const char *type, uint64_t hash, uint32_t prog_id);

@@ -41,16 +41,17 @@ declare -A TAKES=(
 	[features]="config json nfd-file ctd-config hooks-dir"
 	[record]="json"
 	[preload]="config json unpin"
+	[apply]="config json dry-run all"
 	[nri]="config socket"
 	[runtime]="config runtime dry-run restart hook-path hook-env ctd-config drop-in keep-net-raw hooks-dir crio-dir unit nri"
 	[help]=""
 )
-COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload nri runtime help"
+COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload apply nri runtime help"
 # Every option any command takes, and two no command takes.
 OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin socket
-ctd-config runtime dry-run restart hook-path hook-env drop-in keep-net-raw crio-dir unit nri
+ctd-config runtime dry-run all restart hook-path hook-env drop-in keep-net-raw crio-dir unit nri
 version verbose"
-FLAGS=" json unpin dry-run restart keep-net-raw version verbose "
+FLAGS=" json unpin dry-run all restart keep-net-raw version verbose "
 
 takes() # CMD OPT
 {
@@ -234,6 +235,11 @@ run --config "$CONFIG" metrics --output "$tmp/m.prom"
 grep -q '^oci_sockopt_hook_build_info' "$tmp/m.prom" 2>/dev/null
 tap_ok $? "--config CONFIG metrics --output FILE.prom (the DaemonSet's call): written" ||
 	tap_diag "exit $rc" "$err"
+run --config "$CONFIG" apply
+tap_like "$rc:$out" '^0:apply: 0 updated, 0 unchanged, 0 left as it was, 0 failed, 0 gone \(config ' \
+	"--config CONFIG apply (the units' call) with no container: the summary, exit 0"
+run --json apply --config "$CONFIG" --dry-run
+tap_like "$rc:$out" '^0:\{.*"dry_run": ?true' "--json apply --config CONFIG --dry-run: JSON"
 usage_error "validate --unpin --pod x --nfd-file y CONFIG: refused, not ignored" \
 	"validate: unknown option '--unpin'" \
 	validate --unpin --pod x --nfd-file y "$CONFIG"

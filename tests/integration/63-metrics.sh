@@ -331,7 +331,7 @@ tap_ok $? "gc's release counts: poststop released 2, still 1 timed" ||
 
 for id in "$B" "$C" "$D" "$E"; do ct_delete runc "$id"; done
 ct_check_same "after delete, BPF programs and cgroups are as before" "$BASE" progs cgroups
-tap_is "$(find "$CT_STATE_DIR" -mindepth 1 ! -name stats ! -name stats.lock ! -name stats.log ! -name last-gc ! -name 'shared-*')" "" \
+tap_is "$(find "$CT_STATE_DIR" -mindepth 1 ! -name stats ! -name '*.lock' ! -name stats.log ! -name last-gc ! -name 'shared-*')" "" \
 	"after delete, the state directory holds no record, only the stats"
 
 tap_done

@@ -183,11 +183,15 @@ tap_is "$(jq -c --argjson l "$ex" 'map_values(to_entries | all(.value == $l[.key
 
 # --- the DaemonSet agent's script, run here -------------------------------
 # Its shell script from the YAML with the node paths moved under $TMP (no
-# kubelet: sh runs it directly). It writes the feature file, repeats, and
-# on SIGTERM removes the file and exits 0.
+# kubelet: sh runs it directly; the node's hook is this one, on a state
+# and a pin directory of the test's own, every 1 s). It preloads and
+# applies at start, writes the feature file, repeats; a changed ConfigMap
+# it installs, preloads and applies, a broken one it leaves out; on
+# SIGTERM it removes the file and exits 0.
 A=$TMP/agent
-mkdir -p "$A/features.d" "$A/textfile"
+mkdir -p "$A/features.d" "$A/textfile" "$A/configmap" "$A/state"
 cp "$EX/config.json" "$A/config.json"
+cp "$EX/config.json" "$A/configmap/config.json"
 $PY -c 'import sys, yaml
 for d in yaml.safe_load_all(open(sys.argv[1])):
     if d["kind"] == "DaemonSet":
@@ -196,11 +200,15 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 	"$EX/kubernetes/daemonset.yaml" |
 	sed -e "s|^host=.*|host=\"env PATH=$TMP/empty\"|" \
 		-e "s|^hook=.*|hook=$HOOK|" -e "s|^config=.*|config=$A/config.json|" \
+		-e "s|^image_hook=.*|image_hook=$HOOK|" \
+		-e "s|^configmap=.*|configmap=$A/configmap/config.json|" \
+		-e "s|^installed=.*|installed=$A/config.json|" -e "s|^every=.*|every=1|" \
 		-e "s|^nfd=/etc/kubernetes/node-feature-discovery/features.d/|nfd=$A/features.d/|" \
 		-e "s|^prom=/var/lib/prometheus/node-exporter/|prom=$A/textfile/|" >"$A/script.sh"
 tap_like "$(cat "$A/script.sh")" "nfd=$A/features.d/oci-sockopt-hook" \
 	"the agent's script, from the DaemonSet, with its paths under \$TMP"
-setsid sh "$A/script.sh" >"$A/out" 2>&1 &
+OCI_SOCKOPT_HOOK_STATE_DIR=$A/state OCI_SOCKOPT_HOOK_PIN_DIR=$A/no-pins \
+	setsid sh "$A/script.sh" >"$A/out" 2>&1 &
 agent=$!
 # wait_file FILE: until the agent wrote FILE, or it ended, or 30 s passed
 wait_file() {
@@ -219,6 +227,17 @@ if "$HOOK" --help 2>&1 | grep -q '^  metrics '; then
 else
 	tap_skip "the agent writes the metrics file" "no metrics command in this build"
 fi
+tap_like "$(cat "$A/out")" "apply: 0 updated, 0 unchanged, 0 left as it was, 0 failed, 0 gone \(config $A/config.json\)" \
+	"at start the agent preloads and applies the node's config (here: no container)"
+echo '{"policies": {' >"$A/configmap/config.json" # a broken edit
+sleep 2
+tap_is "$(cmp "$EX/config.json" "$A/config.json" && grep -c '^apply:' "$A/out")" 1 \
+	"a ConfigMap that does not validate is not installed, nor applied"
+jq '.policies.restricted.mode = "audit"' "$EX/config.json" >"$A/configmap/config.json"
+until [ "$(grep -c '^apply:' "$A/out")" = 2 ] || ! kill -0 "$agent" 2>/dev/null; do sleep 0.1; done
+tap_ok "$(cmp -s "$A/configmap/config.json" "$A/config.json"; echo $?)" \
+	"a changed ConfigMap that validates is installed on the node"
+tap_is "$(grep -c '^apply:' "$A/out")" 2 "and applied to the running containers (apply ran again)"
 kill -TERM "$agent"
 wait "$agent"
 rc=$?

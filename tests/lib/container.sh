@@ -475,7 +475,8 @@ ct_default_state_ours()
 # leaves both to gc, which runs at most once a minute (45-preload checks
 # that gc removes the index); so are the node's stats (stats, its lock and
 # the log of runs), which every run adds to and nothing removes
-# (63-metrics checks them).
+# (63-metrics checks them), and the lock files prestart and apply share
+# (config.lock, apply.lock).
 ct_snapshot()
 {
 	local part parts state=$CT_STATE_DIR
@@ -492,7 +493,7 @@ ct_snapshot()
 		state)
 			echo "state dir $state:"
 			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" \
-				! -name stats ! -name stats.lock ! -name stats.log | sort)
+				! -name stats ! -name "*.lock" ! -name stats.log | sort)
 			echo "ours in $CT_DEFAULT_STATE_DIR:"
 			ct_default_state_ours "$CT_PREFIX"
 			;;

@@ -21,6 +21,14 @@
  *   sockcheck all                 every restricted-policy check at once
  *   sockcheck spray N             setsockopt(SOL_SOCKET, 2000 + i, 1) for
  *                                 i < N: N distinct options (record mode)
+ *   sockcheck mark-loop SECS      setsockopt(SO_MARK, 1) on one TCP socket
+ *                                 in a loop for SECS seconds or until
+ *                                 SIGTERM (it prints "mark_loop=ready"
+ *                                 once it runs): how
+ *                                 many calls passed and were refused, how
+ *                                 often the answer changed, and
+ *                                 "mark_loop_order=ok" unless a call
+ *                                 passed after one was refused
  *   sockcheck setopt TYPE LEVEL OPTION VALUE
  *                                 setsockopt(LEVEL, OPTION, VALUE) as an
  *                                 int on an AF_INET socket of TYPE, any
@@ -34,7 +42,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "probe_util.h"
@@ -252,6 +262,49 @@ static int spray(int n)
 	return 0;
 }
 
+static volatile sig_atomic_t loop_stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	loop_stop = 1;
+}
+
+/* A policy switch seen from a workload: every answer, in order. */
+static int mark_loop(int secs)
+{
+	long pass = 0, eperm = 0, other = 0, changes = 0, i;
+	int fd = tcp_socket(), one = 1, last = -1, bad = 0;
+	time_t end = time(NULL) + secs;
+
+	if (fd < 0)
+		return 1;
+	signal(SIGTERM, on_term);
+	printf("mark_loop=ready\n");
+	for (i = 0; !loop_stop; i++) {
+		int r = setsockopt(fd, SOL_SOCKET, SO_MARK, &one, sizeof(one));
+		int now = r == 0 ? 0 : errno;
+
+		if (now == 0) {
+			pass++;
+			bad |= eperm > 0;
+		} else if (now == EPERM) {
+			eperm++;
+		} else {
+			other++;
+		}
+		changes += last >= 0 && now != last;
+		last = now;
+		if (i % 1024 == 0 && time(NULL) >= end)
+			break;
+	}
+	close(fd);
+	printf("mark_loop_pass=%ld\nmark_loop_eperm=%ld\nmark_loop_other=%ld\n"
+	       "mark_loop_changes=%ld\nmark_loop_order=%s\n",
+	       pass, eperm, other, changes, bad ? "passed-after-eperm" : "ok");
+	return 0;
+}
+
 /* Whatever a workload may pass: the kernel decides, after the program. */
 static int setopt(int socktype, int level, int opt, int val)
 {
@@ -275,7 +328,7 @@ static int usage(void)
 		"usage: sockcheck set-mark N | get-mark | mark-rt N | rcvbuf N |\n"
 		"       cc NAME |\n"
 		"       keepalive | socket FAMILY TYPE | listen PORT [SECS] | all |\n"
-		"       spray N | setopt TYPE LEVEL OPTION VALUE\n");
+		"       spray N | mark-loop SECS | setopt TYPE LEVEL OPTION VALUE\n");
 	return 2;
 }
 
@@ -313,6 +366,9 @@ int main(int argc, char **argv)
 		return check_listen(n, secs);
 	if (!strcmp(cmd, "spray") && argc == 3 && !parse_int(argv[2], &n))
 		return spray(n);
+	if (!strcmp(cmd, "mark-loop") && argc == 3 && !parse_int(argv[2], &n) &&
+	    n > 0)
+		return mark_loop(n);
 	if (!strcmp(cmd, "all") && argc == 2)
 		return check_all();
 	if (!strcmp(cmd, "setopt") && argc == 6 &&

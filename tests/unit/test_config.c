@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Operator config parser: the contract shape and every refusal. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,52 @@ static void test_names(void)
 	ok(names_suggest("completely-different") == NULL, "no wild suggestion");
 }
 
+/* Writes text to path through a new file renamed over it (as installers
+ * and ConfigMaps do), or in place. */
+static void rewrite_config(const char *path, const char *text, bool rename_over)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	f = fopen(rename_over ? tmp : path, "we");
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+	if (rename_over)
+		rename(tmp, path);
+}
+
+/* config_changed(): prestart's check that the file it read is still the
+ * config (state.h, SH_STATE_CONFIG_LOCK). */
+static void test_changed(void)
+{
+	char dir[] = "/tmp/sockopt-unit-config.XXXXXX", path[PATH_MAX];
+	struct sh_config cfg;
+	struct sh_error err = { 0 };
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	rewrite_config(path, "{\"policies\": {}}", false);
+	ok(config_load(path, &cfg, &err) == 0 && !config_changed(&cfg),
+	   "the file as it was read: not changed");
+	rewrite_config(path, "{\"policies\": {\"p\": {}}}", true);
+	ok(config_changed(&cfg), "a new file renamed over it: changed");
+	config_free(&cfg);
+	ok(config_load(path, &cfg, &err) == 0 && !config_changed(&cfg),
+	   "read again: not changed");
+	rewrite_config(path, "{\"policies\": {\"q\": {}}}", false);
+	ok(config_changed(&cfg), "written in place: changed");
+	unlink(path);
+	ok(config_changed(&cfg), "removed: changed");
+	config_free(&cfg);
+	rmdir(dir);
+}
+
 /* A config file of the test's own (a directory only root may write). */
 static const char *write_config(const char *dir, const char *name,
 				const char *text)
@@ -340,5 +387,6 @@ int main(void)
 	test_audit_mode();
 	test_sandbox_policy();
 	test_names();
+	test_changed();
 	return tap_done();
 }

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "oci.h"
 #include "policy.h"
+#include "state_record.h"
 #include "tap.h"
 
 static int state(const char *text, struct oci_state *st)
@@ -438,6 +439,114 @@ static void test_audit_mode(void)
 	   "a mode annotation that is neither is invalid");
 }
 
+/* What prestart keeps of an effective policy in the record. */
+static void record_of(const struct sh_effective *eff, struct sh_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	snprintf(rec->policy, sizeof(rec->policy), "%s",
+		 eff->policy ? eff->policy->name : "");
+	policy_source_text(eff, false, rec->policy_source,
+			   sizeof(rec->policy_source));
+	rec->bypass = eff->bypass;
+	policy_source_text(eff, true, rec->bypass_source,
+			   sizeof(rec->bypass_source));
+	rec->audit = eff->audit;
+	policy_mode_source_text(eff, rec->mode_source,
+				sizeof(rec->mode_source));
+	snprintf(rec->footprint, sizeof(rec->footprint), "%s", eff->record);
+}
+
+/* The record of a container started under config `at_start` with these
+ * annotations, resolved again under `now`: policy_reresolve()'s result,
+ * its policy's name ("" for none) in *name, the error's reason in *why. */
+static int reresolve(const char *at_start, const char *annotations,
+		     const char *now, struct sh_effective *eff, char *name,
+		     const char **why)
+{
+	struct sh_config cfg, cfg_now;
+	struct sh_error err = { 0 };
+	struct sh_record rec;
+	struct oci_state st;
+	char text[512];
+	int r;
+
+	snprintf(text, sizeof(text), "{\"id\":\"m\",\"annotations\":%s}",
+		 annotations);
+	if (parse_config(at_start, &cfg) || state(text, &st))
+		return -EINVAL;
+	r = resolve(&cfg, &st, eff);
+	if (!r)
+		record_of(eff, &rec);
+	oci_state_free(&st);
+	config_free(&cfg);
+	if (r || parse_config(now, &cfg_now))
+		return -EINVAL;
+	capture_start();
+	r = policy_reresolve(&cfg_now, &rec, eff, &err);
+	capture_end();
+	snprintf(name, SH_POLICY_NAME_MAX + 1, "%s",
+		 eff->policy ? eff->policy->name : "");
+	*why = error_reason_text(&err);
+	eff->policy = NULL; /* it points into cfg_now */
+	config_free(&cfg_now);
+	return r;
+}
+
+static void test_reresolve(void)
+{
+	const char *a = "{\"defaults\":{\"policy\":\"d\"},"
+			"\"annotations\":{\"allow_audit_mode\":true,"
+			"\"allow_bypass_prot_mem\":true,"
+			"\"allow_policies\":[\"p\",\"d\"]},"
+			"\"policies\":{\"p\":{\"mode\":\"audit\"},\"d\":{}}}";
+	const char *enforce = "{\"defaults\":{\"policy\":\"d\"},"
+			      "\"annotations\":{\"allow_audit_mode\":true,"
+			      "\"allow_bypass_prot_mem\":true,"
+			      "\"allow_policies\":[\"p\",\"d\"]},"
+			      "\"policies\":{\"p\":{},\"d\":{}}}";
+	const char *strict = "{\"defaults\":{\"policy\":\"\"},"
+			     "\"annotations\":{\"allow_policies\":[\"d\"]},"
+			     "\"policies\":{\"p\":{},\"d\":{}}}";
+	const char *asked = "{\"sockopt-hook.io/policy\":\"p\"}";
+	char name[SH_POLICY_NAME_MAX + 1];
+	struct sh_effective eff;
+	const char *why;
+	int r;
+
+	r = reresolve(a, asked, a, &eff, name, &why);
+	ok(r == 0 && !strcmp(name, "p") && eff.audit &&
+		   eff.policy_source == SRC_ANNOTATION &&
+		   eff.mode_source == SRC_POLICY,
+	   "the same config: the policy it asked for, in the policy's mode");
+	r = reresolve(a, asked, enforce, &eff, name, &why);
+	ok(r == 0 && !strcmp(name, "p") && !eff.audit,
+	   "its policy's mode dropped: enforce now");
+	r = reresolve(a,
+		      "{\"sockopt-hook.io/policy\":\"d\","
+		      "\"sockopt-hook.io/mode\":\"audit\","
+		      "\"sockopt-hook.io/bypass-prot-mem\":\"true\"}",
+		      enforce, &eff, name, &why);
+	ok(r == 0 && eff.audit && eff.mode_source == SRC_ANNOTATION &&
+		   eff.bypass && eff.bypass_source == SRC_ANNOTATION &&
+		   !strcmp(eff.bypass_key, "sockopt-hook.io/bypass-prot-mem"),
+	   "what its annotations asked for is asked again");
+	r = reresolve(a, asked, strict, &eff, name, &why);
+	ok(r == -EPERM && !strcmp(why, "policy_not_allowed"),
+	   "its policy no longer allowed: refused (%s)", why);
+	r = reresolve(a,
+		      "{\"sockopt-hook.io/policy\":\"d\","
+		      "\"sockopt-hook.io/mode\":\"audit\"}",
+		      strict, &eff, name, &why);
+	ok(r == -EPERM && !strcmp(why, "audit_mode_not_allowed"),
+	   "its mode annotation no longer allowed: refused (%s)", why);
+	r = reresolve(a, "{}", strict, &eff, name, &why);
+	ok(r == 0 && !eff.policy && policy_is_empty(&eff),
+	   "its policy came from the defaults, which name none now: nothing");
+	r = reresolve(a, "{}", enforce, &eff, name, &why);
+	ok(r == 0 && !strcmp(name, "d") && eff.policy_source == SRC_DEFAULTS,
+	   "from the defaults, which still name it: the same");
+}
+
 static void test_quote(void)
 {
 	char key[201];
@@ -477,6 +586,7 @@ int main(void)
 	test_merge();
 	test_refused_bypass();
 	test_audit_mode();
+	test_reresolve();
 	test_quote();
 	test_needs();
 	return tap_done();

@@ -101,6 +101,10 @@ if [ -r "$top/examples/config.json" ]; then
 			"socket": {"mark": 7, "priority": 2}} |
 		    .annotations.allow_policies += ["bypass-marked"]' \
 			"$top/examples/config.json" >"$gcfg"
+		# the same with bypass-marked's bypass off, for `apply`
+		jq '.policies["bypass-marked"].bypass_prot_mem = false' "$gcfg" \
+			>"$vm/guest-config-nobypass.json"
+		extras+=("$vm/guest-config-nobypass.json:/guest/config-nobypass.json")
 	else
 		say "jq missing: the guest gets examples/config.json as it is"
 		cp "$top/examples/config.json" "$gcfg"

@@ -257,10 +257,59 @@ restricted_scenario() {
 	done
 }
 
+# progs_of ID: our programs on the container's cgroup, by name
+progs_of() {
+	bpftool cgroup show "$CGROOT/$1" 2>/dev/null | awk '/ sh_/ { print $NF }' |
+		sort | tr '\n' ' '
+}
+
+# A policy not preloaded starts on the generic programs, the bypass one
+# too; `apply` puts its own copies in place, then turns the bypass off,
+# each swap atomic (issue 25 point 2, issue 23 point 7).
+generic_scenario() {
+	_cfg=$HOOK_CFG
+	export OCI_SOCKOPT_HOOK_PIN_DIR=/sys/fs/bpf/vm-generic
+	echo '{"policies": {}}' >/tmp/none.json
+	_out=$("$HOOK" --config /tmp/none.json preload 2>&1)
+	echo "$_out" | sed 's/^/#   preload: /'
+	tap_check "generic: preload pins 8 generic programs (the bypass ones too)" \
+		sh -c 'echo "$0" | grep -q "generic programs: 8 pinned"' "$_out"
+	ct_run ct4 '"sockopt-hook.io/policy":"bypass-marked"' || return
+	tap_check "generic: bypass-marked starts on sh_gen_sock_bp ($(progs_of ct4))" \
+		test "$(progs_of ct4)" = "sh_gen_sock_bp "
+	MCG=$CGROOT/ct4 mbest -p tcp -f 4
+	check_bypassed "generic: bypass-marked, tcp/v4" "$M_BEST"
+	check_mark "generic: bypass-marked, tcp/v4" 7 2
+	"$HOOK" --config "$_cfg" preload >/dev/null 2>&1
+	_out=$("$HOOK" --config "$_cfg" apply 2>&1)
+	echo "$_out" | sed 's/^/#   apply: /'
+	tap_check "apply: sh_sock_bypass in its place ($(progs_of ct4))" \
+		test "$(progs_of ct4)" = "sh_sock_bypass "
+	MCG=$CGROOT/ct4 mbest -p tcp -f 4
+	check_bypassed "apply: bypass-marked on its own copy, tcp/v4" "$M_BEST"
+	_out=$("$HOOK" --config /guest/config-nobypass.json apply 2>&1)
+	echo "$_out" | sed 's/^/#   apply: /'
+	tap_check "apply of bypass_prot_mem false: bypass-prot-mem on -> off" \
+		sh -c 'echo "$0" | grep -q "bypass-prot-mem on -> off; sock_create replaced"' "$_out"
+	tap_check "apply: sh_sock_create in its place ($(progs_of ct4))" \
+		test "$(progs_of ct4)" = "sh_sock_create "
+	MCG=$CGROOT/ct4 mbest -p tcp -f 4
+	check_charged "apply: bypass off, tcp/v4" "$M_BEST"
+	check_mark "apply: bypass off, the mark stays" 7 2
+	ct_end ct4
+	"$HOOK" preload --unpin >/dev/null 2>&1
+	unset OCI_SOCKOPT_HOOK_PIN_DIR
+}
+
 if [ -x "$HOOK" ]; then
 	hook_scenarios
 	marked_scenario
 	restricted_scenario
+	if [ -r /guest/config-nobypass.json ]; then
+		generic_scenario
+	else
+		tap_skip "generic programs and apply" "no /guest/config-nobypass.json (jq missing on the host)"
+	fi
 	unset MCG
 else
 	tap_skip "hook scenarios" "$HOOK not in the image (build it with make)"

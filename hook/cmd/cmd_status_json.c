@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `status --json`: each container's record as it is written, with what the
+ * kernel has now (live, counters, audit mode's would-have counters) and
+ * what enforces what (enforce.c).
+ */
+#include <errno.h>
+
+#include "audit_mode.h"
+#include "caveats.h"
+#include "cleanup.h"
+#include "commands.h"
+#include "enforce.h"
+
+static void add_str(struct json_object *o, const char *key, const char *v)
+{
+	json_object_object_add(o, key, json_object_new_string(v));
+}
+
+static struct json_object *exec_json(const struct sh_record *rec)
+{
+	struct json_object *o = json_object_new_object();
+	struct caveats_input in = { .rec = rec, .live = true };
+	struct caveats cav;
+
+	json_object_object_add(o, "policed",
+			       json_object_new_boolean(!rec->cg.created));
+	if (rec->cg.created) {
+		caveats_collect(&in, &cav);
+		add_str(o, "note", cav.c[0].text);
+	}
+	return o;
+}
+
+static struct json_object *counters_json(const struct sh_counters *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int i = 0; i < SH_CNT_MAX; i++)
+		json_object_object_add(o, counters_names[i],
+				       json_object_new_int64((int64_t)c->v[i]));
+	return o;
+}
+
+int cmd_status_json(const struct enforce_row *rows, size_t nr,
+		    const struct enforce_rules *rules)
+{
+	_cleanup_json_ struct json_object *list = json_object_new_array();
+
+	if (!list)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *o = state_record_to_json(&rows[i].rec);
+
+		if (!o)
+			return -ENOMEM;
+		json_object_object_add(o, "live",
+				       json_object_new_boolean(rows[i].live));
+		json_object_object_add(o, "exec", exec_json(&rows[i].rec));
+		json_object_object_add(o, "counters",
+				       counters_json(&rows[i].c));
+		if (rows[i].wh)
+			json_object_object_add(o, "would_have",
+					       audit_mode_json(rows[i].wh));
+		json_object_object_add(o, "enforcement",
+				       enforce_json(rules, &rows[i]));
+		json_object_array_add(list, o);
+	}
+	puts(json_object_to_json_string_ext(
+		list,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	return 0;
+}
