@@ -131,16 +131,6 @@ static const struct action_info {
 	{ "force", SH_ACTION_FORCE_INT, true, force_keys },
 };
 
-const char *config_rules_action_name(__u32 action)
-{
-	if (action == SH_ACTION_FORCE_BYTES)
-		action = SH_ACTION_FORCE_INT;
-	for (size_t i = 0; i < ARRAY_SIZE(actions); i++)
-		if (actions[i].action == action)
-			return actions[i].name;
-	return "?";
-}
-
 static int parse_action(struct rule_ctx *rc, struct json_object *rule,
 			const struct action_info **out)
 {

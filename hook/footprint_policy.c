@@ -14,31 +14,13 @@
 #include <string.h>
 
 #include "footprint_policy.h"
+#include "jsonw.h"
 #include "names.h"
 #include "options.h"
+#include "render.h"
 
 #define FP_AF_INET6 10
 #define FP_SOCK_RAW 3
-
-static void add_str(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
-
-static void add_int(struct json_object *o, const char *key, int64_t v)
-{
-	json_object_object_add(o, key, json_object_new_int64(v));
-}
-
-/* A name when the hook knows one, else the number. */
-static void add_named(struct json_object *o, const char *key, const char *name,
-		      int value)
-{
-	if (name)
-		add_str(o, key, name);
-	else
-		add_int(o, key, value);
-}
 
 /* What the kernel keeps of what it read, as a clamp compares it. */
 static long long kept(const struct sh_option_name *opt, long long v)
@@ -78,21 +60,24 @@ static bool clampable(const struct sh_option_name *opt,
 	       opt->domain != SH_DOM_BOOL;
 }
 
+/* An allow, or a clamp to the observed range: a rule as the config writes
+ * it, rendered as explain renders the config's rules. */
 static struct json_object *set_rule(const struct footprint_entry *e)
 {
 	const struct sh_option_name *opt = options_by_value(e->key.a, e->key.b);
-	struct json_object *r = json_object_new_object();
+	struct sh_rule_entry r = {
+		.option_name = opt ? opt->name : NULL,
+		.key = { .level = e->key.a, .optname = e->key.b },
+		.rule = { .action = SH_ACTION_ALLOW },
+		.alias_of = -1,
+	};
 
-	add_named(r, "level", names_level_name(e->key.a), e->key.a);
-	add_named(r, "option", opt ? opt->name : NULL, e->key.b);
-	if (!clampable(opt, &e->v)) {
-		add_str(r, "action", "allow");
-		return r;
+	if (clampable(opt, &e->v)) {
+		r.rule.action = SH_ACTION_CLAMP;
+		r.rule.min = kept(opt, e->v.min);
+		r.rule.max = kept(opt, e->v.max);
 	}
-	add_str(r, "action", "clamp");
-	add_int(r, "min", kept(opt, e->v.min));
-	add_int(r, "max", kept(opt, e->v.max));
-	return r;
+	return render_rule_json(&r);
 }
 
 static bool seen_sock(const struct footprint *fp, int family, int type)
@@ -110,19 +95,16 @@ static bool seen_sock(const struct footprint *fp, int family, int type)
 static struct json_object *socket_json(const struct footprint *fp)
 {
 	struct json_object *deny = json_object_new_array();
-	struct json_object *s = json_object_new_object(), *d;
+	struct json_object *s = json_object_new_object();
+	static const struct sh_sock_rule raw = { SH_ANY, FP_SOCK_RAW, SH_ANY };
+	static const struct sh_sock_rule inet6 = { FP_AF_INET6, SH_ANY,
+						   SH_ANY };
 
 	if (fp->kind_read[SH_PROG_SOCK] && !fp->overflow[SH_PROG_SOCK]) {
-		if (!seen_sock(fp, -1, FP_SOCK_RAW)) {
-			d = json_object_new_object();
-			add_str(d, "type", "SOCK_RAW");
-			json_object_array_add(deny, d);
-		}
-		if (!seen_sock(fp, FP_AF_INET6, -1)) {
-			d = json_object_new_object();
-			add_str(d, "family", "AF_INET6");
-			json_object_array_add(deny, d);
-		}
+		if (!seen_sock(fp, -1, FP_SOCK_RAW))
+			json_object_array_add(deny, render_sock_json(&raw));
+		if (!seen_sock(fp, FP_AF_INET6, -1))
+			json_object_array_add(deny, render_sock_json(&inet6));
 	}
 	json_object_object_add(s, "deny", deny);
 	return s;
@@ -136,7 +118,7 @@ struct json_object *footprint_policy_json(const struct footprint *fp,
 	struct json_object *p = json_object_new_object();
 	struct json_object *set = json_object_new_array();
 
-	add_str(p, "default", "deny");
+	jsonw_str(p, "default", "deny");
 	json_object_object_add(p, "socket", socket_json(fp));
 	for (size_t i = 0; i < fp->nr; i++)
 		if (fp->e[i].key.kind == SH_FP_SET)
@@ -155,21 +137,21 @@ static struct json_object *entry_json(const struct footprint_entry *e)
 	struct json_object *o = json_object_new_object();
 	const struct sh_option_name *opt;
 
-	add_str(o, "call", kind_names[e->key.kind % 3]);
+	jsonw_str(o, "call", kind_names[e->key.kind % 3]);
 	if (e->key.kind == SH_FP_SOCK) {
-		add_named(o, "family", names_family_name(e->key.a), e->key.a);
-		add_named(o, "type", names_type_name(e->key.b), e->key.b);
-		add_named(o, "protocol", names_protocol_name(e->key.c),
-			  e->key.c);
+		jsonw_named(o, "family", names_family_name(e->key.a), e->key.a);
+		jsonw_named(o, "type", names_type_name(e->key.b), e->key.b);
+		jsonw_named(o, "protocol", names_protocol_name(e->key.c),
+			    e->key.c);
 	} else {
 		opt = options_by_value(e->key.a, e->key.b);
-		add_named(o, "level", names_level_name(e->key.a), e->key.a);
-		add_named(o, "option", opt ? opt->name : NULL, e->key.b);
+		jsonw_named(o, "level", names_level_name(e->key.a), e->key.a);
+		jsonw_named(o, "option", opt ? opt->name : NULL, e->key.b);
 	}
-	add_int(o, "count", (int64_t)e->v.count);
+	jsonw_int(o, "count", (int64_t)e->v.count);
 	if (e->v.has_value) {
-		add_int(o, "min", e->v.min);
-		add_int(o, "max", e->v.max);
+		jsonw_int(o, "min", e->v.min);
+		jsonw_int(o, "max", e->v.max);
 	}
 	return o;
 }
@@ -183,49 +165,33 @@ struct json_object *footprint_policy_entries_json(const struct footprint *fp)
 	for (size_t i = 0; i < fp->nr; i++)
 		json_object_array_add(arr, entry_json(&fp->e[i]));
 	for (int k = 0; k < SH_PROG_KINDS; k++)
-		add_int(over, kind_get(k)->name, (int64_t)fp->overflow[k]);
+		jsonw_int(over, kind_get(k)->name, (int64_t)fp->overflow[k]);
 	json_object_object_add(o, "entries", arr);
-	add_int(o, "table_size", SH_FP_MAX);
+	jsonw_int(o, "table_size", SH_FP_MAX);
 	json_object_object_add(o, "overflow", over);
 	return o;
-}
-
-static const char *named(const char *name, int value, char *buf, size_t len)
-{
-	if (name)
-		return name;
-	snprintf(buf, len, "%d", value);
-	return buf;
 }
 
 void footprint_policy_entry_text(const struct footprint_entry *e, char *buf,
 				 size_t len)
 {
 	const struct sh_option_name *opt;
-	char a[16], b[16], c[16];
-	int n;
+	struct render_buf t;
 
+	render_buf_init(&t, buf, len);
 	if (e->key.kind == SH_FP_SOCK) {
-		n = snprintf(buf, len, "socket %s %s %s",
-			     named(names_family_name(e->key.a), e->key.a, a,
-				   sizeof(a)),
-			     named(names_type_name(e->key.b), e->key.b, b,
-				   sizeof(b)),
-			     named(names_protocol_name(e->key.c), e->key.c, c,
-				   sizeof(c)));
+		render_add(&t, "socket");
+		render_named(&t, names_family_name(e->key.a), e->key.a);
+		render_named(&t, names_type_name(e->key.b), e->key.b);
+		render_named(&t, names_protocol_name(e->key.c), e->key.c);
 	} else {
 		opt = options_by_value(e->key.a, e->key.b);
-		n = snprintf(buf, len, "%s %s %s", kind_names[e->key.kind % 3],
-			     named(names_level_name(e->key.a), e->key.a, a,
-				   sizeof(a)),
-			     named(opt ? opt->name : NULL, e->key.b, b,
-				   sizeof(b)));
+		render_add(&t, "%s", kind_names[e->key.kind % 3]);
+		render_named(&t, names_level_name(e->key.a), e->key.a);
+		render_named(&t, opt ? opt->name : NULL, e->key.b);
 	}
-	if (n < 0 || (size_t)n >= len)
-		return;
-	n += snprintf(buf + n, len - n, " count %llu",
-		      (unsigned long long)e->v.count);
-	if (e->v.has_value && (size_t)n < len)
-		snprintf(buf + n, len - n, " values %lld..%lld",
-			 (long long)e->v.min, (long long)e->v.max);
+	render_add(&t, " count %llu", (unsigned long long)e->v.count);
+	if (e->v.has_value)
+		render_add(&t, " values %lld..%lld", (long long)e->v.min,
+			   (long long)e->v.max);
 }

@@ -21,6 +21,7 @@
 #include "counters.h"
 #include "drift.h"
 #include "enforce.h"
+#include "jsonw.h"
 #include "keys.h"
 #include "kind.h"
 #include "log.h"
@@ -190,22 +191,16 @@ static void load_rules(const struct status_options *opts,
 
 /* ---- JSON ---------------------------------------------------------- */
 
-static void add_str(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
-
 static struct json_object *exec_json(const struct sh_record *rec)
 {
 	struct json_object *o = json_object_new_object();
 	struct caveats_input in = { .rec = rec, .live = true };
 	struct caveats cav;
 
-	json_object_object_add(o, "policed",
-			       json_object_new_boolean(!rec->cg.created));
+	jsonw_bool(o, "policed", !rec->cg.created);
 	if (rec->cg.created) {
 		caveats_collect(&in, &cav);
-		add_str(o, "note", cav.c[0].text);
+		jsonw_str(o, "note", cav.c[0].text);
 	}
 	return o;
 }
@@ -232,8 +227,7 @@ static int show_json(const struct status_show *show,
 
 		if (!o)
 			return -ENOMEM;
-		json_object_object_add(o, "live",
-				       json_object_new_boolean(rows[i].live));
+		jsonw_bool(o, "live", rows[i].live);
 		json_object_object_add(o, "exec", exec_json(&rows[i].rec));
 		json_object_object_add(o, "counters",
 				       counters_json(&rows[i].c));
