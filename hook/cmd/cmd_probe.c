@@ -280,13 +280,10 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 {
 	struct probe_result res;
 	struct cli_parser p;
-	int id;
+	int end = cli_parse(&p, cmd, global, argc, argv);
 
-	cli_start(&p, cmd, global, argc, argv);
-	while ((id = cli_next(&p)) > 0)
-		;
-	if (id)
-		return cli_exit(id);
+	if (end)
+		return cli_exit(end);
 	run_probes(&res);
 	if (p.json) {
 		print_json(&res);
@@ -297,11 +294,6 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 	return 0;
 }
 
-static const struct cli_option options[] = {
-	CLI_JSON,
-	{ 0 },
-};
-
 const struct cli_command cmd_probe_command = {
 	.name = "probe",
 	.summary = "what this kernel and host support",
@@ -311,6 +303,6 @@ const struct cli_command cmd_probe_command = {
 		"preload pinned, and what the kernel offers of the socket\n"
 		"families whose TCP/UDP no cgroup program sees (a warning when\n"
 		"it offers any; --json: in \"warnings\"); then a verdict.\n",
-	.options = options,
+	.options = cli_json_only,
 	.run = run,
 };

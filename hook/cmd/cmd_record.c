@@ -88,20 +88,12 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 	       int argc, char **argv)
 {
 	struct cli_parser p;
-	int id;
+	int end = cli_parse(&p, cmd, global, argc, argv);
 
-	cli_start(&p, cmd, global, argc, argv);
-	while ((id = cli_next(&p)) > 0)
-		;
-	if (id)
-		return cli_exit(id);
+	if (end)
+		return cli_exit(end);
 	return record(p.operand[0], p.json);
 }
-
-static const struct cli_option options[] = {
-	CLI_JSON,
-	{ 0 },
-};
 
 const struct cli_command cmd_record_command = {
 	.name = "record",
@@ -114,6 +106,6 @@ const struct cli_command cmd_record_command = {
 		"the setsockopt and getsockopt options with counts and value\n"
 		"ranges and the socket tuples its programs noted, and the overflow\n"
 		"counters; the proposed policy is in the operator config's schema.\n",
-	.options = options,
+	.options = cli_json_only,
 	.run = run,
 };
