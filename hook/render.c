@@ -95,20 +95,29 @@ static void force_bytes_text(struct render_buf *t, const struct sh_opt_rule *r)
 		   (const char *)r->value);
 }
 
-/* Each action: its name, and the keys or words of its own after the
- * level and option (none for allow and deny). */
-static const struct render_action {
-	__u32 action;
-	const char *name;
-	void (*json)(struct json_object *o, const struct sh_opt_rule *r);
-	void (*text)(struct render_buf *t, const struct sh_opt_rule *r);
-} actions[] = {
-	{ SH_ACTION_ALLOW, "allow", NULL, NULL },
-	{ SH_ACTION_DENY, "deny", NULL, NULL },
-	{ SH_ACTION_CLAMP, "clamp", clamp_json, clamp_text },
-	{ SH_ACTION_FORCE_INT, "force", force_int_json, force_int_text },
-	{ SH_ACTION_FORCE_BYTES, "force", force_bytes_json, force_bytes_text },
+static const char *const plain_keys[] = { "level", "option", "action", NULL };
+static const char *const clamp_keys[] = { "level", "option", "action",
+					  "min",   "max",    NULL };
+static const char *const force_keys[] = { "level", "option", "action", "value",
+					  NULL };
+
+static const struct render_action actions[] = {
+	{ SH_ACTION_ALLOW, "allow", false, plain_keys, NULL, NULL },
+	{ SH_ACTION_DENY, "deny", true, plain_keys, NULL, NULL },
+	{ SH_ACTION_CLAMP, "clamp", false, clamp_keys, clamp_json, clamp_text },
+	{ SH_ACTION_FORCE_INT, "force", true, force_keys, force_int_json,
+	  force_int_text },
+	{ SH_ACTION_FORCE_BYTES, "force", true, NULL, force_bytes_json,
+	  force_bytes_text },
 };
+
+const struct render_action *render_action_named(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(actions); i++)
+		if (actions[i].keys && !strcmp(actions[i].name, name))
+			return &actions[i];
+	return NULL;
+}
 
 static const struct render_action *action_of(__u32 action)
 {

@@ -30,7 +30,26 @@ void render_sep(struct render_buf *t);
  * is the first word. */
 void render_named(struct render_buf *t, const char *name, int value);
 
-/* The name operators write for an action ("force" for both forces). */
+/*
+ * The action table: per action, the name operators write ("force" for
+ * both forces), whether a getsockopt rule may take it, the keys a rule
+ * with it takes (NULL for FORCE_BYTES: written as force, with a string),
+ * and how its own values show after the level and the option. The
+ * config parser reads it (render_action_named()), explain, status, record
+ * and the would-have lines show through it: a new action is one row.
+ */
+struct render_action {
+	__u32 action;
+	const char *name;
+	bool on_get;
+	const char *const *keys;
+	void (*json)(struct json_object *o, const struct sh_opt_rule *r);
+	void (*text)(struct render_buf *t, const struct sh_opt_rule *r);
+};
+
+/* The row operators write as name, or NULL. */
+const struct render_action *render_action_named(const char *name);
+/* The name operators write for an action, "?" for none. */
 const char *render_action_name(__u32 action);
 
 /* { "level", "option", "action", and the action's own keys } */

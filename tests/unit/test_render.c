@@ -78,6 +78,16 @@ static void test_actions(void)
 	is_str(render_action_name(SH_ACTION_FORCE_BYTES), "force",
 	       "both forces are named force");
 	is_str(render_action_name(99), "?", "an unknown action: ?");
+	ok(render_action_named("force") &&
+		   render_action_named("force")->action == SH_ACTION_FORCE_INT,
+	   "operators' force is the int force (a string makes it bytes)");
+	ok(render_action_named("clamp") &&
+		   !render_action_named("clamp")->on_get,
+	   "clamp is no getsockopt action");
+	ok(render_action_named("deny") && render_action_named("deny")->on_get,
+	   "deny is a getsockopt action");
+	ok(!render_action_named("bogus") && !render_action_named("?"),
+	   "an unknown name: no action");
 }
 
 static void test_sock(void)
