@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "config.h"
 #include "fileio.h"
+#include "jsonw.h"
 #include "labelkey.h"
 #include "load.h"
 #include "log.h"
@@ -182,7 +183,7 @@ static void print_json(const struct features *f, const char *file)
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "labels", json_object_get(f->labels));
-	json_object_object_add(o, "skipped", json_object_new_int(f->skipped));
+	jsonw_int(o, "skipped", f->skipped);
 	json_object_object_add(o, "nfd_file",
 			       file ? json_object_new_string(file) : NULL);
 	json_object_object_add(o, "expiry_time",

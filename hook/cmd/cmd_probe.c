@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "families.h"
 #include "fileio.h"
+#include "jsonw.h"
 #include "keys.h"
 #include "load.h"
 #include "log.h"
@@ -172,8 +173,7 @@ static struct json_object *keys_json(const struct probe_result *p)
 			       p->keys.cgroup[0] ?
 				       json_object_new_string(p->keys.cgroup) :
 				       NULL);
-	json_object_object_add(o, "populated",
-			       json_object_new_boolean(p->keys.populated));
+	jsonw_bool(o, "populated", p->keys.populated);
 	json_object_object_add(o, "error",
 			       p->keys_error[0] ?
 				       json_object_new_string(p->keys_error) :
@@ -206,27 +206,17 @@ static void print_json(const struct probe_result *p)
 	json_object_object_add(
 		o, "cgroup2_mount",
 		p->cgroup2 ? json_object_new_string(p->root.mount) : NULL);
-	json_object_object_add(o, "hybrid",
-			       json_object_new_boolean(p->root.hybrid));
-	json_object_object_add(o, "bpf_syscall",
-			       json_object_new_boolean(p->bpf_syscall));
-	json_object_object_add(o, "prog_type_cgroup_sock",
-			       json_object_new_boolean(p->prog_sock));
-	json_object_object_add(o, "prog_type_cgroup_sockopt",
-			       json_object_new_boolean(p->prog_sockopt));
-	json_object_object_add(o, "bypass_prot_mem",
-			       json_object_new_boolean(p->bypass == 1));
-	json_object_object_add(o, "sysctl_bypass_prot_mem",
-			       json_object_new_boolean(p->sysctl_bypass));
-	json_object_object_add(o, "unprivileged_bpf_disabled",
-			       json_object_new_int(p->unpriv_bpf));
-	json_object_object_add(o, "state_dir",
-			       json_object_new_string(state_dir()));
-	json_object_object_add(o, "state_dir_writable",
-			       json_object_new_boolean(p->state_writable));
-	json_object_object_add(o, "pin_dir", json_object_new_string(pin_dir()));
-	json_object_object_add(o, "preloaded_programs",
-			       json_object_new_int(p->pins < 0 ? 0 : p->pins));
+	jsonw_bool(o, "hybrid", p->root.hybrid);
+	jsonw_bool(o, "bpf_syscall", p->bpf_syscall);
+	jsonw_bool(o, "prog_type_cgroup_sock", p->prog_sock);
+	jsonw_bool(o, "prog_type_cgroup_sockopt", p->prog_sockopt);
+	jsonw_bool(o, "bypass_prot_mem", p->bypass == 1);
+	jsonw_bool(o, "sysctl_bypass_prot_mem", p->sysctl_bypass);
+	jsonw_int(o, "unprivileged_bpf_disabled", p->unpriv_bpf);
+	jsonw_str(o, "state_dir", state_dir());
+	jsonw_bool(o, "state_dir_writable", p->state_writable);
+	jsonw_str(o, "pin_dir", pin_dir());
+	jsonw_int(o, "preloaded_programs", p->pins < 0 ? 0 : p->pins);
 	json_object_object_add(o, "pin_dir_error",
 			       p->pins < 0 && p->pins != -ENOENT ?
 				       json_object_new_string(p->pin_error) :
@@ -234,8 +224,7 @@ static void print_json(const struct probe_result *p)
 	json_object_object_add(o, "unseen_socket_families", families_json(p));
 	json_object_object_add(o, "warnings", warnings_json(p));
 	json_object_object_add(o, "static_keys", keys_json(p));
-	json_object_object_add(o, "verdict",
-			       json_object_new_string(verdict(p)));
+	jsonw_str(o, "verdict", verdict(p));
 	puts(json_object_to_json_string_ext(
 		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 }

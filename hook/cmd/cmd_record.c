@@ -12,6 +12,7 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "footprint.h"
+#include "jsonw.h"
 #include "log.h"
 #include "state.h"
 
@@ -54,9 +55,8 @@ static int show(bool json, const struct sh_record *rec,
 		return 0;
 	}
 	o = footprint_policy_entries_json(fp);
-	json_object_object_add(o, "id", json_object_new_string(rec->id));
-	json_object_object_add(o, "record",
-			       json_object_new_string(rec->footprint));
+	jsonw_str(o, "id", rec->id);
+	jsonw_str(o, "record", rec->footprint);
 	json_object_object_add(o, "policy", json_object_get(policy));
 	printf("%s\n", to_text(o));
 	return 0;
