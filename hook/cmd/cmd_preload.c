@@ -33,14 +33,8 @@ static struct json_object *keys_json(const struct preload_result *res)
 			json_object_array_add(kept, json_object_new_string(
 							    kind_get(k)->name));
 	json_object_object_add(o, "kept", kept);
-	json_object_object_add(
-		o, "cgroup",
-		res->keys.cgroup[0] ? json_object_new_string(res->keys.cgroup) :
-				      NULL);
-	json_object_object_add(o, "error",
-			       res->keys_error[0] ?
-				       json_object_new_string(res->keys_error) :
-				       NULL);
+	jsonw_str(o, "cgroup", res->keys.cgroup[0] ? res->keys.cgroup : NULL);
+	jsonw_str(o, "error", res->keys_error[0] ? res->keys_error : NULL);
 	return o;
 }
 

@@ -169,15 +169,9 @@ static struct json_object *keys_json(const struct probe_result *p)
 			json_object_array_add(kept, json_object_new_string(
 							    kind_get(k)->name));
 	json_object_object_add(o, "kept", kept);
-	json_object_object_add(o, "cgroup",
-			       p->keys.cgroup[0] ?
-				       json_object_new_string(p->keys.cgroup) :
-				       NULL);
+	jsonw_str(o, "cgroup", p->keys.cgroup[0] ? p->keys.cgroup : NULL);
 	jsonw_bool(o, "populated", p->keys.populated);
-	json_object_object_add(o, "error",
-			       p->keys_error[0] ?
-				       json_object_new_string(p->keys_error) :
-				       NULL);
+	jsonw_str(o, "error", p->keys_error[0] ? p->keys_error : NULL);
 	return o;
 }
 
@@ -203,9 +197,7 @@ static void print_json(const struct probe_result *p)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
-	json_object_object_add(
-		o, "cgroup2_mount",
-		p->cgroup2 ? json_object_new_string(p->root.mount) : NULL);
+	jsonw_str(o, "cgroup2_mount", p->cgroup2 ? p->root.mount : NULL);
 	jsonw_bool(o, "hybrid", p->root.hybrid);
 	jsonw_bool(o, "bpf_syscall", p->bpf_syscall);
 	jsonw_bool(o, "prog_type_cgroup_sock", p->prog_sock);
@@ -217,10 +209,8 @@ static void print_json(const struct probe_result *p)
 	jsonw_bool(o, "state_dir_writable", p->state_writable);
 	jsonw_str(o, "pin_dir", pin_dir());
 	jsonw_int(o, "preloaded_programs", p->pins < 0 ? 0 : p->pins);
-	json_object_object_add(o, "pin_dir_error",
-			       p->pins < 0 && p->pins != -ENOENT ?
-				       json_object_new_string(p->pin_error) :
-				       NULL);
+	jsonw_str(o, "pin_dir_error",
+		  p->pins < 0 && p->pins != -ENOENT ? p->pin_error : NULL);
 	json_object_object_add(o, "unseen_socket_families", families_json(p));
 	json_object_object_add(o, "warnings", warnings_json(p));
 	json_object_object_add(o, "static_keys", keys_json(p));

@@ -210,11 +210,8 @@ static void print_json(const char *path, int r, const struct sh_error *err,
 
 	jsonw_str(o, "config", path);
 	jsonw_bool(o, "valid", !r);
-	json_object_object_add(
-		o, "path", r && *where ? json_object_new_string(where) : NULL);
-	json_object_object_add(o, "error",
-			       r ? json_object_new_string(error_text(err, r)) :
-				   NULL);
+	jsonw_str(o, "path", r && *where ? where : NULL);
+	jsonw_str(o, "error", r ? error_text(err, r) : NULL);
 	/* Whether the config needs a hooks.d file that runs for every
 	 * container; `make install` picks the hooks.d file from it. */
 	json_object_object_add(
