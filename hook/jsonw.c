@@ -7,6 +7,11 @@ void jsonw_str(struct json_object *o, const char *key, const char *v)
 	json_object_object_add(o, key, v ? json_object_new_string(v) : NULL);
 }
 
+void jsonw_str_or_null(struct json_object *o, const char *key, const char *v)
+{
+	jsonw_str(o, key, v && *v ? v : NULL);
+}
+
 void jsonw_str_set(struct json_object *o, const char *key, const char *v)
 {
 	if (v && v[0])

@@ -15,6 +15,8 @@
 
 /* key: v, or key: null when v is NULL. */
 void jsonw_str(struct json_object *o, const char *key, const char *v);
+/* key: v, or key: null when v is NULL or "". */
+void jsonw_str_or_null(struct json_object *o, const char *key, const char *v);
 /* key: v, left out when v is NULL or "". */
 void jsonw_str_set(struct json_object *o, const char *key, const char *v);
 void jsonw_int(struct json_object *o, const char *key, int64_t v);
