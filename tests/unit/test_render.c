@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The one rules renderer (render.c) and the one JSON writer (jsonw.c):
- * every action as JSON and as text, socket rules, names or numbers,
- * a text that does not fit, nulls. */
+/* The one rules renderer and its action table (render.c): every action as
+ * JSON and as text, socket rules, names or numbers, a text that does not
+ * fit, the names the config parser takes. */
 #include <string.h>
 
-#include "jsonw.h"
 #include "render.h"
 #include "tap.h"
 
@@ -133,31 +132,10 @@ static void test_buf(void)
 	ok(!t.pos, "a buffer of no bytes takes nothing");
 }
 
-static void test_jsonw(void)
-{
-	struct json_object *o = json_object_new_object();
-
-	jsonw_str(o, "s", "v");
-	jsonw_str(o, "null", NULL);
-	jsonw_str_set(o, "empty", "");
-	jsonw_str_set(o, "unset", NULL);
-	jsonw_str_set(o, "set", "x");
-	jsonw_int(o, "i", -5);
-	jsonw_uint(o, "u", UINT64_MAX);
-	jsonw_bool(o, "b", true);
-	jsonw_named(o, "n", "SOL_SOCKET", 1);
-	jsonw_named(o, "m", NULL, 42);
-	is_str(json(o),
-	       "{\"s\":\"v\",\"null\":null,\"set\":\"x\",\"i\":-5,\"u\":18446744073709551615,\"b\":true,\"n\":\"SOL_SOCKET\",\"m\":42}",
-	       "every member type: %s", json(o));
-	json_object_put(o);
-}
-
 int main(void)
 {
 	test_actions();
 	test_sock();
 	test_buf();
-	test_jsonw();
 	return tap_done();
 }
