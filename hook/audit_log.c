@@ -18,6 +18,7 @@
 #include "audit_log.h"
 #include "cleanup.h"
 #include "journal.h"
+#include "jsonw.h"
 #include "log.h"
 #include "pod.h"
 
@@ -92,8 +93,7 @@ static void to_json(const struct audit_event *ev)
 			obj, names[f][0],
 			json_object_new_string(
 				clean(&buf, ev->value[f] ? ev->value[f] : "")));
-	json_object_object_add(obj, "message",
-			       json_object_new_string(ev->message));
+	jsonw_str(obj, "message", ev->message);
 	log_file_json(ev->priority, obj);
 }
 

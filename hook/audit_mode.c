@@ -15,23 +15,10 @@
 #include "bpfinfo.h"
 #include "cleanup.h"
 #include "generic_map.h"
+#include "jsonw.h"
 #include "names.h"
 #include "options.h"
-
-static const char *action_name(__u32 action)
-{
-	switch (action) {
-	case SH_ACTION_DENY:
-		return "deny";
-	case SH_ACTION_CLAMP:
-		return "clamp";
-	case SH_ACTION_FORCE_INT:
-	case SH_ACTION_FORCE_BYTES:
-		return "force";
-	default:
-		return "allow";
-	}
-}
+#include "render.h"
 
 /*
  * A specialised copy's would_have map, or a generic program's state in
@@ -98,7 +85,7 @@ static void add_rules(const struct sh_would_have *w, enum sh_prog_kind kind,
 		e = next(out, kind, r->n);
 		if (!e)
 			continue;
-		e->action = action_name(r->action);
+		e->action = render_action_name(r->action);
 		e->socket = kind == SH_PROG_SOCK && r->action == SH_ACTION_DENY;
 		e->level = r->level;
 		e->optname = r->optname;
@@ -172,51 +159,43 @@ int audit_mode_read(const struct sh_progs *progs, uint64_t cg_id,
 	return r;
 }
 
-static void add_name(char *buf, size_t len, const char *name, int v)
+/* A would-have slot keeps SH_ANY for a field its rule leaves open. */
+static void add_name(struct render_buf *t, const char *name, int v)
 {
-	size_t pos = strlen(buf);
-
-	if (pos >= len)
-		return;
-	if (v == SH_ANY)
-		snprintf(buf + pos, len - pos, "%sany", pos ? " " : "");
-	else if (name)
-		snprintf(buf + pos, len - pos, "%s%s", pos ? " " : "", name);
-	else
-		snprintf(buf + pos, len - pos, "%s%d", pos ? " " : "", v);
+	render_named(t, v == SH_ANY ? "any" : name, v);
 }
 
 void audit_mode_level(const struct audit_mode_entry *e, char *buf, size_t len)
 {
-	const char *name = names_level_name(e->level);
+	struct render_buf t;
 
+	render_buf_init(&t, buf, len);
 	if (e->overflow)
-		snprintf(buf, len, "%s", "");
-	else if (e->socket)
-		snprintf(buf, len, "socket");
-	else if (name)
-		snprintf(buf, len, "%s", name);
+		return;
+	if (e->socket)
+		render_add(&t, "socket");
 	else
-		snprintf(buf, len, "%d", e->level);
+		render_named(&t, names_level_name(e->level), e->level);
 }
 
 void audit_mode_option(const struct audit_mode_entry *e, char *buf, size_t len)
 {
 	const struct sh_option_name *opt;
+	struct render_buf t;
 
-	buf[0] = '\0';
+	render_buf_init(&t, buf, len);
 	if (e->overflow) {
-		snprintf(buf, len, "other");
+		render_add(&t, "other");
 		return;
 	}
 	if (e->socket) {
-		add_name(buf, len, names_family_name(e->level), e->level);
-		add_name(buf, len, names_type_name(e->optname), e->optname);
-		add_name(buf, len, names_protocol_name(e->extra), e->extra);
+		add_name(&t, names_family_name(e->level), e->level);
+		add_name(&t, names_type_name(e->optname), e->optname);
+		add_name(&t, names_protocol_name(e->extra), e->extra);
 		return;
 	}
 	opt = options_by_value(e->level, e->optname);
-	add_name(buf, len, opt ? opt->name : NULL, e->optname);
+	add_name(&t, opt ? opt->name : NULL, e->optname);
 }
 
 void audit_mode_text(const struct audit_mode_entry *e, char *buf, size_t len)
@@ -247,19 +226,12 @@ struct json_object *audit_mode_json(const struct audit_mode_counts *w)
 
 		audit_mode_level(e, level, sizeof(level));
 		audit_mode_option(e, option, sizeof(option));
-		json_object_object_add(
-			o, "program",
-			json_object_new_string(kind_get(e->kind)->name));
-		json_object_object_add(o, "action",
-				       json_object_new_string(e->action));
-		json_object_object_add(o, "level",
-				       json_object_new_string(level));
-		json_object_object_add(o, "option",
-				       json_object_new_string(option));
-		json_object_object_add(o, "not_allowed",
-				       json_object_new_boolean(e->miss));
-		json_object_object_add(o, "count",
-				       json_object_new_uint64(e->n));
+		jsonw_str(o, "program", kind_get(e->kind)->name);
+		jsonw_str(o, "action", e->action);
+		jsonw_str(o, "level", level);
+		jsonw_str(o, "option", option);
+		jsonw_bool(o, "not_allowed", e->miss);
+		jsonw_uint(o, "count", e->n);
 		json_object_array_add(arr, o);
 	}
 	return arr;

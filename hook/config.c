@@ -39,18 +39,14 @@ const char *config_path(const char *cli_path)
 static int parse_defaults(struct config_ctx *ctx, struct json_object *obj,
 			  struct sh_config *cfg)
 {
-	static const char *const keys[] = { "bypass_prot_mem", "policy", NULL };
 	const char *policy = NULL;
-	int r;
+	const struct config_json_member members[] = {
+		{ "bypass_prot_mem", json_type_boolean, &cfg->default_bypass },
+		{ "policy", json_type_string, &policy },
+		{ NULL },
+	};
+	int r = config_json_read_members(ctx, obj, "defaults", members);
 
-	r = config_json_check_object(ctx, obj, "defaults", keys);
-	if (!r)
-		r = config_json_get_bool(ctx, obj, "defaults",
-					 "bypass_prot_mem",
-					 &cfg->default_bypass);
-	if (!r)
-		r = config_json_get_string(ctx, obj, "defaults", "policy",
-					   &policy);
 	if (!r && policy && *policy)
 		cfg->default_policy = policy;
 	return r;
@@ -82,25 +78,17 @@ static int parse_allowed(struct config_ctx *ctx, struct json_object *arr,
 static int parse_annotations(struct config_ctx *ctx, struct json_object *obj,
 			     struct sh_config *cfg)
 {
-	static const char *const keys[] = { "allow_bypass_prot_mem",
-					    "allow_policies",
-					    "allow_audit_mode", NULL };
 	struct json_object *arr = NULL;
-	int r;
+	const struct config_json_member members[] = {
+		{ "allow_bypass_prot_mem", json_type_boolean,
+		  &cfg->allow_bypass },
+		{ "allow_audit_mode", json_type_boolean,
+		  &cfg->allow_audit_mode },
+		{ "allow_policies", json_type_array, &arr },
+		{ NULL },
+	};
+	int r = config_json_read_members(ctx, obj, "annotations", members);
 
-	r = config_json_check_object(ctx, obj, "annotations", keys);
-	if (!r)
-		r = config_json_get_bool(ctx, obj, "annotations",
-					 "allow_bypass_prot_mem",
-					 &cfg->allow_bypass);
-	if (!r)
-		r = config_json_get_bool(ctx, obj, "annotations",
-					 "allow_audit_mode",
-					 &cfg->allow_audit_mode);
-	if (!r)
-		r = config_json_get_typed(ctx, obj, "annotations",
-					  "allow_policies", json_type_array,
-					  &arr);
 	if (!r && arr)
 		r = parse_allowed(ctx, arr, cfg);
 	return r;
@@ -109,15 +97,13 @@ static int parse_annotations(struct config_ctx *ctx, struct json_object *obj,
 static int parse_record(struct config_ctx *ctx, struct json_object *obj,
 			struct sh_config *cfg)
 {
-	static const char *const keys[] = { "allow", "dir", NULL };
-	int r = config_json_check_object(ctx, obj, "record", keys);
+	const struct config_json_member members[] = {
+		{ "allow", json_type_boolean, &cfg->record_allow },
+		{ "dir", json_type_string, &cfg->record_dir },
+		{ NULL },
+	};
+	int r = config_json_read_members(ctx, obj, "record", members);
 
-	if (!r)
-		r = config_json_get_bool(ctx, obj, "record", "allow",
-					 &cfg->record_allow);
-	if (!r)
-		r = config_json_get_string(ctx, obj, "record", "dir",
-					   &cfg->record_dir);
 	if (!r && cfg->record_dir &&
 	    (cfg->record_dir[0] != '/' ||
 	     strlen(cfg->record_dir) >= SH_RECORD_DIR_MAX))

@@ -178,3 +178,36 @@ int config_json_get_choice(struct config_ctx *ctx, struct json_object *obj,
 	return config_json_error(
 		ctx, where, "unknown value '%.64s' (expected %s)", v, expected);
 }
+
+static int read_member(struct config_ctx *ctx, struct json_object *obj,
+		       const char *path, const struct config_json_member *m)
+{
+	if (m->type == json_type_boolean)
+		return config_json_get_bool(ctx, obj, path, m->key, m->out);
+	if (m->type == json_type_string)
+		return config_json_get_string(ctx, obj, path, m->key, m->out);
+	return config_json_get_typed(ctx, obj, path, m->key, m->type, m->out);
+}
+
+int config_json_read_members(struct config_ctx *ctx, struct json_object *obj,
+			     const char *path,
+			     const struct config_json_member *members)
+{
+	const char *keys[CONFIG_JSON_MEMBERS_MAX + 1] = { 0 };
+	size_t n = 0;
+	int r;
+
+	while (n < CONFIG_JSON_MEMBERS_MAX && members[n].key) {
+		keys[n] = members[n].key;
+		n++;
+	}
+	r = config_json_check_object(ctx, obj, path, keys);
+	if (r)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		r = read_member(ctx, obj, path, &members[i]);
+		if (r)
+			return r;
+	}
+	return 0;
+}

@@ -41,4 +41,20 @@ int config_json_get_choice(struct config_ctx *ctx, struct json_object *obj,
 			   const char *path, const char *key,
 			   const char *const *names, int *out);
 
+/* A member of a flat config object, and where its value goes. */
+struct config_json_member {
+	const char *key;
+	json_type type; /* boolean, string or array */
+	void *out; /* bool *, const char ** or struct json_object ** */
+};
+
+#define CONFIG_JSON_MEMBERS_MAX 8
+
+/* An object with no member but these (ended by a NULL key, at most
+ * CONFIG_JSON_MEMBERS_MAX), each read in order; an absent one leaves its
+ * out as it was (an array's: NULL). */
+int config_json_read_members(struct config_ctx *ctx, struct json_object *obj,
+			     const char *path,
+			     const struct config_json_member *members);
+
 #endif /* SH_CONFIG_JSON_H */

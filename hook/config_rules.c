@@ -13,6 +13,7 @@
 #include "config_rules.h"
 #include "names.h"
 #include "options.h"
+#include "render.h"
 
 struct rule_ctx {
 	struct config_ctx *cfg;
@@ -108,41 +109,9 @@ static int parse_target(struct rule_ctx *rc, struct json_object *rule,
 	return 0;
 }
 
-/*
- * The actions operators write: one table for the name, what it compiles to
- * (force becomes FORCE_BYTES for a string value), whether a getsockopt
- * rule may use it, and the keys it takes.
- */
-static const char *const plain_keys[] = { "level", "option", "action", NULL };
-static const char *const clamp_keys[] = { "level", "option", "action",
-					  "min",   "max",    NULL };
-static const char *const force_keys[] = { "level", "option", "action", "value",
-					  NULL };
-
-static const struct action_info {
-	const char *name;
-	__u32 action;
-	bool on_get;
-	const char *const *keys;
-} actions[] = {
-	{ "allow", SH_ACTION_ALLOW, false, plain_keys },
-	{ "deny", SH_ACTION_DENY, true, plain_keys },
-	{ "clamp", SH_ACTION_CLAMP, false, clamp_keys },
-	{ "force", SH_ACTION_FORCE_INT, true, force_keys },
-};
-
-const char *config_rules_action_name(__u32 action)
-{
-	if (action == SH_ACTION_FORCE_BYTES)
-		action = SH_ACTION_FORCE_INT;
-	for (size_t i = 0; i < ARRAY_SIZE(actions); i++)
-		if (actions[i].action == action)
-			return actions[i].name;
-	return "?";
-}
-
+/* An action operators write, from render.c's action table. */
 static int parse_action(struct rule_ctx *rc, struct json_object *rule,
-			const struct action_info **out)
+			const struct render_action **out)
 {
 	const char *name = NULL;
 	int r = config_json_get_string(rc->cfg, rule, rc->path, "action",
@@ -152,14 +121,9 @@ static int parse_action(struct rule_ctx *rc, struct json_object *rule,
 		return r;
 	if (!name)
 		return key_error(rc, "action", "is required");
-	for (size_t i = 0; i < ARRAY_SIZE(actions); i++) {
-		if (strcmp(name, actions[i].name))
-			continue;
-		if (rc->is_get && !actions[i].on_get)
-			break;
-		*out = &actions[i];
+	*out = render_action_named(name);
+	if (*out && (!rc->is_get || (*out)->on_get))
 		return 0;
-	}
 	return key_error(
 		rc, "action", "unknown action '%.64s' (expected %s)", name,
 		rc->is_get ? "deny or force" : "allow, deny, clamp or force");
@@ -320,7 +284,7 @@ static int parse_rule(struct rule_ctx *rc, struct json_object *rule,
 {
 	static const char *const keys[] = { "level", "option", "action", "min",
 					    "max",   "value",  NULL };
-	const struct action_info *action = NULL;
+	const struct render_action *action = NULL;
 	int r;
 
 	r = config_json_check_object(rc->cfg, rule, rc->path, keys);

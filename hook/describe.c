@@ -4,38 +4,9 @@
 #include <string.h>
 
 #include "describe.h"
-#include "config_rules.h"
+#include "jsonw.h"
 #include "names.h"
-
-static struct json_object *str(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
-static void add_name_or_number(struct json_object *o, const char *key,
-			       const char *name, int value)
-{
-	json_object_object_add(o, key,
-			       name ? json_object_new_string(name) :
-				      json_object_new_int(value));
-}
-
-static struct json_object *sock_rule_json(const struct sh_sock_rule *r)
-{
-	struct json_object *o = json_object_new_object();
-
-	if (r->family != SH_ANY)
-		add_name_or_number(o, "family", names_family_name(r->family),
-				   r->family);
-	if (r->type != SH_ANY)
-		add_name_or_number(o, "type", names_type_name(r->type),
-				   r->type);
-	if (r->protocol != SH_ANY)
-		add_name_or_number(o, "protocol",
-				   names_protocol_name(r->protocol),
-				   r->protocol);
-	return o;
-}
+#include "render.h"
 
 static struct json_object *socket_json(const struct sh_policy *p)
 {
@@ -43,14 +14,12 @@ static struct json_object *socket_json(const struct sh_policy *p)
 	struct json_object *deny = json_object_new_array();
 
 	for (__u32 i = 0; i < p->nr_deny; i++)
-		json_object_array_add(deny, sock_rule_json(&p->deny[i]));
+		json_object_array_add(deny, render_sock_json(&p->deny[i]));
 	json_object_object_add(o, "deny", deny);
 	if (p->has_mark)
-		json_object_object_add(o, "mark",
-				       json_object_new_int64(p->mark));
+		jsonw_int(o, "mark", p->mark);
 	if (p->has_priority)
-		json_object_object_add(o, "priority",
-				       json_object_new_int64(p->priority));
+		jsonw_int(o, "priority", p->priority);
 	return o;
 }
 
@@ -71,28 +40,8 @@ static struct json_object *alias_json(const struct sh_rule_entry *e)
 static struct json_object *opt_rule_json(const struct sh_rule_entry *rules,
 					 size_t n, size_t i)
 {
-	struct json_object *o = json_object_new_object(), *also;
-	const struct sh_rule_entry *e = &rules[i];
-	const struct sh_opt_rule *r = &e->rule;
-	__s64 v;
+	struct json_object *o = render_rule_json(&rules[i]), *also;
 
-	add_name_or_number(o, "level", names_level_name(e->key.level),
-			   e->key.level);
-	add_name_or_number(o, "option", e->option_name, e->key.optname);
-	json_object_object_add(o, "action",
-			       str(config_rules_action_name(r->action)));
-	if (r->action == SH_ACTION_CLAMP) {
-		json_object_object_add(o, "min", json_object_new_int64(r->min));
-		json_object_object_add(o, "max", json_object_new_int64(r->max));
-	} else if (r->action == SH_ACTION_FORCE_INT) {
-		memcpy(&v, r->value, sizeof(v));
-		json_object_object_add(o, "value", json_object_new_int64(v));
-	} else if (r->action == SH_ACTION_FORCE_BYTES) {
-		json_object_object_add(
-			o, "value",
-			json_object_new_string_len((const char *)r->value,
-						   (int)r->value_len));
-	}
 	also = json_object_new_array();
 	for (size_t a = i + 1; a < n; a++)
 		if (rules[a].alias_of == (int)i)
@@ -122,7 +71,8 @@ static struct json_object *programs_json(const struct sh_effective *eff)
 
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		if (policy_needs(eff, k))
-			json_object_array_add(arr, str(kind_get(k)->name));
+			json_object_array_add(
+				arr, json_object_new_string(kind_get(k)->name));
 	return arr;
 }
 
@@ -134,14 +84,14 @@ static void add_policy_parts(struct json_object *o,
 	struct json_object *pol = json_object_new_object();
 
 	policy_source_text(eff, false, src, sizeof(src));
-	json_object_object_add(pol, "name", str(p->name));
-	json_object_object_add(pol, "source", str(src));
+	jsonw_str(pol, "name", p->name);
+	jsonw_str(pol, "source", src);
 	json_object_object_add(o, "policy", pol);
 	if (p->nr_deny || p->has_mark || p->has_priority)
 		json_object_object_add(o, "socket", socket_json(p));
 	if (p->nr_set || p->default_deny) {
-		json_object_object_add(o, "setsockopt_default",
-				       str(p->default_deny ? "deny" : "allow"));
+		jsonw_str(o, "setsockopt_default",
+			  p->default_deny ? "deny" : "allow");
 		json_object_object_add(o, "setsockopt",
 				       rules_json(p->set_rules, p->nr_set));
 	}
@@ -157,8 +107,8 @@ static void add_mode(struct json_object *o, const struct sh_effective *eff)
 	char src[SH_SOURCE_TEXT_MAX];
 
 	policy_mode_source_text(eff, src, sizeof(src));
-	json_object_object_add(mode, "value", str(policy_mode_name(eff)));
-	json_object_object_add(mode, "source", str(src));
+	jsonw_str(mode, "value", policy_mode_name(eff));
+	jsonw_str(mode, "source", src);
 	json_object_object_add(o, "mode", mode);
 }
 
@@ -168,14 +118,12 @@ struct json_object *describe_effective(const struct sh_effective *eff)
 	struct json_object *bypass = json_object_new_object();
 	char src[SH_SOURCE_TEXT_MAX];
 
-	json_object_object_add(o, "sandbox",
-			       json_object_new_boolean(eff->sandbox));
+	jsonw_bool(o, "sandbox", eff->sandbox);
 	if (eff->policy)
 		add_policy_parts(o, eff);
 	policy_source_text(eff, true, src, sizeof(src));
-	json_object_object_add(bypass, "value",
-			       json_object_new_boolean(eff->bypass));
-	json_object_object_add(bypass, "source", str(src));
+	jsonw_bool(bypass, "value", eff->bypass);
+	jsonw_str(bypass, "source", src);
 	json_object_object_add(o, "bypass_prot_mem", bypass);
 	if (eff->mode_source != SRC_NONE)
 		add_mode(o, eff);

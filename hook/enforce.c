@@ -4,143 +4,67 @@
  * sock_create, setsockopt and getsockopt programs do, in the operator's
  * words (option and family names as the config wrote them).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 
-#include "config_rules.h"
 #include "enforce.h"
-#include "names.h"
+#include "jsonw.h"
+#include "render.h"
 
-struct text {
-	char *buf;
-	size_t len, pos;
-	bool full;
-};
-
-static void add(struct text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Appends; once a part does not fit, the text ends in "...". */
-static void add(struct text *t, const char *fmt, ...)
+static void sock_text(struct render_buf *t, const struct sh_policy *p,
+		      bool bypass)
 {
-	va_list ap;
-	int n;
-
-	if (t->full)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(t->buf + t->pos, t->len - t->pos, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n < t->len - t->pos) {
-		t->pos += (size_t)n;
-		return;
+	for (__u32 i = 0; p && i < p->nr_deny; i++) {
+		render_sep(t);
+		render_sock_text(t, &p->deny[i]);
 	}
-	t->full = true;
-	if (t->len >= 4)
-		strcpy(t->buf + t->len - 4, "...");
-}
-
-static void sep(struct text *t)
-{
-	if (t->pos)
-		add(t, "; ");
-}
-
-static void add_named(struct text *t, const char *name, int value)
-{
-	if (name)
-		add(t, " %s", name);
-	else
-		add(t, " %d", value);
-}
-
-static void sock_rule(struct text *t, const struct sh_sock_rule *r)
-{
-	sep(t);
-	add(t, "deny");
-	if (r->family != SH_ANY)
-		add_named(t, names_family_name(r->family), r->family);
-	if (r->type != SH_ANY)
-		add_named(t, names_type_name(r->type), r->type);
-	if (r->protocol != SH_ANY)
-		add_named(t, names_protocol_name(r->protocol), r->protocol);
-	if (r->family == SH_ANY && r->type == SH_ANY && r->protocol == SH_ANY)
-		add(t, " every socket");
-}
-
-static void sock_text(struct text *t, const struct sh_policy *p, bool bypass)
-{
-	for (__u32 i = 0; p && i < p->nr_deny; i++)
-		sock_rule(t, &p->deny[i]);
 	if (p && p->has_mark) {
-		sep(t);
-		add(t, "mark %u", p->mark);
+		render_sep(t);
+		render_add(t, "mark %u", p->mark);
 	}
 	if (p && p->has_priority) {
-		sep(t);
-		add(t, "priority %u", p->priority);
+		render_sep(t);
+		render_add(t, "priority %u", p->priority);
 	}
 	if (bypass) {
-		sep(t);
-		add(t, "bypass-prot-mem");
+		render_sep(t);
+		render_add(t, "bypass-prot-mem");
 	}
 	if (!t->pos)
-		add(t, "counts sockets");
-}
-
-static void opt_rule(struct text *t, const struct sh_rule_entry *e, bool first)
-{
-	const struct sh_opt_rule *r = &e->rule;
-	const char *level = names_level_name(e->key.level);
-	__s64 v;
-
-	add(t, "%s%s", first ? " " : "; ", config_rules_action_name(r->action));
-	add_named(t, level, e->key.level);
-	add_named(t, e->option_name, e->key.optname);
-	if (r->action == SH_ACTION_CLAMP) {
-		add(t, " %lld..%lld", (long long)r->min, (long long)r->max);
-	} else if (r->action == SH_ACTION_FORCE_INT) {
-		memcpy(&v, r->value, sizeof(v));
-		add(t, " =%lld", (long long)v);
-	} else if (r->action == SH_ACTION_FORCE_BYTES) {
-		add(t, " =\"%.*s\"",
-		    (int)strnlen((const char *)r->value, r->value_len),
-		    (const char *)r->value);
-	}
+		render_add(t, "counts sockets");
 }
 
 /* Aliases (the same rule under a twin option) are left out. */
-static void opt_text(struct text *t, const struct sh_rule_entry *rules,
+static void opt_text(struct render_buf *t, const struct sh_rule_entry *rules,
 		     size_t n, bool default_deny)
 {
 	bool first = true;
 
-	add(t, "%s",
-	    default_deny ? "default deny (allow-list):" : "default allow:");
+	render_add(t, "%s",
+		   default_deny ? "default deny (allow-list):" :
+				  "default allow:");
 	for (size_t i = 0; i < n; i++) {
 		if (rules[i].alias_of >= 0)
 			continue;
-		opt_rule(t, &rules[i], first);
+		render_add(t, "%s", first ? " " : "; ");
+		render_rule_text(t, &rules[i]);
 		first = false;
 	}
 	if (first)
-		add(t, " no rules");
+		render_add(t, " no rules");
 }
 
 void enforce_rules_text(const struct sh_policy *p, enum sh_prog_kind kind,
 			bool bypass_active, char *buf, size_t len)
 {
-	struct text t = { .buf = buf, .len = len };
+	struct render_buf t;
 
-	if (!len)
-		return;
-	buf[0] = '\0';
+	render_buf_init(&t, buf, len);
 	if (kind == SH_PROG_SOCK)
 		sock_text(&t, p, bypass_active);
 	else if (!p)
-		add(&t, "no rules");
+		render_add(&t, "no rules");
 	else if (kind == SH_PROG_SET)
 		opt_text(&t, p->set_rules, p->nr_set, p->default_deny);
 	else
@@ -214,11 +138,6 @@ void enforce_prog_rules(const struct enforce_row *row,
 				   buf, len);
 }
 
-static void add_str(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
-
 const char *enforce_prog_state(const struct enforce_row *row,
 			       const struct drift_kind *k)
 {
@@ -237,20 +156,18 @@ static struct json_object *prog_json(const struct enforce_row *row,
 	struct json_object *ids = json_object_new_array();
 	char text[SH_ENFORCE_TEXT_MAX + SH_ERROR_MSG_MAX];
 
-	add_str(o, "attach", kind_type_name(dk->type));
-	add_str(o, "bpf_attach_type", libbpf_bpf_attach_type_str(dk->type));
-	add_str(o, "cgroup", row->rec.cg.rel);
+	jsonw_str(o, "attach", kind_type_name(dk->type));
+	jsonw_str(o, "bpf_attach_type", libbpf_bpf_attach_type_str(dk->type));
+	jsonw_str(o, "cgroup", row->rec.cg.rel);
 	json_object_object_add(
 		o, "recorded_id",
 		dk->recorded ? json_object_new_int64(dk->recorded) : NULL);
 	for (int i = 0; i < dk->nr_ours; i++)
 		json_object_array_add(ids, json_object_new_int64(dk->ours[i]));
 	json_object_object_add(o, "attached_ids", ids);
-	add_str(o, "state", enforce_prog_state(row, dk));
+	jsonw_str(o, "state", enforce_prog_state(row, dk));
 	enforce_prog_rules(row, e, k, text, sizeof(text));
-	json_object_object_add(o, "enforces",
-			       e->rules_known ? json_object_new_string(text) :
-						NULL);
+	jsonw_str(o, "enforces", e->rules_known ? text : NULL);
 	return o;
 }
 
@@ -271,13 +188,13 @@ static struct json_object *rules_json(const struct enforce_row *row,
 	if (!e->rules_known)
 		return NULL;
 	o = json_object_new_object();
-	add_str(o, "policy", row->rec.policy);
-	add_str(o, "config", rules->cfg.path);
+	jsonw_str(o, "policy", row->rec.policy);
+	jsonw_str(o, "config", rules->cfg.path);
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
 		if (!enforce_kind_shown(row, k))
 			continue;
 		enforce_prog_rules(row, e, k, text, sizeof(text));
-		add_str(o, kind_get(k)->name, text);
+		jsonw_str(o, kind_get(k)->name, text);
 	}
 	return o;
 }
@@ -319,11 +236,9 @@ static struct json_object *policy_hash_json(const struct enforce_row *row)
 
 	snprintf(hash, sizeof(hash), "%016" PRIx64,
 		 apply_progs_hash(&row->rec.progs));
-	add_str(o, "hash", hash);
+	jsonw_str(o, "hash", hash);
 	snprintf(hash, sizeof(hash), "%016" PRIx64, c->config_hash);
-	json_object_object_add(o, "config_hash",
-			       c->config_hash ? json_object_new_string(hash) :
-						NULL);
+	jsonw_str(o, "config_hash", c->config_hash ? hash : NULL);
 	json_object_object_add(
 		o, "current",
 		row->checked ? json_object_new_boolean(apply_check_current(c)) :
@@ -368,8 +283,8 @@ static struct json_object *caveats_json(const struct caveats *cav)
 	for (int i = 0; i < cav->nr; i++) {
 		struct json_object *c = json_object_new_object();
 
-		add_str(c, "id", cav->c[i].id);
-		add_str(c, "text", cav->c[i].text);
+		jsonw_str(c, "id", cav->c[i].id);
+		jsonw_str(c, "text", cav->c[i].text);
 		json_object_array_add(arr, c);
 	}
 	return arr;
@@ -389,8 +304,8 @@ struct json_object *enforce_json(const struct enforce_rules *rules,
 	json_object_object_add(o, "programs", progs);
 	json_object_object_add(o, "rules", rules_json(row, &e, rules));
 	if (!e.rules_known)
-		add_str(o, "rules_error", e.rules_why);
-	add_str(o, "bypass", enforce_bypass_token(e.bypass));
+		jsonw_str(o, "rules_error", e.rules_why);
+	jsonw_str(o, "bypass", enforce_bypass_token(e.bypass));
 	json_object_object_add(o, "policy_hash", policy_hash_json(row));
 	json_object_object_add(o, "caveats", caveats_json(&e.cav));
 	json_object_object_add(o, "drift", enforce_drift_json(row));

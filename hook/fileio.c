@@ -91,6 +91,15 @@ int fileio_write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+int fileio_commit_temp(int dir, const char *tmp, const char *name, int r)
+{
+	if (!r && renameat(dir, tmp, dir, name) < 0)
+		r = -errno;
+	if (r)
+		unlinkat(dir, tmp, 0);
+	return r;
+}
+
 /* An attribute the file system refuses: none there, not allowed (trusted.*
  * outside the initial user namespace), or too big for it. */
 static bool xattr_refused(int code)
@@ -120,11 +129,7 @@ static int replace_at(int dir, const char *name, const char *attr,
 		r = fsetxattr(fd, attr, text, len, 0) < 0 ? -errno : 0;
 	if (r == 1 || (r < 0 && xattr_refused(-r)))
 		r = fileio_write_all(fd, text, len);
-	if (!r && renameat(dir, tmp, dir, name) < 0)
-		r = -errno;
-	if (r)
-		unlinkat(dir, tmp, 0);
-	return r;
+	return fileio_commit_temp(dir, tmp, name, r);
 }
 
 int fileio_create_at(int dir, const char *name, const char *text, size_t len,

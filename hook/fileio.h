@@ -13,6 +13,9 @@ int fileio_read_fd(int fd, size_t max, char **out, size_t *len);
 int fileio_read_at(int dir, const char *name, int nofollow, size_t max,
 		   char **out, size_t *len);
 int fileio_write_all(int fd, const char *buf, size_t len);
+/* A temp file in dir written (r, 0 or a negative errno, says whether it
+ * was): renamed to name, else removed; 0 or the error. */
+int fileio_commit_temp(int dir, const char *tmp, const char *name, int r);
 /*
  * Writes name in dir atomically: a temp file beside it, then rename, so a
  * reader sees the old content or the new one, never half of it. Names

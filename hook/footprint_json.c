@@ -11,33 +11,16 @@
 
 #include "cleanup.h"
 #include "footprint_json.h"
+#include "jsonw.h"
 #include "names.h"
 #include "options.h"
+#include "render.h"
 
 static const char *const call_names[] = {
 	[SH_FP_SET] = "setsockopt",
 	[SH_FP_GET] = "getsockopt",
 	[SH_FP_SOCK] = "socket",
 };
-
-static void add_str(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
-
-static void add_int(struct json_object *o, const char *key, int64_t v)
-{
-	json_object_object_add(o, key, json_object_new_int64(v));
-}
-
-static void add_named(struct json_object *o, const char *key, const char *name,
-		      int value)
-{
-	if (name)
-		add_str(o, key, name);
-	else
-		add_int(o, key, value);
-}
 
 static const char *option_name(int level, int optname)
 {
@@ -51,20 +34,20 @@ static struct json_object *entry_json(const struct footprint_entry *e)
 	struct json_object *o = json_object_new_object();
 	const struct sh_fp_key *k = &e->key;
 
-	add_str(o, "call", call_names[k->kind % 3]);
+	jsonw_str(o, "call", call_names[k->kind % 3]);
 	if (k->kind == SH_FP_SOCK) {
-		add_named(o, "family", names_family_name(k->a), k->a);
-		add_named(o, "type", names_type_name(k->b), k->b);
-		add_named(o, "protocol", names_protocol_name(k->c), k->c);
+		jsonw_named(o, "family", names_family_name(k->a), k->a);
+		jsonw_named(o, "type", names_type_name(k->b), k->b);
+		jsonw_named(o, "protocol", names_protocol_name(k->c), k->c);
 	} else {
-		add_named(o, "level", names_level_name(k->a), k->a);
-		add_named(o, "option", option_name(k->a, k->b), k->b);
+		jsonw_named(o, "level", names_level_name(k->a), k->a);
+		jsonw_named(o, "option", option_name(k->a, k->b), k->b);
 	}
-	add_int(o, "count", (int64_t)e->v.count);
-	add_int(o, "refused", e->v.refused);
+	jsonw_int(o, "count", (int64_t)e->v.count);
+	jsonw_int(o, "refused", e->v.refused);
 	if (e->v.has_value) {
-		add_int(o, "min", e->v.min);
-		add_int(o, "max", e->v.max);
+		jsonw_int(o, "min", e->v.min);
+		jsonw_int(o, "max", e->v.max);
 	}
 	return o;
 }
@@ -84,8 +67,8 @@ struct json_object *footprint_json_overflow(const struct footprint *fp)
 
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		if (fp->kind_read[k])
-			add_int(over, kind_get(k)->name,
-				(int64_t)fp->overflow[k]);
+			jsonw_int(over, kind_get(k)->name,
+				  (int64_t)fp->overflow[k]);
 	return over;
 }
 
@@ -241,39 +224,27 @@ int footprint_json_read(struct json_object *entries,
 	return 0;
 }
 
-static const char *named(const char *name, int value, char *buf, size_t len)
-{
-	if (name)
-		return name;
-	snprintf(buf, len, "%d", value);
-	return buf;
-}
-
 void footprint_json_entry_text(const struct footprint_entry *e, char *buf,
 			       size_t len)
 {
 	const struct sh_fp_key *k = &e->key;
-	char a[16], b[16], c[16];
-	int n;
+	struct render_buf t;
 
-	if (k->kind == SH_FP_SOCK)
-		n = snprintf(buf, len, "socket %s %s %s",
-			     named(names_family_name(k->a), k->a, a, sizeof(a)),
-			     named(names_type_name(k->b), k->b, b, sizeof(b)),
-			     named(names_protocol_name(k->c), k->c, c,
-				   sizeof(c)));
-	else
-		n = snprintf(buf, len, "%s %s %s", call_names[k->kind % 3],
-			     named(names_level_name(k->a), k->a, a, sizeof(a)),
-			     named(option_name(k->a, k->b), k->b, b,
-				   sizeof(b)));
-	if (n < 0 || (size_t)n >= len)
-		return;
-	n += snprintf(buf + n, len - n, " count %llu",
-		      (unsigned long long)e->v.count);
-	if (e->v.refused && (size_t)n < len)
-		n += snprintf(buf + n, len - n, " refused %u", e->v.refused);
-	if (e->v.has_value && (size_t)n < len)
-		snprintf(buf + n, len - n, " values %lld..%lld",
-			 (long long)e->v.min, (long long)e->v.max);
+	render_buf_init(&t, buf, len);
+	if (k->kind == SH_FP_SOCK) {
+		render_add(&t, "socket");
+		render_named(&t, names_family_name(k->a), k->a);
+		render_named(&t, names_type_name(k->b), k->b);
+		render_named(&t, names_protocol_name(k->c), k->c);
+	} else {
+		render_add(&t, "%s", call_names[k->kind % 3]);
+		render_named(&t, names_level_name(k->a), k->a);
+		render_named(&t, option_name(k->a, k->b), k->b);
+	}
+	render_add(&t, " count %llu", (unsigned long long)e->v.count);
+	if (e->v.refused)
+		render_add(&t, " refused %u", e->v.refused);
+	if (e->v.has_value)
+		render_add(&t, " values %lld..%lld", (long long)e->v.min,
+			   (long long)e->v.max);
 }

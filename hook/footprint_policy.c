@@ -26,8 +26,10 @@
 #include "cleanup.h"
 #include "config.h"
 #include "footprint_policy.h"
+#include "jsonw.h"
 #include "names.h"
 #include "options.h"
+#include "render.h"
 
 #define FP_AF_INET6 10
 #define FP_SOCK_RAW 3
@@ -43,26 +45,6 @@ struct proposal {
 	struct footprint_entry *set; /* setsockopt entries, folded */
 	size_t nr_set;
 };
-
-static void add_str(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
-
-static void add_int(struct json_object *o, const char *key, int64_t v)
-{
-	json_object_object_add(o, key, json_object_new_int64(v));
-}
-
-/* A name when the hook knows one, else the number. */
-static void add_named(struct json_object *o, const char *key, const char *name,
-		      int value)
-{
-	if (name)
-		add_str(o, key, name);
-	else
-		add_int(o, key, value);
-}
 
 static int entry_cmp(const void *a, const void *b)
 {
@@ -231,15 +213,20 @@ static bool clampable(const struct sh_option_name *opt,
 	       opt->domain != SH_DOM_BOOL;
 }
 
-static struct json_object *rule_head(int level, int optname, const char *action)
+/* A rule in the config's words, rendered as explain renders the config's
+ * own (render.c). */
+static struct json_object *proposed_rule(int level, int optname, __u32 action,
+					 long long min, long long max)
 {
 	const struct sh_option_name *opt = options_by_value(level, optname);
-	struct json_object *r = json_object_new_object();
+	struct sh_rule_entry r = {
+		.option_name = opt ? opt->name : NULL,
+		.key = { .level = level, .optname = optname },
+		.rule = { .action = action, .min = min, .max = max },
+		.alias_of = -1,
+	};
 
-	add_named(r, "level", names_level_name(level), level);
-	add_named(r, "option", opt ? opt->name : NULL, optname);
-	add_str(r, "action", action);
-	return r;
+	return render_rule_json(&r);
 }
 
 /* The values seen, as a clamp within [min, max]: what the kernel got. */
@@ -247,11 +234,9 @@ static struct json_object *clamp_rule(const struct footprint_entry *e,
 				      enum sh_domain domain, int special,
 				      long long min, long long max)
 {
-	struct json_object *r = rule_head(e->key.a, e->key.b, "clamp");
-
-	add_int(r, "min", clip(kept(domain, special, e->v.min), min, max));
-	add_int(r, "max", clip(kept(domain, special, e->v.max), min, max));
-	return r;
+	return proposed_rule(e->key.a, e->key.b, SH_ACTION_CLAMP,
+			     clip(kept(domain, special, e->v.min), min, max),
+			     clip(kept(domain, special, e->v.max), min, max));
 }
 
 /* An option the policy left alone: a clamp to the values seen, or an
@@ -261,7 +246,7 @@ static struct json_object *seen_rule(const struct footprint_entry *e)
 	const struct sh_option_name *opt = options_by_value(e->key.a, e->key.b);
 
 	if (!clampable(opt, &e->v))
-		return rule_head(e->key.a, e->key.b, "allow");
+		return proposed_rule(e->key.a, e->key.b, SH_ACTION_ALLOW, 0, 0);
 	return clamp_rule(e, opt->domain, opt->special, LLONG_MIN, LLONG_MAX);
 }
 
@@ -371,17 +356,16 @@ static bool denies(const struct sh_policy *p, int family, int type)
 static void deny_unused(const struct proposal *pr, struct json_object *deny,
 			int family, int type)
 {
-	struct json_object *d;
+	struct sh_sock_rule d = {
+		.family = family >= 0 ? family : SH_ANY,
+		.type = type >= 0 ? type : SH_ANY,
+		.protocol = SH_ANY,
+	};
 
 	if (made_sock(pr->fp, family, type) || denies(pr->p, family, type) ||
 	    json_object_array_length(deny) >= SH_MAX_SOCKET_RULES)
 		return;
-	d = json_object_new_object();
-	if (family >= 0)
-		add_str(d, "family", names_family_name(family));
-	if (type >= 0)
-		add_str(d, "type", names_type_name(type));
-	json_object_array_add(deny, d);
+	json_object_array_add(deny, render_sock_json(&d));
 }
 
 /* The running policy's socket section, and denies of what the container
@@ -437,7 +421,7 @@ static struct json_object *build(const struct proposal *pr, const char *name)
 	struct json_object *policies = json_object_new_object();
 	struct json_object *p = json_object_new_object();
 
-	add_str(p, "default", "deny");
+	jsonw_str(p, "default", "deny");
 	copy_key(p, pr->running, "bypass_prot_mem");
 	json_object_object_add(p, "socket", socket_json(pr));
 	json_object_object_add(p, "setsockopt", set_rules(pr));

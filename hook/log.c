@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jsonw.h"
 #include "log.h"
 
 static int max_priority = LOG_INFO;
@@ -208,11 +209,10 @@ void log_file_json(int priority, struct json_object *obj)
 	if (log_fd < 0)
 		return;
 	time_stamp(stamp, sizeof(stamp));
-	json_object_object_add(obj, "time", json_object_new_string(stamp));
-	json_object_object_add(obj, "level",
-			       json_object_new_string(priority_name(priority)));
-	json_object_object_add(obj, "ident", json_object_new_string(SH_IDENT));
-	json_object_object_add(obj, "pid", json_object_new_int(getpid()));
+	jsonw_str(obj, "time", stamp);
+	jsonw_str(obj, "level", priority_name(priority));
+	jsonw_str(obj, "ident", SH_IDENT);
+	jsonw_int(obj, "pid", getpid());
 	log_file_write(
 		line,
 		ascii_json(line, sizeof(line),
@@ -250,10 +250,8 @@ static void write_log_file(int priority, const char *msg, const char *line)
 		if (!obj)
 			return;
 		if (*context)
-			json_object_object_add(obj, "context",
-					       json_object_new_string(context));
-		json_object_object_add(obj, "message",
-				       json_object_new_string(msg));
+			jsonw_str(obj, "context", context);
+		jsonw_str(obj, "message", msg);
 		log_file_json(priority, obj);
 		json_object_put(obj);
 		return;

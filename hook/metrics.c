@@ -102,6 +102,14 @@ static int metrics_collect(const struct sh_record *rec, void *data)
 	return 0;
 }
 
+/* The labels that name a container, first in each of its samples. */
+#define CONTAINER_LABELS(rec)                                                 \
+	{ "container_id", (rec)->id }, { "namespace", (rec)->k8s_namespace }, \
+		{ "pod", (rec)->pod }, { "container", (rec)->container },     \
+	{                                                                     \
+		"policy", (rec)->policy                                       \
+	}
+
 static void metrics_runs(struct prom *p, const struct sh_node_stats *s)
 {
 	prom_family(p, METRICS_PREFIX "runs_total", "counter",
@@ -138,11 +146,7 @@ static void metrics_info(struct prom *p, const struct metrics_ctx *ctx)
 	for (int i = 0; i < ctx->nr; i++) {
 		const struct metrics_container *c = &ctx->c[i];
 		struct prom_label l[] = {
-			{ "container_id", c->rec.id },
-			{ "namespace", c->rec.k8s_namespace },
-			{ "pod", c->rec.pod },
-			{ "container", c->rec.container },
-			{ "policy", c->rec.policy },
+			CONTAINER_LABELS(&c->rec),
 			{ "bypass", c->rec.bypass ? "true" : "false" },
 			{ "mode", c->rec.audit ? "audit" : "enforce" },
 		};
@@ -161,11 +165,7 @@ static void metrics_calls(struct prom *p, const struct metrics_ctx *ctx)
 
 		for (int k = 0; k < SH_CNT_MAX; k++) {
 			struct prom_label l[] = {
-				{ "container_id", c->rec.id },
-				{ "namespace", c->rec.k8s_namespace },
-				{ "pod", c->rec.pod },
-				{ "container", c->rec.container },
-				{ "policy", c->rec.policy },
+				CONTAINER_LABELS(&c->rec),
 				{ "program",
 				  metrics_counter_labels[k].program },
 				{ "action", metrics_counter_labels[k].action },
@@ -184,11 +184,7 @@ static void metrics_would_have_one(struct prom *p,
 	for (int i = 0; c->wh && i < c->wh->nr; i++) {
 		const struct audit_mode_entry *e = &c->wh->e[i];
 		struct prom_label l[] = {
-			{ "container_id", c->rec.id },
-			{ "namespace", c->rec.k8s_namespace },
-			{ "pod", c->rec.pod },
-			{ "container", c->rec.container },
-			{ "policy", c->rec.policy },
+			CONTAINER_LABELS(&c->rec),
 			{ "program", kind_get(e->kind)->name },
 			{ "action", e->action },
 			{ "level", level },
@@ -316,7 +312,6 @@ static int metrics_replace(int dir, const char *name, const char *text,
 {
 	char tmp[NAME_MAX + 1];
 	_cleanup_close_ int fd = -1;
-	int r;
 
 	/* '.' first and no ".prom" last: the collector reads neither. */
 	if (snprintf(tmp, sizeof(tmp), ".%.200s.%d.tmp", name, getpid()) >=
@@ -325,12 +320,8 @@ static int metrics_replace(int dir, const char *name, const char *text,
 	fd = metrics_open_temp(dir, tmp);
 	if (fd < 0)
 		return fd;
-	r = fileio_write_all(fd, text, len);
-	if (!r && renameat(dir, tmp, dir, name) < 0)
-		r = -errno;
-	if (r)
-		unlinkat(dir, tmp, 0);
-	return r;
+	return fileio_commit_temp(dir, tmp, name,
+				  fileio_write_all(fd, text, len));
 }
 
 int metrics_write_file(const char *path, const char *version,

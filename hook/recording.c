@@ -23,6 +23,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "footprint_json.h"
+#include "jsonw.h"
 #include "log.h"
 #include "names.h"
 #include "recording.h"
@@ -35,12 +36,6 @@
 #define RECORDING_NAME_MAX (sizeof(RECORDING_PREFIX) + 16)
 #define RECORDING_TIME_MAX 32
 #define RECORDING_SHORT_ID 12
-
-static void add_str(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key,
-			       v && *v ? json_object_new_string(v) : NULL);
-}
 
 static void sidecar_name(const struct sh_record *rec, char *buf, size_t len)
 {
@@ -118,11 +113,11 @@ static int write_sidecar(const struct sh_record *rec,
 	if (!o)
 		return error_set(err, -ENOMEM, "out of memory");
 	now_text(started);
-	add_str(o, "policy", rec->policy);
-	add_str(o, "mode", rec->audit ? "audit" : "enforce");
-	add_str(o, "kernel", uname(&u) == 0 ? u.release : NULL);
-	add_str(o, "hook_version", SH_VERSION);
-	add_str(o, "started", started);
+	jsonw_str_or_null(o, "policy", rec->policy);
+	jsonw_str_or_null(o, "mode", rec->audit ? "audit" : "enforce");
+	jsonw_str_or_null(o, "kernel", uname(&u) == 0 ? u.release : NULL);
+	jsonw_str_or_null(o, "hook_version", SH_VERSION);
+	jsonw_str_or_null(o, "started", started);
 	json_object_object_add(o, "policy_config",
 			       running ? json_object_get(running) : NULL);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
@@ -243,18 +238,18 @@ struct json_object *recording_provenance(const struct sh_record *rec,
 	if (!side)
 		return NULL;
 	o = json_object_new_object();
-	add_str(o, "record", rec->footprint);
-	add_str(o, "namespace", rec->k8s_namespace);
-	add_str(o, "pod", rec->pod);
-	add_str(o, "container", rec->container);
-	add_str(o, "container_id", rec->id);
-	add_str(o, "policy", rec->policy);
+	jsonw_str_or_null(o, "record", rec->footprint);
+	jsonw_str_or_null(o, "namespace", rec->k8s_namespace);
+	jsonw_str_or_null(o, "pod", rec->pod);
+	jsonw_str_or_null(o, "container", rec->container);
+	jsonw_str_or_null(o, "container_id", rec->id);
+	jsonw_str_or_null(o, "policy", rec->policy);
 	copy_key(o, side, "mode");
 	copy_key(o, side, "kernel");
 	copy_key(o, side, "hook_version");
 	copy_key(o, side, "started");
 	now_text(now);
-	add_str(o, "ended", ended ? now : NULL);
+	jsonw_str_or_null(o, "ended", ended ? now : NULL);
 	json_object_object_add(o, "footprint", footprint_json_entries(fp));
 	json_object_object_add(o, "overflow", footprint_json_overflow(fp));
 	copy_key(o, side, "policy_config");

@@ -88,32 +88,59 @@ static const char *or_unknown(const char *s)
 	return s ? s : "?";
 }
 
-static int missing(const struct sh_config *cfg, const struct oci_state *st,
-		   const struct pod_identity *who, const char *handler,
-		   struct sh_error *err)
+/* "container C of pod P in namespace N": who a refusal or warning is about. */
+static void who_text(const struct oci_state *st, const struct pod_identity *who,
+		     char *buf, size_t len)
 {
 	const struct pod_keys *k = keys_of(who->runtime);
-	bool refuse = cfg->require.on_missing == ON_MISSING_REFUSE;
-	char msg[SH_ERROR_MSG_MAX];
 
-	snprintf(
-		msg, sizeof(msg),
-		"container %s of pod %s in namespace %s runs under runtime handler %s but carries no sockopt-hook.io/ policy annotation: the pod sets none (give it sockopt-hook.io/policy or bypass-prot-mem), or the runtime dropped them (containerd: the handler's pod_annotations must include \"sockopt-hook.io/*\"); %s in %s",
-		LOG_Q(or_unknown(who->name)),
-		LOG_Q(or_unknown(oci_annotation(st, k->name_key))),
-		LOG_Q(or_unknown(oci_annotation(st, k->namespace_key))),
-		LOG_Q(handler),
-		refuse ?
-			"refused by require_annotations" :
-			"started anyway: require_annotations.on_missing is 'warn'",
-		cfg->path);
-	if (refuse) {
-		error_reason(err, "annotations_missing");
-		error_cause(err, SH_ANNOTATION_HANDLER, handler);
+	snprintf(buf, len, "container %s of pod %s in namespace %s",
+		 LOG_Q(or_unknown(who->name)),
+		 LOG_Q(or_unknown(oci_annotation(st, k->name_key))),
+		 LOG_Q(or_unknown(oci_annotation(st, k->namespace_key))));
+}
+
+static bool refuses(const struct sh_config *cfg)
+{
+	return cfg->require.on_missing == ON_MISSING_REFUSE;
+}
+
+/* What on_missing makes of it, the end of the line. */
+static const char *outcome(const struct sh_config *cfg, const char *refused)
+{
+	return refuses(cfg) ?
+		       refused :
+		       "started anyway: require_annotations.on_missing is 'warn'";
+}
+
+/* The container refused with reason (err's cause already set), or msg
+ * logged as a warning, as on_missing says. */
+static int refuse_or_warn(const struct sh_config *cfg, const char *msg,
+			  const char *reason, struct sh_error *err)
+{
+	if (refuses(cfg)) {
+		error_reason(err, reason);
 		return error_set(err, -EPERM, "%s", msg);
 	}
 	log_warn("%s", msg);
 	return 0;
+}
+
+static int missing(const struct sh_config *cfg, const struct oci_state *st,
+		   const struct pod_identity *who, const char *handler,
+		   struct sh_error *err)
+{
+	char msg[SH_ERROR_MSG_MAX], whom[SH_ERROR_MSG_MAX];
+
+	who_text(st, who, whom, sizeof(whom));
+	snprintf(
+		msg, sizeof(msg),
+		"%s runs under runtime handler %s but carries no sockopt-hook.io/ policy annotation: the pod sets none (give it sockopt-hook.io/policy or bypass-prot-mem), or the runtime dropped them (containerd: the handler's pod_annotations must include \"sockopt-hook.io/*\"); %s in %s",
+		whom, LOG_Q(handler),
+		outcome(cfg, "refused by require_annotations"), cfg->path);
+	if (refuses(cfg))
+		error_cause(err, SH_ANNOTATION_HANDLER, handler);
+	return refuse_or_warn(cfg, msg, "annotations_missing", err);
 }
 
 /* The NRI plugin marks every container it handles: without the mark, the
@@ -123,27 +150,15 @@ static int not_delivered(const struct sh_config *cfg,
 			 const struct oci_state *st,
 			 const struct pod_identity *who, struct sh_error *err)
 {
-	const struct pod_keys *k = keys_of(who->runtime);
-	bool refuse = cfg->require.on_missing == ON_MISSING_REFUSE;
-	char msg[SH_ERROR_MSG_MAX];
+	char msg[SH_ERROR_MSG_MAX], whom[SH_ERROR_MSG_MAX];
 
+	who_text(st, who, whom, sizeof(whom));
 	snprintf(
 		msg, sizeof(msg),
-		"container %s of pod %s in namespace %s was not handled by the NRI plugin (no %s annotation), so its pod's sockopt-hook.io/ annotations may not have reached it: is `oci-sockopt-hook nri` running and registered with the runtime (systemctl status oci-sockopt-hook-nri)?; %s in %s",
-		LOG_Q(or_unknown(who->name)),
-		LOG_Q(or_unknown(oci_annotation(st, k->name_key))),
-		LOG_Q(or_unknown(oci_annotation(st, k->namespace_key))),
-		SH_ANNOTATION_NRI,
-		refuse ?
-			"refused by require_annotations.nri" :
-			"started anyway: require_annotations.on_missing is 'warn'",
-		cfg->path);
-	if (refuse) {
-		error_reason(err, "nri_not_delivered");
-		return error_set(err, -EPERM, "%s", msg);
-	}
-	log_warn("%s", msg);
-	return 0;
+		"%s was not handled by the NRI plugin (no %s annotation), so its pod's sockopt-hook.io/ annotations may not have reached it: is `oci-sockopt-hook nri` running and registered with the runtime (systemctl status oci-sockopt-hook-nri)?; %s in %s",
+		whom, SH_ANNOTATION_NRI,
+		outcome(cfg, "refused by require_annotations.nri"), cfg->path);
+	return refuse_or_warn(cfg, msg, "nri_not_delivered", err);
 }
 
 int require_check(const struct sh_config *cfg, const struct oci_state *st,

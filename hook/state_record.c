@@ -5,23 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonw.h"
 #include "oci.h"
 #include "state_record.h"
-
-static void add_str(struct json_object *obj, const char *key, const char *v)
-{
-	json_object_object_add(obj, key, json_object_new_string(v));
-}
-
-static void add_int(struct json_object *obj, const char *key, int64_t v)
-{
-	json_object_object_add(obj, key, json_object_new_int64(v));
-}
-
-static void add_bool(struct json_object *obj, const char *key, bool v)
-{
-	json_object_object_add(obj, key, json_object_new_boolean(v));
-}
 
 static struct json_object *progs_to_json(const struct sh_progs *progs)
 {
@@ -31,12 +17,12 @@ static struct json_object *progs_to_json(const struct sh_progs *progs)
 		struct json_object *p = json_object_new_object();
 		char hash[20];
 
-		add_int(p, "id", progs->prog[i].id);
-		add_str(p, "attach", kind_type_name(progs->prog[i].type));
+		jsonw_int(p, "id", progs->prog[i].id);
+		jsonw_str(p, "attach", kind_type_name(progs->prog[i].type));
 		snprintf(hash, sizeof(hash), "%016llx",
 			 (unsigned long long)progs->prog[i].hash);
-		add_str(p, "name", progs->prog[i].name);
-		add_str(p, "hash", hash);
+		jsonw_str(p, "name", progs->prog[i].name);
+		jsonw_str(p, "hash", hash);
 		json_object_array_add(arr, p);
 	}
 	return arr;
@@ -48,28 +34,28 @@ struct json_object *state_record_to_json(const struct sh_record *rec)
 
 	if (!obj)
 		return NULL;
-	add_str(obj, "id", rec->id);
-	add_str(obj, "namespace", rec->k8s_namespace);
-	add_str(obj, "pod", rec->pod);
-	add_str(obj, "container", rec->container);
-	add_int(obj, "pid", rec->pid);
-	add_int(obj, "pid_start", (int64_t)rec->pid_start);
-	add_str(obj, "cgroup", rec->cg.rel);
-	add_str(obj, "cgroup_path", rec->cg.abs);
-	add_int(obj, "cgroup_id", (int64_t)rec->cg.id);
-	add_bool(obj, "cgroup_created", rec->cg.created);
-	add_str(obj, "parent_cgroup", rec->cg.parent_rel);
-	add_str(obj, "policy", rec->policy);
-	add_str(obj, "policy_source", rec->policy_source);
-	add_bool(obj, "bypass_prot_mem", rec->bypass);
-	add_bool(obj, "bypass_active", rec->progs.bypass_active);
-	add_str(obj, "bypass_source", rec->bypass_source);
-	add_str(obj, "mode", rec->audit ? "audit" : "enforce");
-	add_str(obj, "mode_source", rec->mode_source);
+	jsonw_str(obj, "id", rec->id);
+	jsonw_str(obj, "namespace", rec->k8s_namespace);
+	jsonw_str(obj, "pod", rec->pod);
+	jsonw_str(obj, "container", rec->container);
+	jsonw_int(obj, "pid", rec->pid);
+	jsonw_int(obj, "pid_start", (int64_t)rec->pid_start);
+	jsonw_str(obj, "cgroup", rec->cg.rel);
+	jsonw_str(obj, "cgroup_path", rec->cg.abs);
+	jsonw_int(obj, "cgroup_id", (int64_t)rec->cg.id);
+	jsonw_bool(obj, "cgroup_created", rec->cg.created);
+	jsonw_str(obj, "parent_cgroup", rec->cg.parent_rel);
+	jsonw_str(obj, "policy", rec->policy);
+	jsonw_str(obj, "policy_source", rec->policy_source);
+	jsonw_bool(obj, "bypass_prot_mem", rec->bypass);
+	jsonw_bool(obj, "bypass_active", rec->progs.bypass_active);
+	jsonw_str(obj, "bypass_source", rec->bypass_source);
+	jsonw_str(obj, "mode", rec->audit ? "audit" : "enforce");
+	jsonw_str(obj, "mode_source", rec->mode_source);
 	json_object_object_add(obj, "programs", progs_to_json(&rec->progs));
 	if (rec->footprint[0]) {
-		add_str(obj, "record", rec->footprint);
-		add_str(obj, "record_dir", rec->footprint_dir);
+		jsonw_str(obj, "record", rec->footprint);
+		jsonw_str(obj, "record_dir", rec->footprint_dir);
 	}
 	return obj;
 }

@@ -422,3 +422,22 @@ struct json_object *toml_get(struct json_object *table, const char *const *keys)
 			return NULL;
 	return v;
 }
+
+bool toml_flag(struct json_object *table, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(table, key, &v);
+	return json_object_get_boolean(v);
+}
+
+void toml_text(struct json_object *table, const char *key, const char *def,
+	       char *buf, size_t len)
+{
+	struct json_object *v = NULL;
+	const char *s;
+
+	json_object_object_get_ex(table, key, &v);
+	s = json_object_get_string(v);
+	snprintf(buf, len, "%s", s && *s ? s : def);
+}

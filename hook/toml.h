@@ -12,6 +12,7 @@
 #ifndef SH_TOML_H
 #define SH_TOML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "toml_scalar.h"
@@ -26,5 +27,12 @@ int toml_parse(const char *text, size_t len, struct json_object **out,
 /* The object at a path of keys (NULL-terminated), or NULL. */
 struct json_object *toml_get(struct json_object *table,
 			     const char *const *keys);
+
+/* A table's key: true only when it is set and true (json-c's boolean
+ * reading of other types). */
+bool toml_flag(struct json_object *table, const char *key);
+/* A table's key as text into buf, def when it is absent or empty. */
+void toml_text(struct json_object *table, const char *key, const char *def,
+	       char *buf, size_t len);
 
 #endif /* SH_TOML_H */

@@ -25,6 +25,7 @@
 #include <zlib.h>
 
 #include "cleanup.h"
+#include "jsonw.h"
 #include "log.h"
 #include "version.h"
 
@@ -130,11 +131,10 @@ static struct json_object *library_json(const struct library *lib)
 	const char *version = lib->runtime_version ? lib->runtime_version() :
 						     NULL;
 
-	json_object_object_add(o, "name", json_object_new_string(lib->name));
-	json_object_object_add(o, "linked", json_object_new_string(linked));
+	jsonw_str(o, "name", lib->name);
+	jsonw_str(o, "linked", linked);
 	json_object_object_add(o, "version", string_or_null(version));
-	json_object_object_add(o, "built_against",
-			       json_object_new_string(lib->built_against));
+	jsonw_str(o, "built_against", lib->built_against);
 	json_object_object_add(o, "file", string_or_null(file));
 	return o;
 }
@@ -144,9 +144,8 @@ static void print_json(const char *hook_version)
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	struct json_object *libs = json_object_new_array();
 
-	json_object_object_add(o, "name", json_object_new_string(SH_IDENT));
-	json_object_object_add(o, "version",
-			       json_object_new_string(hook_version));
+	jsonw_str(o, "name", SH_IDENT);
+	jsonw_str(o, "version", hook_version);
 	for (size_t i = 0; i < ARRAY_SIZE(libraries); i++)
 		json_object_array_add(libs, library_json(&libraries[i]));
 	json_object_object_add(o, "libraries", libs);

@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "toml_write.h"
 #include "wiring.h"
 #include "wiring_diff.h"
 
@@ -312,4 +313,24 @@ void wiring_plan_free(struct wiring_plan *plan)
 		free(plan->files[i].old);
 	}
 	plan->nr_files = 0;
+}
+
+char *wiring_toml_text(struct json_object *doc, const char *fmt, ...)
+{
+	_cleanup_free_ char *about = NULL, *header = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&about, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		about = NULL;
+		return NULL;
+	}
+	if (asprintf(&header, SH_WIRING_MARK "\n%s", about) < 0) {
+		header = NULL;
+		return NULL;
+	}
+	return toml_write_text(header, doc);
 }

@@ -35,6 +35,12 @@
  * a file that starts with it. */
 #define SH_WIRING_MARK "# Written by `oci-sockopt-hook runtime configure`"
 
+struct json_object;
+/* A drop-in's text: SH_WIRING_MARK, the comment fmt makes (its lines
+ * start with "# "), then doc as TOML; NULL when out of memory. */
+char *wiring_toml_text(struct json_object *doc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 struct wiring_opts {
 	const char *runtime; /* containerd, crio, podman */
 	bool dry_run;

@@ -178,25 +178,6 @@ int wiring_crio_unconfigure(const struct wiring_opts *o,
  * validator's nri_validator_reject_oci_hook_adjustment), as `crio config`
  * prints the effective config.
  */
-static bool flag(struct json_object *t, const char *key)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(t, key, &v);
-	return json_object_get_boolean(v);
-}
-
-static void text_of(struct json_object *t, const char *key, const char *def,
-		    char *buf, size_t len)
-{
-	struct json_object *v = NULL;
-	const char *s;
-
-	json_object_object_get_ex(t, key, &v);
-	s = json_object_get_string(v);
-	snprintf(buf, len, "%s", s && *s ? s : def);
-}
-
 int wiring_crio_nri_settings(struct json_object *cfg, const char *dir,
 			     struct wiring_nri *n, struct sh_error *err)
 {
@@ -206,25 +187,25 @@ int wiring_crio_nri_settings(struct json_object *cfg, const char *dir,
 		nri, (const char *const[]){ "default_validator", NULL });
 
 	snprintf(n->runtime, sizeof(n->runtime), "CRI-O");
-	if (!flag(nri, "enable_nri"))
+	if (!toml_flag(nri, "enable_nri"))
 		return error_set(
 			err, -ENOTSUP,
 			"NRI is off in CRI-O: set `enable_nri = true` under [crio.nri] in a file of %s, restart crio and run this again",
 			dir);
-	if (flag(val, "nri_enable_default_validator") &&
-	    flag(val, "nri_validator_reject_oci_hook_adjustment"))
+	if (toml_flag(val, "nri_enable_default_validator") &&
+	    toml_flag(val, "nri_validator_reject_oci_hook_adjustment"))
 		return error_set(
 			err, -EPERM,
 			"CRI-O's NRI default validator rejects OCI hooks from plugins (nri_validator_reject_oci_hook_adjustment = true under [crio.nri.default_validator]): it would fail every container the plugin gives the hook");
-	n->connections = !flag(nri, "nri_disable_connections");
+	n->connections = !toml_flag(nri, "nri_disable_connections");
 	snprintf(
 		n->connect_fix, sizeof(n->connect_fix),
 		"set `nri_disable_connections = false` under [crio.nri] in a file of %.120s, or use --nri plugin",
 		dir);
-	text_of(nri, "nri_listen", SH_WIRING_NRI_SOCKET, n->socket,
-		sizeof(n->socket));
-	text_of(nri, "nri_plugin_dir", SH_WIRING_NRI_PLUGIN_DIR, n->plugin_dir,
-		sizeof(n->plugin_dir));
+	toml_text(nri, "nri_listen", SH_WIRING_NRI_SOCKET, n->socket,
+		  sizeof(n->socket));
+	toml_text(nri, "nri_plugin_dir", SH_WIRING_NRI_PLUGIN_DIR,
+		  n->plugin_dir, sizeof(n->plugin_dir));
 	return 0;
 }
 

@@ -134,25 +134,19 @@ int wiring_ctd_dropin_build(const struct ctd *c, struct json_object *rt,
 
 static char *render(const struct ctd *c, struct json_object *doc)
 {
-	_cleanup_free_ char *header = NULL;
-
-	if (asprintf(
-		    &header,
-		    SH_WIRING_MARK
-		    "\n"
-		    "# (`oci-sockopt-hook runtime unconfigure` removes it).\n"
-		    "# The runtime handlers sockopt and sockopt-bypass: copies of\n"
-		    "# the default handler '%s' whose base runtime specs in\n"
-		    "# %s/ carry the hook.\n%s",
-		    c->default_name, c->spec_dir,
-		    c->major == 1 ?
-			    "# containerd 1.x replaces a whole plugin section with an\n"
-			    "# imported file's: this one holds the node's CRI section as\n"
-			    "# containerd resolved it at configure time. Change CRI\n"
-			    "# settings in the main config, then run configure again.\n" :
-			    "") < 0)
-		return NULL;
-	return toml_write_text(header, doc);
+	return wiring_toml_text(
+		doc,
+		"# (`oci-sockopt-hook runtime unconfigure` removes it).\n"
+		"# The runtime handlers sockopt and sockopt-bypass: copies of\n"
+		"# the default handler '%s' whose base runtime specs in\n"
+		"# %s/ carry the hook.\n%s",
+		c->default_name, c->spec_dir,
+		c->major == 1 ?
+			"# containerd 1.x replaces a whole plugin section with an\n"
+			"# imported file's: this one holds the node's CRI section as\n"
+			"# containerd resolved it at configure time. Change CRI\n"
+			"# settings in the main config, then run configure again.\n" :
+			"");
 }
 
 bool wiring_ctd_dropin_differ(struct json_object *a, struct json_object *b,

@@ -44,25 +44,6 @@
 #define FALLBACK_DROPIN "99-oci-sockopt-hook-nri.toml"
 #define DIFF_PATH_MAX 256
 
-static bool flag(struct json_object *t, const char *key)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(t, key, &v);
-	return json_object_get_boolean(v);
-}
-
-static void text(struct json_object *t, const char *key, const char *def,
-		 char *buf, size_t len)
-{
-	struct json_object *v = NULL;
-	const char *s;
-
-	json_object_object_get_ex(t, key, &v);
-	s = json_object_get_string(v);
-	snprintf(buf, len, "%s", s && *s ? s : def);
-}
-
 int wiring_ctd_nri_settings(struct json_object *dump, const char *version,
 			    const char *main_path, struct wiring_nri *n,
 			    struct sh_error *err)
@@ -78,27 +59,28 @@ int wiring_ctd_nri_settings(struct json_object *dump, const char *version,
 			err, -ENOTSUP,
 			"containerd %s has no NRI (it came in 1.7): wire the handlers instead (runtime configure without --nri)",
 			version);
-	if (flag(nri, "disable"))
+	if (toml_flag(nri, "disable"))
 		return error_set(
 			err, -ENOTSUP,
 			"NRI is off in containerd %s: set `disable = false` under [plugins.'" NRI_PLUGIN
 			"'] in %s (or a drop-in it imports), restart containerd and run this again",
 			version, main_path);
-	if (flag(val, "enable") && flag(val, "reject_oci_hook_adjustment"))
+	if (toml_flag(val, "enable") &&
+	    toml_flag(val, "reject_oci_hook_adjustment"))
 		return error_set(
 			err, -EPERM,
 			"containerd's NRI default validator rejects OCI hooks from plugins (reject_oci_hook_adjustment = true under [plugins.'" NRI_PLUGIN
 			"'.default_validator] in %s): it would fail every container the plugin gives the hook",
 			main_path);
-	n->connections = !flag(nri, "disable_connections");
+	n->connections = !toml_flag(nri, "disable_connections");
 	snprintf(n->connect_fix, sizeof(n->connect_fix),
 		 "set `disable_connections = false` under [plugins.'" NRI_PLUGIN
 		 "'] in %.120s, or use --nri plugin",
 		 main_path);
-	text(nri, "socket_path", SH_WIRING_NRI_SOCKET, n->socket,
-	     sizeof(n->socket));
-	text(nri, "plugin_path", SH_WIRING_NRI_PLUGIN_DIR, n->plugin_dir,
-	     sizeof(n->plugin_dir));
+	toml_text(nri, "socket_path", SH_WIRING_NRI_SOCKET, n->socket,
+		  sizeof(n->socket));
+	toml_text(nri, "plugin_path", SH_WIRING_NRI_PLUGIN_DIR, n->plugin_dir,
+		  sizeof(n->plugin_dir));
 	return 0;
 }
 
@@ -181,19 +163,13 @@ static int check(const struct ctd *c, const char *spec,
 
 static char *render(const struct ctd *c, struct json_object *doc)
 {
-	_cleanup_free_ char *header = NULL;
-
-	if (asprintf(
-		    &header,
-		    SH_WIRING_MARK
-		    "\n"
-		    "# (`oci-sockopt-hook runtime unconfigure --nri MODE` removes it).\n"
-		    "# The NRI plugin's fallback: the default handler '%s' runs the\n"
-		    "# hook from %s/, so that a container\n"
-		    "# the plugin missed meets require_annotations.nri.\n",
-		    c->default_name, c->spec_dir) < 0)
-		return NULL;
-	return toml_write_text(header, doc);
+	return wiring_toml_text(
+		doc,
+		"# (`oci-sockopt-hook runtime unconfigure --nri MODE` removes it).\n"
+		"# The NRI plugin's fallback: the default handler '%s' runs the\n"
+		"# hook from %s/, so that a container\n"
+		"# the plugin missed meets require_annotations.nri.\n",
+		c->default_name, c->spec_dir);
 }
 
 static int plan_fallback(struct ctd *c, const struct wiring_hook *hook,

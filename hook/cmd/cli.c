@@ -171,6 +171,22 @@ int cli_exit(int end_code)
 	return end_code == CLI_HELP ? 0 : CMD_USAGE;
 }
 
+int cli_parse(struct cli_parser *p, const struct cli_command *cmd,
+	      const struct cli_global *global, int argc, char **argv)
+{
+	int id;
+
+	cli_start(p, cmd, global, argc, argv);
+	while ((id = cli_next(p)) > 0)
+		;
+	return id;
+}
+
+const struct cli_option cli_json_only[] = {
+	CLI_JSON,
+	{ 0 },
+};
+
 bool cli_takes(const struct cli_command *cmd, const char *name)
 {
 	for (const struct cli_option *o = cmd->options; o->id; o++)

@@ -105,6 +105,13 @@ void cli_start(struct cli_parser *p, const struct cli_command *cmd,
 int cli_next(struct cli_parser *p);
 /* What a command returns for CLI_HELP (0) and CLI_USAGE (CMD_USAGE). */
 int cli_exit(int end);
+/* For a command that takes no option of its own: cli_start(), then
+ * cli_next() to the end; what it returned at the end (CLI_END, CLI_HELP or
+ * CLI_USAGE). */
+int cli_parse(struct cli_parser *p, const struct cli_command *cmd,
+	      const struct cli_global *global, int argc, char **argv);
+/* The options of a command that takes --json alone. */
+extern const struct cli_option cli_json_only[];
 /* Whether the command takes --NAME. */
 bool cli_takes(const struct cli_command *cmd, const char *name);
 /* Reports a usage error about the command: "CMD: <what>", one line. */

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "config.h"
 #include "describe.h"
+#include "jsonw.h"
 #include "log.h"
 #include "oci.h"
 #include "policy.h"
@@ -41,8 +42,8 @@ static int state_from_bundle(const char *dir, struct oci_state *st,
 
 	if (!real)
 		return error_errno(err, -errno, "bundle %s", dir);
-	json_object_object_add(obj, "id", json_object_new_string("explain"));
-	json_object_object_add(obj, "bundle", json_object_new_string(real));
+	jsonw_str(obj, "id", "explain");
+	jsonw_str(obj, "bundle", real);
 	text = json_object_to_json_string(obj);
 	return oci_parse_state(text, strlen(text), st, err);
 }
@@ -92,16 +93,10 @@ static int check_kernel(const struct sh_config *cfg,
 		src);
 }
 
-static void add_text(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, v ? json_object_new_string(v) : NULL);
-}
-
 static void add_choice(struct json_object *o, const char *rel, int choice)
 {
-	add_text(o, "path", rel);
-	json_object_object_add(o, "hook_creates",
-			       json_object_new_boolean(choice == CG_MAKE_OWN));
+	jsonw_str(o, "path", rel);
+	jsonw_bool(o, "hook_creates", choice == CG_MAKE_OWN);
 	json_object_object_add(
 		o, "exec_policed",
 		choice < 0 ? NULL :
@@ -139,7 +134,7 @@ static int decide_now(const struct sh_config *cfg, const struct oci_state *st,
 	else
 		snprintf(text, sizeof(text), "%s: prestart would refuse",
 			 t.rel);
-	add_text(o, "text", text);
+	jsonw_str(o, "text", text);
 	return choice < 0 ? choice : 0;
 }
 
@@ -157,9 +152,9 @@ static int decide_later(const struct sh_config *cfg, const struct oci_state *st,
 		mount = root.mount;
 	own = cg_choice_decide(cfg, st, mount, "<cgroup>", true, &own_err);
 	make = cg_choice_decide(cfg, st, mount, "<cgroup>", false, &make_err);
-	add_text(o, "path", NULL);
-	add_text(o, "hook_creates", NULL);
-	add_text(o, "exec_policed", NULL);
+	jsonw_str(o, "path", NULL);
+	jsonw_str(o, "hook_creates", NULL);
+	jsonw_str(o, "exec_policed", NULL);
 	snprintf(
 		text, sizeof(text),
 		"decided at prestart: in a cgroup the runtime made for the container, %s; in one it shares (a runtime without a cgroup manager), %s%s",
@@ -171,7 +166,7 @@ static int decide_later(const struct sh_config *cfg, const struct oci_state *st,
 			"the hook creates <cgroup>/" SH_CGROUP_PREFIX
 			"<id> and moves the init there, and processes started with exec are NOT policed",
 		make < 0 ? make_err.msg : "");
-	add_text(o, "text", text);
+	jsonw_str(o, "text", text);
 	if (own < 0 && make < 0)
 		*err = own_err;
 	return own < 0 && make < 0 ? -EPERM : 0;
@@ -200,9 +195,9 @@ static void print_result(const struct explain_options *opts,
 			 const struct sh_effective *eff, struct json_object *o,
 			 int policy_r, const char *refused)
 {
-	json_object_object_add(o, "container", json_object_new_string(st->id));
-	json_object_object_add(o, "config", json_object_new_string(cfg_path));
-	add_text(o, "refused", refused);
+	jsonw_str(o, "container", st->id);
+	jsonw_str(o, "config", cfg_path);
+	jsonw_str(o, "refused", refused);
 	if (opts->json) {
 		puts(json_object_to_json_string_ext(
 			o, JSON_C_TO_STRING_PRETTY |

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "config.h"
 #include "fileio.h"
+#include "jsonw.h"
 #include "labelkey.h"
 #include "load.h"
 #include "log.h"
@@ -180,20 +181,12 @@ static struct json_object *wiring_json(const struct wiring_state *w)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "containerd",
-			       json_object_new_boolean(w->containerd));
-	json_object_object_add(o, "hooks_d",
-			       json_object_new_boolean(w->hooksd));
-	json_object_object_add(o, "bypass_handler",
-			       json_object_new_boolean(w->bypass_handler));
-	json_object_object_add(o, "nri", json_object_new_boolean(w->nri));
-	json_object_object_add(o, "nri_runtime",
-			       w->nri_runtime[0] ?
-				       json_object_new_string(w->nri_runtime) :
-				       NULL);
-	json_object_object_add(o, "missing",
-			       w->why[0] ? json_object_new_string(w->why) :
-					   NULL);
+	jsonw_bool(o, "containerd", w->containerd);
+	jsonw_bool(o, "hooks_d", w->hooksd);
+	jsonw_bool(o, "bypass_handler", w->bypass_handler);
+	jsonw_bool(o, "nri", w->nri);
+	jsonw_str(o, "nri_runtime", w->nri_runtime[0] ? w->nri_runtime : NULL);
+	jsonw_str(o, "missing", w->why[0] ? w->why : NULL);
 	return o;
 }
 
@@ -202,12 +195,10 @@ static void print_json(const struct features *f, const char *file)
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "labels", json_object_get(f->labels));
-	json_object_object_add(o, "skipped", json_object_new_int(f->skipped));
+	jsonw_int(o, "skipped", f->skipped);
 	json_object_object_add(o, "wiring", wiring_json(&f->wiring));
-	json_object_object_add(o, "nfd_file",
-			       file ? json_object_new_string(file) : NULL);
-	json_object_object_add(o, "expiry_time",
-			       file ? json_object_new_string(f->expiry) : NULL);
+	jsonw_str(o, "nfd_file", file);
+	jsonw_str(o, "expiry_time", file ? f->expiry : NULL);
 	puts(json_object_to_json_string_ext(
 		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 }

@@ -10,6 +10,7 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "config.h"
+#include "jsonw.h"
 #include "kind.h"
 #include "log.h"
 #include "pin.h"
@@ -32,14 +33,8 @@ static struct json_object *keys_json(const struct preload_result *res)
 			json_object_array_add(kept, json_object_new_string(
 							    kind_get(k)->name));
 	json_object_object_add(o, "kept", kept);
-	json_object_object_add(
-		o, "cgroup",
-		res->keys.cgroup[0] ? json_object_new_string(res->keys.cgroup) :
-				      NULL);
-	json_object_object_add(o, "error",
-			       res->keys_error[0] ?
-				       json_object_new_string(res->keys_error) :
-				       NULL);
+	jsonw_str(o, "cgroup", res->keys.cgroup[0] ? res->keys.cgroup : NULL);
+	jsonw_str(o, "error", res->keys_error[0] ? res->keys_error : NULL);
 	return o;
 }
 
@@ -47,17 +42,13 @@ static void print_json(const struct preload_result *res)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "pin_dir", json_object_new_string(pin_dir()));
-	json_object_object_add(o, "variants",
-			       json_object_new_int(res->policies));
-	json_object_object_add(o, "programs",
-			       json_object_new_int(res->programs));
-	json_object_object_add(o, "pinned", json_object_new_int(res->pinned));
-	json_object_object_add(o, "kept", json_object_new_int(res->kept));
-	json_object_object_add(o, "unpinned",
-			       json_object_new_int(res->unpinned));
-	json_object_object_add(o, "bypass_prot_mem_skipped",
-			       json_object_new_boolean(res->bypass_skipped));
+	jsonw_str(o, "pin_dir", pin_dir());
+	jsonw_int(o, "variants", res->policies);
+	jsonw_int(o, "programs", res->programs);
+	jsonw_int(o, "pinned", res->pinned);
+	jsonw_int(o, "kept", res->kept);
+	jsonw_int(o, "unpinned", res->unpinned);
+	jsonw_bool(o, "bypass_prot_mem_skipped", res->bypass_skipped);
 	json_object_object_add(o, "static_keys", keys_json(res));
 	json_object_object_add(o, "generic", json_object_new_int(res->generic));
 	json_object_object_add(o, "generic_pinned",

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "families.h"
 #include "fileio.h"
+#include "jsonw.h"
 #include "keys.h"
 #include "load.h"
 #include "log.h"
@@ -185,16 +186,9 @@ static struct json_object *keys_json(const struct probe_result *p)
 			json_object_array_add(kept, json_object_new_string(
 							    kind_get(k)->name));
 	json_object_object_add(o, "kept", kept);
-	json_object_object_add(o, "cgroup",
-			       p->keys.cgroup[0] ?
-				       json_object_new_string(p->keys.cgroup) :
-				       NULL);
-	json_object_object_add(o, "populated",
-			       json_object_new_boolean(p->keys.populated));
-	json_object_object_add(o, "error",
-			       p->keys_error[0] ?
-				       json_object_new_string(p->keys_error) :
-				       NULL);
+	jsonw_str(o, "cgroup", p->keys.cgroup[0] ? p->keys.cgroup : NULL);
+	jsonw_bool(o, "populated", p->keys.populated);
+	jsonw_str(o, "error", p->keys_error[0] ? p->keys_error : NULL);
 	return o;
 }
 
@@ -220,37 +214,21 @@ static void print_json(const struct probe_result *p)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
-	json_object_object_add(
-		o, "cgroup2_mount",
-		p->cgroup2 ? json_object_new_string(p->root.mount) : NULL);
-	json_object_object_add(o, "hybrid",
-			       json_object_new_boolean(p->root.hybrid));
-	json_object_object_add(o, "bpf_syscall",
-			       json_object_new_boolean(p->bpf_syscall));
-	json_object_object_add(o, "prog_type_cgroup_sock",
-			       json_object_new_boolean(p->prog_sock));
-	json_object_object_add(o, "prog_type_cgroup_sockopt",
-			       json_object_new_boolean(p->prog_sockopt));
-	json_object_object_add(o, "bypass_prot_mem",
-			       json_object_new_boolean(p->bypass == 1));
-	json_object_object_add(o, "sysctl_bypass_prot_mem",
-			       json_object_new_boolean(p->sysctl_bypass));
-	json_object_object_add(o, "unprivileged_bpf_disabled",
-			       json_object_new_int(p->unpriv_bpf));
-	json_object_object_add(o, "state_dir",
-			       json_object_new_string(state_dir()));
-	json_object_object_add(o, "state_dir_writable",
-			       json_object_new_boolean(p->state_writable));
-	json_object_object_add(o, "pin_dir", json_object_new_string(pin_dir()));
-	json_object_object_add(o, "preloaded_programs",
-			       json_object_new_int(p->pins < 0 ? 0 : p->pins));
-	json_object_object_add(o, "generic_programs",
-			       json_object_new_int(p->pins < 0 ? 0 :
-								 p->generic));
-	json_object_object_add(o, "pin_dir_error",
-			       p->pins < 0 && p->pins != -ENOENT ?
-				       json_object_new_string(p->pin_error) :
-				       NULL);
+	jsonw_str(o, "cgroup2_mount", p->cgroup2 ? p->root.mount : NULL);
+	jsonw_bool(o, "hybrid", p->root.hybrid);
+	jsonw_bool(o, "bpf_syscall", p->bpf_syscall);
+	jsonw_bool(o, "prog_type_cgroup_sock", p->prog_sock);
+	jsonw_bool(o, "prog_type_cgroup_sockopt", p->prog_sockopt);
+	jsonw_bool(o, "bypass_prot_mem", p->bypass == 1);
+	jsonw_bool(o, "sysctl_bypass_prot_mem", p->sysctl_bypass);
+	jsonw_int(o, "unprivileged_bpf_disabled", p->unpriv_bpf);
+	jsonw_str(o, "state_dir", state_dir());
+	jsonw_bool(o, "state_dir_writable", p->state_writable);
+	jsonw_str(o, "pin_dir", pin_dir());
+	jsonw_int(o, "preloaded_programs", p->pins < 0 ? 0 : p->pins);
+	jsonw_int(o, "generic_programs", p->pins < 0 ? 0 : p->generic);
+	jsonw_str(o, "pin_dir_error",
+		  p->pins < 0 && p->pins != -ENOENT ? p->pin_error : NULL);
 	json_object_object_add(o, "unseen_socket_families", families_json(p));
 	json_object_object_add(o, "warnings", warnings_json(p));
 	json_object_object_add(o, "bpffs",
@@ -260,8 +238,7 @@ static void print_json(const struct probe_result *p)
 				       json_object_new_string(p->bpffs_why) :
 				       NULL);
 	json_object_object_add(o, "static_keys", keys_json(p));
-	json_object_object_add(o, "verdict",
-			       json_object_new_string(verdict(p)));
+	jsonw_str(o, "verdict", verdict(p));
 	puts(json_object_to_json_string_ext(
 		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
@@ -327,13 +304,10 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 {
 	struct probe_result res;
 	struct cli_parser p;
-	int id;
+	int end = cli_parse(&p, cmd, global, argc, argv);
 
-	cli_start(&p, cmd, global, argc, argv);
-	while ((id = cli_next(&p)) > 0)
-		;
-	if (id)
-		return cli_exit(id);
+	if (end)
+		return cli_exit(end);
 	run_probes(&res);
 	if (p.json) {
 		print_json(&res);
@@ -344,11 +318,6 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 	return 0;
 }
 
-static const struct cli_option options[] = {
-	CLI_JSON,
-	{ 0 },
-};
-
 const struct cli_command cmd_probe_command = {
 	.name = "probe",
 	.summary = "what this kernel and host support",
@@ -358,6 +327,6 @@ const struct cli_command cmd_probe_command = {
 		"preload pinned, and what the kernel offers of the socket\n"
 		"families whose TCP/UDP no cgroup program sees (a warning when\n"
 		"it offers any; --json: in \"warnings\"); then a verdict.\n",
-	.options = options,
+	.options = cli_json_only,
 	.run = run,
 };

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "footprint.h"
 #include "footprint_json.h"
+#include "jsonw.h"
 #include "log.h"
 #include "recording.h"
 #include "state.h"
@@ -59,21 +60,17 @@ static struct json_object *as_json(const struct sh_record *rec,
 	struct json_object *over = json_object_new_object();
 	struct json_object *policies = NULL;
 
-	json_object_object_add(o, "id", json_object_new_string(rec->id));
-	json_object_object_add(o, "record",
-			       json_object_new_string(rec->footprint));
+	jsonw_str(o, "id", rec->id);
+	jsonw_str(o, "record", rec->footprint);
 	json_object_object_add(o, "entries", footprint_json_entries(fp));
-	json_object_object_add(o, "table_size", json_object_new_int(SH_FP_MAX));
+	jsonw_int(o, "table_size", SH_FP_MAX);
 	for (int k = 0; k < SH_PROG_KINDS; k++)
-		json_object_object_add(
-			over, kind_get(k)->name,
-			json_object_new_int64((int64_t)fp->overflow[k]));
+		jsonw_int(over, kind_get(k)->name, (int64_t)fp->overflow[k]);
 	json_object_object_add(o, "overflow", over);
 	if (doc)
 		json_object_object_get_ex(doc, "policies", &policies);
 	json_object_object_add(o, "policy", json_object_get(policies));
-	json_object_object_add(o, "policy_error",
-			       doc ? NULL : json_object_new_string(why));
+	jsonw_str(o, "policy_error", doc ? NULL : why);
 	return o;
 }
 
@@ -135,24 +132,17 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 	       int argc, char **argv)
 {
 	struct cli_parser p;
-	int id;
+	int end;
 
 	/* `record merge ...`: a command of its own, with its own usage. */
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return cmd_record_merge_command.run(&cmd_record_merge_command,
 						    global, argc - 1, argv + 1);
-	cli_start(&p, cmd, global, argc, argv);
-	while ((id = cli_next(&p)) > 0)
-		;
-	if (id)
-		return cli_exit(id);
+	end = cli_parse(&p, cmd, global, argc, argv);
+	if (end)
+		return cli_exit(end);
 	return record(p.operand[0], p.json);
 }
-
-static const struct cli_option options[] = {
-	CLI_JSON,
-	{ 0 },
-};
 
 const struct cli_command cmd_record_command = {
 	.name = "record",
@@ -170,6 +160,6 @@ const struct cli_command cmd_record_command = {
 		"\n"
 		"record merge NAME|FILE... (see 'record merge --help') makes one\n"
 		"proposal of the recordings of a workload's replicas and restarts.\n",
-	.options = options,
+	.options = cli_json_only,
 	.run = run,
 };

@@ -303,13 +303,10 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 	       int argc, char **argv)
 {
 	struct cli_parser p;
-	int id;
+	int end = cli_parse(&p, cmd, global, argc, argv);
 
-	cli_start(&p, cmd, global, argc, argv);
-	while ((id = cli_next(&p)) > 0)
-		;
-	if (id)
-		return cli_exit(id);
+	if (end)
+		return cli_exit(end);
 	return merge(p.config, p.nr_operands, p.operand);
 }
 

@@ -249,13 +249,10 @@ static int run_stage_command(const struct cli_command *cmd,
 {
 	struct runtime_options opts = { .stage = cmd->name };
 	struct cli_parser p;
-	int id;
+	int end = cli_parse(&p, cmd, global, argc, argv);
 
-	cli_start(&p, cmd, global, argc, argv);
-	while ((id = cli_next(&p)) > 0)
-		;
-	if (id)
-		return cli_exit(id);
+	if (end)
+		return cli_exit(end);
 	opts.config = p.config;
 	return stage(&opts);
 }
@@ -282,13 +279,10 @@ static int run_gc(const struct cli_command *cmd,
 		  const struct cli_global *global, int argc, char **argv)
 {
 	struct cli_parser p;
-	int id;
+	int end = cli_parse(&p, cmd, global, argc, argv);
 
-	cli_start(&p, cmd, global, argc, argv);
-	while ((id = cli_next(&p)) > 0)
-		;
-	if (id)
-		return cli_exit(id);
+	if (end)
+		return cli_exit(end);
 	return gc(p.json);
 }
 
@@ -301,23 +295,19 @@ static const struct cli_option stage_options[] = {
 	"The runtime sends the container's OCI state on stdin; on failure,\n" \
 	"one line on stderr (the runtime shows it) and in the log.\n"
 
-const struct cli_command cmd_prestart_command = {
-	.name = "prestart",
-	.summary = "attach the container's policy (OCI state on stdin)",
-	.description = STATE_ON_STDIN
-	"Exit 1 refuses the container: nothing is left attached.\n",
-	.options = stage_options,
-	.run = run_prestart,
-};
+/* prestart, under its two names. */
+#define PRESTART_COMMAND(cmd_name, cmd_summary)                                      \
+	{                                                                            \
+		.name = cmd_name, .summary = cmd_summary,                            \
+		.description = STATE_ON_STDIN                                        \
+			"Exit 1 refuses the container: nothing is left attached.\n", \
+		.options = stage_options, .run = run_prestart,                       \
+	}
 
-const struct cli_command cmd_create_runtime_command = {
-	.name = "createRuntime",
-	.summary = "the same as prestart, as the OCI createRuntime hook",
-	.description = STATE_ON_STDIN
-	"Exit 1 refuses the container: nothing is left attached.\n",
-	.options = stage_options,
-	.run = run_prestart,
-};
+const struct cli_command cmd_prestart_command = PRESTART_COMMAND(
+	"prestart", "attach the container's policy (OCI state on stdin)");
+const struct cli_command cmd_create_runtime_command = PRESTART_COMMAND(
+	"createRuntime", "the same as prestart, as the OCI createRuntime hook");
 
 const struct cli_command cmd_poststop_command = {
 	.name = "poststop",
@@ -338,11 +328,6 @@ const struct cli_command cmd_hook_command = {
 	.run = run_hook,
 };
 
-static const struct cli_option gc_options[] = {
-	CLI_JSON,
-	{ 0 },
-};
-
 const struct cli_command cmd_gc_command = {
 	.name = "gc",
 	.summary = "release what containers that are gone left behind",
@@ -350,6 +335,6 @@ const struct cli_command cmd_gc_command = {
 		"Every record of a container whose cgroup is gone, then the index\n"
 		"entries of program copies no container uses (poststop also does\n"
 		"this, at most once a minute). Exit 1 on an unsafe state directory.\n",
-	.options = gc_options,
+	.options = cli_json_only,
 	.run = run_gc,
 };

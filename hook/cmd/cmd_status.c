@@ -22,6 +22,7 @@
 #include "counters.h"
 #include "drift.h"
 #include "enforce.h"
+#include "jsonw.h"
 #include "keys.h"
 #include "kind.h"
 #include "log.h"

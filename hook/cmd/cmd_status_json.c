@@ -11,11 +11,7 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "enforce.h"
-
-static void add_str(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
+#include "jsonw.h"
 
 static struct json_object *exec_json(const struct sh_record *rec)
 {
@@ -23,11 +19,10 @@ static struct json_object *exec_json(const struct sh_record *rec)
 	struct caveats_input in = { .rec = rec, .live = true };
 	struct caveats cav;
 
-	json_object_object_add(o, "policed",
-			       json_object_new_boolean(!rec->cg.created));
+	jsonw_bool(o, "policed", !rec->cg.created);
 	if (rec->cg.created) {
 		caveats_collect(&in, &cav);
-		add_str(o, "note", cav.c[0].text);
+		jsonw_str(o, "note", cav.c[0].text);
 	}
 	return o;
 }
@@ -54,8 +49,7 @@ int cmd_status_json(const struct enforce_row *rows, size_t nr,
 
 		if (!o)
 			return -ENOMEM;
-		json_object_object_add(o, "live",
-				       json_object_new_boolean(rows[i].live));
+		jsonw_bool(o, "live", rows[i].live);
 		json_object_object_add(o, "exec", exec_json(&rows[i].rec));
 		json_object_object_add(o, "counters",
 				       counters_json(&rows[i].c));

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "families.h"
 #include "hooksd.h"
+#include "jsonw.h"
 #include "lint.h"
 #include "log.h"
 #include "require.h"
@@ -182,18 +183,12 @@ static struct json_object *require_json(const struct sh_config *cfg)
 		json_object_array_add(
 			list, json_object_new_string(cfg->require.handlers[i]));
 	json_object_object_add(o, "runtime_handlers", list);
-	json_object_object_add(
-		o, "on_missing",
-		json_object_new_string(cfg->require.on_missing ==
-						       ON_MISSING_REFUSE ?
-					       "refuse" :
-					       "warn"));
-	json_object_object_add(o, "handler_annotation",
-			       json_object_new_string(SH_ANNOTATION_HANDLER));
-	json_object_object_add(o, "nri",
-			       json_object_new_boolean(cfg->require.nri));
-	json_object_object_add(o, "nri_annotation",
-			       json_object_new_string(SH_ANNOTATION_NRI));
+	jsonw_str(o, "on_missing",
+		  cfg->require.on_missing == ON_MISSING_REFUSE ? "refuse" :
+								 "warn");
+	jsonw_str(o, "handler_annotation", SH_ANNOTATION_HANDLER);
+	jsonw_bool(o, "nri", cfg->require.nri);
+	jsonw_str(o, "nri_annotation", SH_ANNOTATION_NRI);
 	return o;
 }
 
@@ -213,13 +208,10 @@ static void print_json(const char *path, int r, const struct sh_error *err,
 	struct json_object *list = json_object_new_array();
 	const char *where = err->path;
 
-	json_object_object_add(o, "config", json_object_new_string(path));
-	json_object_object_add(o, "valid", json_object_new_boolean(!r));
-	json_object_object_add(
-		o, "path", r && *where ? json_object_new_string(where) : NULL);
-	json_object_object_add(o, "error",
-			       r ? json_object_new_string(error_text(err, r)) :
-				   NULL);
+	jsonw_str(o, "config", path);
+	jsonw_bool(o, "valid", !r);
+	jsonw_str(o, "path", r && *where ? where : NULL);
+	jsonw_str(o, "error", r ? error_text(err, r) : NULL);
 	/* Whether the config needs a hooks.d file that runs for every
 	 * container; `make install` picks the hooks.d file from it. */
 	json_object_object_add(

@@ -84,13 +84,10 @@ static int run_help(const struct cli_command *cmd,
 {
 	const struct cli_command *about;
 	struct cli_parser p;
-	int id;
+	int end = cli_parse(&p, cmd, global, argc, argv);
 
-	cli_start(&p, cmd, global, argc, argv);
-	while ((id = cli_next(&p)) > 0)
-		;
-	if (id)
-		return cli_exit(id);
+	if (end)
+		return cli_exit(end);
 	if (!p.nr_operands) {
 		usage(stdout);
 		return 0;

@@ -18,6 +18,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "jsonw.h"
 #include "nri_status.h"
 #include "state.h"
 
@@ -82,12 +83,6 @@ void nri_status_unlock(struct nri_status *s)
 	s->lock_fd = -1;
 }
 
-static void add_string(struct json_object *o, const char *key, const char *v)
-{
-	if (v && v[0])
-		json_object_object_add(o, key, json_object_new_string(v));
-}
-
 int nri_status_write(struct nri_status *s, const struct nri_plugin *p,
 		     bool registered)
 {
@@ -99,22 +94,18 @@ int nri_status_write(struct nri_status *s, const struct nri_plugin *p,
 	if (!o)
 		return -ENOMEM;
 	snprintf(name, sizeof(name), "%s-%s", p->idx, p->name);
-	json_object_object_add(o, "pid", json_object_new_int(getpid()));
-	json_object_object_add(o, "registered",
-			       json_object_new_boolean(registered));
-	add_string(o, "name", name);
-	add_string(o, "mode", s->mode);
-	add_string(o, "socket", s->socket);
+	jsonw_int(o, "pid", getpid());
+	jsonw_bool(o, "registered", registered);
+	jsonw_str_set(o, "name", name);
+	jsonw_str_set(o, "mode", s->mode);
+	jsonw_str_set(o, "socket", s->socket);
 	if (registered) {
-		add_string(o, "runtime", p->runtime);
-		add_string(o, "runtime_version", p->runtime_version);
-		json_object_object_add(o, "since",
-				       json_object_new_int64(s->since));
+		jsonw_str_set(o, "runtime", p->runtime);
+		jsonw_str_set(o, "runtime_version", p->runtime_version);
+		jsonw_int(o, "since", s->since);
 	}
-	json_object_object_add(o, "containers",
-			       json_object_new_int64(p->stats.containers));
-	json_object_object_add(o, "hooked",
-			       json_object_new_int64(p->stats.hooked));
+	jsonw_int(o, "containers", p->stats.containers);
+	jsonw_int(o, "hooked", p->stats.hooked);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	return state_file_replace(NRI_STATUS_FILE, text, strlen(text), &err);
 }
