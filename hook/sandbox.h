@@ -26,12 +26,9 @@
 
 #include "config.h"
 #include "error.h"
+#include "container.h"
 #include "oci.h"
 #include "policy.h"
-
-/* containerd's own key (DefaultCRIAnnotations), applied after the pod's
- * passed-through annotations. */
-#define SH_ANNOTATION_SANDBOX_ID "io.kubernetes.cri.sandbox-id"
 
 struct sandbox_target {
 	const char *id; /* the sandbox's id: a valid container id */
@@ -57,14 +54,14 @@ int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
 		   struct sh_error *err);
 
 /*
- * From a workload container's prestart (st with its bundle loaded, eff
- * its effective policy): polices the pod's sandbox when the container's
+ * From a workload container's prestart (c read with its bundle loaded,
+ * eff its effective policy): polices the pod's sandbox when the container's
  * spec names it (io.kubernetes.cri.sandbox-id, and a /proc/<pid>/ns/...
  * path in linux.namespaces, checked against the cgroup that pid is in).
  * 0 when there is none, or nothing to do.
  */
 int sandbox_police_pod_of(const struct sh_config *cfg,
-			  const struct oci_state *st,
+			  const struct sh_container *c,
 			  const struct sh_effective *eff, struct sh_error *err);
 
 #endif /* SH_SANDBOX_H */

@@ -86,6 +86,7 @@ static int resolve(const char *cfg_text, const char *annotations,
 {
 	char text[2048];
 	struct sh_effective eff;
+	struct sh_container c;
 	struct oci_state st;
 	struct sh_config cfg;
 	int r;
@@ -100,7 +101,8 @@ static int resolve(const char *cfg_text, const char *annotations,
 		config_free(&cfg);
 		return -101;
 	}
-	r = policy_resolve(&cfg, &st, &eff, err);
+	container_read(&st, &c);
+	r = policy_resolve(&cfg, &c, &eff, err);
 	oci_state_free(&st);
 	config_free(&cfg);
 	return r;
@@ -193,6 +195,7 @@ static void test_json_line(void)
 	char path[] = "/tmp/sockopt-hook-unit-audit.XXXXXX";
 	struct sh_error err = { 0 };
 	struct oci_state st;
+	struct sh_container c;
 	struct json_object *obj = NULL, *v;
 	static const char state[] =
 		"{\"ociVersion\":\"1.0.2\",\"id\":\"c1\",\"status\":\"creating\","
@@ -212,7 +215,8 @@ static void test_json_line(void)
 	error_reason(&err, "policy_unknown");
 	error_cause(&err, "sockopt-hook.io/policy", "n\"o\npe\xff");
 	error_set(&err, -ENOENT, "no such policy");
-	audit_log_refusal("prestart", &st, &err, -ENOENT);
+	container_read(&st, &c);
+	audit_log_refusal("prestart", &c, &err, -ENOENT);
 	log_close();
 	log_set_format(LOG_FORMAT_TEXT);
 	text = read_all(path);
