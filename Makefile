@@ -110,7 +110,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all man deps demo check check-node check-fresh unit hook-dyn bench fuzz format format-check modules-check clean install uninstall
+.PHONY: FORCE all man deps demo check check-node check-fresh unit hook-dyn bench fuzz format format-check modules-check clean install uninstall image
 all: $(BIN) man
 
 deps:
@@ -172,7 +172,7 @@ $(BUILD)/obj/version.o $(BUILD)/san/version.o: override CFLAGS += \
 
 # The NRI plugin gives containers the hook that `make install` puts here
 # (the operator config's nri.hook_path overrides it).
-$(BUILD)/obj/cmd/cmd_nri.o $(BUILD)/san/cmd/cmd_nri.o: override CFLAGS += \
+$(BUILD)/obj/config_nri.o $(BUILD)/san/config_nri.o: override CFLAGS += \
 	-DSH_NRI_HOOK_PATH='"$(HOOKDIR)/oci-sockopt-hook"'
 
 # The linker's NSS warnings name libcgroup functions the hook never calls
@@ -211,6 +211,17 @@ check-node:
 	./scripts/deps.sh check
 	$(MAKE) all test-progs
 	./tests/node/run-node-suite.sh -B $(BUILD)
+
+# The DaemonSet's image, an OCI archive built offline from Debian's tools
+# (umoci, busybox-static): $(BUILD)/image/oci-sockopt-hook-VERSION-COMMIT.tar,
+# tagged VERSION-COMMIT (-dirty when the tree has uncommitted changes).
+# Push it with skopeo copy oci-archive:FILE docker://REGISTRY/oci-sockopt-hook:TAG.
+IMAGE_VERSION = $(shell sed -n 's/^\#define SH_VERSION "\(.*\)"/\1/p' hook/version.h)
+IMAGE_COMMIT = $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && \
+	{ git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; } || echo unknown)
+image: $(BIN)
+	./scripts/deps.sh image
+	./scripts/build-image.sh $(BUILD) $(IMAGE_VERSION) $(IMAGE_COMMIT)
 
 # The README's two commands, each in a fresh Debian 12 root (not part of
 # check: it installs everything twice; run it before a release).

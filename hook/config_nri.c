@@ -10,6 +10,15 @@
 #include "config_nri.h"
 
 #define PATH_MAX_LEN 4095
+/* The Makefile passes where `make install` puts the binary. */
+#ifndef SH_NRI_HOOK_PATH
+#define SH_NRI_HOOK_PATH "/usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
+#endif
+
+const char *config_nri_hook_path(const struct sh_config *cfg)
+{
+	return cfg->nri_hook_path ?: SH_NRI_HOOK_PATH;
+}
 
 int config_nri_parse(struct config_ctx *ctx, struct json_object *obj,
 		     struct sh_config *cfg)

@@ -8,4 +8,8 @@
 int config_nri_parse(struct config_ctx *ctx, struct json_object *obj,
 		     struct sh_config *cfg);
 
+/* The hook the plugin gives containers: nri.hook_path, else the one
+ * `make install` put in place. */
+const char *config_nri_hook_path(const struct sh_config *cfg);
+
 #endif /* SH_CONFIG_NRI_H */

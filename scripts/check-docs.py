@@ -216,7 +216,11 @@ def check_commands(top, binary):
     secs = sections(page)
     entries = {}
     for term, body in definitions(secs.get("COMMANDS", "")):
-        for name in bold(term):
+        # The commands are the term's leading bold words ("**prestart**,
+        # **createRuntime** [...]"); a bold word after them is a literal
+        # operand ("**configure**|**unconfigure**").
+        lead = re.match(r"\*\*[^*]+\*\*(?:,\s*\*\*[^*]+\*\*)*", term)
+        for name in bold(lead.group(0) if lead else ""):
             if not name.startswith("-"):
                 entries[name] = term + " " + body
     options = {bold(t)[0] for t, _ in definitions(secs.get("OPTIONS", ""))

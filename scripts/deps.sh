@@ -10,17 +10,22 @@ BUILD_PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libjson-c-dev
 libcgroup-dev libelf-dev zlib1g-dev linux-libc-dev go-md2man
 libprotobuf-c-dev protobuf-c-compiler"
 RUNTIME_PKGS="runc crun busybox-static iproute2 jq"
+# `make image`: umoci writes the OCI layout, busybox-static is the image's
+# shell and tools (nsenter for the DaemonSet's preload step).
+IMAGE_PKGS="umoci busybox-static jq"
 # python3-pkg-resources: Debian 12's grpc_tools/protoc.py imports
 # pkg_resources without depending on it (found by make check-fresh).
 TEST_PKGS="podman python3 python3-jsonschema python3-yaml libclang-rt-14-dev valgrind
 qemu-system-x86 cpio xz-utils zstd clang-format gcc-multilib man-db strace linux-perf
-iptables containerd python3-grpc-tools python3-pkg-resources mmdebstrap e2fsprogs procps"
+iptables containerd python3-grpc-tools python3-pkg-resources mmdebstrap e2fsprogs procps
+umoci skopeo"
 
 case "${1:-build}" in
 build) want="$BUILD_PKGS" ;;
 demo) want="$BUILD_PKGS $RUNTIME_PKGS" ;;
-check) want="$BUILD_PKGS $RUNTIME_PKGS $TEST_PKGS" ;;
-*) echo "deps.sh: unknown set '$1' (build, demo, check)" >&2; exit 2 ;;
+check) want="$BUILD_PKGS $RUNTIME_PKGS $TEST_PKGS $IMAGE_PKGS" ;;
+image) want="$BUILD_PKGS $IMAGE_PKGS" ;;
+*) echo "deps.sh: unknown set '$1' (build, demo, check, image)" >&2; exit 2 ;;
 esac
 
 missing=""

@@ -66,7 +66,7 @@ enum {
 	}
 
 /* At most this many options per command, and operands kept. */
-#define CLI_MAX_OPTIONS 12
+#define CLI_MAX_OPTIONS 16
 #define CLI_MAX_OPERANDS 4
 
 struct cli_parser {

@@ -22,7 +22,7 @@
 #include "labelkey.h"
 #include "load.h"
 #include "log.h"
-#include "nri_status.h"
+#include "wiring_status.h"
 
 #define FEATURES_PREFIX "sockopt-hook.io/"
 #define FEATURES_KEY_MAX 320
@@ -34,6 +34,7 @@
 
 struct features {
 	struct json_object *labels; /* key -> "true" / "false", in order */
+	struct wiring_state wiring;
 	char expiry[FEATURES_TIME_MAX]; /* RFC 3339, UTC */
 	int skipped;
 };
@@ -81,25 +82,15 @@ static bool kernel_bypass(void)
 	return r == 1;
 }
 
-/* Whether the NRI plugin is registered with the runtime now: a pod that
- * relies on it for its annotations (no RuntimeClass) can select nodes
- * whose plugin runs. */
-static bool nri_registered(void)
-{
-	char runtime[160];
-	int r = nri_status_registered(runtime, sizeof(runtime));
-
-	if (r < 0)
-		log_warn(
-			"features: cannot tell whether the NRI plugin is registered (%s): labelled false",
-			strerror(-r));
-	return r == 1;
-}
+#define FEATURES_MAX_HOOKS_DIRS 8
 
 struct features_options {
 	const char *config; /* --config, or NULL */
 	bool json;
 	const char *nfd_file; /* --nfd-file FILE, or NULL: stdout */
+	const char *containerd_config; /* --ctd-config, or NULL */
+	const char *hooks_dirs[FEATURES_MAX_HOOKS_DIRS]; /* --hooks-dir */
+	int nr_hooks_dirs;
 };
 
 static int collect(const struct features_options *opts, struct features *f,
@@ -114,13 +105,21 @@ static int collect(const struct features_options *opts, struct features *f,
 		return r;
 	f->labels = json_object_new_object();
 	r = f->labels ? 0 : -ENOMEM;
+	/* RuntimeClass sockopt's pods fail where the runtime lacks its
+	 * handler: installed only with the wiring, bypass with its handler. */
+	wiring_status_check(&f->wiring, opts->containerd_config,
+			    opts->hooks_dirs, opts->nr_hooks_dirs);
+	if (!f->wiring.installed)
+		log_warn("features: sockopt-hook.io/installed=false: %s",
+			 f->wiring.why);
 	if (!r)
-		r = add_label(f, FEATURES_PREFIX "installed", true);
+		r = add_label(f, FEATURES_PREFIX "installed",
+			      f->wiring.installed);
 	if (!r)
 		r = add_label(f, FEATURES_PREFIX "bypass-prot-mem",
-			      kernel_bypass());
+			      kernel_bypass() && f->wiring.bypass_handler);
 	if (!r)
-		r = add_label(f, FEATURES_PREFIX "nri", nri_registered());
+		r = add_label(f, FEATURES_PREFIX "nri", f->wiring.nri);
 	if (!r)
 		r = add_policies(f, &cfg);
 	config_free(&cfg);
@@ -177,12 +176,34 @@ static int open_target(const char *path, const char **base,
 	return dir;
 }
 
+static struct json_object *wiring_json(const struct wiring_state *w)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "containerd",
+			       json_object_new_boolean(w->containerd));
+	json_object_object_add(o, "hooks_d",
+			       json_object_new_boolean(w->hooksd));
+	json_object_object_add(o, "bypass_handler",
+			       json_object_new_boolean(w->bypass_handler));
+	json_object_object_add(o, "nri", json_object_new_boolean(w->nri));
+	json_object_object_add(o, "nri_runtime",
+			       w->nri_runtime[0] ?
+				       json_object_new_string(w->nri_runtime) :
+				       NULL);
+	json_object_object_add(o, "missing",
+			       w->why[0] ? json_object_new_string(w->why) :
+					   NULL);
+	return o;
+}
+
 static void print_json(const struct features *f, const char *file)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "labels", json_object_get(f->labels));
 	json_object_object_add(o, "skipped", json_object_new_int(f->skipped));
+	json_object_object_add(o, "wiring", wiring_json(&f->wiring));
 	json_object_object_add(o, "nfd_file",
 			       file ? json_object_new_string(file) : NULL);
 	json_object_object_add(o, "expiry_time",
@@ -239,7 +260,7 @@ static int features(const struct features_options *opts)
 	return r;
 }
 
-enum { OPT_NFD_FILE = CLI_OPT_OWN };
+enum { OPT_NFD_FILE = CLI_OPT_OWN, OPT_CONTAINERD_CONFIG, OPT_HOOKS_DIR };
 
 static int run(const struct cli_command *cmd, const struct cli_global *global,
 	       int argc, char **argv)
@@ -249,9 +270,19 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 	int id;
 
 	cli_start(&p, cmd, global, argc, argv);
-	while ((id = cli_next(&p)) > 0)
-		if (id == OPT_NFD_FILE)
+	while ((id = cli_next(&p)) > 0) {
+		if (id == OPT_NFD_FILE) {
 			opts.nfd_file = p.value;
+		} else if (id == OPT_CONTAINERD_CONFIG) {
+			opts.containerd_config = p.value;
+		} else if (opts.nr_hooks_dirs == FEATURES_MAX_HOOKS_DIRS) {
+			cli_usage_error(cmd, "at most %d --hooks-dir options",
+					FEATURES_MAX_HOOKS_DIRS);
+			return CMD_USAGE;
+		} else {
+			opts.hooks_dirs[opts.nr_hooks_dirs++] = p.value;
+		}
+	}
 	if (id)
 		return cli_exit(id);
 	opts.config = p.config;
@@ -265,6 +296,13 @@ static const struct cli_option options[] = {
 	{ OPT_NFD_FILE, "nfd-file", "FILE",
 	  "replace FILE atomically, in Node Feature Discovery's local-source "
 	  "format with an expiry time, instead of printing the labels" },
+	{ OPT_CONTAINERD_CONFIG, "ctd-config", "FILE",
+	  "containerd's main config, for whether it runs the hook (else "
+	  "/etc/containerd/config.toml)" },
+	{ OPT_HOOKS_DIR, "hooks-dir", "DIR",
+	  "where a hooks.d file of ours counts as the wiring, instead of "
+	  "/usr/share/containers/oci/hooks.d and /etc/containers/oci/hooks.d; "
+	  "repeatable" },
 	{ 0 },
 };
 
@@ -272,12 +310,17 @@ const struct cli_command cmd_features_command = {
 	.name = "features",
 	.summary = "node labels for Node Feature Discovery",
 	.description =
-		"sockopt-hook.io/installed=true, sockopt-hook.io/bypass-prot-mem\n"
-		"(the kernel probe), sockopt-hook.io/nri (the NRI plugin registered\n"
+		"sockopt-hook.io/installed=true only while the node's runtime runs\n"
+		"the hook (where containerd is on PATH: its config dump has the\n"
+		"handler sockopt and it started after its spec was written; else a\n"
+		"hooks.d file of ours, and CRI-O's handler where crio runs),\n"
+		"sockopt-hook.io/bypass-prot-mem (the kernel probe, and the handler\n"
+		"sockopt-bypass), sockopt-hook.io/nri (the NRI plugin registered\n"
 		"now), and sockopt-hook.io/policy.<name>=true for each\n"
 		"policy the operator config's annotations.allow_policies lists;\n"
 		"printed, or with --nfd-file written for NFD, expiring five minutes\n"
-		"ahead (the DaemonSet rewrites it every 15 s).\n",
+		"ahead (the DaemonSet rewrites it every 15 s). What wiring is\n"
+		"missing is a warning, and wiring.missing in --json.\n",
 	.options = options,
 	.run = run,
 };

@@ -38,6 +38,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "config.h"
+#include "config_nri.h"
 #include "log.h"
 #include "nri_plugin.h"
 #include "nri_status.h"
@@ -52,10 +53,6 @@
 /* the runtime's request timeout is 2 s: a reply later than that is lost */
 #define SEND_TIMEOUT_S 5
 #define BACKOFF_MAX_MS 2000
-
-#ifndef SH_NRI_HOOK_PATH
-#define SH_NRI_HOOK_PATH "/usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
-#endif
 
 struct nri_cmd {
 	const char *config_path;
@@ -103,7 +100,8 @@ static void load_config(struct nri_cmd *c)
 		return;
 	c->cfg_seen = true;
 	c->cfg_stat = st;
-	snprintf(c->hook_path, sizeof(c->hook_path), "%s", SH_NRI_HOOK_PATH);
+	snprintf(c->hook_path, sizeof(c->hook_path), "%s",
+		 config_nri_hook_path(&(struct sh_config){ 0 }));
 	r = config_load(c->config_path, &cfg, &err);
 	if (r) {
 		error_report(&err, r);
@@ -116,9 +114,8 @@ static void load_config(struct nri_cmd *c)
 	log_set_stderr_level(cfg.log_level);
 	c->deliver.every_container = config_has_defaults(&cfg) ||
 				     cfg.require.nr_handlers || cfg.require.nri;
-	if (cfg.nri_hook_path)
-		snprintf(c->hook_path, sizeof(c->hook_path), "%s",
-			 cfg.nri_hook_path);
+	snprintf(c->hook_path, sizeof(c->hook_path), "%s",
+		 config_nri_hook_path(&cfg));
 	log_info(
 		"operator config %s: the hook %s goes to %s", cfg.path,
 		c->hook_path,

@@ -25,6 +25,7 @@ extern const struct cli_command cmd_features_command;
 extern const struct cli_command cmd_record_command;
 extern const struct cli_command cmd_preload_command;
 extern const struct cli_command cmd_nri_command;
+extern const struct cli_command cmd_runtime_config_command;
 
 /* status's filters (--namespace, --pod, --container, --policy): exact
  * names, NULL for any. */

@@ -36,13 +36,21 @@ static const struct cli_command help_command = {
 };
 
 static const struct cli_command *const commands[] = {
-	&cmd_prestart_command, &cmd_create_runtime_command,
-	&cmd_poststop_command, &cmd_hook_command,
-	&cmd_probe_command,    &cmd_status_command,
-	&cmd_explain_command,  &cmd_validate_command,
-	&cmd_gc_command,       &cmd_metrics_command,
-	&cmd_features_command, &cmd_record_command,
-	&cmd_preload_command,  &cmd_nri_command,
+	&cmd_prestart_command,
+	&cmd_create_runtime_command,
+	&cmd_poststop_command,
+	&cmd_hook_command,
+	&cmd_probe_command,
+	&cmd_status_command,
+	&cmd_explain_command,
+	&cmd_validate_command,
+	&cmd_gc_command,
+	&cmd_metrics_command,
+	&cmd_features_command,
+	&cmd_record_command,
+	&cmd_preload_command,
+	&cmd_nri_command,
+	&cmd_runtime_config_command,
 	&help_command,
 };
 

@@ -14,9 +14,20 @@
 //
 //	namespace: batch            # the request's namespace
 //	pod: {metadata: ..., spec: ...}
+//	object: {kind: Deployment, ...}  # instead of pod: any kind the
+//	                            # policies may match (kinds below)
+//	operation: UPDATE           # optional: CREATE by default
 //	params: {data: ...}         # optional: else the ConfigMap paramRef names
+//	noParams: true              # optional: the paramRef's ConfigMap is gone
 //	denied:                     # the messages of every failing validation,
 //	  - "policy-name: message"  # in order; empty or absent: admitted
+//
+// As the API server does, a policy applies to a request only when one of
+// its matchConstraints.resourceRules names the object's resource and
+// operation, its namespaceSelector matches the namespace (labelled
+// kubernetes.io/metadata.name, as every namespace is) and each of its
+// matchConditions is true; a binding whose paramRef finds nothing denies
+// or admits as its parameterNotFoundAction says.
 //
 // Prints TAP lines without a plan; exit 1 when one is "not ok".
 package main
@@ -41,6 +52,20 @@ type expr struct {
 	MessageExpression string `yaml:"messageExpression"`
 }
 
+type resourceRule struct {
+	APIGroups  []string `yaml:"apiGroups"`
+	Operations []string `yaml:"operations"`
+	Resources  []string `yaml:"resources"`
+}
+
+type selector struct {
+	MatchExpressions []struct {
+		Key      string   `yaml:"key"`
+		Operator string   `yaml:"operator"`
+		Values   []string `yaml:"values"`
+	} `yaml:"matchExpressions"`
+}
+
 type doc struct {
 	Kind     string `yaml:"kind"`
 	Metadata struct {
@@ -53,13 +78,30 @@ type doc struct {
 			Kind string `yaml:"kind"`
 		} `yaml:"paramKind"`
 		ParamRef *struct {
-			Name      string `yaml:"name"`
-			Namespace string `yaml:"namespace"`
+			Name                    string `yaml:"name"`
+			Namespace               string `yaml:"namespace"`
+			ParameterNotFoundAction string `yaml:"parameterNotFoundAction"`
 		} `yaml:"paramRef"`
-		Variables   []expr `yaml:"variables"`
-		Validations []expr `yaml:"validations"`
+		MatchConstraints struct {
+			ResourceRules     []resourceRule `yaml:"resourceRules"`
+			NamespaceSelector *selector      `yaml:"namespaceSelector"`
+		} `yaml:"matchConstraints"`
+		MatchConditions []expr `yaml:"matchConditions"`
+		Variables       []expr `yaml:"variables"`
+		Validations     []expr `yaml:"validations"`
 	} `yaml:"spec"`
 	Data map[string]string `yaml:"data"`
+}
+
+// The kinds a case may hold: API group, resource.
+var kinds = map[string][2]string{
+	"Pod":         {"", "pods"},
+	"Deployment":  {"apps", "deployments"},
+	"StatefulSet": {"apps", "statefulsets"},
+	"DaemonSet":   {"apps", "daemonsets"},
+	"ReplicaSet":  {"apps", "replicasets"},
+	"Job":         {"batch", "jobs"},
+	"CronJob":     {"batch", "cronjobs"},
 }
 
 type compiled struct {
@@ -71,6 +113,11 @@ type compiled struct {
 type policy struct {
 	name        string
 	params      map[string]any // from the binding's paramRef, or nil
+	paramRef    bool           // the binding has one
+	notFound    string         // its parameterNotFoundAction
+	rules       []resourceRule
+	nsSelector  *selector
+	conditions  []compiled
 	variables   []compiled
 	validations []compiled
 }
@@ -131,8 +178,19 @@ func undeclared(src string, known map[string]bool) error {
 }
 
 func compilePolicy(e *cel.Env, d *doc) *policy {
-	p := &policy{name: d.Metadata.Name}
+	p := &policy{name: d.Metadata.Name, rules: d.Spec.MatchConstraints.ResourceRules,
+		nsSelector: d.Spec.MatchConstraints.NamespaceSelector}
 	known := map[string]bool{}
+	for _, c := range d.Spec.MatchConditions {
+		err := undeclared(c.Expression, map[string]bool{})
+		var prog cel.Program
+		if err == nil {
+			prog, err = compile(e, "matchCondition "+c.Name, c.Expression, cel.BoolType)
+		}
+		tap(err == nil, "%s: matchCondition %s compiles to a bool (no variables)%s",
+			p.name, c.Name, errText(err))
+		p.conditions = append(p.conditions, compiled{src: c, prog: prog})
+	}
 	for _, v := range d.Spec.Variables {
 		err := undeclared(v.Expression, known)
 		known[v.Name] = true
@@ -169,11 +227,70 @@ func errText(err error) string {
 	return "\n# " + strings.ReplaceAll(err.Error(), "\n", "\n# ")
 }
 
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s || v == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// Whether the policy's matchConstraints take the request.
+func (p *policy) matches(group, resource, op, namespace string) bool {
+	ruled := false
+	for _, r := range p.rules {
+		ruled = ruled || (contains(r.APIGroups, group) &&
+			contains(r.Resources, resource) && contains(r.Operations, op))
+	}
+	if !ruled || p.nsSelector == nil {
+		return ruled
+	}
+	labels := map[string]string{"kubernetes.io/metadata.name": namespace}
+	for _, m := range p.nsSelector.MatchExpressions {
+		v, has := labels[m.Key]
+		in := has && contains(m.Values, v)
+		switch m.Operator {
+		case "In":
+			if !in {
+				return false
+			}
+		case "NotIn":
+			if in {
+				return false
+			}
+		case "Exists":
+			if !has {
+				return false
+			}
+		case "DoesNotExist":
+			if has {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // Runs one policy on one request; the denial messages, or an error (which
 // failurePolicy: Fail turns into a denial too).
 func (p *policy) run(act map[string]any) ([]string, error) {
 	vars := map[string]any{}
 	act["variables"] = vars
+	for _, c := range p.conditions {
+		if c.prog == nil {
+			return nil, fmt.Errorf("matchCondition %s did not compile", c.src.Name)
+		}
+		out, _, err := c.prog.Eval(act)
+		if err != nil {
+			return nil, fmt.Errorf("matchCondition %s: %w", c.src.Name, err)
+		}
+		if out.Value() != true {
+			return nil, nil // the policy does not apply
+		}
+	}
 	for _, v := range p.variables {
 		if v.prog == nil {
 			return nil, fmt.Errorf("variable %s did not compile", v.src.Name)
@@ -212,7 +329,10 @@ func (p *policy) run(act map[string]any) ([]string, error) {
 type testCase struct {
 	Namespace string         `yaml:"namespace"`
 	Pod       map[string]any `yaml:"pod"`
+	Object    map[string]any `yaml:"object"`
+	Operation string         `yaml:"operation"`
 	Params    map[string]any `yaml:"params"`
+	NoParams  bool           `yaml:"noParams"`
 	Denied    []string       `yaml:"denied"`
 }
 
@@ -223,24 +343,46 @@ func runCase(path string, policies []*policy) {
 		err = yaml.Unmarshal(raw, &c)
 	}
 	name := filepath.Base(path)
-	if err != nil || c.Pod == nil || c.Namespace == "" {
-		tap(false, "%s: a case with namespace and pod%s", name, errText(err))
+	if c.Object == nil && c.Pod != nil {
+		c.Object = map[string]any{"apiVersion": "v1", "kind": "Pod"}
+		for k, v := range c.Pod {
+			c.Object[k] = v
+		}
+	}
+	kind, _ := c.Object["kind"].(string)
+	gr, known := kinds[kind]
+	if err != nil || c.Object == nil || c.Namespace == "" || !known {
+		tap(false, "%s: a case with namespace and a pod or an object of a known kind%s",
+			name, errText(err))
 		return
+	}
+	if c.Operation == "" {
+		c.Operation = "CREATE"
 	}
 	var got []string
 	for _, p := range policies {
+		if !p.matches(gr[0], gr[1], c.Operation, c.Namespace) {
+			continue
+		}
 		params := p.params
 		if c.Params != nil {
 			params = c.Params
 		}
+		if c.NoParams && p.paramRef {
+			if p.notFound != "Allow" {
+				got = append(got, p.name+": no params found for binding "+
+					p.name+" (parameterNotFoundAction: "+p.notFound+")")
+			}
+			continue
+		}
 		act := map[string]any{
-			"object":    c.Pod,
+			"object":    c.Object,
 			"oldObject": nil,
 			"request": map[string]any{
-				"operation": "CREATE",
+				"operation": c.Operation,
 				"namespace": c.Namespace,
-				"kind":      map[string]any{"group": "", "version": "v1", "kind": "Pod"},
-				"resource":  map[string]any{"group": "", "version": "v1", "resource": "pods"},
+				"kind":      map[string]any{"group": gr[0], "version": "v1", "kind": kind},
+				"resource":  map[string]any{"group": gr[0], "version": "v1", "resource": gr[1]},
 			},
 			"params":          params,
 			"namespaceObject": map[string]any{"metadata": map[string]any{"name": c.Namespace}},
@@ -319,6 +461,8 @@ func main() {
 			if b.Spec.ParamRef == nil {
 				continue
 			}
+			p.paramRef = true
+			p.notFound = b.Spec.ParamRef.ParameterNotFoundAction
 			for _, cm := range docs {
 				if cm.Kind == "ConfigMap" && cm.Metadata.Name == b.Spec.ParamRef.Name &&
 					cm.Metadata.Namespace == b.Spec.ParamRef.Namespace {

@@ -6,9 +6,12 @@
 
     version                      the runtime's name and version
     image-id REF                 the image's id (kubelet's EnsureImageExists)
-    run-pod POD.json             RunPodSandbox, then CreateContainer and
+    run-pod POD.json             RunPodSandbox, then each init container to
+                                 its exit, then CreateContainer and
                                  StartContainer for each container; prints
-                                 {"sandbox": ID, "containers": {NAME: ID}}
+                                 {"sandbox": ID, "init": {NAME: ID},
+                                  "containers": {NAME: ID}}
+    logs CONTAINER-ID            the container's log (the CRI log file)
     exec CONTAINER-ID CMD...     ExecSync: the command's stdout and stderr,
                                  and its exit code as ours
     inspect CONTAINER-ID         ContainerStatus verbose info (pid, runtimeSpec)
@@ -28,11 +31,19 @@ POD.json is a Kubernetes Pod (what `kubectl get pod -o json` shows) with
 the fields used here: metadata.name, namespace, uid, labels, annotations;
 spec.runtimeClassName (taken as the RuntimeClass's handler, as in
 examples/kubernetes/runtimeclass.yaml), spec.hostNetwork (false: the
-runtime's CNI sets up the pod's network), spec.shareProcessNamespace,
-spec.securityContext.runAsUser and runAsGroup (the sandbox's and every
-container's), spec.terminationGracePeriodSeconds, spec.containers[].name,
-image, command, args, securityContext.capabilities.add. Every pod is
-BestEffort (no resources). Options kubelet takes from its own flags:
+runtime's CNI sets up the pod's network), spec.hostPID,
+spec.shareProcessNamespace, spec.securityContext.runAsUser and runAsGroup
+(the sandbox's and every container's), spec.terminationGracePeriodSeconds,
+spec.volumes (hostPath, with type DirectoryOrCreate; configMap), and for
+spec.initContainers (run one after the other, each to a 0 exit, before
+the containers) and spec.containers: name, image, command, args, env
+(value, valueFrom.configMapKeyRef), volumeMounts (mountPath, readOnly),
+resources (requests and limits of cpu and memory: the pod's QoS class,
+its cgroup and the containers' shares, memory limit and oom_score_adj),
+securityContext (capabilities add and drop, privileged, runAsUser,
+readOnlyRootFilesystem, allowPrivilegeEscalation). The ConfigMaps that
+volumes and env name come from --configmaps FILE.json (a list of
+ConfigMap objects). Options kubelet takes from its own flags:
 --cgroup-driver (cgroupfs or systemd), --log-root (its --pod-logs-dir,
 /var/log/pods), --pod-root (its root dir's pods/, for the files it mounts).
 
@@ -67,6 +78,50 @@ MIN_SHARES = 2
 CFS_PERIOD = 100000
 # BestEffort's oom_score_adj (pkg/kubelet/qos/policy.go).
 BESTEFFORT_OOM_SCORE_ADJ = 1000
+# Guaranteed's (qos/policy.go guaranteedOOMScoreAdj).
+GUARANTEED_OOM_SCORE_ADJ = -997
+SUFFIXES = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "k": 1000,
+            "M": 1000 ** 2, "G": 1000 ** 3}
+
+
+def quantity(q):
+    """A resource quantity: bytes for memory, millicores for cpu ('5m')."""
+    q = str(q)
+    for suffix, mult in SUFFIXES.items():
+        if q.endswith(suffix):
+            return int(float(q[:-len(suffix)]) * mult)
+    if q.endswith("m"):
+        return int(q[:-1])
+    return int(float(q) * 1000) if "." in q else int(q)
+
+
+def millicpu(q):
+    q = str(q)
+    return int(q[:-1]) if q.endswith("m") else int(float(q) * 1000)
+
+
+def qos_class(containers):
+    """pkg/apis/core/v1/helper/qos GetPodQOS, for cpu and memory."""
+    requests, limits, guaranteed = False, False, True
+    for c in containers:
+        res = c.get("resources") or {}
+        req, lim = res.get("requests") or {}, res.get("limits") or {}
+        requests |= bool(req)
+        limits |= bool(lim)
+        for r in ("cpu", "memory"):
+            if r not in lim or req.get(r, lim[r]) != lim[r]:
+                guaranteed = False
+    if not requests and not limits:
+        return "besteffort"
+    return "guaranteed" if guaranteed else "burstable"
+
+
+def memory_capacity():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    return 1 << 30
 
 
 def load_stubs(stubs):
@@ -131,13 +186,16 @@ def enum(pb, enum_name, value):
     return getattr(pb, enum_name).Value(value)
 
 
-def cgroup_parent(driver, uid):
-    """The pod's cgroup, as kubelet's pod container manager names it for a
-    BestEffort pod (pkg/kubelet/cm/pod_container_manager_linux.go
-    GetPodContainerName, cgroup_manager_linux.go ToSystemd/ToCgroupfs)."""
+def cgroup_parent(driver, uid, qos="besteffort"):
+    """The pod's cgroup, as kubelet's pod container manager names it
+    (pkg/kubelet/cm/pod_container_manager_linux.go GetPodContainerName,
+    cgroup_manager_linux.go ToSystemd/ToCgroupfs): Guaranteed pods sit
+    right under kubepods."""
     if driver == "systemd":
-        return "kubepods-besteffort-pod%s.slice" % uid.replace("-", "_")
-    return "/kubepods/besteffort/pod%s" % uid
+        mid = "" if qos == "guaranteed" else qos + "-"
+        return "kubepods-%spod%s.slice" % (mid, uid.replace("-", "_"))
+    mid = "" if qos == "guaranteed" else qos + "/"
+    return "/kubepods/%spod%s" % (mid, uid)
 
 
 def host_dns():
@@ -185,46 +243,82 @@ def hugepage_sizes():
 class Pod:
     """A Pod manifest and the CRI messages kubelet makes of it."""
 
-    def __init__(self, cri, manifest, opts):
+    def __init__(self, cri, manifest, opts, configmaps=None):
         self.cri, self.pb, self.opts = cri, cri.pb, opts
         self.meta = manifest["metadata"]
         self.spec = manifest["spec"]
         self.uid = self.meta["uid"]
         self.namespace = self.meta.get("namespace", "default")
         self.host_network = bool(self.spec.get("hostNetwork"))
-        self.security = self.spec.get("securityContext") or {}
+        self.pod_security = self.spec.get("securityContext") or {}
         self.grace = int(self.spec.get("terminationGracePeriodSeconds", 30))
         # pkg/kubelet/kuberuntime/kuberuntime_manager.go BuildPodLogsDirectory.
         self.log_dir = os.path.join(opts.log_root, "%s_%s_%s" % (
             self.namespace, self.meta["name"], self.uid))
         self.pod_dir = os.path.join(opts.pod_root, self.uid)
+        self.configmaps = configmaps or {}
+        self.volumes = {v["name"]: v for v in self.spec.get("volumes") or []}
+        self.init = self.spec.get("initContainers") or []
+        self.qos = qos_class(self.init + self.spec["containers"])
 
     def namespaces(self):
         """runtimeutil.NamespacesForPod (kuberuntime/util/util.go): the
         node's network or the pod's own, a pod-wide IPC namespace, a PID
-        namespace per container or, with shareProcessNamespace, the pod's."""
+        namespace per container, or the node's with hostPID, or the pod's
+        with shareProcessNamespace."""
         pb = self.pb
         network = "NODE" if self.host_network else "POD"
-        pid = "POD" if self.spec.get("shareProcessNamespace") else "CONTAINER"
+        pid = ("NODE" if self.spec.get("hostPID") else
+               "POD" if self.spec.get("shareProcessNamespace") else "CONTAINER")
         return pb.NamespaceOption(network=enum(pb, "NamespaceMode", network),
                                   pid=enum(pb, "NamespaceMode", pid),
                                   ipc=enum(pb, "NamespaceMode", "POD"))
 
+    def privileged(self):
+        """A sandbox is privileged when any container is
+        (kuberuntime_sandbox_linux.go, podutil.HasPrivilegedContainer)."""
+        return any(((c.get("securityContext") or {}).get("privileged"))
+                   for c in self.init + self.spec["containers"])
+
     def run_as(self, security):
         """securitycontext/util.go: the pod's runAsUser and runAsGroup,
-        on the sandbox's and each container's security context."""
+        on the sandbox's and each container's security context (a
+        container's own runAsUser wins: security() sets it after)."""
         pb = self.pb
-        if "runAsUser" in self.security:
+        if "runAsUser" in self.pod_security:
             security.run_as_user.CopyFrom(
-                pb.Int64Value(value=int(self.security["runAsUser"])))
-        if "runAsGroup" in self.security:
+                pb.Int64Value(value=int(self.pod_security["runAsUser"])))
+        if "runAsGroup" in self.pod_security:
             security.run_as_group.CopyFrom(
-                pb.Int64Value(value=int(self.security["runAsGroup"])))
+                pb.Int64Value(value=int(self.pod_security["runAsGroup"])))
         return security
 
-    def besteffort_resources(self):
+    def sandbox_resources(self):
         return self.pb.LinuxContainerResources(cpu_period=CFS_PERIOD,
                                                cpu_shares=MIN_SHARES)
+
+    def container_resources(self, container):
+        """kuberuntime_container_linux.go generateLinuxContainerResources:
+        shares from the cpu request, the memory limit, the QoS class's
+        oom_score_adj (qos/policy.go GetContainerOOMScoreAdjust)."""
+        res = container.get("resources") or {}
+        req, lim = res.get("requests") or {}, res.get("limits") or {}
+        cpu = millicpu(req.get("cpu", lim.get("cpu", 0)))
+        out = self.pb.LinuxContainerResources(
+            cpu_period=CFS_PERIOD,
+            cpu_shares=max(MIN_SHARES, cpu * 1024 // 1000))
+        if "memory" in lim:
+            out.memory_limit_in_bytes = quantity(lim["memory"])
+        if "cpu" in lim:
+            out.cpu_quota = millicpu(lim["cpu"]) * CFS_PERIOD // 1000
+        if self.qos == "besteffort":
+            out.oom_score_adj = BESTEFFORT_OOM_SCORE_ADJ
+        elif self.qos == "guaranteed":
+            out.oom_score_adj = GUARANTEED_OOM_SCORE_ADJ
+        else:
+            adj = 1000 - (1000 * quantity(req.get("memory", 0))) // memory_capacity()
+            out.oom_score_adj = min(max(adj, 3), 999)
+        return out
 
     def sandbox_config(self):
         """kuberuntime_sandbox.go generatePodSandboxConfig and
@@ -238,15 +332,16 @@ class Pod:
         servers, searches, options = host_dns()
         profile = pb.SecurityProfile.ProfileType
         security = self.run_as(pb.LinuxSandboxSecurityContext(
-            namespace_options=self.namespaces(), privileged=False,
+            namespace_options=self.namespaces(), privileged=self.privileged(),
             # "Forcing sandbox to run as runtime/default" (issue 84623).
             seccomp=pb.SecurityProfile(
                 profile_type=profile.Value("RuntimeDefault"))))
         linux = pb.LinuxPodSandboxConfig(
-            cgroup_parent=cgroup_parent(self.opts.cgroup_driver, self.uid),
+            cgroup_parent=cgroup_parent(self.opts.cgroup_driver, self.uid,
+                                        self.qos),
             security_context=security, sysctls={},
             # applySandboxResources (kuberuntime_sandbox_linux.go).
-            resources=self.besteffort_resources())
+            resources=self.sandbox_resources())
         return pb.PodSandboxConfig(
             metadata=pb.PodSandboxMetadata(name=self.meta["name"],
                                            namespace=self.namespace,
@@ -260,9 +355,44 @@ class Pod:
             annotations=self.meta.get("annotations") or {},
             linux=linux)
 
+    def configmap_dir(self, volume):
+        """A configMap volume as kubelet lays it out: the keys as files
+        under the pod's volumes directory (pkg/volume/configmap)."""
+        name = volume["configMap"]["name"]
+        data = (self.configmaps.get(name) or {}).get("data")
+        if data is None:
+            raise LookupError("ConfigMap %s is not in --configmaps" % name)
+        path = os.path.join(self.pod_dir, "volumes",
+                            "kubernetes.io~configmap", volume["name"])
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        for key, text in data.items():
+            with open(os.path.join(path, key), "w") as f:
+                f.write(text)
+        return path
+
+    def volume_mounts(self, container):
+        """kubelet_pods.go makeMounts: each volumeMount's host path."""
+        pb, mounts = self.pb, []
+        for m in container.get("volumeMounts") or []:
+            vol = self.volumes[m["name"]]
+            if "hostPath" in vol:
+                host = vol["hostPath"]["path"]
+                if vol["hostPath"].get("type") == "DirectoryOrCreate":
+                    os.makedirs(host, mode=0o755, exist_ok=True)
+                ro = bool(m.get("readOnly"))
+            elif "configMap" in vol:
+                host, ro = self.configmap_dir(vol), True
+            else:
+                raise ValueError("volume %s: only hostPath and configMap"
+                                 % m["name"])
+            mounts.append(pb.Mount(container_path=m["mountPath"],
+                                   host_path=host, readonly=ro,
+                                   selinux_relabel=False))
+        return mounts
+
     def container_mounts(self, name):
-        """The two files kubelet mounts into every container of a
-        hostNetwork pod: its managed /etc/hosts and the termination message
+        """The two files kubelet mounts into every container of a pod
+        (hostNetwork or not): its managed /etc/hosts and the termination message
         file (kubelet_pods.go makeMounts, kuberuntime_container.go
         makeMounts)."""
         pb = self.pb
@@ -279,11 +409,61 @@ class Pod:
                 pb.Mount(container_path="/dev/termination-log",
                          host_path=term, selinux_relabel=True)]
 
+    def envs(self, container):
+        """kubelet_pods.go makeEnvironmentVariables: value, or a key of a
+        ConfigMap (an optional one that is missing sets nothing)."""
+        out = []
+        for e in container.get("env") or []:
+            ref = (e.get("valueFrom") or {}).get("configMapKeyRef")
+            if ref is None:
+                out.append(self.key_value(e["name"], e.get("value", "")))
+                continue
+            data = (self.configmaps.get(ref["name"]) or {}).get("data") or {}
+            if ref["key"] in data:
+                out.append(self.key_value(e["name"], data[ref["key"]]))
+            elif not ref.get("optional"):
+                raise LookupError("env %s: no key %s in ConfigMap %s"
+                                  % (e["name"], ref["key"], ref["name"]))
+        return out
+
+    def key_value(self, key, value):
+        """A KeyValue: some api.proto versions type its value as bytes."""
+        field = self.pb.KeyValue.DESCRIPTOR.fields_by_name["value"]
+        if field.type == field.TYPE_BYTES:
+            value = value.encode()
+        return self.pb.KeyValue(key=key, value=value)
+
+    def security(self, container):
+        """security_context.go determineEffectiveSecurityContext and
+        convertToRuntimeSecurityContext."""
+        pb = self.pb
+        sc = container.get("securityContext") or {}
+        caps = sc.get("capabilities") or {}
+        profile = pb.SecurityProfile.ProfileType
+        privileged = bool(sc.get("privileged"))
+        security = self.run_as(pb.LinuxContainerSecurityContext(
+            namespace_options=self.namespaces(), privileged=privileged,
+            # A privileged container gets no masked or read-only paths.
+            masked_paths=[] if privileged else MASKED_PATHS,
+            readonly_paths=[] if privileged else READONLY_PATHS,
+            readonly_rootfs=bool(sc.get("readOnlyRootFilesystem")),
+            no_new_privs=sc.get("allowPrivilegeEscalation") is False,
+            # The kubelet's seccompDefault is false: Unconfined.
+            seccomp=pb.SecurityProfile(
+                profile_type=profile.Value("Unconfined"))))
+        if "runAsUser" in sc:
+            security.run_as_user.value = int(sc["runAsUser"])
+        # As the pod spec has them (convertToRuntimeCapabilities): the
+        # runtime adds the CAP_ prefix itself (containerd's CRI
+        # WithCapabilities), so "CAP_NET_RAW" here would name nothing.
+        security.capabilities.add_capabilities.extend(caps.get("add") or [])
+        security.capabilities.drop_capabilities.extend(caps.get("drop") or [])
+        return security
+
     def container_config(self, container, image_id):
         """kuberuntime_container.go generateContainerConfig,
         kuberuntime_container_linux.go generateLinuxContainerConfig,
-        security_context.go determineEffectiveSecurityContext, labels.go
-        newContainerLabels and newContainerAnnotations."""
+        labels.go newContainerLabels and newContainerAnnotations."""
         pb = self.pb
         name = container["name"]
         labels = {"io.kubernetes.container.name": name,
@@ -299,26 +479,13 @@ class Pod:
             "io.kubernetes.container.terminationMessagePolicy": "File",
             "io.kubernetes.pod.terminationGracePeriod": str(self.grace),
         }
-        resources = self.besteffort_resources()
-        resources.oom_score_adj = BESTEFFORT_OOM_SCORE_ADJ
+        resources = self.container_resources(container)
         for size in hugepage_sizes():
             resources.hugepage_limits.add(page_size=size, limit=0)
         if os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
             # cgroup v2: the whole container is killed on OOM unless the
             # kubelet's singleProcessOOMKill says otherwise.
             resources.unified["memory.oom.group"] = "1"
-        caps = ((container.get("securityContext") or {})
-                .get("capabilities") or {}).get("add") or []
-        profile = pb.SecurityProfile.ProfileType
-        security = self.run_as(pb.LinuxContainerSecurityContext(
-            namespace_options=self.namespaces(),
-            masked_paths=MASKED_PATHS, readonly_paths=READONLY_PATHS,
-            # The kubelet's seccompDefault is false: Unconfined.
-            seccomp=pb.SecurityProfile(
-                profile_type=profile.Value("Unconfined"))))
-        if caps:
-            security.capabilities.add_capabilities.extend(
-                "CAP_" + c if not c.startswith("CAP_") else c for c in caps)
         return pb.ContainerConfig(
             metadata=pb.ContainerMetadata(name=name, attempt=0),
             image=pb.ImageSpec(image=image_id,
@@ -326,33 +493,67 @@ class Pod:
             command=container.get("command") or [],
             args=container.get("args") or [],
             working_dir=container.get("workingDir", ""),
-            mounts=self.container_mounts(name),
+            envs=self.envs(container),
+            mounts=self.volume_mounts(container) +
+            self.container_mounts(name),
             labels=labels, annotations=annotations,
             log_path=os.path.join(name, "0.log"),
-            linux=pb.LinuxContainerConfig(resources=resources,
-                                          security_context=security))
+            linux=pb.LinuxContainerConfig(
+                resources=resources, security_context=self.security(container)))
+
+    def start(self, sandbox, config, container):
+        image_id = self.cri.image_id(container["image"])
+        os.makedirs(os.path.join(self.log_dir, container["name"]),
+                    mode=0o755, exist_ok=True)
+        cid = self.cri.runtime(
+            "CreateContainer", pod_sandbox_id=sandbox,
+            config=self.container_config(container, image_id),
+            sandbox_config=config).container_id
+        self.cri.runtime("StartContainer", container_id=cid)
+        return cid
+
+    def wait_exit(self, cid, name, seconds):
+        """kubelet waits for each init container to exit 0 before the
+        next one (kuberuntime_container.go computeInitContainerActions);
+        a CRI that restarts meanwhile (runtime configure --restart) is
+        asked again until it answers."""
+        exited = enum(self.pb, "ContainerState", "CONTAINER_EXITED")
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                st = self.cri.runtime("ContainerStatus", container_id=cid,
+                                      deadline=5).status
+            except self.cri.grpc.RpcError:
+                time.sleep(0.5)
+                continue
+            if st.state == exited:
+                if st.exit_code:
+                    raise ValueError("init container %s exited %d: %s" % (
+                        name, st.exit_code, tail(st.log_path)))
+                return
+            time.sleep(0.2)
+        raise ValueError("init container %s did not exit in %d s"
+                         % (name, seconds))
 
     def run(self):
-        """kuberuntime_manager.go SyncPod: the sandbox first, then each
-        container (kuberuntime_container.go startContainer)."""
+        """kuberuntime_manager.go SyncPod: the sandbox first, then each init
+        container to its exit, then each container
+        (kuberuntime_container.go startContainer)."""
         handler = self.spec.get("runtimeClassName") or ""
         os.makedirs(self.log_dir, mode=0o755, exist_ok=True)
         os.makedirs(self.pod_dir, mode=0o750, exist_ok=True)
         config = self.sandbox_config()
         sandbox = self.cri.runtime("RunPodSandbox", config=config,
                                    runtime_handler=handler).pod_sandbox_id
-        ids = {}
+        init, ids = {}, {}
+        for container in self.init:
+            init[container["name"]] = cid = self.start(sandbox, config,
+                                                       container)
+            self.wait_exit(cid, container["name"], self.opts.timeout)
         for container in self.spec["containers"]:
-            image_id = self.cri.image_id(container["image"])
-            os.makedirs(os.path.join(self.log_dir, container["name"]),
-                        mode=0o755, exist_ok=True)
-            cid = self.cri.runtime(
-                "CreateContainer", pod_sandbox_id=sandbox,
-                config=self.container_config(container, image_id),
-                sandbox_config=config).container_id
-            self.cri.runtime("StartContainer", container_id=cid)
-            ids[container["name"]] = cid
-        return {"sandbox": sandbox, "containers": ids}
+            ids[container["name"]] = self.start(sandbox, config, container)
+        return {"sandbox": sandbox, "init": init, "containers": ids}
+
 
     def create_loop(self, count, sandbox):
         """count times what kubelet does to create the pod's first
@@ -375,6 +576,15 @@ class Pod:
             times.append(round((time.monotonic() - t0) * 1e6))
             self.cri.runtime("RemoveContainer", container_id=cid)
         return times
+
+
+def tail(path, lines=5):
+    """The last lines of a CRI log file, for an error message."""
+    try:
+        with open(path) as f:
+            return " | ".join(f.read().splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
 
 
 def containers_of(cri, sandbox):
@@ -415,6 +625,8 @@ def main(argv):
                    default="cgroupfs")
     p.add_argument("--log-root", default="/var/log/pods")
     p.add_argument("--pod-root", default="/var/lib/kubelet/pods")
+    p.add_argument("--configmaps", help="a JSON list of ConfigMaps that "
+                   "the pods' volumes and env name")
     p.add_argument("--wait", type=float, default=0,
                    help="wait up to this many seconds for the runtime")
     p.add_argument("command")
@@ -444,7 +656,15 @@ def run_command(cri, opts):
     elif cmd == "run-pod" and len(args) == 1:
         with open(args[0]) as f:
             manifest = json.load(f)
-        print(json.dumps(Pod(cri, manifest, opts).run()))
+        configmaps = {}
+        if opts.configmaps:
+            with open(opts.configmaps) as f:
+                configmaps = {c["metadata"]["name"]: c for c in json.load(f)}
+        print(json.dumps(Pod(cri, manifest, opts, configmaps).run()))
+    elif cmd == "logs" and len(args) == 1:
+        r = cri.runtime("ContainerStatus", container_id=args[0])
+        with open(r.status.log_path) as f:
+            sys.stdout.write(f.read())
     elif cmd == "exec" and len(args) >= 2:
         # The prober's ExecSync (pkg/kubelet/prober): a timeout per call.
         r = cri.runtime("ExecSync", container_id=args[0], cmd=args[1:],

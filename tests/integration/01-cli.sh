@@ -38,16 +38,19 @@ declare -A TAKES=(
 	[validate]="config json hooks-dir"
 	[gc]="json"
 	[metrics]="output"
-	[features]="config json nfd-file"
+	[features]="config json nfd-file ctd-config hooks-dir"
 	[record]="json"
 	[preload]="config json unpin"
 	[nri]="config socket"
+	[runtime]="config runtime dry-run restart hook-path hook-env ctd-config drop-in keep-net-raw hooks-dir crio-dir unit nri"
 	[help]=""
 )
-COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload nri help"
+COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload nri runtime help"
 # Every option any command takes, and two no command takes.
-OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin socket version verbose"
-FLAGS=" json unpin version verbose "
+OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin socket
+ctd-config runtime dry-run restart hook-path hook-env drop-in keep-net-raw crio-dir unit nri
+version verbose"
+FLAGS=" json unpin dry-run restart keep-net-raw version verbose "
 
 takes() # CMD OPT
 {
@@ -185,6 +188,24 @@ for c in $COMMANDS; do
 		usage_error "record without its ID" "record: ID missing" record
 		usage_error "record with two operands" \
 			"record: unexpected argument 'two'" record one two ;;
+	runtime) usage_of "$c" "$c" configure --help
+		usage_error "runtime without configure or unconfigure" \
+			"runtime: configure\|unconfigure missing" runtime
+		usage_error "runtime with two operands" \
+			"runtime: unexpected argument 'two'" runtime configure two
+		usage_error "runtime with another verb" \
+			"runtime: configure or unconfigure, not 'one'" runtime one --runtime podman
+		usage_error "runtime without --runtime" \
+			"runtime: --runtime containerd, crio or podman" runtime configure
+		usage_error "runtime --hook-env without '='" \
+			"runtime: --hook-env takes KEY=VALUE, not 'x'" runtime configure \
+			--runtime podman --hook-env x
+		usage_error "runtime --nri with another mode" \
+			"runtime: --nri service, plugin or pod, not 'x'" runtime configure \
+			--runtime containerd --nri x
+		usage_error "runtime --nri for a runtime without NRI" \
+			"runtime: --nri: podman has no NRI \\(containerd and crio have\\)" \
+			runtime configure --runtime podman --nri service ;;
 	*) usage_error "$c with an operand" \
 		"$c: unexpected argument 'one'" "$c" one ;;
 	esac

@@ -11,7 +11,8 @@
 # file gets the test's own state dir (OCI_SOCKOPT_HOOK_STATE_DIR), so
 # neither is the hook's. Last, a config with defaults.policy: `make
 # install` then picks the hooks.d file that runs for every container, and
-# an unannotated container gets the default policy.
+# an unannotated container gets the default policy; `runtime configure
+# --runtime podman` writes that same file, and unconfigure removes it.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -200,10 +201,10 @@ tap_is "$(ct_default_state_ours "${CID:-none}")" "" \
 	"podman -d: nothing of the container's in $CT_DEFAULT_STATE_DIR"
 timeout 30 "${PODMAN[@]}" rm -f -t 0 "$CID" >/dev/null 2>&1
 for _ in $(seq 1 50); do
-	[ -z "$(ls "$CT_STATE_DIR" | grep '\.json$')" ] && break
+	[ -z "$(find "$CT_STATE_DIR" -maxdepth 1 -name '*.json')" ] && break
 	sleep 0.1
 done
-tap_is "$(ls "$CT_STATE_DIR" | grep '\.json$')" "" "podman rm: poststop removed the record"
+tap_is "$(find "$CT_STATE_DIR" -maxdepth 1 -name '*.json')" "" "podman rm: poststop removed the record"
 
 # The operator's defaults reach a container without annotations once the
 # config has them: install picks the "always" hooks.d file.
@@ -220,6 +221,29 @@ run defaults "" -- /bin/sockcheck set-mark 5
 tap_is "$OUT" "setsockopt=EPERM" \
 	"podman, no annotation, defaults.policy restricted: SO_MARK gives EPERM" ||
 	diag_run defaults
+
+# `runtime configure --runtime podman` (the docs' podman install; here
+# into a hooks directory of the test's): the same file as make install's,
+# written by the installed binary itself; podman runs the hook through it;
+# `runtime unconfigure` takes it out.
+RC_DIR=$PM/configured-hooks
+installed_hook=$PREFIX/libexec/oci/hooks.d/oci-sockopt-hook
+out=$("$installed_hook" --config "$conf" runtime configure --runtime podman \
+	--hooks-dir "$RC_DIR" --hook-env "OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR" 2>&1)
+tap_like "$?:$out" "^0:$RC_DIR/oci-sockopt-hook.json: created" \
+	"runtime configure --runtime podman writes the hooks.d file" || tap_diag "$out"
+tap_is "$(jq -S -c . "$RC_DIR/oci-sockopt-hook.json")" "$(jq -S -c . "$hooksd")" \
+	"it is the file make install chose (always: the config has defaults)"
+saved=$HOOKS_DIR HOOKS_DIR=$RC_DIR
+run configured "" -- /bin/sockcheck set-mark 5
+tap_is "$OUT" "setsockopt=EPERM" "podman through it: the default policy applies" ||
+	diag_run configured
+out=$("$installed_hook" --config "$conf" runtime unconfigure --runtime podman --hooks-dir "$RC_DIR" 2>&1)
+tap_like "$?:$out" "^0:$RC_DIR/oci-sockopt-hook.json: removed" "runtime unconfigure removes it"
+run unconfigured "" -- /bin/sockcheck set-mark 5
+tap_is "$OUT:$NEWLOG" "setsockopt=ok:" "then podman runs no hook" || diag_run unconfigured
+HOOKS_DIR=$saved
+rmdir "$RC_DIR"
 
 left=$(timeout 30 "${PODMAN[@]}" ps -a -q 2>&1)
 tap_is "$left" "" "podman --rm left no container in its store"

@@ -28,124 +28,29 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/container.sh"
 # shellcheck source=../lib/cri.sh
 . "$here/../lib/cri.sh"
+# shellcheck source=../lib/ctd.sh
+. "$here/../lib/ctd.sh"
 
 EXAMPLES=$CT_TOP/examples/containerd
 SOCKOPT_BASE_SPEC=${SOCKOPT_BASE_SPEC:-$EXAMPLES/sockopt-hook-base-spec.json}
 
-ct_require runc
-tap_require_cmd containerd ctr containerd-shim-runc-v2 "$CRI_PYTHON"
-[ -x "$CT_BUILD/tests/pause" ] ||
-	tap_skip_all "$CT_BUILD/tests/pause not built (run make test-progs)"
-"$CRI_PYTHON" -c 'import grpc' 2>/dev/null ||
-	tap_skip_all "$CRI_PYTHON has no grpc (python3-grpcio)"
-# The status is gen-stubs.sh's, not that of a pipe's last command.
-rc=0
-CRI_STUBS=$("$CT_TOP/tests/cri/gen-stubs.sh" "$CT_BUILD" 2>"$CT_BUILD/cri-gen-stubs.err") || rc=$?
-CRI_STUBS=$(tail -n1 <<<"$CRI_STUBS")
-case $rc in
-0) [ -d "$CRI_STUBS" ] || tap_bail "tests/cri/gen-stubs.sh named no stubs directory: $(cat "$CT_BUILD/cri-gen-stubs.err")" ;;
-77) tap_skip_all "no CRI stubs: $(tail -n1 "$CT_BUILD/cri-gen-stubs.err")" ;;
-*) tap_bail "tests/cri/gen-stubs.sh failed: $(cat "$CT_BUILD/cri-gen-stubs.err")" ;;
-esac
+ctd_require
 
 ct_init
 BASE=$(ct_snapshot)
-CTD=$CT_TMP/containerd
-CRI_SOCK=$CTD/containerd.sock
+ctd_init
 CRI_DIR=$CT_TMP/cri
-CRI_DRIVER=cgroupfs
-RUN_CTD_EXISTED=$([ -e /run/containerd ] && echo 1 || echo 0)
-RUN_CTD_S_EXISTED=$([ -e /run/containerd/s ] && echo 1 || echo 0)
-CTD_PID=
 LOG=$CT_TMP/hook.log
 HOOK_CONFIG=$(ct_config cri ". + {log_file: \"$LOG\", log_level: \"debug\"}")
-mkdir -p "$CTD"/{root,state,conf.d,opt,runc} "$CRI_DIR"
-
-# The v1 hierarchies (and the v2 one) where kubelet's /kubepods was not
-# there before us: cleanup removes ours from these only.
-declare -A KUBEPODS_OURS=()
-for h in /sys/fs/cgroup/*/; do
-	[ -d "$h/kubepods" ] || KUBEPODS_OURS[$h]=1
-done
-
-# remove_pod_cgroups: what kubelet's pod container manager does after the
-# pod's sandbox is gone (runc removes only the containers' own cgroups):
-# the pods' cgroups, and /kubepods where it was not there before.
-remove_pod_cgroups()
-{
-	local h entry uid
-
-	for h in /sys/fs/cgroup/*/; do
-		[ -d "$h/kubepods" ] || continue
-		if [ -n "${KUBEPODS_OURS[$h]:-}" ]; then
-			find "$h/kubepods" -depth -type d -exec rmdir {} \; 2>/dev/null
-			continue
-		fi
-		for entry in "${ALL_UIDS[@]}"; do
-			uid=$entry
-			[ -d "$h/kubepods/besteffort/pod$uid" ] &&
-				find "$h/kubepods/besteffort/pod$uid" -depth -type d \
-					-exec rmdir {} \; 2>/dev/null
-		done
-	done
-}
-
-# our_processes: the pids whose command line names our containerd's socket
-# (its shims), and containerd itself.
-our_processes()
-{
-	local f
-
-	[ -n "$CTD_PID" ] && kill -0 "$CTD_PID" 2>/dev/null && echo "$CTD_PID"
-	for f in /proc/[0-9]*/cmdline; do
-		{ tr "\0" " " <"$f"; } 2>/dev/null | grep -qF -- "$CTD" &&
-			basename "$(dirname "$f")"
-	done | sort -u
-}
-
-our_mounts()
-{
-	awk -v t="$CT_TMP" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo
-}
-
-stop_containerd()
-{
-	local i pid
-
-	[ -n "$CTD_PID" ] || return 0
-	kill -TERM "$CTD_PID" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$CTD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$CTD_PID" 2>/dev/null
-	wait "$CTD_PID" 2>/dev/null
-	CTD_PID=
-	# Shims of containers we could not remove (a failed run).
-	for pid in $(our_processes); do
-		kill -KILL "$pid" 2>/dev/null
-	done
-}
+mkdir -p "$CRI_DIR"
 
 # shellcheck disable=SC2317 # the EXIT trap calls it
 cleanup()
 {
-	local entry m
-
-	if [ -n "$CTD_PID" ]; then
-		for entry in "${CRI_PODS[@]}"; do
-			cri_remove_pod "${entry%% *}" >/dev/null 2>&1
-		done
-	fi
-	stop_containerd
-	our_mounts | sort -r | while read -r m; do umount -l "$m"; done
-	remove_pod_cgroups
-	[ "$RUN_CTD_S_EXISTED" = 0 ] && rmdir /run/containerd/s 2>/dev/null
-	[ "$RUN_CTD_EXISTED" = 0 ] && rmdir /run/containerd 2>/dev/null
+	ctd_cleanup
 	ct_cleanup
 }
 trap cleanup EXIT
-ALL_UIDS=()
 
 # --- containerd 1.6, config version 2 with drop-ins ------------------------
 
@@ -167,51 +72,7 @@ base_spec "$CTD/sockopt-hook-base-spec.json"
 RLIMITS=$(ctr oci spec | jq -c .process.rlimits)
 base_spec "$CTD/rlimits-base-spec.json" ".process.rlimits = $RLIMITS"
 
-# The main config: where this containerd keeps its things, and the
-# drop-ins. No plugin section here: containerd 1.x merges an imported file
-# plugin by plugin, its [plugins."io.containerd.grpc.v1.cri"] replacing the
-# whole CRI section that came before (containerd issues 5837 and 7982; 2.0
-# merges them key by key, containerd PR 9982).
-cat >"$CTD/config.toml" <<EOF
-version = 2
-root = "$CTD/root"
-state = "$CTD/state"
-imports = ["$CTD/conf.d/*.toml"]
-disabled_plugins = ["io.containerd.snapshotter.v1.btrfs",
-  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper",
-  "io.containerd.snapshotter.v1.aufs"]
-
-[grpc]
-  address = "$CRI_SOCK"
-[ttrpc]
-  address = "$CRI_SOCK.ttrpc"
-
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$CTD/opt"
-EOF
-
-# The node's own CRI section: the default handler runc, without the hook.
-node_cri()
-{
-	cat <<EOF
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "$CRI_PAUSE"
-  # This host cannot lower oom_score_adj (the pause container's -998).
-  restrict_oom_score_adj = true
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "$CTD/cni/bin"
-    conf_dir = "$CTD/cni/conf.d"
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    default_runtime_name = "runc"
-    snapshotter = "overlayfs"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-        Root = "$CTD/runc"
-
-EOF
-}
+ctd_main_config "$CTD/config.toml"
 
 # example_handler NAME BASE-SPEC: the example's handler as an operator
 # merges it: named NAME, its base spec where we put it, the cgroupfs driver
@@ -228,7 +89,7 @@ example_handler()
 # reason above, the example's handler, then the control handler
 # sockopt-rlimits (the rlimits base spec).
 {
-	node_cri
+	ctd_node_cri
 	example_handler sockopt sockopt-hook-base-spec.json
 	example_handler sockopt-rlimits rlimits-base-spec.json
 } >"$CTD/conf.d/10-cri.toml"
@@ -238,7 +99,7 @@ example_handler()
 # runc, the default sandbox image), which the CRI plugin refuses to load.
 mkdir -p "$CTD/alone/conf.d"
 sed "s|$CTD/conf.d|$CTD/alone/conf.d|" "$CTD/config.toml" >"$CTD/alone/config.toml"
-node_cri >"$CTD/alone/conf.d/10-cri.toml"
+ctd_node_cri >"$CTD/alone/conf.d/10-cri.toml"
 cp "$EXAMPLES/config.toml" "$CTD/alone/conf.d/20-sockopt.toml"
 alone=$(containerd --config "$CTD/alone/config.toml" config dump 2>&1)
 [[ $alone == *'runtimes.sockopt]'* && $alone != *'runtimes.runc]'* &&
@@ -246,9 +107,8 @@ alone=$(containerd --config "$CTD/alone/config.toml" config dump 2>&1)
 tap_ok $? "containerd 1.6: the example as a drop-in file of its own replaces the node's CRI section (runc handler and sandbox_image gone)" ||
 	tap_diag "$alone"
 
-containerd --config "$CTD/config.toml" >"$CTD/containerd.log" 2>&1 &
-CTD_PID=$!
-VERSION=$(cri --wait 30 version 2>&1)
+ctd_start "$CTD/config.toml"
+VERSION=$CTD_VERSION
 tap_like "$VERSION" '^containerd ' \
 	"private containerd (config version 2, the example's drop-in) answers CRI: $VERSION" ||
 	{ tap_diag "$(tail -n 30 "$CTD/containerd.log")"; tap_bail "containerd did not start"; }
@@ -277,7 +137,7 @@ POD=$(cri_pod policed sockopt '{
 	{\"name\": \"web\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\"]},
 	{\"name\": \"loader\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\"]},
 	{\"name\": \"plain\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\"]}]")
-ALL_UIDS+=("$(jq -r .metadata.uid "$POD")")
+CTD_UIDS+=("$(jq -r .metadata.uid "$POD")")
 cri_run_pod "$POD"
 tap_ok $? "pod on handler sockopt: RunPodSandbox, CreateContainer and StartContainer of web, loader, plain" ||
 	tap_diag "$(tail -n 20 "$CTD/containerd.log")" "$(cat "$LOG" 2>/dev/null)"
@@ -329,13 +189,13 @@ fi
 
 POD=$(cri_pod default-handler "" '{"sockopt-hook.io/policy": "restricted"}' \
 	"[{\"name\": \"app\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\"]}]")
-ALL_UIDS+=("$(jq -r .metadata.uid "$POD")")
+CTD_UIDS+=("$(jq -r .metadata.uid "$POD")")
 cri_run_pod "$POD"
 tap_ok $? "pod on the default handler (no RuntimeClass) with sockopt-hook.io/policy: restricted: runs"
 DEFAULT_APP=${CRI_IDS[app]}
 POD=$(cri_pod rlimits sockopt-rlimits '{"sockopt-hook.io/policy": "restricted"}' \
 	"[{\"name\": \"app\", \"command\": $SLEEPER}]")
-ALL_UIDS+=("$(jq -r .metadata.uid "$POD")")
+CTD_UIDS+=("$(jq -r .metadata.uid "$POD")")
 cri_run_pod "$POD"
 tap_ok $? "pod on handler sockopt-rlimits (base spec with \`ctr oci spec\`'s rlimits): runs"
 RLIMITS_APP=${CRI_IDS[app]}
@@ -385,16 +245,7 @@ for _ in $(seq 1 50); do
 done
 tap_is "$(find "$CT_STATE_DIR" -name '*.json' ! -name 'shared-*')" "" \
 	"no record left in the hook's state dir (the sandboxes' reapers released theirs)"
-remove_pod_cgroups
+ctd_remove_pod_cgroups
 ct_check_same "after the pods: BPF programs, hook state and cgroups (v2) are as before" "$BASE"
-left=$(for h in /sys/fs/cgroup/*/; do
-	[ -n "${KUBEPODS_OURS[$h]:-}" ] && [ -e "$h/kubepods" ] && echo "$h/kubepods"
-done)
-tap_is "$left" "" "no kubepods cgroup left in any hierarchy"
-stop_containerd
-tap_is "$(our_processes)" "" "containerd stopped, no shim left"
-our_mounts | sort -r | while read -r m; do umount "$m"; done
-tap_is "$(our_mounts)" "" "no mount left under the test's directory"
-ls_run=$(ls -A /run/containerd/s 2>/dev/null)
-tap_is "$ls_run" "" "no shim socket left in /run/containerd/s"
+ctd_check_clean "after the pods"
 tap_done

@@ -2,13 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Scheduling and guard rails on a cluster, with no cluster: no API server,
 # no kubelet and no NFD daemon run here.
-#  - `features` on this host: installed=true, bypass-prot-mem as `probe
-#    --json` says (false on a kernel before 6.19), one label per policy
-#    that annotations may choose, a policy whose name is no label key
-#    skipped with one warning; text and --json agree;
+#  - `features` where the runtime is wired: a node without containerd or
+#    CRI-O (PATH without them) with the hooks.d file that `runtime
+#    configure --runtime podman` writes: installed=true, bypass-prot-mem as
+#    `probe --json` says (false on a kernel before 6.19), one label per
+#    policy that annotations may choose, a policy whose name is no label
+#    key skipped with one warning; text and --json agree;
+#  - `features` where it is not: with containerd on PATH and a containerd
+#    config without the handler sockopt, installed=false and
+#    bypass-prot-mem=false (RuntimeClass pods would fail there), with a
+#    warning and the reason in --json (25-runtime-configure-containerd.sh
+#    checks a wired containerd);
 #  - `features --nfd-file`: the file as NFD's local source reads it
 #    (tests/lib/nfd_features.py: directives, key=value, label keys and
-#    values, extraLabelNs), an expiry five minutes ahead after which NFD
+#    values, NFD >= 0.13's denied namespaces and extraLabelNs, with
+#    examples/kubernetes/nfd-master-sockopt-hook.conf), an expiry five minutes ahead after which NFD
 #    would drop every label, replaced atomically (no temp file left, a
 #    reader racing 200 rewrites never sees a partial file), left alone when
 #    the config is bad; a missing directory, a name NFD skips and an
@@ -16,7 +24,8 @@
 #  - the RuntimeClasses' nodeSelectors use exactly labels `features` emits,
 #    and pick this node as the labels say;
 #  - the DaemonSet agent's shell script, taken from the YAML with its paths
-#    moved under a temporary directory and run by sh: it writes the feature
+#    moved under a temporary directory and its nsenter dropped (no node
+#    to enter), run by sh: it writes the feature
 #    file (and the metrics file, when the build has `metrics`), and on
 #    SIGTERM removes the feature file and exits 0;
 #  - the admission policies' CEL, compiled and run by cel-go
@@ -51,10 +60,19 @@ jq --arg long "$long" '.annotations.allow_policies += ["trailing_", $long] |
 	"$EX/config.json" >"$TMP/config.json" || exit 1
 CFG=$TMP/config.json
 
-# --- features on this host ------------------------------------------------
+# --- features ---------------------------------------------------------------
 bypass=$("$HOOK" --json probe | jq -r .bypass_prot_mem)
 tap_like "$bypass" '^(true|false)$' "probe --json says whether the kernel has SK_BPF_BYPASS_PROT_MEM ($bypass, $(uname -r))"
-"$HOOK" --config "$CFG" features >"$TMP/out" 2>"$TMP/err"
+# A node wired for podman and CRI-O: the hooks.d file of runtime configure,
+# in a directory of ours; no containerd or crio on PATH.
+# $TMP/empty: a PATH with rm (the agent's trap) and no runtime.
+mkdir -p "$TMP/hooksd" "$TMP/empty" && ln -s "$(command -v rm)" "$TMP/empty/rm"
+out=$("$HOOK" --config "$CFG" runtime configure --runtime podman --hooks-dir "$TMP/hooksd" 2>&1)
+tap_like "$?:$out" "^0:$TMP/hooksd/oci-sockopt-hook.json: created" \
+	"runtime configure --runtime podman writes the hooks.d file" || tap_diag "$out"
+# features ARGS...: on that node
+features() { env PATH="$TMP/empty" "$HOOK" --config "$CFG" "$@" --hooks-dir "$TMP/hooksd"; }
+features features >"$TMP/out" 2>"$TMP/err"
 rc=$?
 tap_is "$rc:$(cat "$TMP/out")" "0:$(printf '%s\n' \
 	"sockopt-hook.io/installed=true" \
@@ -69,9 +87,23 @@ tap_is "$(grep -c 'not a valid Kubernetes label key, skipped' "$TMP/err"):$(wc -
 	tap_diag "$(cat "$TMP/err")"
 tap_like "$(cat "$TMP/err")" "policy\\.trailing_'.*policy\\.$long'" \
 	"features: the warnings name the keys"
-json=$("$HOOK" --config "$CFG" --json features 2>/dev/null)
-tap_is "$(jq -r '.labels | to_entries[] | "\(.key)=\(.value)"' <<<"$json"):$(jq -c '[.skipped, .nfd_file]' <<<"$json")" \
-	"$(cat "$TMP/out"):[2,null]" "features --json: the same labels, 2 skipped, no file"
+json=$(features --json features 2>/dev/null)
+tap_is "$(jq -r '.labels | to_entries[] | "\(.key)=\(.value)"' <<<"$json"):$(jq -c '[.skipped, .nfd_file, .wiring.hooks_d]' <<<"$json")" \
+	"$(cat "$TMP/out"):[2,null,true]" "features --json: the same labels, 2 skipped, no file, the hooks.d wiring"
+# containerd on PATH, its config without the handler: not installed.
+echo "version = 2" >"$TMP/containerd.toml"
+if command -v containerd >/dev/null; then
+	json=$("$HOOK" --config "$CFG" --json features --ctd-config "$TMP/containerd.toml" \
+		--hooks-dir "$TMP/hooksd" 2>"$TMP/err2")
+	tap_is "$(jq -c '[.labels["sockopt-hook.io/installed"], .labels["sockopt-hook.io/bypass-prot-mem"], .wiring.containerd]' <<<"$json")" \
+		'["false","false",false]' "containerd without the handler sockopt: installed=false, bypass-prot-mem=false"
+	tap_like "$(jq -r .wiring.missing <<<"$json"):$(grep installed=false "$TMP/err2")" \
+		"^containerd has no runtime handler sockopt:.*warning: features: sockopt-hook.io/installed=false: containerd has no runtime handler sockopt" \
+		"it says why, in --json and in a warning"
+else
+	tap_skip "containerd without the handler: installed=false" "no containerd here"
+	tap_skip "it says why" "no containerd here"
+fi
 case $(uname -r) in
 [0-5].* | 6.[0-9].* | 6.1[0-8].*) tap_is "$bypass" false "Linux $(uname -r) < 6.19: bypass-prot-mem=false" ;;
 *) tap_skip "bypass-prot-mem=false before 6.19" "Linux $(uname -r)" ;;
@@ -80,7 +112,7 @@ esac
 # --- the NFD feature file -------------------------------------------------
 F=$TMP/features.d/oci-sockopt-hook
 start=$(date +%s)
-out=$("$HOOK" --config "$CFG" features --nfd-file "$F" 2>/dev/null)
+out=$(features features --nfd-file "$F" 2>/dev/null)
 tap_like "$?:$out" "^0:wrote 6 label\\(s\\) to $F, expiring at 20[0-9-]+T[0-9:]+Z\$" \
 	"features --nfd-file: writes the file and says so"
 parsed=$($PY "$NFD" "$F" --allow-ns sockopt-hook.io)
@@ -93,16 +125,23 @@ tap_ok $((exp - start >= 295 && exp - start <= 305 + $(date +%s) - start ? 0 : 1
 	"# +expiry-time is five minutes ahead ($((exp - start)) s)"
 tap_is "$($PY "$NFD" "$F" --allow-ns sockopt-hook.io --now "$(date -u -d @$((exp + 1)) +%FT%TZ)" | jq -c .labels)" \
 	"{}" "one second past the expiry time NFD reads no label: the node loses them"
-tap_like "$($PY "$NFD" "$F" | jq -r '.errors[0]')" "nfd-master drops 'sockopt-hook.io/" \
-	"without extraLabelNs nfd-master would drop them (examples/kubernetes/nfd-master-sockopt-hook.yaml)"
+nlabels=$(grep -c . "$TMP/out")
+tap_is "$($PY "$NFD" "$F" | jq -c '[(.labels | length), .errors]')" "[$nlabels,[]]" \
+	"NFD >= 0.13 publishes them with no setting (sockopt-hook.io is not a denied namespace)"
+tap_like "$($PY "$NFD" "$F" --deny-ns '*.io' | jq -r '.errors[0]')" "nfd-master drops 'sockopt-hook.io/" \
+	"a denyLabelNs that covers sockopt-hook.io drops them"
+snippet=$EX/kubernetes/nfd-master-sockopt-hook.conf
+allow=$($PY -c 'import sys, yaml; print(" ".join(yaml.safe_load(open(sys.argv[1]))["extraLabelNs"]))' "$snippet")
+tap_is "$($PY "$NFD" "$F" --deny-ns '*.io' --allow-ns "$allow" | jq -c '[(.labels | length), .errors]')" "[$nlabels,[]]" \
+	"the extraLabelNs of $(basename "$snippet"), merged into nfd-master.conf, lets them through again"
 tap_is "$(ls -A "$TMP/features.d")" "oci-sockopt-hook" "no temporary file is left beside it"
 ino=$(stat -c %i "$F")
-"$HOOK" --config "$CFG" features --nfd-file "$F" >/dev/null 2>&1
+features features --nfd-file "$F" >/dev/null 2>&1
 tap_ok $(($(stat -c %i "$F") != ino ? 0 : 1)) "a rewrite replaces the file (rename), not its content in place"
 
 # A reader racing the writer sees a whole file every time.
 lines=$(wc -l <"$F")
-(for _ in $(seq 200); do "$HOOK" --config "$CFG" features --nfd-file "$F" >/dev/null 2>&1; done) &
+(for _ in $(seq 200); do features features --nfd-file "$F" >/dev/null 2>&1; done) &
 writer=$!
 bad=0 reads=0
 while kill -0 "$writer" 2>/dev/null; do
@@ -134,7 +173,7 @@ sel=$($PY -c 'import json, sys, yaml
 print(json.dumps({d["metadata"]["name"]: d["scheduling"]["nodeSelector"]
                   for d in yaml.safe_load_all(open(sys.argv[1]))}))' \
 	"$EX/kubernetes/runtimeclass.yaml")
-ex=$("$HOOK" --config "$EX/config.json" --json features 2>/dev/null | jq -c .labels)
+ex=$(env PATH="$TMP/empty" "$HOOK" --config "$EX/config.json" --json features --hooks-dir "$TMP/hooksd" 2>/dev/null | jq -c .labels)
 tap_is "$(jq -c '[.[] | keys[]] | unique' <<<"$sel")" \
 	"$(jq -c '[keys[] | select((startswith("sockopt-hook.io/policy.") or . == "sockopt-hook.io/nri") | not)] | sort' <<<"$ex")" \
 	"the RuntimeClasses select on exactly the node labels features emits (policies aside, and nri: pods that need no RuntimeClass select on it)"
@@ -152,20 +191,30 @@ cp "$EX/config.json" "$A/config.json"
 $PY -c 'import sys, yaml
 for d in yaml.safe_load_all(open(sys.argv[1])):
     if d["kind"] == "DaemonSet":
-        print(d["spec"]["template"]["spec"]["containers"][0]["args"][0])' \
+        print(next(c["args"][0] for c in d["spec"]["template"]["spec"]["containers"]
+                   if c["name"] == "agent"))' \
 	"$EX/kubernetes/daemonset.yaml" |
-	sed -e "s|^hook=.*|hook=$HOOK|" -e "s|^config=.*|config=$A/config.json|" \
+	sed -e "s|^host=.*|host=\"env PATH=$TMP/empty\"|" \
+		-e "s|^hook=.*|hook=$HOOK|" -e "s|^config=.*|config=$A/config.json|" \
 		-e "s|^nfd=/etc/kubernetes/node-feature-discovery/features.d/|nfd=$A/features.d/|" \
 		-e "s|^prom=/var/lib/prometheus/node-exporter/|prom=$A/textfile/|" >"$A/script.sh"
 tap_like "$(cat "$A/script.sh")" "nfd=$A/features.d/oci-sockopt-hook" \
 	"the agent's script, from the DaemonSet, with its paths under \$TMP"
 setsid sh "$A/script.sh" >"$A/out" 2>&1 &
 agent=$!
-until [ -s "$A/features.d/oci-sockopt-hook" ] || ! kill -0 "$agent" 2>/dev/null; do sleep 0.1; done
+# wait_file FILE: until the agent wrote FILE, or it ended, or 30 s passed
+wait_file() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ -s "$1" ] || ! kill -0 "$agent" 2>/dev/null && return
+		sleep 0.1
+	done
+}
+wait_file "$A/features.d/oci-sockopt-hook"
 tap_is "$($PY "$NFD" "$A/features.d/oci-sockopt-hook" --allow-ns sockopt-hook.io | jq -r '.labels | keys | length')" 6 \
 	"the agent wrote the feature file, with the example config's 6 labels"
 if "$HOOK" --help 2>&1 | grep -q '^  metrics '; then
-	until [ -s "$A/textfile/oci-sockopt-hook.prom" ] || ! kill -0 "$agent" 2>/dev/null; do sleep 0.1; done
+	wait_file "$A/textfile/oci-sockopt-hook.prom"
 	tap_check "the agent wrote the metrics file" test -s "$A/textfile/oci-sockopt-hook.prom"
 else
 	tap_skip "the agent writes the metrics file" "no metrics command in this build"

@@ -122,6 +122,8 @@ tap_check "the plugin process is still running (never crashed)" kill -0 "$PLUGIN
 # --- while registered ---------------------------------------------------------
 
 tap_is "$(features_nri)" true "features: sockopt-hook.io/nri=true while registered"
+tap_is "$("$HOOK" --config "$CFG" --json features 2>/dev/null | jq -c '[.wiring.nri, .wiring.nri_runtime]')" \
+	'[true,"fake 0.8.0"]' "features --json: wiring.nri, and the runtime it is registered with"
 st=$(cat "$CT_STATE_DIR/nri.status")
 tap_is "$(jq -c '[.registered, .runtime, .runtime_version, .name, .mode, .pid]' <<<"$st")" \
 	"[true,\"fake\",\"0.8.0\",\"50-oci-sockopt-hook\",\"socket\",$PLUGIN_PID]" "nri.status: registered with fake 0.8.0"
@@ -139,6 +141,8 @@ tap_ok $? "the runtime gone: the plugin waits for its socket"
 tap_is "$(jq -c '[.registered, .containers, .hooked]' "$CT_STATE_DIR/nri.status")" '[false,1,1]' \
 	"nri.status after it: not registered, that session's one container given the hook"
 tap_is "$(features_nri)" false "features: nri=false while not registered"
+tap_is "$("$HOOK" --config "$CFG" --json features 2>/dev/null | jq -c '[.wiring.nri, .wiring.nri_runtime]')" \
+	'[false,null]' "features --json: wiring.nri false, no runtime"
 kill -TERM "$PLUGIN_PID"
 wait_for 5 bash -c "! kill -0 $PLUGIN_PID 2>/dev/null"
 wait "$PLUGIN_PID"

@@ -18,13 +18,15 @@ CRI_BUSYBOX=localhost/sockopt-hook-test/busybox:1
 CRI_PAUSE=localhost/sockopt-hook-test/pause:1
 # Pods made by cri_run_pod: "sandbox-id uid", for cri_cleanup.
 CRI_PODS=()
+# More options of the client for the next calls (--timeout, --configmaps).
+CRI_OPTS=()
 
 # cri ARGS...: tests/cri/cri.py against CRI_SOCK.
 cri()
 {
 	"$CRI_PYTHON" "$CRI_PY" -a "$CRI_SOCK" --stubs "$CRI_STUBS" \
 		--cgroup-driver "$CRI_DRIVER" --log-root "$CRI_DIR/pods-logs" \
-		--pod-root "$CRI_DIR/kubelet-pods" "$@"
+		--pod-root "$CRI_DIR/kubelet-pods" "${CRI_OPTS[@]}" "$@"
 }
 
 # cri_images DIR BUSYBOX-ROOTFS PAUSE-PROGRAM: the archives of the tests'
@@ -69,14 +71,16 @@ cri_pod()
 	echo "$out"
 }
 
-# cri_run_pod MANIFEST: runs the pod; sets CRI_SANDBOX and CRI_IDS (an
-# associative array, container name -> id). Fails with the client's error
-# on stdout as comments.
+# cri_run_pod MANIFEST: runs the pod; sets CRI_SANDBOX, CRI_IDS (an
+# associative array, container name -> id) and CRI_RUN_OUT (the client's
+# JSON, with the init containers' ids). Fails with the client's error on
+# stdout as comments.
 cri_run_pod()
 {
 	local out name
 
 	out=$(cri run-pod "$1" 2>&1) || { tap_diag "run-pod $1: $out"; return 1; }
+	CRI_RUN_OUT=$out
 	CRI_SANDBOX=$(jq -r .sandbox <<<"$out")
 	CRI_PODS+=("$CRI_SANDBOX $(jq -r .metadata.uid "$1")")
 	declare -gA CRI_IDS=()

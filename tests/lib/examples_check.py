@@ -168,11 +168,28 @@ def admission_shape(vap, binding):
     check(binding["spec"]["policyName"] == vap["metadata"]["name"] and
           "Deny" in binding["spec"]["validationActions"],
           "admission policy: the binding denies with the policy")
-    rules = vap["spec"]["matchConstraints"]["resourceRules"]
+    mc = vap["spec"]["matchConstraints"]
+    rules = mc["resourceRules"]
     check(vap["spec"].get("failurePolicy") == "Fail" and
           any(r["apiGroups"] == [""] and "pods" in r["resources"] and
               "CREATE" in r["operations"] for r in rules),
           "admission policy: pod CREATE in the core group, failing closed")
+    want = {("apps", k) for k in ("deployments", "statefulsets", "daemonsets",
+                                  "replicasets")} | \
+        {("batch", k) for k in ("jobs", "cronjobs")}
+    got = {(g, k) for r in rules if {"CREATE", "UPDATE"} <= set(r["operations"])
+           for g in r["apiGroups"] for k in r["resources"]}
+    check(want <= got, "admission policy: the pod templates of Deployments, "
+          "StatefulSets, DaemonSets, ReplicaSets, Jobs and CronJobs, on "
+          "CREATE and UPDATE", sorted(want - got))
+    exprs = mc.get("namespaceSelector", {}).get("matchExpressions", [])
+    check({"key": "kubernetes.io/metadata.name", "operator": "NotIn",
+           "values": ["kube-system"]} in exprs,
+          "admission policy: namespace kube-system left out", exprs)
+    check(any("sockopt-hook.io/" in c["expression"]
+              for c in vap["spec"].get("matchConditions", [])),
+          "admission policy: only objects with our keys are looked at "
+          "(matchConditions)")
 
 
 def admission(docs):
@@ -214,9 +231,10 @@ def admission(docs):
         check(ns["spec"].get("paramKind") == {"apiVersion": "v1",
                                               "kind": "ConfigMap"} and
               (ref.get("namespace"), ref.get("name")) in cms and
-              ref.get("parameterNotFoundAction") == "Deny",
+              ref.get("parameterNotFoundAction") == "Allow",
               "sockopt-hook-namespaces: ConfigMap parameters, the one in "
-              "the file, failing closed when it is missing", ref)
+              "the file; without it, no pod is refused for it (the node's "
+              "config still decides)", ref)
         data = cms.get((ref.get("namespace"), ref.get("name")), {}).get("data", {})
         check({"bypass-namespaces", "policies"} <= set(data),
               "the parameter ConfigMap has bypass-namespaces and policies",
@@ -247,13 +265,13 @@ def daemonset(docs):
     host = sorted(v["hostPath"]["path"] for v in vols.values() if "hostPath" in v)
     install_dirs = ["/etc/oci-sockopt-hook", "/usr/local/libexec/oci/hooks.d",
                     "/usr/share/containers/oci/hooks.d"]
-    agent_dirs = [NFD_DIR, "/run/oci-sockopt-hook",
-                  "/var/lib/prometheus/node-exporter"]
-    check(host == sorted(install_dirs + agent_dirs),
+    agent_dirs = [NFD_DIR, "/var/lib/prometheus/node-exporter"]
+    nri_dirs = ["/var/run/nri", "/run/oci-sockopt-hook"]
+    check(host == sorted(install_dirs + agent_dirs + nri_dirs),
           "hostPath volumes: the three install directories (the hooks.d "
-          "file where CRI-O, podman 5 and NRI look by default), the state "
-          "directory, NFD's features.d and node_exporter's textfile "
-          "directory", host)
+          "file where CRI-O, podman 5 and NRI look by default), NFD's "
+          "features.d and node_exporter's textfile directory, NRI's socket "
+          "directory and the hook's state directory", host)
     install = spec["initContainers"][0]
     check(install["securityContext"].get("seLinuxOptions", {}).get("type")
           == "spc_t", "the install container runs as spc_t on SELinux nodes")
@@ -261,9 +279,12 @@ def daemonset(docs):
     check(cms == [cm["metadata"]["name"]],
           "the config volume is the ConfigMap", cms)
     init = spec.get("initContainers", [])
-    check([c["name"] for c in init] == ["install", "preload"] and
+    check([c["name"] for c in init] == ["install", "configure", "preload"] and
           all(c["command"][0] == "/bin/sh" for c in init),
-          "two init containers, shell scripts: install, then preload")
+          "three init containers, shell scripts: install, configure, preload")
+    check(spec.get("hostNetwork") is True,
+          "the pod uses the node's network (none needed; no CNI on a new node)")
+    configure(spec, cm)
     mounts = {m["name"] for m in init[0]["volumeMounts"]}
     want = {n for n, v in vols.items()
             if v.get("hostPath", {}).get("path") in install_dirs or
@@ -281,25 +302,102 @@ def daemonset(docs):
           "node's mount namespace (hostPID, privileged, nsenter)")
     check(all(c.get("image") for c in spec["containers"] + init),
           "every container names an image")
+    names = [c["name"] for c in spec["containers"]]
+    check(names == ["nri", "agent"], "two containers: nri and the agent",
+          names)
+    nri(spec, vols, cm)
     agent(spec, vols)
 
 
-def agent(spec, vols):
-    """The DaemonSet's long-running container."""
-    names = [c["name"] for c in spec["containers"]]
-    check(names == ["agent"], "one container: the agent", names)
-    if names != ["agent"]:
+def nri(spec, vols, cm):
+    """The DaemonSet's NRI plugin container."""
+    c = next((c for c in spec["containers"] if c["name"] == "nri"), None)
+    if not c:
         return
-    ag = spec["containers"][0]
+    script = "\n".join(c["args"])
+    mounts = {vols[m["name"]].get("hostPath", {}).get("path"): m
+              for m in c.get("volumeMounts", [])}
+    check(sorted(mounts) == ["/etc/oci-sockopt-hook", "/run/oci-sockopt-hook",
+                             "/var/run/nri"] and
+          all(m["mountPath"] == p for p, m in mounts.items()) and
+          mounts["/etc/oci-sockopt-hook"].get("readOnly") is True,
+          "nri: the runtime's NRI socket directory, the node's config "
+          "(read-only) and state directory (its lock and status, which "
+          "`features` on the node reads), each at the node's path",
+          sorted(mounts))
+    env = {e["name"]: e.get("valueFrom", {}).get("configMapKeyRef", {})
+           for e in c.get("env", [])}
+    check(env.get("NRI") == {"name": cm["metadata"]["name"], "key": "nri",
+                             "optional": True} and
+          cm["data"].get("nri") == "pod",
+          "nri: NRI from the ConfigMap's key nri, pod by default", env)
+    check(re.search(r'^\s*exec "\$hook" --config "\$config" nri$', script,
+                    re.M) and
+          re.search(r"^hook=/dist/usr/local/libexec/oci/hooks.d/"
+                    r"oci-sockopt-hook$", script, re.M) and
+          re.search(r"^config=/etc/oci-sockopt-hook/config.json$", script,
+                    re.M) and
+          '[ "$NRI" != pod ]' in script,
+          "nri: runs the image's hook as `nri` with the node's config, only "
+          "when the ConfigMap's nri is pod")
+    check('validate --json "$config"' in script and
+          """*'"nri":true'*)""" in script and
+          re.search(r"require_annotations\.nri.*\n\s*exit 1", script),
+          "nri: refuses to run the plugin only from a pod when the config "
+          "has require_annotations.nri (its own pod would be refused while "
+          "it is down)")
+    sc = c.get("securityContext", {})
+    check(not sc.get("privileged") and
+          sc.get("capabilities", {}).get("drop") == ["ALL"] and
+          sc.get("readOnlyRootFilesystem") is True and
+          sc.get("allowPrivilegeEscalation") is False,
+          "nri: unprivileged, no capabilities, read-only root", sc)
+
+
+def configure(spec, cm):
+    """The init container that runs `runtime configure` when asked."""
+    conf = next((c for c in spec.get("initContainers", [])
+                 if c["name"] == "configure"), None)
+    if not conf:
+        return
+    script = " ".join(conf["args"])
+    env = {e["name"]: e.get("valueFrom", {}).get("configMapKeyRef", {})
+           for e in conf.get("env", [])}
+    check(env.get("RUNTIME") == {"name": cm["metadata"]["name"],
+                                 "key": "runtime", "optional": True} and
+          cm["data"].get("runtime") == "",
+          "configure: RUNTIME from the ConfigMap's key runtime, empty by "
+          "default (not asked)", env)
+    check(env.get("NRI") == {"name": cm["metadata"]["name"], "key": "nri",
+                             "optional": True},
+          "configure: NRI from the ConfigMap's key nri", env)
+    check(conf.get("securityContext", {}).get("privileged") is True and
+          "nsenter --target 1 --mount" in script and
+          'runtime configure --runtime "$RUNTIME" "$@"' in script and
+          "configure --restart || exit 1" in script and
+          '[ -z "$NRI" ] || configure --nri "$NRI" --restart' in script and
+          '[ -z "$RUNTIME" ]' in script,
+          "configure: the installed hook's `runtime configure --restart` in "
+          "the node's mount namespace, only when asked, then with --nri "
+          "MODE when the ConfigMap names one")
+
+
+def agent(spec, vols):
+    """The DaemonSet's agent container."""
+    ag = next((c for c in spec["containers"] if c["name"] == "agent"), None)
+    if not ag:
+        return
     script = "\n".join(ag["args"])
-    where = {m["mountPath"]: vols[m["name"]].get("hostPath", {}).get("path")
-             for m in ag["volumeMounts"]}
-    check(all(k == v for k, v in where.items()) and
-          sorted(where) == sorted([NFD_DIR, "/run/oci-sockopt-hook",
-                                   "/etc/oci-sockopt-hook",
-                                   "/var/lib/prometheus/node-exporter"]),
-          "the agent mounts the state directory, the config, features.d and "
-          "the textfile directory, each at its node path", where)
+    made = sorted(vols[m["name"]].get("hostPath", {}).get("path")
+                  for m in ag.get("volumeMounts", []))
+    check(made == sorted([NFD_DIR, "/var/lib/prometheus/node-exporter"]),
+          "the agent's volumes make features.d and the textfile directory",
+          made)
+    check(re.search(r'^host="nsenter --target 1 --mount --"$', script, re.M)
+          and '$host "$hook"' in script and
+          re.search(r"^hook=/usr/local/libexec/oci/hooks.d/oci-sockopt-hook$",
+                    script, re.M),
+          "the agent runs the installed hook in the node's mount namespace")
     nfd = re.search(r"^nfd=(\S+)$", script, re.M)
     prom = re.search(r"^prom=(\S+)$", script, re.M)
     check(nfd is not None and os.path.dirname(nfd.group(1)) == NFD_DIR and
@@ -315,22 +413,29 @@ def agent(spec, vols):
     check(re.search(r"^\s*sleep 15\b", script, re.M) is not None and
           "while :" in script,
           "the agent repeats every 15 s")
-    check(re.search(r"trap 'rm -f \"\$nfd\"", script) is not None,
+    check(re.search(r"trap '\$host rm -f \"\$nfd\"", script) is not None,
           "the agent removes the feature file when it is stopped")
     check(ag.get("securityContext", {}).get("privileged") is True,
           "the agent is privileged (the kernel probe loads a BPF program)")
 
 
-def nfd_master(docs):
-    cm = docs["kubernetes/nfd-master-sockopt-hook.yaml"][0]
+def nfd_master():
+    """A fragment to merge into nfd-master.conf, never an object that
+    kubectl apply could put in place of the whole ConfigMap."""
+    path = os.path.join(EX, "kubernetes", "nfd-master-sockopt-hook.conf")
     try:
-        conf = yaml.safe_load(cm["data"]["nfd-master.conf"])
+        with open(path) as f:
+            conf = yaml.safe_load(f)
         ns = conf["extraLabelNs"]
-    except (KeyError, TypeError, yaml.YAMLError) as e:
-        ns = e
-    check(isinstance(ns, list) and LABEL_PREFIX.rstrip("/") in ns,
-          "nfd-master-sockopt-hook.yaml: extraLabelNs allows sockopt-hook.io",
-          ns)
+    except (OSError, KeyError, TypeError, yaml.YAMLError) as e:
+        conf, ns = {}, e
+    check(isinstance(ns, list) and LABEL_PREFIX.rstrip("/") in ns and
+          set(conf) == {"extraLabelNs"},
+          "nfd-master-sockopt-hook.conf: only extraLabelNs, with "
+          "sockopt-hook.io, to merge into nfd-master.conf", conf)
+    check(not any(k in conf for k in ("apiVersion", "kind", "metadata")),
+          "nfd-master-sockopt-hook.conf is no Kubernetes object (kubectl "
+          "apply cannot replace NFD's config with it)")
 
 
 def crio_handler():
@@ -462,7 +567,7 @@ def main():
     kubernetes(docs)
     admission(docs)
     daemonset(docs)
-    nfd_master(docs)
+    nfd_master()
     runtime_configs()
     hooks_d()
     runc_snippet()

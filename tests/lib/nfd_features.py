@@ -4,7 +4,7 @@
 source does, and checks what nfd-master and the API server would then do
 with its labels.
 
-    nfd_features.py FILE [--now RFC3339] [--allow-ns NS]...
+    nfd_features.py FILE [--now RFC3339] [--allow-ns NS]... [--deny-ns NS]...
 
 NFD's rules (source/local/local.go): files in features.d whose names start
 with '.' are skipped, and files larger than 65536 bytes; the content is
@@ -15,10 +15,13 @@ starting with '#' is a comment unless it starts with '# +', a directive:
 expiry time that does not parse, is an error NFD logs. Any other line is
 `key=value` (split at the first '='), or `key` alone for "true".
 
-nfd-master drops a label whose key or value the API server would refuse,
-and one in a namespace other than feature.node.kubernetes.io (or its
-sub-namespaces, or profile.node.kubernetes.io) unless extraLabelNs lists it
-(--allow-ns here). A key without a '/' gets feature.node.kubernetes.io/.
+nfd-master (0.13 and later, pkg/nfd-master filterFeatureLabels) drops a
+label whose key or value the API server would refuse, and one whose
+namespace is denied: kubernetes.io and *.kubernetes.io always (but for
+feature.node.kubernetes.io, profile.node.kubernetes.io and their
+sub-namespaces), and what denyLabelNs lists (--deny-ns here; "*.example.com"
+denies its sub-namespaces), unless extraLabelNs lists it (--allow-ns). A
+key without a '/' gets feature.node.kubernetes.io/.
 
 Prints JSON: {"labels": {...}, "expiry_time": "...", "errors": [...]}.
 Exit 0 when there is no error, 1 otherwise.
@@ -53,13 +56,18 @@ def key_valid(key):
         not prefix or (len(prefix) <= 253 and DNS1123.match(prefix) is not None))
 
 
-def ns_allowed(key, allow):
+def ns_allowed(key, allow, deny):
     ns = key.rpartition("/")[0]
-    return (ns in (DEFAULT_NS, "profile.node.kubernetes.io") or
-            ns.endswith("." + DEFAULT_NS) or ns in allow)
+    if (ns in (DEFAULT_NS, "profile.node.kubernetes.io") or
+            ns.endswith("." + DEFAULT_NS) or
+            ns.endswith(".profile.node.kubernetes.io")):
+        return True
+    denied = ns == "kubernetes.io" or ns.endswith(".kubernetes.io") or any(
+        ns.endswith(d[1:]) if d.startswith("*") else ns == d for d in deny)
+    return not denied or ns in allow
 
 
-def parse(path, now, allow):
+def parse(path, now, allow, deny):
     errors, labels, expiry = [], {}, None
     base = os.path.basename(path)
     if base.startswith("."):
@@ -99,9 +107,9 @@ def parse(path, now, allow):
                 errors.append("line %d: %r is not a valid label key" % (n, key))
             elif value and NAME.match(value) is None:
                 errors.append("line %d: %r is not a valid label value" % (n, value))
-            elif not ns_allowed(full, allow):
-                errors.append("line %d: nfd-master drops %r: namespace not in "
-                              "extraLabelNs" % (n, full))
+            elif not ns_allowed(full, allow, deny):
+                errors.append("line %d: nfd-master drops %r: its namespace "
+                              "is denied and not in extraLabelNs" % (n, full))
             else:
                 labels[full] = value
         opts["no_label"] = False
@@ -109,19 +117,22 @@ def parse(path, now, allow):
 
 
 def main(argv):
-    path, now, allow = None, datetime.datetime.now(datetime.timezone.utc), []
+    path, now = None, datetime.datetime.now(datetime.timezone.utc)
+    allow, deny = [], []
     args = iter(argv)
     for a in args:
         if a == "--now":
             now = rfc3339(next(args))
         elif a == "--allow-ns":
             allow.append(next(args))
+        elif a == "--deny-ns":
+            deny.append(next(args))
         else:
             path = a
     if path is None:
         print(__doc__, file=sys.stderr)
         return 2
-    out = parse(path, now, allow)
+    out = parse(path, now, allow, deny)
     print(json.dumps(out, indent=1, sort_keys=True))
     return 1 if out["errors"] else 0
 

@@ -13,13 +13,15 @@
 #   BUILD_DIR/node/payload.img the per-run payload disk (/dev/vdb):
 #     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct, pause,
 #     sandbox_ptrace, static),
-#     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook)
+#     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook),
+#     image/oci-sockopt-hook.tar (`make image`, for 70-daemonset)
 #   BUILD_DIR/node/console.log, results.tap
 #
 # Environment: NODE_SCENARIOS="pattern..." runs only the scenarios whose
 # file name contains one of the patterns (00-node always runs: it
-# installs the hook); NODE_TIMEOUT (seconds for the whole boot, 1500),
-# NODE_SCENARIO_TIMEOUT (each scenario, 300), NODE_BOOT_MAX (seconds to
+# installs the hook); NODE_TIMEOUT (seconds for the whole boot, 2400),
+# NODE_SCENARIO_TIMEOUT (each scenario, 300; a scenario that needs more
+# says so in a line "# node-timeout: SECS"), NODE_BOOT_MAX (seconds to
 # reach the suite's unit, 180), VM_VERBOSE=1 (the console live),
 # VM_TCG_THREAD (single).
 #
@@ -31,7 +33,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build="$top/build"
-secs=${NODE_TIMEOUT:-1500}
+secs=${NODE_TIMEOUT:-2400}
 while getopts "B:t:" opt; do
 	case $opt in
 	B) build=$OPTARG ;;
@@ -79,7 +81,7 @@ esac
 image=$(echo "$iout" | tail -n1)
 t_image=$(date +%s)
 
-# memacct: static, rebuilt when its source changes
+# memacct: static, rebuilt when a source changes (vmnet.c: its sockets)
 memacct="$node/memacct"
 if [ ! -x "$memacct" ] || [ "$top/tests/vm/memacct.c" -nt "$memacct" ] ||
 	[ "$top/tests/vm/vmnet.c" -nt "$memacct" ] || [ "$top/tests/vm/vmnet.h" -nt "$memacct" ]; then
@@ -130,6 +132,12 @@ install -m 0755 "$build/oci-sockopt-hook" "$stage/src/build/oci-sockopt-hook"
 # and the man pages make install installs (generated here: the node has no
 # go-md2man)
 cp -pr "$build/man" "$stage/src/build/" || rigfail "$build/man missing (make all)"
+# the DaemonSet's image (make image) of this very hook, for 70-daemonset
+if selected 70-daemonset.sh && command -v umoci >/dev/null; then
+	img=$(make -s -C "$top" BUILD="$build" -o "$build/oci-sockopt-hook" image 2>"$node/image.err" | tail -n1) ||
+		say "make image failed: $(tail -n 3 "$node/image.err")"
+	[ -r "$img" ] && install -D -m 0644 "$img" "$stage/image/oci-sockopt-hook.tar"
+fi
 payload="$node/payload.img"
 rm -f "$payload"
 mkfs.ext4 -q -F -L nodepayload -d "$stage" "$payload" 256M

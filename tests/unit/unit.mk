@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # C unit tests, built twice: plain, and with ASan+UBSan.
-UNIT_NAMES := config container oci_policy options cgroup_rules state_record lint require audit_log prom stats status labelkey footprint fileio ttrpc_mux nri families
+UNIT_NAMES := config container oci_policy options cgroup_rules state_record lint require audit_log prom stats status labelkey footprint fileio ttrpc_mux nri families toml wiring
 UNIT_CFLAGS = $(CFLAGS) -Itests/unit -DEXAMPLES=\"$(CURDIR)/examples\"
 UNIT_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-%)
 UNIT_SAN_BINS := $(UNIT_NAMES:%=$(BUILD)/tests/unit-san-%)

@@ -243,8 +243,60 @@ oci_runtime_scenario() {
 	check_gone "$rt run" "$rt-$id.scope" "/system.slice/$rt-$id.scope"
 }
 
-# The CRI scenarios' setup (40-containerd-cri, 80-nri), after tests/lib/
-# cri.sh is sourced with CRI_DIR set:
+# --- a node that never saw the hook (70-daemonset, 71-runtime-configure) --
+
+# node_make TARGET: the repository's make TARGET as 00-node runs it
+# (install or uninstall; the binary from the build host, no compiler here).
+node_make() {
+	(cd "$NODE_PAYLOAD/src" &&
+		make -o build/oci-sockopt-hook "$1" HOOKSD="$NODE_HOOKSD" 2>&1)
+}
+
+# node_state: what "the node as it was" compares: every file and
+# directory under the paths that make install, the DaemonSet and runtime
+# configure touch (with its mode and, for a file, its content), the pins,
+# the hook's records, the units' state, containerd's effective config.
+NODE_STATE_PATHS="/usr/local/libexec /usr/local/share/containers /usr/local/lib/systemd
+/etc/oci-sockopt-hook /usr/share/containers/oci /etc/containers/oci /etc/containerd
+/etc/kubernetes /var/lib/prometheus /sys/fs/bpf /opt/nri/plugins /etc/systemd/system"
+node_state() {
+	local p
+
+	for p in $NODE_STATE_PATHS; do
+		[ -e "$p" ] || continue
+		find "$p" -printf '%p %y %m\n' | sort
+		# pins have no content to read (EIO): their names are listed
+		[ "$p" = /sys/fs/bpf ] || find "$p" -type f -exec sha256sum {} + | sort -k2
+	done
+	state_records
+	systemctl is-enabled oci-sockopt-hook-preload.path oci-sockopt-hook-metrics.timer \
+		oci-sockopt-hook-nri.service 2>&1
+	containerd config dump 2>&1 | sha256sum
+}
+
+# node_forget_hook: undoes 00-node's install (make uninstall), so that a
+# scenario starts from a node that never saw the hook; fails if anything of
+# the hook is left.
+node_forget_hook() {
+	local out
+
+	out=$(node_make uninstall) || { tap_diag "$out"; return 1; }
+	[ ! -e "$NODE_HOOK" ] && [ ! -e "$NODE_CONFIG" ] &&
+		[ ! -e "$NODE_HOOKSD/oci-sockopt-hook.json" ] &&
+		[ ! -e /sys/fs/bpf/oci-sockopt-hook ]
+}
+
+# pod_cgroups_gone: kubelet's pod container manager removes the pods'
+# cgroups (no kubelet here): cgroupfs driver.
+pod_cgroups_gone() {
+	[ -d /sys/fs/cgroup/kubepods ] || return 0
+	find /sys/fs/cgroup/kubepods -depth -type d -exec rmdir {} \; 2>/dev/null
+	[ ! -d /sys/fs/cgroup/kubepods ]
+}
+
+# --- the CRI scenarios (40-containerd-cri, 70, 71, 80-nri) ------------------
+# after tests/lib/cri.sh is sourced with CRI_DIR set:
+
 # node_cri_stubs: the CRI client's stubs, generated here; sets CRI_STUBS
 # (skips the scenario where they cannot be made)
 node_cri_stubs() {
@@ -260,10 +312,20 @@ node_cri_stubs() {
 	tap_ok 0 "CRI stubs generated here by $(python3 -m grpc_tools.protoc --version)"
 }
 
+# ctd_sandbox_image: the pause image this containerd's CRI runs sandboxes
+# from (2.x: pinned_images.sandbox; 1.x: sandbox_image).
+ctd_sandbox_image() {
+	containerd config dump 2>/dev/null |
+		sed -n "s/^ *\(sandbox\|sandbox_image\) = ['\"]\(.*\)['\"]$/\2/p" | head -n1
+}
+
 # node_cri_images: the busybox probe image and the pause image (the
-# payload's static pause program) imported into containerd's k8s.io store
+# payload's static pause program) imported into containerd's k8s.io store,
+# the pause image also under the name containerd wants for sandboxes (no
+# registry here: a config that pins none of ours, Debian's, names
+# registry.k8s.io's); one test, its status returned
 node_cri_images() {
-	local out ids
+	local out ids want
 
 	mkdir -p "$CRI_DIR/pause-bin"
 	if [ -x "$NODE_PAYLOAD/bin/pause" ]; then
@@ -284,8 +346,14 @@ node_cri_images() {
 	out=$(for img in busybox pause; do
 		ctr -n k8s.io images import "$CRI_DIR/images/$img.tar" 2>&1 || echo "import $img failed"
 	done)
-	ids=$(cri image-id "$CRI_BUSYBOX" && cri image-id "$CRI_PAUSE")
+	want=$(ctd_sandbox_image)
+	[ "$want" != "$CRI_PAUSE" ] || want=
+	if [ -n "$want" ]; then
+		out+=$(ctr -n k8s.io images tag --force "$CRI_PAUSE" "$want" 2>&1) ||
+			out+=" tag $want failed"
+	fi
+	ids=$(cri image-id "$CRI_BUSYBOX" && cri image-id "${want:-$CRI_PAUSE}")
 	tap_like "$ids" '^sha256:[0-9a-f]{64}'$'\n''sha256:[0-9a-f]{64}$' \
-		"ctr images import: the busybox and pause images are in CRI's store" ||
+		"ctr images import: the busybox and pause images are in CRI's store${want:+ (pause as $want)}" ||
 		tap_diag "$out" "$ids"
 }

@@ -1,0 +1,221 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The DaemonSet installed from the image, through containerd's CRI (issue
+# 23): 00-node's install undone, containerd 2.x with Debian's config.toml
+# and the one line a node image adds for drop-ins (imports), the image
+# that `make image` built (the payload's image/) imported with
+# `ctr images import`, and the DaemonSet's own pod spec and ConfigMap,
+# taken from examples/kubernetes/daemonset.yaml (the image replaced by the
+# imported one, the ConfigMap's runtime key set to containerd), run by
+# tests/cri/cri.py as kubelet runs it (cgroupfs driver):
+#  - install, configure (runtime configure --restart: containerd restarts
+#    under the pod; then --nri pod, which checks containerd's NRI) and
+#    preload exit 0, in order; the nri container (the NRI plugin, the
+#    ConfigMap's default nri: pod) and the agent run;
+#  - the node has the binary (the one built), the ConfigMap's config, the
+#    hooks.d file, the handlers sockopt and sockopt-bypass, the pins;
+#  - the agent's feature file (installed=true, bypass-prot-mem=true,
+#    nri=true: the plugin in the DaemonSet's pod registered, as NFD reads
+#    it) and metrics file appear;
+#  - a workload pod on handler sockopt gets its policy, one on
+#    sockopt-bypass its bypass, and the agent's metrics name them; an
+#    annotated pod on the default handler (no RuntimeClass, no base spec)
+#    gets its policy from the plugin running in the DaemonSet's pod, and a
+#    plain one on it stays unpoliced;
+#  - the uninstall path: the pods removed (the agent's SIGTERM removes the
+#    feature file, the plugin's its status), then the docs' commands on the
+#    node: the node is as it was before the DaemonSet came (files, pins,
+#    containerd's config, no plugin lock or status left).
+# 00-node's install and Debian's config.toml are put back at the end.
+# About 1.5 minutes (containerd restarted four times, the image imported), more
+# under TCG on a loaded host:
+# node-timeout: 600
+# shellcheck source=tests/node/guest/lib.sh
+. "$NODE_PAYLOAD/lib.sh"
+SRC=$NODE_PAYLOAD/src
+# shellcheck source=tests/lib/cri.sh
+. "$SRC/tests/lib/cri.sh"
+
+CRI_SOCK=/run/containerd/containerd.sock
+CRI_DIR=$NODE_VAR/ds-pods
+CRI_DRIVER=cgroupfs
+MAIN=/etc/containerd/config.toml
+IMAGE_TAR=$NODE_PAYLOAD/image/oci-sockopt-hook.tar
+DS_YAML=$SRC/examples/kubernetes/daemonset.yaml
+NFD=/etc/kubernetes/node-feature-discovery/features.d/oci-sockopt-hook
+PROM=/var/lib/prometheus/node-exporter/oci-sockopt-hook.prom
+rm -rf "$CRI_DIR" && mkdir -p "$CRI_DIR"
+[ -r "$IMAGE_TAR" ] || tap_skip_all "no image in the payload (make image before the node suite)"
+python3 -c 'import yaml' 2>/dev/null || tap_skip_all "python3-yaml not in the node image"
+node_cri_stubs
+
+node_forget_hook
+tap_ok $? "00-node's install undone (make uninstall): no binary, config, hooks.d file or pins"
+cp "$MAIN" "$CRI_DIR/config.toml.orig"
+# The node image's part: containerd reads drop-ins from a directory it
+# ships (runtime configure never writes the main config).
+CONFD_EXISTED=$([ -d /etc/containerd/conf.d ] && echo 1 || echo 0)
+sed -i '1i imports = ["/etc/containerd/conf.d/*.toml"]' "$MAIN"
+mkdir -p /etc/containerd/conf.d
+systemctl restart containerd
+VERSION=$(cri --wait 60 version 2>&1)
+tap_like "$VERSION" '^containerd ' "containerd with an imports line answers CRI: $VERSION"
+node_cri_images
+BEFORE=$(node_state)
+
+# --- the image and the DaemonSet's pod ----------------------------------------
+
+out=$(ctr -n k8s.io images import --base-name localhost/oci-sockopt-hook "$IMAGE_TAR" 2>&1)
+tag=$(tar -xOf "$IMAGE_TAR" index.json | jq -r '.manifests[0].annotations["org.opencontainers.image.ref.name"]')
+IMAGE=localhost/oci-sockopt-hook:$tag
+tap_like "$(cri image-id "$IMAGE" 2>&1)" '^sha256:' "ctr images import: $IMAGE in CRI's store" ||
+	tap_diag "$out"
+POD=$CRI_DIR/daemonset-pod.json
+CMS=$CRI_DIR/configmaps.json
+UID_DS=$(cat /proc/sys/kernel/random/uuid)
+out=$(python3 - "$DS_YAML" "$IMAGE" "$UID_DS" "$POD" "$CMS" <<'PY'
+import json, sys, yaml
+src, image, uid, pod_out, cms_out = sys.argv[1:]
+docs = {d["kind"]: d for d in yaml.safe_load_all(open(src))}
+ds, cm = docs["DaemonSet"], docs["ConfigMap"]
+cm["data"]["runtime"] = "containerd"
+tmpl = ds["spec"]["template"]
+cs = tmpl["spec"]["initContainers"] + tmpl["spec"]["containers"]
+placeholder = {c["image"] for c in cs}
+for c in cs:
+    c["image"] = image
+pod = {"apiVersion": "v1", "kind": "Pod",
+       "metadata": {"name": ds["metadata"]["name"] + "-node",
+                    "namespace": ds["metadata"]["namespace"], "uid": uid,
+                    "labels": tmpl["metadata"]["labels"]},
+       "spec": tmpl["spec"]}
+json.dump(pod, open(pod_out, "w"))
+json.dump([cm], open(cms_out, "w"))
+print(" ".join(c["name"] for c in cs), "|", " ".join(sorted(placeholder)))
+PY
+)
+tap_like "$out" '^install configure preload nri agent \| ghcr\.io/example/oci-sockopt-hook:' \
+	"the DaemonSet's pod spec from the YAML: $out"
+CRI_OPTS=(--timeout 300 --configmaps "$CMS")
+t0=$SECONDS
+cri_run_pod "$POD"
+tap_ok $? "the DaemonSet's pod: install, configure, preload exit 0, nri and the agent run ($((SECONDS - t0)) s)" ||
+	journalctl -u containerd --no-pager | tail -n 20 | sed 's/^/# /'
+AGENT=${CRI_IDS[agent]}
+NRI_CTR=${CRI_IDS[nri]}
+CRI_OPTS=()
+echo "FIGURE daemonset pod to running agent: $((SECONDS - t0)) s"
+for c in install configure preload; do
+	id=$(jq -r --arg n "$c" '.init[$n] // empty' <<<"$CRI_RUN_OUT")
+	tap_diag "$c: $(cri logs "$id" 2>&1 | tr '\n' ' ' | cut -c1-400)"
+done
+cmp -s "$NODE_HOOK" "$SRC/build/oci-sockopt-hook"
+tap_ok $? "install: the node's hook is the binary built on the host"
+tap_is "$(jq -c . "$NODE_CONFIG")" "$(jq -r '.[0].data["config.json"]' "$CMS" | jq -c .)" \
+	"install: the node's config is the ConfigMap's"
+tap_is "$(jq -r .hook.path "$NODE_HOOKSD/oci-sockopt-hook.json")" "$NODE_HOOK" \
+	"install: the hooks.d file runs the installed hook"
+dump=$(containerd config dump)
+[[ $dump == *"runtimes.sockopt]"* && $dump == *"runtimes.sockopt-bypass]"* ]]
+tap_ok $? "configure: containerd (restarted) has the handlers sockopt and sockopt-bypass"
+tap_like "$(ls /sys/fs/bpf/oci-sockopt-hook 2>&1)" 'sock_create-[0-9a-f]{16}' \
+	"preload: the programs are pinned (<kind>-<policy hash>)"
+tap_like "$(cri logs "$(jq -r '.init.configure // empty' <<<"$CRI_RUN_OUT")" 2>&1)" \
+	'the plugin runs from a pod \(the DaemonSet.s nri container\)' \
+	"configure: --nri pod checked containerd's NRI (on) and wrote nothing"
+# nri_registered: the plugin in the pod holds the node's lock and says so
+# shellcheck disable=SC2317 # called through wait_until
+nri_registered() { "$NODE_HOOK" features 2>/dev/null | grep -qx 'sockopt-hook.io/nri=true'; }
+wait_until 60 nri_registered
+tap_ok $? "nri: the plugin in the DaemonSet's pod registered with containerd (features on the node)" ||
+	tap_diag "$(cri logs "$NRI_CTR" 2>&1 | tail -n 5)"
+tap_is "$(jq -c '[.registered, .runtime, .mode]' "$NODE_STATE/nri.status" 2>&1)" '[true,"containerd","socket"]' \
+	"nri: its status in the node's state directory: registered to containerd, through its socket"
+# shellcheck disable=SC2317 # called through wait_until
+nfd_nri() { grep -qx 'sockopt-hook.io/nri=true' "$NFD" 2>/dev/null; }
+wait_until 60 nfd_nri
+parsed=$(python3 "$SRC/tests/lib/nfd_features.py" "$NFD" 2>&1)
+tap_is "$(jq -c '[.labels["sockopt-hook.io/installed"], .labels["sockopt-hook.io/bypass-prot-mem"], .labels["sockopt-hook.io/nri"]]' <<<"$parsed")" \
+	'["true","true","true"]' "the agent's feature file: installed=true, bypass-prot-mem=true, nri=true" ||
+	tap_diag "$parsed" "$(cri logs "$AGENT" 2>&1 | tail -n 5)"
+wait_until 60 test -s "$PROM"
+tap_like "$(cat "$PROM" 2>&1)" 'oci_sockopt_hook_build_info\{' "the agent's metrics file"
+
+# --- workloads ---------------------------------------------------------------
+
+snapshot
+SLEEPER='["sleep", "3600"]'
+m=$(cri_pod web sockopt '{"sockopt-hook.io/policy": "restricted"}' \
+	"[{\"name\": \"web\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\", \"NET_RAW\"]}]")
+cri_run_pod "$m"
+tap_ok $? "a workload pod on handler sockopt: runs"
+WEB=${CRI_IDS[web]}
+PROBE_OUT=$(cri_exec "$WEB" /probe)
+check_restricted "workload on sockopt"
+m=$(cri_pod loader sockopt-bypass '{"sockopt-hook.io/bypass-prot-mem": "true"}' \
+	"[{\"name\": \"loader\", \"command\": $SLEEPER}]")
+cri_run_pod "$m"
+tap_ok $? "a workload pod on handler sockopt-bypass: runs"
+PROBE_OUT=$(cri_exec "${CRI_IDS[loader]}" /probe)
+check_bypassed "workload on sockopt-bypass"
+# No RuntimeClass: the default handler (runc: no base spec, no
+# pod_annotations), the hook only from the plugin in the DaemonSet's pod.
+m=$(cri_pod nri-web "" '{"sockopt-hook.io/policy": "restricted"}' \
+	"[{\"name\": \"app\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\", \"NET_RAW\"]}]")
+cri_run_pod "$m"
+tap_ok $? "an annotated pod on the default handler: runs"
+PROBE_OUT=$(cri_exec "${CRI_IDS[app]}" /probe)
+check_restricted "default handler, through the DaemonSet's NRI plugin"
+m=$(cri_pod nri-plain "" '{}' \
+	"[{\"name\": \"plain\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\", \"NET_RAW\"]}]")
+cri_run_pod "$m"
+PLAIN_CG=$(cgroup_of "$(cri_pid "${CRI_IDS[plain]}")")
+tap_is "$(our_progs "$PLAIN_CG")" "" "a plain pod on the default handler: no program (the config has no defaults)"
+wait_until 40 grep -q "container=\"web\".*policy=\"restricted\"" "$PROM"
+tap_ok $? "the agent's metrics name the workload (container_info, policy restricted)" ||
+	tap_diag "$(grep container_info "$PROM")"
+
+# --- the uninstall path --------------------------------------------------------
+
+rc=0
+for entry in "${CRI_PODS[@]}"; do
+	cri_remove_pod "${entry%% *}" || rc=1
+done
+tap_ok $rc "the workloads and the DaemonSet's pod stop and go"
+tap_check "the agent removed its feature file as it stopped" test ! -e "$NFD"
+tap_check "the plugin removed its status as it stopped" test ! -e "$NODE_STATE/nri.status"
+wait_until 20 pod_cgroups_gone
+tap_ok $? "no pod cgroup left" ||
+	find /sys/fs/cgroup/kubepods -name cgroup.procs -exec grep -H . {} + | sed 's/^/# /'
+
+# The docs' Uninstall commands, on the node.
+hook=/usr/local/libexec/oci/hooks.d/oci-sockopt-hook
+out=$({
+	"$hook" runtime unconfigure --runtime containerd --restart &&
+		"$hook" runtime unconfigure --runtime containerd --nri pod --restart &&
+		rm -f /usr/share/containers/oci/hooks.d/oci-sockopt-hook.json \
+			/run/oci-sockopt-hook/nri.lock &&
+		"$hook" gc &&
+		"$hook" preload --unpin &&
+		rm -f "$hook" /etc/oci-sockopt-hook/config.json \
+			/var/lib/prometheus/node-exporter/oci-sockopt-hook.prom \
+			"$NFD" &&
+		rmdir -p --ignore-fail-on-non-empty /usr/local/libexec/oci/hooks.d \
+			/etc/oci-sockopt-hook /usr/share/containers/oci/hooks.d \
+			/etc/kubernetes/node-feature-discovery/features.d \
+			/var/lib/prometheus/node-exporter
+} 2>&1)
+tap_ok $? "the node's uninstall commands" || tap_diag "$out"
+cri --wait 60 version >/dev/null
+tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook record left"
+tap_is "$(find "$NODE_STATE" -maxdepth 1 -name 'nri.*' 2>/dev/null | wc -l)" 0 "no plugin lock or status left"
+after=$(node_state)
+tap_is "$after" "$BEFORE" "the node as it was before the DaemonSet: files, pins, containerd's config" ||
+	diff <(echo "$BEFORE") <(echo "$after") | sed 's/^/# /'
+
+cp "$CRI_DIR/config.toml.orig" "$MAIN"
+[ "$CONFD_EXISTED" = 1 ] || rmdir /etc/containerd/conf.d
+systemctl restart containerd
+out=$(node_make install)
+tap_ok $? "00-node's install and Debian's config.toml put back for later scenarios" || tap_diag "$out"
+tap_done
