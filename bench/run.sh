@@ -129,8 +129,10 @@ bench_datapath()
 	n=$(b_attached_progs "$ours")
 	[ "$n" = 3 ] || { b_fail "restricted attached $n programs, not 3"; return 1; }
 	b_record_container dp-rec && b_attach dp-rec "$REC_CFG" || return 1
-	# Audit mode: the same policy, counting instead of applying.
-	jq '.policies.restricted.mode = "audit"' "$B_CONFIG" >"$acfg" &&
+	# Audit mode: the same policy, counting instead of applying; named by
+	# the container's annotation, so the operator's audit_by_annotation.
+	jq '.policies.restricted.mode = "audit" |
+	    .policies.restricted.audit_by_annotation = true' "$B_CONFIG" >"$acfg" &&
 		b_container dp-audit restricted && b_attach dp-audit "$acfg" ||
 		return 1
 	n=$(b_attached_progs "$audit")

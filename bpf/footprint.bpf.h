@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Record mode: every distinct call a container makes is noted in a hash
- * map of fixed size (SH_FP_MAX entries, preallocated), with a count and
- * the range of values asked for. A call that finds the table full only
+ * map of fixed size (SH_FP_MAX entries, preallocated): a count and the
+ * range of values of the calls the policy let through, and a count of
+ * those it refused. A call is noted as let through before the policy
+ * decides (the hot path costs what it did before refusals were told
+ * apart), and moved to refused after, when it was. A call that finds the table full only
  * bumps fp_overflow: no workload can grow kernel memory. The flag is
  * frozen in .rodata, so a copy that does not record has none of this code,
  * and its tables are sized to one entry by the hook.
@@ -43,8 +46,13 @@ static __always_inline void fp_overflowed(void)
 		__sync_fetch_and_add(n, 1);
 }
 
-static __always_inline void fp_note(const struct sh_fp_map_key *key, int has,
-				    __s64 v)
+/*
+ * Notes a call as let through, before the policy decides (the value as
+ * the caller gave it, before a clamp or force rewrites it): the entry, or
+ * NULL when the table is full.
+ */
+static __always_inline struct sh_fp_value *
+fp_note(const struct sh_fp_map_key *key, int has, __s64 v)
 {
 	struct sh_fp_value *e = bpf_map_lookup_elem(&footprint, key);
 	struct sh_fp_value fresh = {};
@@ -54,27 +62,46 @@ static __always_inline void fp_note(const struct sh_fp_map_key *key, int has,
 		r = bpf_map_update_elem(&footprint, key, &fresh, BPF_NOEXIST);
 		if (r && r != -SH_FP_EEXIST) {
 			fp_overflowed();
-			return;
+			return NULL;
 		}
 		e = bpf_map_lookup_elem(&footprint, key);
 		if (!e)
-			return;
+			return NULL;
 	}
 	/* Plain stores, no lock prefix: racing calls on other CPUs may lose
 	 * a count or miss each other's bound. It is a hint, not a rule: the
 	 * option is in the table either way. */
 	e->count += 1;
 	if (!has)
-		return;
+		return e;
 	if (!e->has_value) {
 		e->min = e->max = v;
 		e->has_value = 1;
-		return;
+		return e;
 	}
 	if (v < e->min)
 		e->min = v;
 	if (v > e->max)
 		e->max = v;
+	return e;
+}
+
+/*
+ * The policy refused the call just noted: it counts as refused, not let
+ * through. Only refusals pay for this; under one policy a (level, option)
+ * or socket tuple is refused every time or never, so an entry whose count
+ * falls to 0 holds refused calls only, and no value of theirs.
+ */
+static __always_inline void fp_refused(struct sh_fp_value *e)
+{
+	if (!e)
+		return;
+	if (e->count)
+		e->count -= 1;
+	if (!e->count)
+		e->has_value = 0;
+	if (e->refused != ~0U)
+		e->refused += 1;
 }
 
 /*
@@ -119,34 +146,45 @@ static __always_inline int fp_value(struct bpf_sockopt *ctx, __s64 *v)
 	return 1;
 }
 
-static __always_inline void footprint_set(struct bpf_sockopt *ctx)
+/* The entry a call was noted in (record mode), or NULL. */
+static __always_inline struct sh_fp_value *
+footprint_set(struct bpf_sockopt *ctx)
 {
 	struct sh_fp_map_key key = { ctx->level, ctx->optname };
 	__s64 v = 0;
 	int has;
 
 	if (!footprint_on)
-		return;
+		return NULL;
 	has = fp_value(ctx, &v);
-	fp_note(&key, has, v);
+	return fp_note(&key, has, v);
 }
 
-static __always_inline void footprint_get(struct bpf_sockopt *ctx)
+static __always_inline struct sh_fp_value *
+footprint_get(const struct bpf_sockopt *ctx)
 {
 	struct sh_fp_map_key key = { ctx->level, ctx->optname };
 
-	if (footprint_on)
-		fp_note(&key, 0, 0);
+	return footprint_on ? fp_note(&key, 0, 0) : NULL;
 }
 
-static __always_inline void footprint_sock(const struct bpf_sock *sk)
+static __always_inline struct sh_fp_value *
+footprint_sock(const struct bpf_sock *sk)
 {
 	struct sh_fp_map_key key = { sk->family,
 				     (__s32)((sk->type & 0xffff) << 16 |
 					     (sk->protocol & 0xffff)) };
 
-	if (footprint_on)
-		fp_note(&key, 0, 0);
+	return footprint_on ? fp_note(&key, 0, 0) : NULL;
+}
+
+/* After the policy decided: a refused call is moved to refused. Frozen
+ * off, the verifier drops it with the rest. */
+static __always_inline void footprint_verdict(struct sh_fp_value *noted,
+					      int verdict)
+{
+	if (footprint_on && !verdict)
+		fp_refused(noted);
 }
 
 #endif /* FOOTPRINT_BPF_H */

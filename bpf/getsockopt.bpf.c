@@ -138,16 +138,10 @@ static __always_inline int force_value(struct bpf_sockopt *ctx,
 	return 1;
 }
 
-SEC("cgroup/getsockopt")
-int sh_getsockopt(struct bpf_sockopt *ctx)
+static __always_inline int decide(struct bpf_sockopt *ctx)
 {
-	const struct sh_opt_rule *rule;
+	const struct sh_opt_rule *rule = find_rule(ctx);
 
-	/* The zerocopy fast path must stay fast: no lookup, no copy. */
-	if (ctx->level == SOL_TCP && ctx->optname == TCP_ZEROCOPY_RECEIVE)
-		return 1;
-	footprint_get(ctx); /* record mode */
-	rule = find_rule(ctx);
 	if (AUDIT_ON &&
 	    rule) { /* audit mode: forcing only hides a real value */
 		if (rule->action == SH_ACTION_DENY ||
@@ -165,6 +159,21 @@ int sh_getsockopt(struct bpf_sockopt *ctx)
 	    rule && rule->action >= SH_ACTION_FORCE_INT && !ctx->retval)
 		return force_value(ctx, rule);
 	return pass(ctx);
+}
+
+SEC("cgroup/getsockopt")
+int sh_getsockopt(struct bpf_sockopt *ctx)
+{
+	struct sh_fp_value *noted;
+	int verdict;
+
+	/* The zerocopy fast path must stay fast: no lookup, no copy. */
+	if (ctx->level == SOL_TCP && ctx->optname == TCP_ZEROCOPY_RECEIVE)
+		return 1;
+	noted = footprint_get(ctx); /* record mode */
+	verdict = decide(ctx);
+	footprint_verdict(noted, verdict);
+	return verdict;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -183,12 +183,10 @@ static __always_inline int apply_rule(struct bpf_sockopt *ctx,
 	return pass(ctx);
 }
 
-SEC("cgroup/setsockopt")
-int sh_setsockopt(struct bpf_sockopt *ctx)
+static __always_inline int decide(struct bpf_sockopt *ctx)
 {
 	const struct sh_opt_rule *rule = find_rule(ctx);
 
-	footprint_set(ctx); /* record mode */
 	if (rule)
 		return apply_rule(ctx, rule);
 	if (default_deny && AUDIT_ON) { /* audit mode */
@@ -200,6 +198,16 @@ int sh_setsockopt(struct bpf_sockopt *ctx)
 		return 0;
 	}
 	return pass(ctx);
+}
+
+SEC("cgroup/setsockopt")
+int sh_setsockopt(struct bpf_sockopt *ctx)
+{
+	struct sh_fp_value *noted = footprint_set(ctx); /* record mode */
+	int verdict = decide(ctx);
+
+	footprint_verdict(noted, verdict);
+	return verdict;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -67,9 +67,8 @@ static __always_inline int audit_policy(struct bpf_sock *sk)
 	return 1;
 }
 
-static __always_inline int apply_policy(struct bpf_sock *sk)
+static __always_inline int decide(struct bpf_sock *sk)
 {
-	footprint_sock(sk); /* record mode */
 	if (AUDIT_ON) /* audit mode */
 		return audit_policy(sk);
 	if (socket_denied(sk)) {
@@ -82,6 +81,15 @@ static __always_inline int apply_policy(struct bpf_sock *sk)
 		sk->priority = priority;
 	count_event(SH_CNT_SOCK_CREATED);
 	return 1;
+}
+
+static __always_inline int apply_policy(struct bpf_sock *sk)
+{
+	struct sh_fp_value *noted = footprint_sock(sk); /* record mode */
+	int verdict = decide(sk);
+
+	footprint_verdict(noted, verdict);
+	return verdict;
 }
 
 SEC("cgroup/sock_create")

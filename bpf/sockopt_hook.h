@@ -140,12 +140,19 @@ struct sh_fp_map_key {
 	__s32 b;
 };
 
+/*
+ * A call is noted as let through before the policy decides, and moved to
+ * refused after when it was (footprint.bpf.h): a recording never turns a
+ * refused attempt into an allow. The layout is the one before refused had
+ * its name (it was padding), so tables pinned by an older hook read as
+ * "nothing refused".
+ */
 struct sh_fp_value {
-	__u64 count;
-	__s64 min; /* setsockopt: the value as the kernel handler reads it */
+	__u64 count; /* calls the policy let through */
+	__s64 min; /* of those, setsockopt: the value as the caller gave it */
 	__s64 max;
 	__u32 has_value; /* min and max are set */
-	__u32 pad;
+	__u32 refused; /* calls the policy refused (stops at ~0) */
 };
 
 #endif /* SOCKOPT_HOOK_H */

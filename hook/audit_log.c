@@ -3,9 +3,11 @@
  * Audit lines (audit.h). Most fields are untrusted: the workload wrote
  * the annotations, and with them the names. In log_file they are
  * escaped to printable ASCII (\xNN) and cut at SH_AUDIT_VALUE_MAX bytes;
- * journald gets them as they are (cut at the same length), in its
- * binary-safe form when they hold a newline.
+ * journald gets them as they are (cut at the same length, "..." after a
+ * cut), in its binary-safe form when they hold a newline; syslog gets the
+ * text line when journald is absent or does not take the record.
  */
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,28 +116,35 @@ static void to_text(const struct audit_event *ev, char *line, size_t len)
 	}
 }
 
-static void to_journal(const struct audit_event *ev)
+/*
+ * Every field is cut to SH_AUDIT_VALUE_MAX bytes before it is added (the
+ * message to its own bound), so that the whole record always fits one
+ * datagram: one oversized field must not drop the others.
+ */
+static int to_journal(const struct audit_event *ev)
 {
-	struct journal_msg *m = calloc(1, sizeof(*m));
+	_cleanup_free_ struct journal_msg *m = calloc(1, sizeof(*m));
 	char prio[4], pid[16], message[SH_ERROR_MSG_MAX + 64];
+	int r;
 
 	if (!m)
-		return;
+		return -ENOMEM;
 	snprintf(prio, sizeof(prio), "%d", ev->priority);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	snprintf(message, sizeof(message), "%s (%s): %s", ev->value[F_EVENT],
 		 ev->value[F_REASON], ev->message);
-	journal_add(m, "MESSAGE", message);
-	journal_add(m, "PRIORITY", prio);
-	journal_add(m, "SYSLOG_IDENTIFIER", SH_IDENT);
-	journal_add(m, "SYSLOG_PID", pid);
-	for (int f = 0; f < SH_AUDIT_FIELDS; f++)
-		if (journal_add(m, names[f][1], ev->value[f]))
-			break;
-	journal_send(m);
-	free(m);
+	r = journal_add(m, "MESSAGE", message)			  ?:
+		    journal_add(m, "PRIORITY", prio)		  ?:
+		    journal_add(m, "SYSLOG_IDENTIFIER", SH_IDENT) ?:
+		    journal_add(m, "SYSLOG_PID", pid);
+	for (int f = 0; f < SH_AUDIT_FIELDS && !r; f++)
+		r = journal_add_cut(m, names[f][1], ev->value[f],
+				    SH_AUDIT_VALUE_MAX);
+	return r ?: journal_send(m);
 }
 
+/* journald when it listens and takes the record, else syslog: a record
+ * that journald refused (full, gone, too slow) is not lost. */
 static void audit_emit(const struct audit_event *ev)
 {
 	char line[SH_LOG_LINE_MAX];
@@ -145,9 +154,7 @@ static void audit_emit(const struct audit_event *ev)
 		to_json(ev);
 	else
 		log_file_line(ev->priority, line);
-	if (journal_present())
-		to_journal(ev);
-	else
+	if (!journal_present() || to_journal(ev))
 		log_syslog(ev->priority, line);
 }
 

@@ -233,6 +233,22 @@ static int check_references(struct config_ctx *ctx, struct sh_config *cfg)
 	return r;
 }
 
+/* A recording file's provenance (recording.h): a note for the operator
+ * and `record merge`, nothing the hook applies. */
+static int check_recordings(struct config_ctx *ctx, struct json_object *root)
+{
+	struct json_object *arr;
+	int r = config_json_get_typed(ctx, root, NULL, "recordings",
+				      json_type_array, &arr);
+
+	for (size_t i = 0; !r && arr && i < json_object_array_length(arr); i++)
+		if (!json_object_is_type(json_object_array_get_idx(arr, i),
+					 json_type_object))
+			return config_json_error(ctx, "recordings",
+						 "must hold objects");
+	return r;
+}
+
 static int parse_root(struct config_ctx *ctx, struct json_object *root,
 		      struct sh_config *cfg)
 {
@@ -249,6 +265,7 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 					    "log_format",
 					    "record",
 					    "sandbox_policy",
+					    "recordings",
 					    "keep_keys",
 					    NULL };
 	struct json_object *sub;
@@ -284,6 +301,8 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 		r = check_references(ctx, cfg);
 	if (!r)
 		r = parse_sandbox(ctx, root, cfg);
+	if (!r)
+		r = check_recordings(ctx, root);
 	return r;
 }
 

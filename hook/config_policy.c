@@ -127,15 +127,30 @@ static int parse_default(struct config_ctx *ctx, struct json_object *obj,
 	return r;
 }
 
-/* "mode": "audit" runs the programs but applies nothing (audit mode). */
+/*
+ * "mode": "audit" runs the programs but applies nothing (audit mode).
+ * Audit mode lifts the policy, so only the operator's word gives it to a
+ * workload: "audit_by_annotation": true lets a workload that may name
+ * this policy (annotations.allow_policies) run under it; it means nothing
+ * without "mode": "audit", and a typo there must not pass.
+ */
 static int parse_mode(struct config_ctx *ctx, struct json_object *obj,
 		      const char *path, struct sh_policy *pol)
 {
 	static const char *const modes[] = { "enforce", "audit", NULL };
+	char where[SH_CONFIG_PATH_MAX];
 	int mode = 0;
 	int r = config_json_get_choice(ctx, obj, path, "mode", modes, &mode);
 
 	pol->audit = mode == 1;
+	if (!r)
+		r = config_json_get_bool(ctx, obj, path, "audit_by_annotation",
+					 &pol->audit_by_annotation);
+	snprintf(where, sizeof(where), "%s.audit_by_annotation", path);
+	if (!r && pol->audit_by_annotation && !pol->audit)
+		return config_json_error(
+			ctx, where,
+			"is true but the policy's mode is not 'audit'");
 	return r;
 }
 
@@ -143,8 +158,9 @@ static int parse_policy(struct config_ctx *ctx, const char *name,
 			struct json_object *obj, struct sh_policy *pol)
 {
 	static const char *const keys[] = {
-		"bypass_prot_mem", "socket", "setsockopt", "getsockopt",
-		"default",	   "mode",   NULL
+		"bypass_prot_mem",     "socket",  "setsockopt",
+		"getsockopt",	       "default", "mode",
+		"audit_by_annotation", NULL
 	};
 	struct json_object *sub;
 	char path[SH_CONFIG_PATH_MAX];

@@ -71,6 +71,9 @@ struct sh_policy {
 	struct sh_sock_rule deny[SH_MAX_SOCKET_RULES];
 	bool default_deny;
 	bool audit; /* "mode": "audit": count what it would do, apply nothing */
+	/* "audit_by_annotation": true: a workload may get this audit-mode
+	 * policy by naming it, even where allow_audit_mode is false. */
+	bool audit_by_annotation;
 	size_t nr_set, nr_get;
 	struct sh_rule_entry *set_rules, *get_rules;
 };

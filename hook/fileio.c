@@ -127,6 +127,30 @@ static int replace_at(int dir, const char *name, const char *attr,
 	return r;
 }
 
+int fileio_create_at(int dir, const char *name, const char *text, size_t len,
+		     mode_t mode)
+{
+	int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
+	_cleanup_close_ int fd = -1;
+	char tmp[32];
+	int r;
+
+	snprintf(tmp, sizeof(tmp), ".tmp.%d", getpid());
+	fd = openat(dir, tmp, flags, mode);
+	if (fd < 0 && errno == EEXIST && unlinkat(dir, tmp, 0) == 0)
+		fd = openat(dir, tmp, flags, mode);
+	if (fd < 0)
+		return -errno;
+	r = fileio_write_all(fd, text, len);
+	if (!r && fsync(fd) < 0)
+		r = -errno;
+	if (!r && renameat2(dir, tmp, dir, name, RENAME_NOREPLACE) < 0)
+		r = -errno;
+	if (r)
+		unlinkat(dir, tmp, 0);
+	return r;
+}
+
 int fileio_replace_at(int dir, const char *name, const char *text, size_t len)
 {
 	return replace_at(dir, name, NULL, text, len);

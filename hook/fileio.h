@@ -32,5 +32,13 @@ int fileio_replace_xattr_at(int dir, const char *name, const char *attr,
  * file's inode number in *ino (unless NULL): a replaced file has another. */
 int fileio_read_xattr_at(int dir, const char *name, const char *attr,
 			 size_t max, char **out, size_t *len, ino_t *ino);
+/*
+ * Writes name in dir once, never over anything: a temp file made with
+ * O_EXCL, synced, then renamed with RENAME_NOREPLACE. -EEXIST when name
+ * exists. For a directory only its owner writes (a stale temp file is a
+ * dead writer's, with this pid).
+ */
+int fileio_create_at(int dir, const char *name, const char *text, size_t len,
+		     mode_t mode);
 
 #endif /* SH_FILEIO_H */

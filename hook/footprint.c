@@ -22,12 +22,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpffs.h"
 #include "cleanup.h"
-#include "fileio.h"
 #include "footprint.h"
 #include "getsockopt.skel.h"
 #include "log.h"
-#include "names.h"
 #include "pin.h"
 #include "progcheck.h"
 #include "setsockopt.skel.h"
@@ -35,7 +34,6 @@
 #include "sock_create.skel.h"
 
 #define FP_PIN_PATH_MAX PATH_MAX
-#define FP_FILE_MAX 256
 
 void footprint_fill(struct sh_record *rec, const struct sh_effective *eff,
 		    const struct sh_config *cfg)
@@ -47,16 +45,23 @@ void footprint_fill(struct sh_record *rec, const struct sh_effective *eff,
 		 cfg->record_dir);
 }
 
-/* "<hash of id and init start>-<kind>[-over]" */
-static void pin_path(const struct sh_record *rec, int kind, bool over,
-		     char *buf, size_t len)
+void footprint_recording_id(const struct sh_record *rec, char buf[17])
 {
 	uint64_t h = share_hash(0, rec->id, strlen(rec->id));
 
 	h = share_hash(h, &rec->pid_start, sizeof(rec->pid_start));
-	snprintf(buf, len, "%s%s/%016" PRIx64 "-%s%s", pin_dir(),
-		 SH_FOOTPRINT_PIN_SUFFIX, h, kind_get(kind)->name,
-		 over ? "-over" : "");
+	snprintf(buf, 17, "%016" PRIx64, h);
+}
+
+/* "<recording id>-<kind>[-over]" */
+static void pin_path(const struct sh_record *rec, int kind, bool over,
+		     char *buf, size_t len)
+{
+	char id[17];
+
+	footprint_recording_id(rec, id);
+	snprintf(buf, len, "%s%s/%s-%s%s", pin_dir(), SH_FOOTPRINT_PIN_SUFFIX,
+		 id, kind_get(kind)->name, over ? "-over" : "");
 }
 
 /* Ours alone, on a BPF filesystem: whatever is read there becomes a
@@ -67,8 +72,12 @@ static int pin_dir_ready(struct sh_error *err)
 	char dir[FP_PIN_PATH_MAX];
 	struct statfs fs;
 	struct stat st;
+	int r;
 
 	snprintf(dir, sizeof(dir), "%s%s", pin_dir(), SH_FOOTPRINT_PIN_SUFFIX);
+	r = bpffs_ensure("footprint pin directory", dir, err);
+	if (r)
+		return r;
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return error_errno(err, -errno, "cannot create %s", dir);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -144,20 +153,6 @@ int footprint_pin(const struct sh_loaded *l, const struct sh_record *rec,
 	return r;
 }
 
-static int entry_cmp(const void *a, const void *b)
-{
-	const struct sh_fp_key *x = &((const struct footprint_entry *)a)->key;
-	const struct sh_fp_key *y = &((const struct footprint_entry *)b)->key;
-
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
-	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	return x->c < y->c ? -1 : x->c > y->c;
-}
-
 /* The table's 8-byte key as an entry's key: the kind is the table's. */
 static struct sh_fp_key entry_key(int k, const struct sh_fp_map_key *mk)
 {
@@ -172,19 +167,19 @@ static struct sh_fp_key entry_key(int k, const struct sh_fp_map_key *mk)
 static int read_table(int fd, int k, struct footprint *fp)
 {
 	struct sh_fp_map_key key, next;
-	struct footprint_entry *e;
+	struct footprint_entry e;
 	void *prev = NULL;
+	int r;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (fp->nr >= sizeof(fp->e) / sizeof(fp->e[0]))
-			return -E2BIG;
-		e = &fp->e[fp->nr];
-		if (bpf_map_lookup_elem(fd, &key, &e->v))
+		if (bpf_map_lookup_elem(fd, &key, &e.v))
 			continue; /* removed meanwhile: nothing removes them */
-		e->key = entry_key(k, &key);
-		fp->nr++;
+		e.key = entry_key(k, &key);
+		r = footprint_policy_add(fp, &e);
+		if (r)
+			return r;
 	}
 	return errno == ENOENT ? 0 : -errno;
 }
@@ -260,89 +255,6 @@ int footprint_read(const struct sh_record *rec, struct footprint *fp,
 		return error_set(err, -ENOENT,
 				 "no footprint tables of %s under %s%s",
 				 rec->id, pin_dir(), SH_FOOTPRINT_PIN_SUFFIX);
-	qsort(fp->e, fp->nr, sizeof(fp->e[0]), entry_cmp);
+	footprint_policy_sort(fp);
 	return 0;
-}
-
-/* Only [A-Za-z0-9._-] from names the runtime chose; '_' for the rest. */
-void footprint_file_name(const struct sh_record *rec, char *buf, size_t len)
-{
-	const char *who = rec->container[0] ? rec->container : rec->id;
-	size_t n;
-
-	snprintf(buf, len, "%s-%.180s.json", rec->footprint, who);
-	n = strlen(rec->footprint) + 1;
-	for (char *p = buf + n; *p && strcmp(p, ".json"); p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
-			    *p))
-			*p = '_';
-}
-
-static int open_out_dir(const char *dir, struct sh_error *err)
-{
-	char part[SH_RECORD_DIR_MAX];
-	int fd;
-
-	/* mkdir -p: the parents as root made them, the last one 0750. */
-	for (const char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
-		snprintf(part, sizeof(part), "%.*s", (int)(p - dir), dir);
-		if (mkdir(part, 0755) && errno != EEXIST)
-			return error_errno(err, -errno, "cannot create %s",
-					   part);
-	}
-	if (mkdir(dir, 0750) && errno != EEXIST)
-		return error_errno(err, -errno, "cannot create %s", dir);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return error_errno(err, -errno, "cannot open %s", dir);
-	return fd;
-}
-
-static int write_policy(const struct sh_record *rec, const struct footprint *fp,
-			struct sh_error *err)
-{
-	_cleanup_json_ struct json_object *obj =
-		footprint_policy_json(fp, rec->footprint);
-	_cleanup_close_ int dir = -1;
-	char name[FP_FILE_MAX];
-	const char *text;
-	int r;
-
-	if (!obj)
-		return error_set(err, -ENOMEM, "out of memory");
-	if (!names_record_ok(rec->footprint) || rec->footprint_dir[0] != '/')
-		return error_set(err, -EINVAL, "record of %s is invalid",
-				 rec->id);
-	dir = open_out_dir(rec->footprint_dir, err);
-	if (dir < 0)
-		return dir;
-	footprint_file_name(rec, name, sizeof(name));
-	text = json_object_to_json_string_ext(
-		obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			     JSON_C_TO_STRING_NOSLASHESCAPE);
-	r = fileio_replace_at(dir, name, text, strlen(text));
-	if (r)
-		return error_errno(err, r, "cannot write %s/%s",
-				   rec->footprint_dir, name);
-	log_info("recorded the footprint of %s (record '%s') into %s/%s%s",
-		 rec->id, rec->footprint, rec->footprint_dir, name,
-		 fp->overflow[SH_PROG_SET] || fp->overflow[SH_PROG_SOCK] ?
-			 " (incomplete: a footprint table overflowed)" :
-			 "");
-	return 0;
-}
-
-void footprint_save(const struct sh_record *rec)
-{
-	_cleanup_free_ struct footprint *fp = NULL;
-	struct sh_error err = { 0 };
-
-	if (!rec->footprint[0])
-		return;
-	fp = malloc(sizeof(*fp));
-	if (!fp || footprint_read(rec, fp, &err) || write_policy(rec, fp, &err))
-		log_warn("cannot record the footprint of %s: %s", rec->id,
-			 fp ? err.msg : "out of memory");
-	footprint_unpin(rec);
 }

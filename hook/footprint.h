@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Record mode: a container's socket footprint (what its programs noted in
- * their footprint tables), kept past its cgroup by pins, and the policy it
- * proposes in the operator config's own schema.
+ * Record mode, the tables' side: a container's socket footprint (what its
+ * programs noted in their footprint tables), kept past its cgroup by pins.
  */
 #ifndef SH_FOOTPRINT_H
 #define SH_FOOTPRINT_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <json-c/json.h>
 
 #include "config.h"
 #include "footprint_policy.h"
@@ -30,16 +28,11 @@ int footprint_pin(const struct sh_loaded *l, const struct sh_record *rec,
 		  struct sh_error *err);
 /* Removes them (nothing when there are none). */
 void footprint_unpin(const struct sh_record *rec);
+/* The 16 hex digits that name a recording's pins: its id and init start
+ * time, so that a reused id is another recording. */
+void footprint_recording_id(const struct sh_record *rec, char buf[17]);
 /* Reads the pinned tables, sorted by (kind, level/family, option...). */
 int footprint_read(const struct sh_record *rec, struct footprint *fp,
 		   struct sh_error *err);
-/* The file name the proposed policy gets: "<record>-<container|id>.json". */
-void footprint_file_name(const struct sh_record *rec, char *buf, size_t len);
-/*
- * For a container that is gone: writes its proposed policy into its
- * record dir (atomically) and removes the pins. Does nothing for a
- * container that was not recorded; failures are logged.
- */
-void footprint_save(const struct sh_record *rec);
 
 #endif /* SH_FOOTPRINT_H */

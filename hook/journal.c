@@ -51,27 +51,51 @@ static int put_length(struct journal_msg *m, size_t len)
 	return put(m, le, sizeof(le));
 }
 
-int journal_add(struct journal_msg *m, const char *key, const char *value)
+#define JOURNAL_CUT_MARK "..."
+
+/* KEY=value, or KEY\n<length>value: vlen bytes of value, then the mark
+ * when it was cut. */
+static int add_field(struct journal_msg *m, const char *key, const char *value,
+		     size_t vlen, bool cut)
 {
-	size_t klen = strlen(key), vlen;
+	size_t mlen = cut ? strlen(JOURNAL_CUT_MARK) : 0;
 	size_t start = m->used;
 	int r;
 
 	if (!valid_key(key))
 		return -EINVAL;
-	if (!value || !*value)
+	if (!vlen)
 		return 0;
-	vlen = strlen(value);
-	r = put(m, key, klen);
+	r = put(m, key, strlen(key));
 	if (!r && !memchr(value, '\n', vlen))
 		r = put(m, "=", 1);
 	else if (!r)
-		r = put(m, "\n", 1) ?: put_length(m, vlen);
+		r = put(m, "\n", 1) ?: put_length(m, vlen + mlen);
 	if (!r)
-		r = put(m, value, vlen) ?: put(m, "\n", 1);
+		r = put(m, value, vlen)			   ?:
+			    put(m, JOURNAL_CUT_MARK, mlen) ?:
+							     put(m, "\n", 1);
 	if (r)
 		m->used = start;
 	return r;
+}
+
+int journal_add(struct journal_msg *m, const char *key, const char *value)
+{
+	if (!value)
+		return valid_key(key) ? 0 : -EINVAL;
+	return add_field(m, key, value, strlen(value), false);
+}
+
+int journal_add_cut(struct journal_msg *m, const char *key, const char *value,
+		    size_t max)
+{
+	size_t vlen;
+
+	if (!value)
+		return valid_key(key) ? 0 : -EINVAL;
+	vlen = strnlen(value, max + 1);
+	return add_field(m, key, value, vlen > max ? max : vlen, vlen > max);
 }
 
 bool journal_present(void)

@@ -23,6 +23,10 @@ struct journal_msg {
 /* Appends KEY=value (KEY: [A-Z0-9_], not starting with '_'); a NULL or
  * empty value adds nothing. -EINVAL for a bad key, -ENOSPC when full. */
 int journal_add(struct journal_msg *m, const char *key, const char *value);
+/* journal_add() with at most max bytes of value, and "..." after a value
+ * that was cut: an audit field never makes the message too long. */
+int journal_add_cut(struct journal_msg *m, const char *key, const char *value,
+		    size_t max);
 /* Whether journald listens on this host. */
 bool journal_present(void);
 /* Sends m without blocking: 0, or a negative errno that callers may

@@ -114,6 +114,33 @@ static void lint_twins(const struct sh_policy *p, struct lint_warnings *w)
 	}
 }
 
+/* An audit policy a workload may name: a way out of the default policy
+ * (taken where the operator said so), or a container refused. */
+static void lint_audit_allowed(const struct sh_config *cfg,
+			       struct lint_warnings *w)
+{
+	for (size_t i = 0; i < cfg->nr_allowed; i++) {
+		const struct sh_policy *p =
+			config_find_policy(cfg, cfg->allowed_policies[i]);
+
+		if (!p || !p->audit)
+			continue;
+		if (cfg->allow_audit_mode || p->audit_by_annotation)
+			lint_add(
+				w,
+				"policies.%s is in audit mode and in annotations.allow_policies, with %s true: any workload that names it runs with nothing applied",
+				p->name,
+				p->audit_by_annotation ?
+					"its audit_by_annotation" :
+					"annotations.allow_audit_mode");
+		else
+			lint_add(
+				w,
+				"policies.%s is in audit mode and in annotations.allow_policies: a container that names it is refused (audit_mode_not_allowed) unless policies.%s.audit_by_annotation or annotations.allow_audit_mode is true",
+				p->name, p->name);
+	}
+}
+
 /* Audit mode applies nothing: say so, and who can ask for it. */
 static void lint_audit_mode(const struct sh_config *cfg,
 			    struct lint_warnings *w)
@@ -128,6 +155,7 @@ static void lint_audit_mode(const struct sh_config *cfg,
 		lint_add(
 			w,
 			"annotations.allow_audit_mode is true: any workload can lift its policy with sockopt-hook.io/mode=audit");
+	lint_audit_allowed(cfg, w);
 }
 
 /* A pod sandbox must make no socket: one it makes is policed by nothing

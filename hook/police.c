@@ -14,6 +14,7 @@
 #include "cg_make.h"
 #include "cleanup.h"
 #include "footprint.h"
+#include "recording.h"
 #include "load.h"
 #include "log.h"
 #include "path_progs.h"
@@ -261,11 +262,12 @@ static int load_and_attach(const struct sh_config *cfg,
 	if (r)
 		return r;
 	timing_mark("load");
-	r = classified(footprint_pin(&loaded, &rec, err), "record_failed", err);
+	r = classified(recording_start(&loaded, &rec, eff, cfg, err),
+		       "record_failed", err);
 	if (!r)
 		r = attach_to_cgroup(cfg, st, &loaded, &rec, reap, err);
 	if (r)
-		footprint_unpin(&rec); /* record mode: nothing was recorded */
+		recording_abort(&rec); /* record mode: nothing was recorded */
 	load_free(&loaded);
 	if (!r)
 		set_outcome(done, &rec);

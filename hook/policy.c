@@ -189,6 +189,29 @@ void policy_mode_source_text(const struct sh_effective *eff, char *buf,
 		snprintf(buf, len, "default");
 }
 
+/*
+ * A policy in audit mode applies nothing: a workload that names it gets
+ * out of the default policy as surely as with sockopt-hook.io/mode=audit.
+ * So naming one takes what that annotation takes (allow_audit_mode), or
+ * the policy's own audit_by_annotation.
+ */
+static int check_audit_policy(const struct sh_config *cfg,
+			      const struct sh_effective *eff,
+			      struct sh_error *err)
+{
+	const struct sh_policy *p = eff->policy;
+
+	if (!p || !p->audit || eff->policy_source != SRC_ANNOTATION ||
+	    cfg->allow_audit_mode || p->audit_by_annotation)
+		return 0;
+	error_reason(err, "audit_mode_not_allowed");
+	error_cause(err, eff->policy_key, p->name);
+	return error_set(
+		err, -EPERM,
+		"annotation %s=%s refused: policy %s is in audit mode, and neither annotations.allow_audit_mode nor policies.%s.audit_by_annotation is true in %s",
+		eff->policy_key, LOG_Q(p->name), p->name, p->name, cfg->path);
+}
+
 /* The policy's mode, then the workload's annotation if the operator
  * allows it. */
 static int resolve_mode(const struct sh_config *cfg,
@@ -196,8 +219,10 @@ static int resolve_mode(const struct sh_config *cfg,
 			struct sh_error *err)
 {
 	struct annotation_pick pick;
-	int r;
+	int r = check_audit_policy(cfg, eff, err);
 
+	if (r)
+		return r;
 	if (eff->policy && eff->policy->audit) {
 		eff->audit = true;
 		eff->mode_source = SRC_POLICY;

@@ -11,7 +11,7 @@
 #include "attach.h"
 #include "cg_make.h"
 #include "cleanup.h"
-#include "footprint.h"
+#include "recording.h"
 #include "log.h"
 #include "proc.h"
 #include "share.h"
@@ -92,8 +92,10 @@ static int release_at(int fd, const struct sh_record *rec, bool only_empty)
 		r = release_cgroup(fd, rec, only_empty);
 	else if (fd != -ENOENT && fd != -ESTALE)
 		r = fd; /* cannot tell: keep the record */
+	/* Record mode: before the record goes; a recording that cannot be
+	 * written now keeps it for the next gc. */
 	if (!r)
-		footprint_save(rec); /* record mode: before the record goes */
+		r = recording_save(rec);
 	return r ? r : drop_record(rec);
 }
 
@@ -128,6 +130,8 @@ static void release_container(const struct oci_state *st)
 		log_warn(
 			"container %s still runs in cgroup %s (init pid %d): its policy stays attached until it is gone",
 			st->id, rec.cg.rel, rec.pid);
+	else if (r == -EAGAIN)
+		; /* its recording waits for gc: said */
 	else if (r)
 		log_warn("cannot release %s: %s", st->id, strerror(-r));
 	else

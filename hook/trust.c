@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,4 +169,104 @@ int trust_check_links(const char *path, const char *what, struct sh_error *err)
 				what, path, prefix, (unsigned)lst.st_uid, why);
 	}
 	return 0;
+}
+
+/* Opens name below dir without following it, making it when asked. */
+static int open_component(int dir, const char *name, bool create, mode_t mode)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(dir, name, flags);
+
+	if (fd >= 0 || errno != ENOENT || !create)
+		return fd < 0 ? -errno : fd;
+	if (mkdirat(dir, name, mode) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(dir, name, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+/* One component; on_the_way: not the last, where a sticky directory of
+ * root's will do. */
+static int open_checked(int dir, const char *name, const char *what,
+			const char *path, bool create, mode_t mode,
+			bool on_the_way, struct sh_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	const char *why;
+	struct stat st;
+
+	if (!strcmp(name, ".."))
+		return error_set(err, -EPERM, "%s %.256s has a '..' in it",
+				 what, path);
+	fd = open_component(dir, name, create, mode);
+	if (fd == -ELOOP || fd == -ENOTDIR)
+		return error_set(
+			err, -EPERM,
+			"%s: %.256s is a symbolic link or not a directory: refusing it",
+			what, path);
+	if (fd < 0)
+		return error_errno(err, fd, "%s: cannot open %.256s", what,
+				   path);
+	if (fstat(fd, &st) < 0)
+		return error_errno(err, -errno, "%s: cannot stat %.256s", what,
+				   path);
+	why = untrusted(&st, true, on_the_way);
+	if (why)
+		return error_set(
+			err, -EPERM,
+			"%s: %.256s (owner uid %u, mode %04o) %s: refusing it",
+			what, path, (unsigned)st.st_uid,
+			(unsigned)(st.st_mode & 07777), why);
+	return take_fd(&fd);
+}
+
+int trust_open_dir_at(int dir, const char *name, const char *what,
+		      const char *path, bool create, mode_t mode,
+		      struct sh_error *err)
+{
+	return open_checked(dir, name, what, path, create, mode, false, err);
+}
+
+int trust_open_dir_path(const char *what, const char *path, bool create,
+			mode_t mode, struct sh_error *err)
+{
+	_cleanup_close_ int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char prefix[PATH_MAX], name[NAME_MAX + 1];
+	const char *p = path;
+	struct stat st;
+	int next;
+
+	if (path[0] != '/' || strlen(path) >= sizeof(prefix) || fd < 0)
+		return error_set(err, -EINVAL,
+				 "%s %.256s is not an absolute path", what,
+				 path);
+	if (fstat(fd, &st) < 0 || untrusted(&st, true, true))
+		return error_set(err, -EPERM, "%s: / is not root's alone",
+				 what);
+	for (;;) {
+		size_t n;
+
+		p += strspn(p, "/");
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n > NAME_MAX)
+			return error_set(err, -ENAMETOOLONG,
+					 "%s %.256s has a name too long", what,
+					 path);
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(p + n - path),
+			 path);
+		p += n;
+		if (!strcmp(name, "."))
+			continue;
+		next = open_checked(fd, name, what, prefix, create,
+				    p[strspn(p, "/")] ? 0755 : mode,
+				    p[strspn(p, "/")] != '\0', err);
+		if (next < 0)
+			return next;
+		close(fd);
+		fd = next;
+	}
+	return take_fd(&fd);
 }

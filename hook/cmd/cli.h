@@ -65,9 +65,10 @@ enum {
 		CLI_OPT_JSON, "json", NULL, "print JSON" \
 	}
 
-/* At most this many options per command, and operands kept. */
+/* At most this many options per command, and operands kept (`record
+ * merge` takes that many files or record names). */
 #define CLI_MAX_OPTIONS 16
-#define CLI_MAX_OPERANDS 4
+#define CLI_MAX_OPERANDS 64
 
 struct cli_parser {
 	const struct cli_command *cmd;

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpffs.h"
 #include "cg.h"
 #include "cleanup.h"
 #include "commands.h"
@@ -41,6 +42,8 @@ struct probe_result {
 	/* Families whose TCP/UDP no cgroup program sees (families.h). */
 	struct family_seen families[FAMILIES_MAX];
 	int nr_families_offered;
+	enum bpffs_state bpffs; /* where the pin directory would go */
+	char bpffs_why[SH_ERROR_MSG_MAX];
 	struct keys_state keys; /* kept on by preload (keep_keys) */
 	char keys_error[SH_ERROR_MSG_MAX];
 };
@@ -104,6 +107,7 @@ static void run_probes(struct probe_result *p)
 	p->unpriv_bpf =
 		read_int_file("/proc/sys/kernel/unprivileged_bpf_disabled");
 	p->state_writable = state_dir_writable();
+	p->bpffs = bpffs_check(pin_dir(), p->bpffs_why, sizeof(p->bpffs_why));
 	probe_pins(p);
 	if (keys_query(&p->keys, &err))
 		snprintf(p->keys_error, sizeof(p->keys_error), "%s", err.msg);
@@ -143,6 +147,12 @@ static void warn_families(const struct probe_result *p)
 	if (text[0])
 		log_warn("%s", text);
 }
+
+static const char *const bpffs_names[] = {
+	[BPFFS_MOUNTED] = "mounted",
+	[BPFFS_MOUNTABLE] = "mountable",
+	[BPFFS_UNUSABLE] = "unusable",
+};
 
 static const char *verdict(const struct probe_result *p)
 {
@@ -233,6 +243,12 @@ static void print_json(const struct probe_result *p)
 				       NULL);
 	json_object_object_add(o, "unseen_socket_families", families_json(p));
 	json_object_object_add(o, "warnings", warnings_json(p));
+	json_object_object_add(o, "bpffs",
+			       json_object_new_string(bpffs_names[p->bpffs]));
+	json_object_object_add(o, "bpffs_error",
+			       p->bpffs == BPFFS_UNUSABLE ?
+				       json_object_new_string(p->bpffs_why) :
+				       NULL);
 	json_object_object_add(o, "static_keys", keys_json(p));
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(verdict(p)));
@@ -243,6 +259,20 @@ static void print_json(const struct probe_result *p)
 static const char *yes(bool v)
 {
 	return v ? "yes" : "no";
+}
+
+/* Preload and record mode pin on it. */
+static void print_bpffs(const struct probe_result *p)
+{
+	if (p->bpffs == BPFFS_MOUNTED)
+		printf("BPF filesystem:             mounted (pin directory %s)\n",
+		       pin_dir());
+	else if (p->bpffs == BPFFS_MOUNTABLE)
+		printf("BPF filesystem:             none at %s yet: preload and record mode mount one there\n",
+		       SH_BPFFS_DEFAULT);
+	else
+		printf("BPF filesystem:             unusable: %s\n",
+		       p->bpffs_why);
 }
 
 static void print_text(const struct probe_result *p)
@@ -258,9 +288,13 @@ static void print_text(const struct probe_result *p)
 	printf("unprivileged_bpf_disabled:  %d\n", p->unpriv_bpf);
 	printf("state dir %s writable: %s\n", state_dir(),
 	       yes(p->state_writable));
+	print_bpffs(p);
 	if (p->pins >= 0)
 		printf("preloaded programs:         %d in %s\n", p->pins,
 		       pin_dir());
+	else if (p->pins == -ENOENT && p->bpffs == BPFFS_UNUSABLE)
+		printf("preloaded programs:         none (preload is impossible: %s)\n",
+		       p->bpffs_why);
 	else if (p->pins == -ENOENT)
 		printf("preloaded programs:         none (no %s: run `oci-sockopt-hook preload`)\n",
 		       pin_dir());

@@ -2,7 +2,7 @@
 /*
  * `record ID [--json]`: the footprint of a container being recorded, as
  * its programs have noted it so far, and the policy it would propose if
- * it stopped now.
+ * it stopped now. `record merge NAME|FILE...` is cmd_record_merge.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +12,9 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "footprint.h"
+#include "footprint_json.h"
 #include "log.h"
+#include "recording.h"
 #include "state.h"
 
 static const char *to_text(struct json_object *o)
@@ -23,15 +25,17 @@ static const char *to_text(struct json_object *o)
 }
 
 static void print_text(const struct sh_record *rec, const struct footprint *fp,
-		       struct json_object *policy)
+		       struct json_object *doc, const char *why)
 {
-	char line[SH_FOOTPRINT_TEXT_MAX], file[256];
+	char line[SH_FOOTPRINT_TEXT_MAX], file[SH_RECORDING_FILE_MAX];
+	struct json_object *policies = NULL;
 
-	footprint_file_name(rec, file, sizeof(file));
-	printf("container %s: record '%s', policy to %s/%s when it is gone\n",
-	       rec->id, rec->footprint, rec->footprint_dir, file);
+	recording_file_name(rec, file, sizeof(file));
+	printf("container %s: record '%s', its recording goes to %s/%s/%s when it is gone\n",
+	       rec->id, rec->footprint, rec->footprint_dir, rec->footprint,
+	       file);
 	for (size_t i = 0; i < fp->nr; i++) {
-		footprint_policy_entry_text(&fp->e[i], line, sizeof(line));
+		footprint_json_entry_text(&fp->e[i], line, sizeof(line));
 		printf("  %s\n", line);
 	}
 	for (int k = 0; k < SH_PROG_KINDS; k++)
@@ -39,25 +43,68 @@ static void print_text(const struct sh_record *rec, const struct footprint *fp,
 			printf("  overflow: the %s table (%d entries) was full for %llu call(s)\n",
 			       kind_get(k)->name, SH_FP_MAX,
 			       (unsigned long long)fp->overflow[k]);
-	printf("proposed policy:\n%s\n", to_text(policy));
+	if (!doc) {
+		printf("no policy can be proposed: %s\n", why);
+		return;
+	}
+	json_object_object_get_ex(doc, "policies", &policies);
+	printf("proposed policy:\n%s\n", to_text(policies));
+}
+
+static struct json_object *as_json(const struct sh_record *rec,
+				   const struct footprint *fp,
+				   struct json_object *doc, const char *why)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *over = json_object_new_object();
+	struct json_object *policies = NULL;
+
+	json_object_object_add(o, "id", json_object_new_string(rec->id));
+	json_object_object_add(o, "record",
+			       json_object_new_string(rec->footprint));
+	json_object_object_add(o, "entries", footprint_json_entries(fp));
+	json_object_object_add(o, "table_size", json_object_new_int(SH_FP_MAX));
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		json_object_object_add(
+			over, kind_get(k)->name,
+			json_object_new_int64((int64_t)fp->overflow[k]));
+	json_object_object_add(o, "overflow", over);
+	if (doc)
+		json_object_object_get_ex(doc, "policies", &policies);
+	json_object_object_add(o, "policy", json_object_get(policies));
+	json_object_object_add(o, "policy_error",
+			       doc ? NULL : json_object_new_string(why));
+	return o;
+}
+
+/* The file the container would leave if it stopped now. */
+static struct json_object *document(const struct sh_record *rec,
+				    const struct footprint *fp,
+				    struct sh_error *err)
+{
+	struct json_object *prov = recording_provenance(rec, fp, false, err);
+	struct json_object *recordings;
+
+	if (!prov)
+		return NULL;
+	recordings = json_object_new_array();
+	json_object_array_add(recordings, prov);
+	return recording_document(recordings, fp, recording_running(prov),
+				  rec->footprint, err);
 }
 
 static int show(bool json, const struct sh_record *rec,
 		const struct footprint *fp)
 {
-	_cleanup_json_ struct json_object *policy =
-		footprint_policy_json(fp, rec->footprint);
+	struct sh_error err = { 0 };
+	_cleanup_json_ struct json_object *doc = document(rec, fp, &err);
 	_cleanup_json_ struct json_object *o = NULL;
 
 	if (!json) {
-		print_text(rec, fp, policy);
+		print_text(rec, fp, doc, err.msg);
 		return 0;
 	}
-	o = footprint_policy_entries_json(fp);
-	json_object_object_add(o, "id", json_object_new_string(rec->id));
-	json_object_object_add(o, "record",
-			       json_object_new_string(rec->footprint));
-	json_object_object_add(o, "policy", json_object_get(policy));
+	o = as_json(rec, fp, doc, err.msg);
 	printf("%s\n", to_text(o));
 	return 0;
 }
@@ -90,6 +137,10 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 	struct cli_parser p;
 	int id;
 
+	/* `record merge ...`: a command of its own, with its own usage. */
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return cmd_record_merge_command.run(&cmd_record_merge_command,
+						    global, argc - 1, argv + 1);
 	cli_start(&p, cmd, global, argc, argv);
 	while ((id = cli_next(&p)) > 0)
 		;
@@ -108,12 +159,17 @@ const struct cli_command cmd_record_command = {
 	.operands = "ID",
 	.min_operands = 1,
 	.max_operands = 1,
-	.summary = "record mode: a container's socket footprint so far",
+	.summary = "record mode: a container's footprint so far, or merge",
 	.description =
 		"ID is the container's id, as status shows it. The footprint is\n"
-		"the setsockopt and getsockopt options with counts and value\n"
-		"ranges and the socket tuples its programs noted, and the overflow\n"
-		"counters; the proposed policy is in the operator config's schema.\n",
+		"the setsockopt and getsockopt options with counts (let through\n"
+		"and refused) and value ranges and the socket tuples its programs\n"
+		"noted, and the overflow counters; the proposed policy is in the\n"
+		"operator config's schema, made under the policy the container\n"
+		"runs under.\n"
+		"\n"
+		"record merge NAME|FILE... (see 'record merge --help') makes one\n"
+		"proposal of the recordings of a workload's replicas and restarts.\n",
 	.options = options,
 	.run = run,
 };

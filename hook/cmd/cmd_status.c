@@ -346,9 +346,10 @@ static void print_head(const struct enforce_row *row)
 	       rec->audit ? "audit" : "enforce", dash(rec->mode_source),
 	       rec->audit ? ": counts what it would do, applies nothing" : "");
 	if (rec->footprint[0])
-		printf("  record:    '%s': its policy goes to %s when it is gone "
+		printf("  record:    '%s': its recording goes to %s/%s when it is gone "
 		       "(record %s shows it now)\n",
-		       rec->footprint, rec->footprint_dir, rec->id);
+		       rec->footprint, rec->footprint_dir, rec->footprint,
+		       rec->id);
 }
 
 static void print_exec(const struct sh_record *rec)

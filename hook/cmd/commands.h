@@ -23,6 +23,8 @@ extern const struct cli_command cmd_validate_command;
 extern const struct cli_command cmd_metrics_command;
 extern const struct cli_command cmd_features_command;
 extern const struct cli_command cmd_record_command;
+/* Reached through `record merge`, not in the list of commands. */
+extern const struct cli_command cmd_record_merge_command;
 extern const struct cli_command cmd_preload_command;
 extern const struct cli_command cmd_nri_command;
 extern const struct cli_command cmd_runtime_config_command;

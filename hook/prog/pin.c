@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <linux/magic.h>
 
+#include "bpffs.h"
 #include "cleanup.h"
 #include "kind.h"
 #include "pin.h"
@@ -73,6 +74,9 @@ int pin_dir_open(bool create, struct sh_error *err)
 	int made = 0, r;
 
 	if (create) {
+		r = bpffs_ensure("pin directory", dir, err);
+		if (r)
+			return r;
 		made = make_dir(dir, err);
 		if (made < 0)
 			return made;

@@ -221,7 +221,7 @@ mkdir -p "$CT_TMP/plain"
 out=$(OCI_SOCKOPT_HOOK_PIN_DIR=$CT_TMP/plain/pins preload "$cfg_b")
 rc=$?
 tap_ok $((rc == 0)) "preload into a directory that is not on a BPF filesystem fails (exit $rc)"
-tap_like "$out" "^oci-sockopt-hook: pin directory .* is not on a BPF filesystem [^
+tap_like "$out" "^oci-sockopt-hook: pin directory .* is not on a BPF filesystem[^
 ]*$" "with one line saying so"
 mkdir -m 0777 "$CT_PIN_DIR" && chmod 0777 "$CT_PIN_DIR"
 out=$(preload "$cfg_b")

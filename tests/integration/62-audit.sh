@@ -180,16 +180,16 @@ else
 	tap_ok 0 "# SKIP fallback: this kernel has SK_BPF_BYPASS_PROT_MEM"
 fi
 
-# journald: our own datagram socket at /run/systemd/journal/socket, in a
-# mount namespace of the test's own.
-JDIR=$CT_TMP/systemd
-mkdir -p "$JDIR/journal"
-JOUT=$CT_TMP/journal.txt
-$PY - "$JDIR/journal/socket" "$JOUT" <<'PYEOF' &
+# journal_listen SOCKET OUT SECONDS: binds a datagram socket at SOCKET and
+# writes the fields of the first journald message it gets within SECONDS
+# to OUT as a JSON object ({} when none came). Sets JPID.
+journal_listen()
+{
+	$PY - "$1" "$2" "$3" <<'PYEOF' &
 import socket, struct, sys, json
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])
-s.settimeout(60)
+s.settimeout(float(sys.argv[3]))
 fields = {}
 try:
     data = s.recv(65536)
@@ -209,12 +209,20 @@ while data:
     fields[k.decode()] = v.decode("utf-8", "replace")
 open(sys.argv[2], "w").write(json.dumps(fields))
 PYEOF
-JPID=$!
-CT_PIDS+=("$JPID")
-for ((i = 0; i < 100; i++)); do
-	[ -S "$JDIR/journal/socket" ] && break
-	sleep 0.1
-done
+	JPID=$!
+	CT_PIDS+=("$JPID")
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$1" ] && break
+		sleep 0.1
+	done
+}
+
+# journald: our own datagram socket at /run/systemd/journal/socket, in a
+# mount namespace of the test's own.
+JDIR=$CT_TMP/systemd
+mkdir -p "$JDIR/journal"
+JOUT=$CT_TMP/journal.txt
+journal_listen "$JDIR/journal/socket" "$JOUT" 60
 : >"$LOG"
 b=$(ct_bundle -c "$JSON" "${CRI[@]}" -a "sockopt-hook.io/policy=no
 pe" journald -- sockcheck all)
@@ -242,5 +250,77 @@ tap_is "$got" "$want" "journald: the event's fields arrive, the setting with its
 [[ $(jq -r .MESSAGE "$JOUT" 2>/dev/null) == "refused (policy_unknown): annotation sockopt-hook.io/policy="*" refused: "* ]]
 tap_ok $? "journald: MESSAGE says what happened"
 tap_is "$(audit_lines | grep -c .)" 1 "journald: log_file still gets its one audit line"
+
+# Issue 21: an oversized field is cut before it is added; the record is
+# not dropped whole. The pod name, 9000 bytes (refused, and shown as it is
+# in the record: it is what the refusal is about), is the pod field.
+long=$(printf 'x%.0s' $(seq 9000))
+rm -f "$JDIR/journal/socket"
+journal_listen "$JDIR/journal/socket" "$JOUT" 20
+b=$(ct_bundle -c "$JSON" -a io.kubernetes.cri.container-type=container \
+	-a io.kubernetes.cri.container-name=app -a "io.kubernetes.cri.sandbox-name=$long" \
+	-a io.kubernetes.cri.sandbox-namespace=shop jlong -- sockcheck all)
+CT_IDS+=("runc $(ct_id jlong)")
+# shellcheck disable=SC2016 # expanded by sh -c
+timeout -k 5 "$CT_TIMEOUT" unshare -m sh -c \
+	'mount --bind "$0" /run/systemd && exec runc run --bundle "$1" "$2"' \
+	"$JDIR" "$b" "$(ct_id jlong)" </dev/null >"$CT_TMP/jlong.out" 2>"$CT_TMP/jlong.err"
+wait "$JPID"
+got=$(jq -c '{r: .OCI_SOCKOPT_HOOK_REASON, id: .OCI_SOCKOPT_HOOK_CONTAINER_ID,
+	ns: .OCI_SOCKOPT_HOOK_NAMESPACE, n: (.OCI_SOCKOPT_HOOK_POD // "" | length),
+	cut: (.OCI_SOCKOPT_HOOK_POD // "" | endswith("xxx..."))}' "$JOUT" 2>/dev/null)
+tap_is "$got" "$(jq -cn --arg id "$(ct_id jlong)" '{r: "annotation_invalid", id: $id, ns: "shop", n: 259, cut: true}')" \
+	"journald: a 9000-byte pod name arrives cut to 256 bytes and '...', with the other fields" ||
+	tap_diag "received: $(head -c 600 "$JOUT" 2>/dev/null)"
+
+# Issue 21: journald's socket is there but refuses the record (nobody
+# reads it): the record goes to syslog. In a mount namespace of the
+# test's own, /run/systemd is ours (a socket nobody listens on) and /dev
+# a directory holding our syslog socket (log) and /dev/null; the hook
+# runs as a runtime runs it, the state on stdin.
+SDIR=$CT_TMP/dev
+mkdir -p "$SDIR" "$CT_TMP/dead/journal"
+touch "$SDIR/null"
+$PY -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).bind(sys.argv[1])' \
+	"$CT_TMP/dead/journal/socket"
+SOUT=$CT_TMP/syslog.txt
+$PY - "$SDIR/log" "$SOUT" <<'PYEOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(60)
+with open(sys.argv[2], "a") as out:
+    try:
+        while True:
+            out.write(s.recv(65536).decode("utf-8", "replace") + "\n")
+            out.flush()
+    except socket.timeout:
+        pass
+PYEOF
+SPID=$!
+CT_PIDS+=("$SPID")
+for ((i = 0; i < 100; i++)); do
+	[ -S "$SDIR/log" ] && break
+	sleep 0.1
+done
+: >"$LOG"
+b=$(ct_bundle -c "$JSON" "${CRI[@]}" -a "sockopt-hook.io/policy=nope" jdead -- sockcheck all)
+jq -cn --arg id "$(ct_id jdead)" --arg b "$b" \
+	'{ociVersion: "1.0.2", id: $id, status: "creating", pid: 1, bundle: $b}' >"$CT_TMP/jdead.state"
+# shellcheck disable=SC2016 # expanded by sh -c
+timeout -k 5 "$CT_TIMEOUT" unshare -m --propagation private sh -c \
+	'mount --bind /dev/null "$1/null" && mount --bind "$0" /run/systemd &&
+	 mount --bind "$1" /dev && exec "$2" --config "$3" prestart <"$4"' \
+	"$CT_TMP/dead" "$SDIR" "$HOOK" "$JSON" "$CT_TMP/jdead.state" \
+	>"$CT_TMP/jdead.out" 2>"$CT_TMP/jdead.err"
+rc=$?
+kill "$SPID" 2>/dev/null
+wait "$SPID" 2>/dev/null
+tap_ok "$([ "$rc" != 0 ]; echo $?)" "journald refusing: the hook still refuses the container (exit $rc)" ||
+	tap_diag "$(cat "$CT_TMP/jdead.err")"
+grep -q "oci-sockopt-hook\[[0-9]*\]: event=refused reason=policy_unknown container_id='$(ct_id jdead)'" "$SOUT"
+tap_ok $? "journald refusing: the audit record goes to syslog instead" ||
+	tap_diag "syslog got:" "$(cat "$SOUT" 2>/dev/null)"
+tap_is "$(audit_lines | grep -c .)" 1 "journald refusing: log_file still gets its one audit line"
 
 tap_done

@@ -10,7 +10,10 @@
 # calls made. An allow-list policy in audit mode counts its misses per
 # option. The same policy in enforce mode still denies (control). The
 # per-container annotation works when allowed, and is refused, in one line
-# with the reason audit_mode_not_allowed, when not. Nothing is left behind.
+# with the reason audit_mode_not_allowed, when not. Issue 21: an audit
+# policy named by an annotation is refused the same way unless
+# allow_audit_mode or the policy's audit_by_annotation says so (validate
+# warns about it); the default policy still holds. Nothing is left behind.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -26,11 +29,24 @@ BEFORE=$(ct_snapshot)
 PORT=4000
 LOG=$CT_TMP/hook.log
 
+# Named by an annotation, an audit policy needs the operator's word: here
+# audit_by_annotation (issue 21).
 AUDIT=$(ct_config audit '.policies.restricted.mode = "audit" |
+	.policies.restricted.audit_by_annotation = true |
 	.policies.allowlist = {"default": "deny", "mode": "audit",
+		"audit_by_annotation": true,
 		"setsockopt": [{"level": "SOL_SOCKET", "option": "SO_RCVBUF",
 				"action": "allow"}]} |
 	.annotations.allow_policies += ["allowlist"]')
+# README's rollout step 4 as an operator may read it: restricted for every
+# container, the policy on trial (web) in audit mode and in allow_policies,
+# neither allow_audit_mode nor audit_by_annotation.
+# shellcheck disable=SC2016 # $log is jq's
+BACKDOOR=$(ct_config backdoor '.defaults.policy = "restricted" |
+	.policies.web = {"mode": "audit", "setsockopt": [{"level": "SOL_SOCKET",
+		"option": "SO_KEEPALIVE", "action": "allow"}]} |
+	.annotations.allow_policies += ["web"] |
+	.log_file = $log | .log_format = "json"' --arg log "$LOG")
 ANN=$(ct_config ann '.annotations.allow_audit_mode = true')
 # shellcheck disable=SC2016 # $log is jq's
 NOANN=$(ct_config noann '.log_file = $log | .log_format = "json"' \
@@ -116,6 +132,34 @@ count_checks()
 	tap_is "$(jq -r '.[0].counters | [.setsockopt_denied, .setsockopt_clamped, .setsockopt_forced, .getsockopt_denied, .socket_creations_denied] | join(" ")' <<<"$j")" \
 		"0 0 0 0 0" "$n: the enforced counters stay 0"
 }
+
+# 0. Issue 21: an audit policy named by an annotation, without the
+# operator's word, is audit mode by the back door: refused.
+err=$("$HOOK" validate "$BACKDOOR" 2>&1 >/dev/null)
+tap_like "$err" "warning: policies\.web is in audit mode and in annotations\.allow_policies: a container that names it is refused \(audit_mode_not_allowed\) unless policies\.web\.audit_by_annotation or annotations\.allow_audit_mode is true" \
+	"validate warns about an audit policy in allow_policies" || tap_diag "$err"
+: >"$LOG"
+b=$(ct_bundle -c "$BACKDOOR" -a sockopt-hook.io/policy=web backdoor -- sockcheck all)
+refused runc backdoor "$b" 'sockopt-hook\.io/policy=.web. refused: policy web is in audit mode' \
+	'allow_audit_mode' 'audit_by_annotation'
+tap_is "$(jq -r 'select(.event == "refused") | "\(.reason) \(.annotation) \(.setting)"' "$LOG" 2>/dev/null)" \
+	"audit_mode_not_allowed sockopt-hook.io/policy web" \
+	"backdoor: the audit line says audit_mode_not_allowed, the annotation and the policy" ||
+	tap_diag "$(cat "$LOG")"
+# Control: the default policy still holds for a pod that names nothing.
+b=$(ct_bundle -c "$BACKDOOR" backdoorctl -- /bin/sh -c 'sockcheck set-mark 5; sockcheck socket inet6 stream')
+ct_run runc "$(ct_id backdoorctl)" "$b"
+tap_is "$(out_val setsockopt) $(out_val socket_inet6_stream)" "EPERM EPERM" \
+	"backdoor control: under defaults.policy, SO_MARK and AF_INET6 are denied" ||
+	tap_diag "$(cat "$CT_OUT" "$CT_ERR")"
+# With policies.web.audit_by_annotation, the operator's word: it runs.
+OPEN=$CT_TMP/configs/open.json
+jq '.policies.web.audit_by_annotation = true' "$BACKDOOR" >"$OPEN"
+b=$(ct_bundle -c "$OPEN" -a sockopt-hook.io/policy=web backdooropen -- /bin/sh -c 'sockcheck set-mark 5')
+ct_run runc "$(ct_id backdooropen)" "$b"
+tap_is "$CT_RC $(out_val setsockopt)" "0 ok" \
+	"with audit_by_annotation, the audit policy is taken: SO_MARK goes through" ||
+	tap_diag "$(cat "$CT_ERR")"
 
 # 1. The policy says "mode": "audit".
 start audited "$AUDIT" -a sockopt-hook.io/policy=restricted || tap_done

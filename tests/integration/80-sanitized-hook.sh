@@ -15,7 +15,7 @@ san=$BUILD/san/oci-sockopt-hook
 [ -x "$san" ] || tap_skip_all "no $san (make hook-san)"
 
 # Suites that run the hook through runc/crun or directly.
-ASAN_SUITES="00-hook-cli 10-runc 11-crun 12-crun 13-hook-made 20-bypass 30-refusals 40-no-poststop 41-reaper 51-status 57-trust 58-sandbox-stages 60-bad-inputs 61-required-annotations 70-faults 71-parallel 72-escapes 73-limits 74-attacks 75-lengths 76-path 62-audit 63-metrics 64-status 67-audit-mode 68-record-mode"
+ASAN_SUITES="00-hook-cli 10-runc 11-crun 12-crun 13-hook-made 20-bypass 30-refusals 40-no-poststop 41-reaper 51-status 57-trust 58-sandbox-stages 60-bad-inputs 61-required-annotations 70-faults 71-parallel 72-escapes 73-limits 74-attacks 75-lengths 76-path 62-audit 63-metrics 64-status 67-audit-mode 68-record-mode 77-bpffs 78-record-holds"
 VALGRIND_SUITES="00-hook-cli 10-runc 11-crun 12-crun 13-hook-made 20-bypass 30-refusals 40-no-poststop 41-reaper 51-status 57-trust 58-sandbox-stages 61-required-annotations 70-faults 72-escapes 73-limits 74-attacks 75-lengths 76-path 63-metrics"
 
 # run_under NAME HOOK SUITES: one TAP line per suite.

@@ -21,6 +21,11 @@
  *   sockcheck all                 every restricted-policy check at once
  *   sockcheck spray N             setsockopt(SOL_SOCKET, 2000 + i, 1) for
  *                                 i < N: N distinct options (record mode)
+ *   sockcheck setopt TYPE LEVEL OPTION VALUE
+ *                                 setsockopt(LEVEL, OPTION, VALUE) as an
+ *                                 int on an AF_INET socket of TYPE, any
+ *                                 numbers (negative too): prints
+ *                                 "setopt_LEVEL_OPTION=ok" or the errno
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -247,13 +252,30 @@ static int spray(int n)
 	return 0;
 }
 
+/* Whatever a workload may pass: the kernel decides, after the program. */
+static int setopt(int socktype, int level, int opt, int val)
+{
+	int fd = socket(AF_INET, socktype | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		perror("socket");
+		return 1;
+	}
+	if (setsockopt(fd, level, opt, &val, sizeof(val)) < 0)
+		printf("setopt_%d_%d=%s\n", level, opt, errname(errno));
+	else
+		printf("setopt_%d_%d=ok\n", level, opt);
+	close(fd);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: sockcheck set-mark N | get-mark | mark-rt N | rcvbuf N |\n"
 		"       cc NAME |\n"
 		"       keepalive | socket FAMILY TYPE | listen PORT [SECS] | all |\n"
-		"       spray N\n");
+		"       spray N | setopt TYPE LEVEL OPTION VALUE\n");
 	return 2;
 }
 
@@ -293,5 +315,9 @@ int main(int argc, char **argv)
 		return spray(n);
 	if (!strcmp(cmd, "all") && argc == 2)
 		return check_all();
+	if (!strcmp(cmd, "setopt") && argc == 6 &&
+	    !LOOKUP(socktypes, argv[2], &socktype) && !parse_int(argv[3], &n) &&
+	    !parse_int(argv[4], &family) && !parse_int(argv[5], &secs))
+		return setopt(socktype, n, family, secs);
 	return usage();
 }

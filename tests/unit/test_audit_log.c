@@ -80,6 +80,35 @@ static void test_journal_full(void)
 	free(m);
 }
 
+/* Issue 21: a field is cut before it is added, never dropped whole. */
+static void test_journal_cut(void)
+{
+	struct journal_msg *m = calloc(1, sizeof(*m));
+	static const char want[] = "POD=abc...\nSETTING\n"
+				   "\x06\0\0\0\0\0\0\0"
+				   "a\nb...\nSHORT=ab\n";
+	char *big = malloc(2 * SH_JOURNAL_MSG_MAX);
+	int r = 0;
+
+	if (!m || !big)
+		abort();
+	ok(journal_add_cut(m, "POD", "abcdef", 3) == 0 &&
+		   journal_add_cut(m, "SETTING", "a\nbcdef", 3) == 0 &&
+		   journal_add_cut(m, "SHORT", "ab", 2) == 0,
+	   "values longer than the cut are added");
+	ok(m->used == sizeof(want) - 1 && !memcmp(m->buf, want, m->used),
+	   "cut, with '...' after a cut value (binary form counted with it)");
+	memset(big, 'x', 2 * SH_JOURNAL_MSG_MAX - 1);
+	big[2 * SH_JOURNAL_MSG_MAX - 1] = '\0';
+	memset(m, 0, sizeof(*m));
+	for (int i = 0; i < 10 && !r; i++)
+		r = journal_add_cut(m, "BIG", big, 256);
+	ok(r == 0 && !m->overflow && m->used == 10 * (4 + 256 + 3 + 1),
+	   "ten fields of 16 KiB, each cut to 256 bytes, all fit");
+	free(big);
+	free(m);
+}
+
 /* policy_resolve on a state with these annotations. */
 static int resolve(const char *cfg_text, const char *annotations,
 		   struct sh_error *err)
@@ -272,6 +301,7 @@ int main(void)
 	test_journal_binary();
 	test_journal_keys();
 	test_journal_full();
+	test_journal_cut();
 	test_reasons();
 	test_unclassified();
 	test_json_line();

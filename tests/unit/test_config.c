@@ -192,6 +192,19 @@ static void test_audit_mode(void)
 	config_refused("{\"annotations\":{\"allow_audit_mode\":\"yes\"}}",
 		       "annotations.allow_audit_mode: must be true or false",
 		       "string allow_audit_mode refused");
+	r = parse_config("{\"policies\":{\"a\":{\"mode\":\"audit\","
+			 "\"audit_by_annotation\":true},\"b\":{\"mode\":"
+			 "\"audit\"}}}",
+			 &cfg);
+	ok(r == 0 && config_find_policy(&cfg, "a")->audit_by_annotation &&
+		   !config_find_policy(&cfg, "b")->audit_by_annotation,
+	   "audit_by_annotation recorded, false by default");
+	if (!r)
+		config_free(&cfg);
+	config_refused(
+		"{\"policies\":{\"p\":{\"audit_by_annotation\":true}}}",
+		"policies.p.audit_by_annotation: is true but the policy's mode is not 'audit'",
+		"audit_by_annotation without mode audit refused");
 }
 
 static void test_sandbox_policy(void)

@@ -105,10 +105,36 @@ static void test_sandbox(void)
 	   "the built-in, named: no warning");
 }
 
+/* Issue 21: an audit policy a workload may name. */
+static void test_audit_allowed(void)
+{
+	struct lint_warnings w;
+
+	lint("{\"annotations\":{\"allow_policies\":[\"web\"]},"
+	     "\"policies\":{\"web\":{\"mode\":\"audit\"}}}",
+	     &w);
+	ok(warns(&w,
+		 "policies.web is in audit mode and in annotations.allow_policies: a container that names it is refused (audit_mode_not_allowed)"),
+	   "an audit policy in allow_policies: warned, it is refused");
+	lint("{\"annotations\":{\"allow_policies\":[\"web\"]},"
+	     "\"policies\":{\"web\":{\"mode\":\"audit\","
+	     "\"audit_by_annotation\":true}}}",
+	     &w);
+	ok(warns(&w,
+		 "policies.web is in audit mode and in annotations.allow_policies, with its audit_by_annotation true: any workload that names it runs with nothing applied"),
+	   "with audit_by_annotation: warned, any workload lifts its policy");
+	lint("{\"annotations\":{\"allow_policies\":[\"web\"]},"
+	     "\"policies\":{\"web\":{},\"trial\":{\"mode\":\"audit\"}}}",
+	     &w);
+	ok(!warns(&w, "annotations.allow_policies"),
+	   "an audit policy no annotation may name: no such warning");
+}
+
 int main(void)
 {
 	test_examples();
 	test_warnings();
 	test_sandbox();
+	test_audit_allowed();
 	return tap_done();
 }

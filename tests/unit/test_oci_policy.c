@@ -356,6 +356,38 @@ static int resolve_mode(const char *config, const char *annotations,
 	return r;
 }
 
+/* Issue 21: an audit-mode policy named by an annotation is audit mode
+ * asked for by the workload. */
+static void test_audit_policy_by_annotation(const char *pol, const char *denied)
+{
+	char by_default[256], by_setting[256];
+	struct sh_effective eff;
+	const char *err;
+	int r;
+
+	r = resolve_mode(denied, "{\"sockopt-hook.io/policy\":\"a\"}", &eff,
+			 &err);
+	ok(r == -EPERM && count_lines(err) == 1 &&
+		   strstr(err,
+			  "annotation sockopt-hook.io/policy='a' refused: policy a is in audit mode, and neither annotations.allow_audit_mode nor policies.a.audit_by_annotation is true"),
+	   "an audit policy named by an annotation is refused without allow_audit_mode, in one line");
+	if (r != -EPERM)
+		printf("#   got %d: %s", r, err);
+	snprintf(by_default, sizeof(by_default),
+		 "{\"defaults\":{\"policy\":\"a\"},%s}", pol);
+	r = resolve_mode(by_default, "{}", &eff, &err);
+	ok(r == 0 && eff.audit && eff.mode_source == SRC_POLICY,
+	   "an audit policy in defaults.policy is the operator's word");
+	snprintf(by_setting, sizeof(by_setting),
+		 "{\"annotations\":{\"allow_policies\":[\"a\"]},"
+		 "\"policies\":{\"a\":{\"mode\":\"audit\","
+		 "\"audit_by_annotation\":true}}}");
+	r = resolve_mode(by_setting, "{\"sockopt-hook.io/policy\":\"a\"}", &eff,
+			 &err);
+	ok(r == 0 && eff.audit && eff.mode_source == SRC_POLICY,
+	   "policies.a.audit_by_annotation lets an annotation name it");
+}
+
 static void test_audit_mode(void)
 {
 	const char *pol = "\"policies\":{\"a\":{\"mode\":\"audit\"},"
@@ -372,10 +404,11 @@ static void test_audit_mode(void)
 	snprintf(denied, sizeof(denied),
 		 "{\"annotations\":{\"allow_policies\":[\"a\",\"e\"]},%s}",
 		 pol);
-	r = resolve_mode(denied, "{\"sockopt-hook.io/policy\":\"a\"}", &eff,
+	r = resolve_mode(allowed, "{\"sockopt-hook.io/policy\":\"a\"}", &eff,
 			 &err);
 	ok(r == 0 && eff.audit && eff.mode_source == SRC_POLICY,
 	   "mode audit from the policy");
+	test_audit_policy_by_annotation(pol, denied);
 	r = resolve_mode(denied, "{\"sockopt-hook.io/policy\":\"e\"}", &eff,
 			 &err);
 	ok(r == 0 && !eff.audit && eff.mode_source == SRC_NONE,
