@@ -110,7 +110,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all man deps demo check check-node check-fresh unit hook-dyn bench fuzz format format-check modules-check clean install uninstall image
+.PHONY: FORCE all man deps demo check check-quick check-node check-fresh unit hook-dyn bench fuzz format format-check shellcheck modules-check clean install uninstall image
 all: $(BIN) man
 
 deps:
@@ -196,12 +196,28 @@ demo:
 	$(MAKE) all test-progs
 	./scripts/demo.sh
 
+# The build steps of check and check-quick use every core.
+CHECK_JOBS ?= $(shell nproc)
+
+# Everything (tests/README.md says what runs and how long it takes).
 check:
 	./scripts/deps.sh check
-	$(MAKE) all test-progs unit unit-san hook-san hook-dyn
+	$(MAKE) -j$(CHECK_JOBS) shellcheck all test-progs unit-progs unit-san-progs \
+		hook-san hook-dyn fuzz-build bench-build
 	$(MAKE) modules-check
 	./tests/run.sh
-	$(MAKE) fuzz-smoke bench-smoke
+	$(MAKE) FUZZ_PARALLEL=$(CHECK_JOBS) fuzz-smoke bench-smoke
+
+# The inner loop, in under 5 minutes (tests/README.md, "make check-quick"):
+# the unit tests plain and under ASan+UBSan, the format, module, shell
+# and docs checks, and the fast suites below; no QEMU, no sanitized or
+# valgrind reruns of the suites, no fuzzing, no benchmarks.
+CHECK_QUICK_TESTS ?= unit- 00-hook-cli 01-cli 07-docs 10-runc 30-refusals 52-explain 57-trust
+check-quick:
+	./scripts/deps.sh check
+	$(MAKE) -j$(CHECK_JOBS) format-check shellcheck all test-progs unit-progs unit-san-progs
+	$(MAKE) modules-check
+	TESTS='$(CHECK_QUICK_TESTS)' ./tests/run.sh
 
 # The node suite alone (tests/node/README.md): a Debian unstable node with
 # systemd and cgroup v2 only, under QEMU; `make check` runs it as
@@ -252,6 +268,10 @@ format:
 
 format-check:
 	clang-format --dry-run -Werror $(HOOK_SRCS) $(HOOK_HDRS) bpf/*.[ch] tests/*/*.[ch]
+
+# Debian's shellcheck over every shell script (scripts/shellcheck.sh).
+shellcheck:
+	./scripts/shellcheck.sh
 
 # The hooks.d files point at wherever PREFIX put the binary and the config.
 HOOKSD_VARIANTS := oci-sockopt-hook oci-sockopt-hook-always

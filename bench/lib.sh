@@ -276,12 +276,13 @@ b_unpark()
 
 b_parked()
 {
-	local name=$1 rc
+	local name=$1 pid rc
 
 	shift
-	$(b_park "$name") && "$@"
+	pid=$(cat "$B_TMP/states/${name//\//-}.pid")
+	"$SB" cgmove "$B_CG/park" "$pid" && "$@"
 	rc=$?
-	$(b_unpark "$name")
+	"$SB" cgmove "$B_CG/$name" "$pid"
 	return $rc
 }
 

@@ -126,13 +126,15 @@ quiet_keys()
 
 	# keep_keys when the config does not say: a preload of the example
 	# config (pins and keys cgroup of its own), then --unpin.
-	env "${env[@]}" "$HOOK" --config "$B_CONFIG" preload --json \
+	if ! env "${env[@]}" "$HOOK" --config "$B_CONFIG" preload --json \
 		2>>"$B_TMP/hook.err" | jq -r '
 		if (.static_keys.kept | length) > 0 then "on" else "off" end' \
-		>"$B_OUT/raw/keys.default" &&
-		env "${env[@]}" "$HOOK" preload --unpin >/dev/null \
-			2>>"$B_TMP/hook.err" ||
-		{ b_fail "preload of $B_CONFIG: $(tail -n 1 "$B_TMP/hook.err")"; return 1; }
+		>"$B_OUT/raw/keys.default" ||
+		! env "${env[@]}" "$HOOK" preload --unpin >/dev/null \
+			2>>"$B_TMP/hook.err"; then
+		b_fail "preload of $B_CONFIG: $(tail -n 1 "$B_TMP/hook.err")"
+		return 1
+	fi
 	mkdir -p "$B_CG/quiet-scratch" || return 1
 	"$SB" keys "$B_CG/quiet-scratch" >"$B_OUT/raw/rt.keys.quiet" \
 		2>>"$B_TMP/sb.err" ||

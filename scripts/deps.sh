@@ -13,9 +13,10 @@ RUNTIME_PKGS="runc crun busybox-static iproute2 jq"
 # `make image`: umoci writes the OCI layout, busybox-static is the image's
 # shell and tools (nsenter for the DaemonSet's preload step).
 IMAGE_PKGS="umoci busybox-static jq"
+# Debian's shellcheck: make shellcheck, over every shell script (make check).
 # python3-pkg-resources: Debian 12's grpc_tools/protoc.py imports
 # pkg_resources without depending on it (found by make check-fresh).
-TEST_PKGS="podman python3 python3-jsonschema python3-yaml libclang-rt-14-dev valgrind
+TEST_PKGS="shellcheck podman python3 python3-jsonschema python3-yaml libclang-rt-14-dev valgrind
 qemu-system-x86 cpio xz-utils zstd clang-format gcc-multilib man-db strace linux-perf
 iptables containerd python3-grpc-tools python3-pkg-resources mmdebstrap e2fsprogs procps
 umoci skopeo"

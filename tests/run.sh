@@ -9,6 +9,10 @@
 # when the suite fails (VERBOSE=1 shows it always).
 # The run holds the machine-wide tests' lock from start to end (see
 # tests/lib/host.sh): its suites inherit it, and other runs wait.
+# The QEMU suites (TESTS_BACKGROUND, patterns, default "90-vm 95-node";
+# empty: none) touch no host BPF program, cgroup or hook state: they run
+# one after the other in the background from the start, beside the host
+# suites, and are reported after them.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -31,24 +35,63 @@ selected()
 	return 1
 }
 
-suites=()
+# background NAME: NAME is one of the QEMU suites run beside the others.
+background()
+{
+	local pat
+
+	for pat in ${TESTS_BACKGROUND-90-vm 95-node}; do
+		# shellcheck disable=SC2053
+		[[ $1 == *$pat* ]] && return 0
+	done
+	return 1
+}
+
+suites=() behind=()
 for f in "$BUILD"/tests/unit-* tests/integration/*.sh; do
 	if [ ! -f "$f" ] || [ ! -x "$f" ]; then
 		continue
 	fi
 	case $f in *.log | *.o | *.d) continue ;; esac
-	selected "$(basename "$f")" && suites+=("$f")
+	selected "$(basename "$f")" || continue
+	if background "$(basename "$f")"; then
+		behind+=("$f")
+	else
+		suites+=("$f")
+	fi
 done
 
-host_lock || exit 1
-passed=0 failed=0 skipped=0
-for f in "${suites[@]}"; do
-	name=$(basename "$f")
-	log=$logs/$name.log
-	start=$SECONDS
-	"./$f" >"$log" 2>&1 </dev/null
+# run SUITE: runs it into its log; its exit status and seconds go to
+# LOG.rc.
+run()
+{
+	local log start=$SECONDS rc
+
+	log=$logs/$(basename "$1").log
+	"./$1" >"$log" 2>&1 </dev/null
 	rc=$?
-	secs=$((SECONDS - start))
+	echo "$rc $((SECONDS - start))" >"$log.rc"
+}
+
+host_lock || exit 1
+bgpid=
+if [ ${#behind[@]} -gt 0 ]; then
+	# a process group of their own, so that an interrupted run ends them
+	set -m
+	(for f in "${behind[@]}"; do run "$f"; done) &
+	bgpid=$!
+	set +m
+	trap '[ -z "$bgpid" ] || kill -- "-$bgpid" 2>/dev/null' EXIT
+fi
+passed=0 failed=0 skipped=0
+# report SUITE: its line, from its log and LOG.rc.
+report()
+{
+	local name log rc secs todo
+
+	name=$(basename "$1")
+	log=$logs/$name.log
+	read -r rc secs <"$log.rc" || { rc=1 secs=0; }
 	case $rc in
 	0)
 		passed=$((passed + 1))
@@ -71,6 +114,16 @@ for f in "${suites[@]}"; do
 	if [ "${VERBOSE:-0}" = 1 ] || { [ "$rc" != 0 ] && [ "$rc" != 77 ]; }; then
 		sed 's/^/    /' "$log"
 	fi
+}
+
+for f in "${suites[@]}"; do
+	run "$f"
+	report "$f"
 done
+if [ -n "$bgpid" ]; then
+	wait "$bgpid"
+	bgpid=
+	for f in "${behind[@]}"; do report "$f"; done
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -49,7 +49,13 @@ CEL_PKGS=(
 	golang-gopkg-yaml.v3-dev
 )
 
-go_bin() { ls -d "$root"/usr/lib/go-1.*/bin/go 2>/dev/null | sort -V | tail -n1; }
+# newest PATTERN...: the newest (sort -V) of the files that exist.
+newest() {
+	local f
+
+	for f in "$@"; do if [ -e "$f" ]; then echo "$f"; fi; done | sort -V | tail -n1
+}
+go_bin() { newest "$root"/usr/lib/go-1.*/bin/go; }
 
 if [ -z "$(go_bin)" ] || [ ! -d "$root/usr/share/gocode/src/github.com/google/cel-go" ]; then
 	command -v apt-get >/dev/null || skip "apt-get not found"
@@ -68,14 +74,14 @@ if [ -z "$(go_bin)" ] || [ ! -d "$root/usr/share/gocode/src/github.com/google/ce
 	debs="$cel/debs"
 	mkdir -p "$debs" "$root"
 	for p in "${pkgs[@]}"; do
-		if ! ls "$debs/${p}_"*.deb >/dev/null 2>&1; then
+		if [ -z "$(newest "$debs/${p}_"*.deb)" ]; then
 			say "apt-get download $p"
 			(cd "$debs" && apt-get "${apt_opts[@]}" download "$p" >&2) ||
 				skip "cannot download $p"
 		fi
 	done
 	for p in "${pkgs[@]}"; do
-		dpkg-deb -x "$(ls "$debs/${p}_"*.deb | sort -V | tail -n1)" "$root"
+		dpkg-deb -x "$(newest "$debs/${p}_"*.deb)" "$root"
 	done
 fi
 

@@ -12,6 +12,8 @@
                                  {"sandbox": ID, "init": {NAME: ID},
                                   "containers": {NAME: ID}}
     logs CONTAINER-ID            the container's log (the CRI log file)
+    state CONTAINER-ID           ContainerStatus: the state and exit code
+                                 ("CONTAINER_EXITED 1")
     exec CONTAINER-ID CMD...     ExecSync: the command's stdout and stderr,
                                  and its exit code as ours
     inspect CONTAINER-ID         ContainerStatus verbose info (pid, runtimeSpec)
@@ -43,7 +45,9 @@ its cgroup and the containers' shares, memory limit and oom_score_adj),
 securityContext (capabilities add and drop, privileged, runAsUser,
 readOnlyRootFilesystem, allowPrivilegeEscalation). The ConfigMaps that
 volumes and env name come from --configmaps FILE.json (a list of
-ConfigMap objects). Options kubelet takes from its own flags:
+ConfigMap objects), or from POD.json itself when it is a List (kind: List,
+items: the Pod and its ConfigMaps, as an example file holds them);
+volumeMounts may name a subPath of a configMap volume (one key as a file). Options kubelet takes from its own flags:
 --cgroup-driver (cgroupfs or systemd), --log-root (its --pod-logs-dir,
 /var/log/pods), --pod-root (its root dir's pods/, for the files it mounts).
 
@@ -382,6 +386,8 @@ class Pod:
                 ro = bool(m.get("readOnly"))
             elif "configMap" in vol:
                 host, ro = self.configmap_dir(vol), True
+                if m.get("subPath"):
+                    host = os.path.join(host, m["subPath"])
             else:
                 raise ValueError("volume %s: only hostPath and configMap"
                                  % m["name"])
@@ -657,10 +663,21 @@ def run_command(cri, opts):
         with open(args[0]) as f:
             manifest = json.load(f)
         configmaps = {}
+        if manifest.get("kind") == "List":
+            items = manifest.get("items") or []
+            configmaps = {c["metadata"]["name"]: c for c in items
+                          if c.get("kind") == "ConfigMap"}
+            pods = [i for i in items if i.get("kind") == "Pod"]
+            if len(pods) != 1:
+                raise ValueError("%d Pods in the List, not one" % len(pods))
+            manifest = pods[0]
         if opts.configmaps:
             with open(opts.configmaps) as f:
-                configmaps = {c["metadata"]["name"]: c for c in json.load(f)}
+                configmaps.update({c["metadata"]["name"]: c for c in json.load(f)})
         print(json.dumps(Pod(cri, manifest, opts, configmaps).run()))
+    elif cmd == "state" and len(args) == 1:
+        st = cri.runtime("ContainerStatus", container_id=args[0]).status
+        print(cri.pb.ContainerState.Name(st.state), st.exit_code)
     elif cmd == "logs" and len(args) == 1:
         r = cri.runtime("ContainerStatus", container_id=args[0])
         with open(r.status.log_path) as f:

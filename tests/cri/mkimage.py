@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """An OCI image archive made from a directory, with no registry and no network.
 
-    mkimage.py OUT.tar NAME ROOTFS-DIR [ENTRYPOINT...]
+    mkimage.py [-p PATH] OUT.tar NAME ROOTFS-DIR [ENTRYPOINT...]
 
 writes OUT.tar, an OCI image layout (oci-layout, index.json, blobs/sha256/)
 holding one image for linux/<this machine's architecture>: ROOTFS-DIR as a
-single uncompressed layer (owned by root, mtime 0), PATH=/bin, and
+single uncompressed layer (owned by root, mtime 0), PATH=/bin (or the
+-p PATH, for an image whose programs are also in /usr/sbin), and
 ENTRYPOINT as its entrypoint. index.json names it NAME
 (io.containerd.image.name, which `ctr images import` takes as the image's
 name, and org.opencontainers.image.ref.name), so
@@ -59,6 +60,9 @@ def add_bytes(t, name, data):
 
 
 def main(argv):
+    path = "/bin"
+    if len(argv) > 2 and argv[1] == "-p":
+        path, argv = argv[2], argv[:1] + argv[3:]
     if len(argv) < 4:
         sys.exit(__doc__)
     out, name, rootfs, entrypoint = argv[1], argv[2], argv[3], argv[4:]
@@ -67,7 +71,7 @@ def main(argv):
     layer_desc = descriptor("application/vnd.oci.image.layer.v1.tar", layer)
     config = json.dumps({
         "architecture": arch, "os": "linux",
-        "config": {"Env": ["PATH=/bin"], "Entrypoint": entrypoint or None,
+        "config": {"Env": ["PATH=" + path], "Entrypoint": entrypoint or None,
                    "WorkingDir": "/"},
         "rootfs": {"type": "layers", "diff_ids": [layer_desc["digest"]]},
     }, sort_keys=True).encode()

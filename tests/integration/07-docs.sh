@@ -34,19 +34,25 @@ tap_is "$(tail -n 1 <<<"$out")" "docs: 0 drift(s)" "check-docs.py reports no dri
 tap_like "$(wc -l <"$top/README.md")" '^ *([0-9]|[0-9][0-9]|[12][0-9][0-9]|300)$' \
 	"README.md has at most 300 lines"
 
-# copy: a tree of its own for one broken variant, sharing what it does not
-# edit. Sets C.
+# copy NAME [DIR...]: a tree of its own for one broken variant, sharing
+# what it does not edit (README.md, docs, schemas and the DIRs are
+# copies). Sets C.
 copy()
 {
-	local f
+	local f name=$1
 
-	C=$T/$1
+	shift
+	C=$T/$name
 	mkdir -p "$C"
 	for f in "$top"/* "$top"/.[!.]*; do
-		case $(basename "$f") in
-		README.md | docs | schemas) cp -a "$f" "$C/" ;;
-		build | .git) ;;
-		*) ln -s "$f" "$C/" ;;
+		case " README.md docs schemas $* " in
+		*" $(basename "$f") "*) cp -a "$f" "$C/" ;;
+		*)
+			case $(basename "$f") in
+			build | .git) ;;
+			*) ln -s "$f" "$C/" ;;
+			esac
+			;;
 		esac
 	done
 }
@@ -142,6 +148,54 @@ echo "See [the guide](nowhere.md) and [this](install.md#no-such-heading)." >>"$C
 broken "docs/config.md: link to nowhere.md: no such file" "" "a link to a missing file is a drift"
 broken "docs/config.md: link to install.md#no-such-heading: no such heading" "" \
 	"a link to a missing heading is a drift"
+
+# tests/README.md: the map of the tests against the tests and hook/.
+M=tests/README.md
+copy new-suite tests
+touch "$C/tests/integration/99-new.sh"
+broken "$M: tests/integration/99-new.sh is in no table: add the row \"| \`99-new.sh\` | what it proves | modules | root |\" under \"## Integration suites\" ($M line " "" \
+	"a suite the tests' map does not name is a drift"
+
+copy gone-suite tests
+rm "$C/tests/integration/74-attacks.sh"
+broken "\"## Integration suites\" names 74-attacks.sh, which is not in tests/integration/: remove its row" "" \
+	"a suite the map names that does not exist is a drift"
+
+copy new-unit tests
+touch "$C/tests/unit/test_new.c"
+broken "$M: tests/unit/test_new.c is in no table: add the row \"| \`test_new.c\` | modules | what |\" under \"## Unit tests\"" "" \
+	"a unit test the map does not name is a drift"
+
+copy new-scenario tests
+touch "$C/tests/node/scenarios/70-new.sh" "$C/tests/fuzz/fuzz_new.c" "$C/tests/vm/guest/new.sh"
+broken "$M: tests/node/scenarios/70-new.sh is in no table: add the row \"| \`70-new.sh\` | what |\" under \"## Node scenarios\"" "" \
+	"a node scenario the map does not name is a drift"
+broken "$M: tests/fuzz/fuzz_new.c is in no table: add the row \"| \`fuzz_new.c\` | input | modules |\" under \"## Fuzz targets\"" "" \
+	"... a fuzz target"
+broken "$M: tests/vm/guest/new.sh is in no table: add the row \"| \`new.sh\` | what |\" under \"## VM scenarios\"" "" \
+	"... a VM scenario"
+
+copy new-module hook
+touch "$C/hook/newmod.c"
+broken "$M: hook module hook/newmod.c has no unit test and is not under \"## Modules without a unit test\": add tests/unit/test_newmod.c and the row \"| \`test_newmod.c\` | \`newmod.c\` | what |\" under \"## Unit tests\"" "" \
+	"a hook module with neither a unit test nor a reason is a drift"
+
+copy renamed-module hook
+mv "$C/hook/number.c" "$C/hook/numbers.c"
+broken "\"## Unit tests\" names number.c, which is no module of hook/: rename it" "" \
+	"a module the map names that is gone (renamed) is a drift"
+broken "$M: hook module hook/numbers.c has no unit test" "" "... and the new name is one"
+
+copy both-module tests
+# shellcheck disable=SC2016 # Markdown's backquotes
+sed -i '/^| `cg_make.c` |/i | `number.c` | a row by mistake | 00 |' "$C/$M"
+broken "hook module hook/number.c has a unit test (\`test_number.c\`) and is under \"## Modules without a unit test\": remove that row" "" \
+	"a module with a unit test and a reason not to have one is a drift"
+
+copy quick-suite Makefile
+sed -i 's/^CHECK_QUICK_TESTS ?= /&99-gone /' "$C/Makefile"
+broken "CHECK_QUICK_TESTS names 99-gone, which matches no suite of tests/integration/" "" \
+	"a check-quick suite that does not exist is a drift"
 
 for page in oci-sockopt-hook.1 oci-sockopt-hook.json.5; do
 	warn=$(go-md2man -in "$top/docs/man/$page.md" -out "$T/$page" 2>&1)

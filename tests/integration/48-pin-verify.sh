@@ -151,7 +151,7 @@ if ct_start_ok "record mode: the container starts" runc "$ID" "$b"; then
 	tap_like "$(cat "$LOG")" "pinned footprint table $CT_PIN_DIR-footprint/$table is not one of ours \(it has key size 64, value size 256 and 128 entries, not 8, 32 and 128\): not read" \
 		"poststop does not read it, and says why" || tap_diag "$(cat "$LOG")"
 	tap_is "$(ls "$CT_PIN_DIR-footprint" 2>/dev/null)" "" "and removes the container's footprint pins"
-	tap_is "$(ls "$CT_TMP/recorded" 2>/dev/null)" "" "no proposal was written from it"
+	tap_is "$(find "$CT_TMP/recorded" -type f 2>/dev/null)" "" "no proposal was written from it"
 fi
 
 "$HOOK" --config "$CFG" preload --unpin >/dev/null 2>&1

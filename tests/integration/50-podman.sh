@@ -200,11 +200,13 @@ tap_ok $? "podman -d: the hook's record is in the test's state dir" || {
 tap_is "$(ct_default_state_ours "${CID:-none}")" "" \
 	"podman -d: nothing of the container's in $CT_DEFAULT_STATE_DIR"
 timeout 30 "${PODMAN[@]}" rm -f -t 0 "$CID" >/dev/null 2>&1
+# records: the records in the test's state directory
+records() { find "$CT_STATE_DIR" -mindepth 1 -maxdepth 1 -name '*.json' -printf '%f\n'; }
 for _ in $(seq 1 50); do
-	[ -z "$(find "$CT_STATE_DIR" -maxdepth 1 -name '*.json')" ] && break
+	[ -z "$(records)" ] && break
 	sleep 0.1
 done
-tap_is "$(find "$CT_STATE_DIR" -maxdepth 1 -name '*.json')" "" "podman rm: poststop removed the record"
+tap_is "$(records)" "" "podman rm: poststop removed the record"
 
 # The operator's defaults reach a container without annotations once the
 # config has them: install picks the "always" hooks.d file.

@@ -197,6 +197,7 @@ for rt in crio containerd; do
 	k8s pod-per-container.yaml "$rt" web "restricted from annotation $P"
 	k8s pod-per-container.yaml "$rt" loader "bulk from annotation $P.loader"
 	k8s pod-per-container.yaml "$rt" POD sandbox
+	k8s pod-redis.yaml "$rt" cache "restricted from annotation $P"
 done
 
 # validate on the broken configs.

@@ -135,7 +135,10 @@ feed()
 		tap_diag "state: $state" "exit $rc, $progs program(s); stderr:" "$out"
 }
 
+# jq programs: $id, $pid and $bundle are jq's variables.
+# shellcheck disable=SC2016
 RUNC='{ociVersion: "1.0.2", id: $id, pid: $pid, bundle: $bundle}'
+# shellcheck disable=SC2016
 CRUN='{ociVersion: "1.0.0", id: $id, pid: $pid, bundle: $bundle, root: "/run/crun"}'
 feed "$RUNC + {status: \"running\"}" "runc poststart (running)" 0 0
 feed "$CRUN + {status: \"starting\"}" "crun startContainer (starting)" 0 0
@@ -146,6 +149,7 @@ feed "$RUNC" "no status" 1 0 "lacks 'status'"
 feed "$RUNC + {status: \"creating\"}" "runc prestart (creating)" 0 3
 feed "$RUNC + {status: \"running\"}" "runc poststart after the attach" 0 3
 end_init
+# shellcheck disable=SC2016
 feed '{id: $id, status: "stopped"}' "podman poststop (stopped, no pid)" 0 0
 [ ! -e "$CT_STATE_DIR/$ID.json" ]
 tap_ok $? "podman-style poststop dropped the record"

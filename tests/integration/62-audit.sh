@@ -314,6 +314,12 @@ timeout -k 5 "$CT_TIMEOUT" unshare -m --propagation private sh -c \
 	"$CT_TMP/dead" "$SDIR" "$HOOK" "$JSON" "$CT_TMP/jdead.state" \
 	>"$CT_TMP/jdead.out" 2>"$CT_TMP/jdead.err"
 rc=$?
+# The datagram is queued when the hook exits; the listener may not have
+# written it yet on a loaded machine: give it time before stopping it.
+for ((i = 0; i < 100; i++)); do
+	grep -q 'event=refused' "$SOUT" 2>/dev/null && break
+	sleep 0.1
+done
 kill "$SPID" 2>/dev/null
 wait "$SPID" 2>/dev/null
 tap_ok "$([ "$rc" != 0 ]; echo $?)" "journald refusing: the hook still refuses the container (exit $rc)" ||

@@ -494,7 +494,7 @@ ct_snapshot()
 			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" \
 				! -name stats ! -name stats.lock ! -name stats.log | sort)
 			echo "ours in $CT_DEFAULT_STATE_DIR:"
-			ct_default_state_ours
+			ct_default_state_ours "$CT_PREFIX"
 			;;
 		cgroups)
 			echo "cgroups under $CT_CG2:"

@@ -139,7 +139,8 @@ def kubernetes(docs):
     rcs = runtime_classes(docs)
     rc = rcs["sockopt"]
     for name in ("kubernetes/pod-restricted.yaml",
-                 "kubernetes/pod-per-container.yaml"):
+                 "kubernetes/pod-per-container.yaml",
+                 "kubernetes/pod-redis.yaml"):
         pod = docs[name][0]
         ann = pod["metadata"].get("annotations", {})
         check(pod["kind"] == "Pod" and
@@ -152,6 +153,12 @@ def kubernetes(docs):
                   if re.fullmatch(r"sockopt-hook\.io/[a-z-]+\.[A-Za-z0-9_.-]+", k)}
         check(scoped <= names, "%s: per-container keys name containers of "
               "the pod" % name, scoped - names)
+        maps = {d["metadata"]["name"] for d in docs[name][1:]
+                if d["kind"] == "ConfigMap"}
+        used = {v["configMap"]["name"]
+                for v in pod["spec"].get("volumes") or [] if "configMap" in v}
+        check(used <= maps, "%s: the ConfigMaps its volumes name are in "
+              "the file" % name, used - maps)
     two = docs["kubernetes/pod-per-container.yaml"][0]
     check(len(two["spec"]["containers"]) == 2 and
           any(k.startswith("sockopt-hook.io/policy.") for k in

@@ -38,12 +38,15 @@ host_lock()
 	# stay, and every later message of the caller would be lost.
 	{ exec {fd}>>"$HOST_LOCK"; } 2>/dev/null || exec {fd}<"$HOST_LOCK" || return 1
 	if ! flock -n "$fd"; then
+		local since=$SECONDS
 		echo "waiting for $HOST_LOCK (a test run or benchmark holds it)" >&2
 		if ! flock -w "$wait" "$fd"; then
 			echo "cannot take $HOST_LOCK within ${wait}s" >&2
 			exec {fd}>&-
 			return 1
 		fi
+		# what a timing of the run must leave out
+		echo "took $HOST_LOCK after waiting $((SECONDS - since))s" >&2
 	fi
 	export HOST_LOCK_FD=$fd
 }

@@ -75,7 +75,8 @@ def main(argv):
     if len(argv) < 4:
         sys.exit(__doc__)
     with open(argv[1]) as f:
-        pod = yaml.safe_load(f)
+        # the Pod of the file (an example may hold its ConfigMaps too)
+        pod = next(d for d in yaml.safe_load_all(f) if d["kind"] == "Pod")
     runtime, name = argv[2], argv[3]
     meta = pod["metadata"]
     pod_ann = meta.get("annotations") or {}

@@ -13,11 +13,14 @@
 #   BUILD_DIR/node/payload.img the per-run payload disk (/dev/vdb):
 #     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct, pause,
 #     sandbox_ptrace, static),
+#     images/ (75-examples' servers image, apps/build-apps.sh),
 #     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook),
 #     image/oci-sockopt-hook.tar (`make image`, for 70-daemonset)
 #   BUILD_DIR/node/console.log, results.tap
 #
-# Environment: NODE_SCENARIOS="pattern..." runs only the scenarios whose
+# Environment: TESTS_CACHE (a directory for the kernel and the image
+# instead of BUILD_DIR, e.g. one a CI system keeps between runs);
+# NODE_SCENARIOS="pattern..." runs only the scenarios whose
 # file name contains one of the patterns (00-node always runs: it
 # installs the hook); NODE_TIMEOUT (seconds for the whole boot, 2400),
 # NODE_SCENARIO_TIMEOUT (each scenario, 300; a scenario that needs more
@@ -58,7 +61,10 @@ command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed (e2fsprogs)"
 
 # the kernel of the VM suite, then the image for it
 set +e
-kout=$("$top/tests/vm/fetch-kernel.sh" "$build")
+# The kernel and the image in TESTS_CACHE when it names a directory that
+# outlives the build directory (a CI cache): both keyed by their inputs.
+cache=${TESTS_CACHE:-$build}
+kout=$("$top/tests/vm/fetch-kernel.sh" "$cache")
 rc=$?
 set -e
 case $rc in
@@ -68,9 +74,9 @@ case $rc in
 esac
 say "$(echo "$kout" | head -n1)"
 # shellcheck disable=SC1091,SC2153 # KVER comes from kernel.env
-kver=$(. "$build/vm/cache/kernel.env" && echo "$KVER")
+kver=$(. "$cache/vm/cache/kernel.env" && echo "$KVER")
 set +e
-iout=$("$here/image/build-image.sh" "$build" "$kver")
+iout=$("$here/image/build-image.sh" "$cache" "$kver")
 rc=$?
 set -e
 case $rc in
@@ -118,6 +124,21 @@ install -m 0755 "$build/tests/sockcheck" "$memacct" "$stage/bin/"
 # the sandbox attack of the CNI scenario (45-containerd-cni.sh)
 [ ! -x "$build/tests/attacks/sandbox_ptrace" ] ||
 	install -m 0755 "$build/tests/attacks/sandbox_ptrace" "$stage/bin/"
+# the servers image of the example pods (75-examples), built here once
+if selected 75-examples.sh; then
+	set +e
+	aout=$("$here/apps/build-apps.sh" "$build")
+	rc=$?
+	set -e
+	case $rc in
+	0) mkdir -p "$stage/images"
+	   apps=$(echo "$aout" | tail -n1)
+	   ln "$apps/servers.tar" "$stage/images/" 2>/dev/null || cp "$apps/servers.tar" "$stage/images/"
+	   cp "$apps/versions" "$stage/images/" ;;
+	77) say "no servers image: 75-examples will skip" ;;
+	*) rigfail "apps/build-apps.sh exited $rc" ;;
+	esac
+fi
 echo "NODE_SCENARIO_TIMEOUT=${NODE_SCENARIO_TIMEOUT:-300}" >"$stage/env"
 # the repository as an operator has it: its files (no build products)
 # and the hook built here
@@ -140,7 +161,10 @@ if selected 70-daemonset.sh && command -v umoci >/dev/null; then
 fi
 payload="$node/payload.img"
 rm -f "$payload"
-mkfs.ext4 -q -F -L nodepayload -d "$stage" "$payload" 256M
+# 256 MB, more with the servers image
+size=$(($(du -sm "$stage" | cut -f1) * 5 / 4 + 64))
+[ "$size" -ge 256 ] || size=256
+mkfs.ext4 -q -F -L nodepayload -d "$stage" "$payload" "${size}M"
 
 # boot; qemu's snapshot=on overlay goes to a temporary file under build/
 log="$node/console.log"

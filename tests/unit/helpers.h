@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Capturing the hook's one-line errors so tests can assert on them. */
+/*
+ * What the unit tests share: capturing the hook's one-line errors so tests
+ * can assert on them, a temporary directory of the test's own (never
+ * /run: unit tests need no root), whole files read back.
+ */
 #ifndef SH_UNIT_HELPERS_H
 #define SH_UNIT_HELPERS_H
 
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "error.h"
+#include "oci.h"
+#include "policy.h"
 #include "tap.h"
 
 static char captured[4096];
@@ -91,6 +99,168 @@ static inline void config_refused(const char *text, const char *want,
 		config_free(&cfg);
 	else if (!strstr(err, want))
 		printf("#   got: %s", err);
+}
+
+/* An OCI state with these annotations ("{...}" JSON object text), parsed
+ * as the hook parses its stdin; a failure is reported. */
+static inline int state_with_annotations(const char *annotations,
+					 struct oci_state *st)
+{
+	struct sh_error err = { 0 };
+	char text[8192];
+	int n = snprintf(
+		text, sizeof(text),
+		"{\"ociVersion\":\"1.0.2\",\"id\":\"c1\",\"status\":\"created\",\"pid\":1,\"bundle\":\"/nonexistent\",\"annotations\":%s}",
+		annotations);
+
+	return reported(oci_parse_state(text, (size_t)n, st, &err), &err);
+}
+
+/* The effective policy of a container with these annotations under cfg,
+ * as prestart resolves it; st must outlive eff. */
+static inline int effective_for(const struct sh_config *cfg,
+				const char *annotations, struct oci_state *st,
+				struct sh_effective *eff)
+{
+	struct sh_error err = { 0 };
+	struct sh_container c;
+	int r = state_with_annotations(annotations, st);
+
+	if (r)
+		return r;
+	container_read(st, &c);
+	return reported(policy_resolve(cfg, &c, eff, &err), &err);
+}
+
+static char unit_dir[256];
+
+__attribute__((unused)) static int
+remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Removes the test's directory and everything in it. */
+static inline void tmpdir_remove(void)
+{
+	if (unit_dir[0])
+		nftw(unit_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	unit_dir[0] = '\0';
+}
+
+/* A new empty directory of the test's own under $TMPDIR (or /tmp), mode
+ * 0700, removed at exit; its path is unit_dir. */
+static inline const char *tmpdir_make(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(unit_dir, sizeof(unit_dir), "%s/sockopt-unit.XXXXXX",
+		 base && *base ? base : "/tmp");
+	if (!mkdtemp(unit_dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	atexit(tmpdir_remove);
+	return unit_dir;
+}
+
+/* unit_dir/name in a buffer that lives until the next call with that buf. */
+static inline const char *tmp_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", unit_dir, name);
+	return buf;
+}
+
+#define TMP_PATH(name) tmp_path((char[512]){ 0 }, 512, (name))
+
+/* Writes text to path (created with mode); 0 or -1. */
+static inline int write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f)
+		return -1;
+	r = fputs(text, f) < 0 ? -1 : 0;
+	if (fclose(f))
+		r = -1;
+	return r ?: chmod(path, mode);
+}
+
+/* The whole file, NUL-terminated, from the heap (free it), or NULL. */
+static inline char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, used = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (used + 4096 + 1 > cap) {
+			char *more = realloc(buf, cap = used + 8192);
+
+			if (!more) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = more;
+		}
+		n = fread(buf + used, 1, cap - used - 1, f);
+		used += n;
+	} while (n > 0);
+	fclose(f);
+	buf[used] = '\0';
+	return buf;
+}
+
+/* What one command printed and returned (run_command()). */
+struct command_run {
+	int rc;
+	char out[16384];
+	char err[4096];
+};
+
+/*
+ * Runs a command as main() would after the global options: its run
+ * function with argv "NAME WORDS..." (words split at spaces), config as
+ * --config before the command (or NULL), --json when json. Its stdout and
+ * stderr are kept in *run.
+ */
+#include "cli.h"
+__attribute__((unused)) static void run_command(const struct cli_command *cmd,
+						const char *config, bool json,
+						const char *words,
+						struct command_run *run)
+{
+	struct cli_global g = { .config = config, .json = json };
+	char copy[1024], *argv[32], *save = NULL;
+	int argc = 0, saved_out = dup(STDOUT_FILENO);
+	FILE *out = tmpfile();
+	size_t n;
+
+	snprintf(copy, sizeof(copy), "%s", words);
+	argv[argc++] = (char *)cmd->name;
+	for (char *w = strtok_r(copy, " ", &save); w && argc < 31;
+	     w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	fflush(stdout);
+	dup2(fileno(out), STDOUT_FILENO);
+	capture_start();
+	run->rc = cmd->run(cmd, &g, argc, argv);
+	fflush(stdout);
+	snprintf(run->err, sizeof(run->err), "%s", capture_end());
+	dup2(saved_out, STDOUT_FILENO);
+	close(saved_out);
+	rewind(out);
+	n = fread(run->out, 1, sizeof(run->out) - 1, out);
+	run->out[n] = '\0';
+	fclose(out);
 }
 
 #endif /* SH_UNIT_HELPERS_H */

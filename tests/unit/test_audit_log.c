@@ -277,6 +277,65 @@ static void test_json_line(void)
 	oci_state_free(&st);
 }
 
+/* A fallback: one "fallback" line at notice level, in text and in JSON,
+ * with the reason's own message. */
+static void test_fallback(void)
+{
+	char path[] = "/tmp/sockopt-hook-unit-audit.XXXXXX";
+	struct sh_error err = { 0 };
+	struct sh_cause cause = { .annotation =
+					  "sockopt-hook.io/bypass-prot-mem",
+				  .setting = "true" };
+	struct oci_state st;
+	struct sh_container c;
+	struct json_object *obj = NULL, *v;
+	static const char state[] =
+		"{\"ociVersion\":\"1.0.2\",\"id\":\"c2\",\"status\":\"creating\",\"pid\":1}";
+	const char *text;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || oci_parse_state(state, strlen(state), &st, &err))
+		abort();
+	close(fd);
+	log_set_file(path);
+	log_set_format(LOG_FORMAT_TEXT);
+	container_read(&st, &c);
+	audit_log_fallback("prestart", &c, "bypass_prot_mem_unsupported",
+			   &cause);
+	log_close();
+	text = read_all(path);
+	ok(strstr(text,
+		  " notice: event=fallback reason=bypass_prot_mem_unsupported") &&
+		   strstr(text,
+			  " annotation='sockopt-hook.io/bypass-prot-mem' setting='true'") &&
+		   strchr(text, '\n') == text + strlen(text) - 1,
+	   "a fallback in text: one notice line, its reason and what asked");
+	if (!strstr(text, "event=fallback"))
+		tap_diag("  got: %s", text);
+
+	if (truncate(path, 0))
+		abort();
+	log_set_file(path);
+	log_set_format(LOG_FORMAT_JSON);
+	audit_log_fallback("prestart", &c, NULL, &cause);
+	log_close();
+	log_set_format(LOG_FORMAT_TEXT);
+	text = read_all(path);
+	unlink(path);
+	obj = json_tokener_parse(text);
+	is_str(FIELD("event"), "fallback",
+	       "a fallback in JSON: event fallback");
+	is_str(FIELD("reason"), "error", "no reason: \"error\"");
+	is_str(FIELD("message"), "started with less than its policy asks for",
+	       "the general message");
+	is_str(FIELD("annotation"), "sockopt-hook.io/bypass-prot-mem",
+	       "the annotation that asked");
+	is_str(FIELD("container_id"), "c2", "the container id");
+	if (obj)
+		json_object_put(obj);
+	oci_state_free(&st);
+}
+
 static void test_log_format(void)
 {
 	struct sh_config cfg;
@@ -305,5 +364,6 @@ int main(void)
 	test_reasons();
 	test_unclassified();
 	test_json_line();
+	test_fallback();
 	return tap_done();
 }

@@ -11,6 +11,7 @@
 
 #include "footprint.h"
 #include "footprint_json.h"
+#include "footprint_policy.h"
 #include "helpers.h"
 #include "names.h"
 #include "recording.h"
@@ -325,6 +326,29 @@ static void test_names(void)
 	ok(strcmp(name, other), "another start of the same id: another file");
 }
 
+/* What `record ID` shows of each entry (its JSON: test_json). */
+static void test_entries(void)
+{
+	char text[SH_FOOTPRINT_TEXT_MAX];
+
+	reset();
+	add_v(SH_FP_SET, 1, 8, 0, 1, 4096, 65536, 2, 0); /* SO_RCVBUF */
+	add(SH_FP_SOCK, 10, 3, 58, 0, 0, 0); /* AF_INET6 raw ICMPv6 */
+	add(SH_FP_GET, 277, 4242, 0, 0, 0, 0); /* unknown level */
+	footprint_json_entry_text(&fp.e[0], text, sizeof(text));
+	is_str(text,
+	       "setsockopt SOL_SOCKET SO_RCVBUF count 2 values 4096..65536",
+	       "text: call, level, option, count, values");
+	footprint_json_entry_text(&fp.e[1], text, sizeof(text));
+	is_str(text, "socket AF_INET6 SOCK_RAW IPPROTO_ICMPV6 count 1",
+	       "text: a socket by family, type and protocol");
+	footprint_json_entry_text(&fp.e[2], text, sizeof(text));
+	is_str(text, "getsockopt 277 4242 count 1",
+	       "text: unnamed level and option as numbers");
+	footprint_json_entry_text(&fp.e[0], text, 12);
+	ok(strlen(text) < 12, "a short buffer is never overrun");
+}
+
 int main(void)
 {
 	test_policy();
@@ -332,6 +356,7 @@ int main(void)
 	test_inexpressible();
 	test_unparsable();
 	test_json();
+	test_entries();
 	test_config();
 	test_names();
 	return tap_done();

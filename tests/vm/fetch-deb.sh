@@ -22,7 +22,13 @@ pkg=$2
 debs="$build/vm/debs"
 mkdir -p "$debs"
 
-cached=$(ls "$debs/${pkg}_"*.deb 2>/dev/null | sort -V | tail -n1 || true)
+# newest PATTERN...: the newest (sort -V) of the files that exist.
+newest() {
+	local f
+
+	for f in "$@"; do if [ -e "$f" ]; then echo "$f"; fi; done | sort -V | tail -n1
+}
+cached=$(newest "$debs/${pkg}_"*.deb)
 if [ "${VM_DEB_REFRESH:-0}" != 1 ] && [ -n "$cached" ]; then
 	say "cached, no network access"
 	echo "$cached"
@@ -42,4 +48,4 @@ say "apt-get download $pkg ($ver)"
 (cd "$tmp" && apt-get "${apt_opts[@]}" download "$pkg" >&2) || skip "cannot download $pkg"
 rm -f "$debs/${pkg}_"*.deb
 mv "$tmp"/*.deb "$debs/"
-ls "$debs/${pkg}_"*.deb | sort -V | tail -n1
+newest "$debs/${pkg}_"*.deb

@@ -31,6 +31,7 @@ entry() {
 	journalctl -o json --no-pager SYSLOG_IDENTIFIER=oci-sockopt-hook \
 		OCI_SOCKOPT_HOOK_CONTAINER_ID="$id" OCI_SOCKOPT_HOOK_EVENT=refused
 }
+# shellcheck disable=SC2317 # called through wait_until
 has_entry() { [ -n "$(entry)" ]; }
 wait_until 10 has_entry
 tap_is "$(entry | wc -l)" 1 "one audit entry in the journal for the container"

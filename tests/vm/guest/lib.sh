@@ -3,6 +3,7 @@
 # The guest scripts' helpers (busybox sh), on top of the tests' TAP
 # library (tests/lib/tap.sh, in the image as /guest/tap.sh). Sourced, not
 # run.
+# shellcheck source=../../lib/tap.sh
 . /guest/tap.sh
 
 # kv KEY LINE: the value of KEY=VALUE in a memacct result line

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * enforce.c, status's "enforcement" object for one container, from a
+ * record and the kernel's view of its cgroup built here by hand (what
+ * drift_query() would have found): the programs with their recorded and
+ * attached ids and state, the rules each enforces under the config as it
+ * is now (or why they are unknown), the bypass, the caveats and the drift
+ * lines; a cgroup that is gone, or could not be queried.
+ */
+#include <errno.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "enforce.h"
+#include "helpers.h"
+#include "tap.h"
+
+static struct enforce_rules rules;
+
+static void row_of(struct enforce_row *row, const char *policy)
+{
+	memset(row, 0, sizeof(*row));
+	strcpy(row->rec.id, "c1");
+	snprintf(row->rec.policy, sizeof(row->rec.policy), "%s", policy);
+	strcpy(row->rec.cg.rel, "/test/c1");
+	row->rec.pid = 42;
+	row->rec.progs.nr = 1;
+	row->rec.progs.prog[0].type = BPF_CGROUP_SETSOCKOPT;
+	row->rec.progs.prog[0].id = 11;
+	strcpy(row->rec.progs.prog[0].name, "sh_setsockopt");
+	row->live = true;
+	drift_init(&row->rec, &row->drift);
+	/* the kernel's view: the recorded program, alone */
+	row->drift.kind[SH_PROG_SET].nr_ours = 1;
+	row->drift.kind[SH_PROG_SET].ours[0] = 11;
+}
+
+static const char *str(struct json_object *o, const char *path)
+{
+	static char out[1024];
+	char key[64];
+	const char *dot;
+
+	while (o && *path) {
+		dot = strchr(path, '.');
+		snprintf(key, sizeof(key), "%.*s",
+			 (int)(dot ? dot - path : (long)strlen(path)), path);
+		if (json_object_is_type(o, json_type_array)) {
+			o = json_object_array_get_idx(o, key[0] - '0');
+			if (!o)
+				return NULL;
+		} else if (!json_object_object_get_ex(o, key, &o))
+			return NULL;
+		path = dot ? dot + 1 : "";
+	}
+	if (!o)
+		return "null";
+	snprintf(out, sizeof(out), "%s",
+		 json_object_is_type(o, json_type_string) ?
+			 json_object_get_string(o) :
+			 json_object_to_json_string_ext(
+				 o, JSON_C_TO_STRING_PLAIN));
+	return out;
+}
+
+static void test_attached(void)
+{
+	struct enforce_row row;
+	struct json_object *o;
+
+	row_of(&row, "setonly");
+	o = enforce_json(&rules, &row);
+	is_str(str(o, "programs.0.attach"), "setsockopt",
+	       "programs: setsockopt");
+	is_str(str(o, "programs.0.bpf_attach_type"), "cgroup_setsockopt",
+	       "... libbpf's name for its type");
+	is_str(str(o, "programs.0.cgroup"), "/test/c1",
+	       "... on the container's cgroup");
+	is_str(str(o, "programs.0.recorded_id"), "11", "... recorded id 11");
+	is_str(str(o, "programs.0.attached_ids"), "[11]", "... attached: 11");
+	is_str(str(o, "programs.0.state"), "attached", "... state attached");
+	is_str(str(o, "programs.0.enforces"),
+	       "default allow: deny SOL_SOCKET SO_MARK",
+	       "... what it enforces under the config now");
+	ok(str(o, "programs.1") == NULL,
+	   "only kinds that are recorded or attached are shown");
+	is_str(str(o, "rules.policy"), "setonly", "rules: the policy");
+	is_str(str(o, "rules.setsockopt"),
+	       "default allow: deny SOL_SOCKET SO_MARK", "rules: per program");
+	ok(str(o, "rules_error") == NULL, "no rules_error");
+	is_str(str(o, "bypass"), "not_asked", "bypass not asked");
+	is_str(str(o, "drift"), "[]", "no drift");
+	json_object_put(o);
+}
+
+static void test_drift(void)
+{
+	struct enforce_row row;
+	struct json_object *o;
+
+	row_of(&row, "setonly");
+	row.drift.kind[SH_PROG_SET].ours[0] = 99;
+	row.drift.kind[SH_PROG_GET].nr_ours = 1;
+	row.drift.kind[SH_PROG_GET].ours[0] = 77;
+	o = enforce_json(&rules, &row);
+	is_str(str(o, "programs.0.state"), "replaced",
+	       "another program of ours in its place: replaced");
+	is_str(str(o, "programs.1.attach"), "getsockopt",
+	       "an attached kind the record lacks is shown");
+	is_str(str(o, "programs.1.state"), "unrecorded", "... as unrecorded");
+	is_str(str(o, "programs.1.recorded_id"), "null",
+	       "... with no recorded id");
+	ok(json_object_array_length(json_object_object_get(o, "drift")) == 2,
+	   "two drift lines (%s)", str(o, "drift"));
+	json_object_put(o);
+
+	row_of(&row, "setonly");
+	row.drift.kind[SH_PROG_SET].nr_ours = 0;
+	o = enforce_json(&rules, &row);
+	is_str(str(o, "programs.0.state"), "missing",
+	       "nothing attached: missing");
+	ok(strstr(str(o, "drift.0"), "/test/c1") != NULL,
+	   "the drift line names the cgroup: %s", str(o, "drift.0"));
+	json_object_put(o);
+
+	row_of(&row, "setonly");
+	row.live = false;
+	o = enforce_json(&rules, &row);
+	is_str(str(o, "programs.0.state"), "cgroup_gone",
+	       "a cgroup that is gone");
+	is_str(str(o, "drift"), "[]", "... has no drift lines");
+	json_object_put(o);
+
+	row_of(&row, "setonly");
+	row.drift_err = -EACCES;
+	o = enforce_json(&rules, &row);
+	is_str(str(o, "programs.0.state"), "unknown",
+	       "a cgroup that cannot be queried: unknown");
+	is_str(str(o, "drift.0"), "cannot query /test/c1: Permission denied",
+	       "... and says why");
+	json_object_put(o);
+}
+
+static void test_rules_unknown(void)
+{
+	struct enforce_rules broken = { .cfg_ok = false };
+	struct enforce_row row;
+	struct json_object *o;
+
+	row_of(&row, "gone-policy");
+	o = enforce_json(&rules, &row);
+	is_str(str(o, "rules"), "null",
+	       "a policy no longer in the config: rules null");
+	ok(strstr(str(o, "rules_error"),
+		  "policy 'gone-policy' is no longer in") != NULL,
+	   "... and rules_error says so");
+	is_str(str(o, "programs.0.enforces"), "null", "... enforces null");
+	json_object_put(o);
+
+	strcpy(broken.cfg_error, "cannot open /etc/x.json");
+	row_of(&row, "setonly");
+	o = enforce_json(&broken, &row);
+	is_str(str(o, "rules_error"),
+	       "the operator config cannot be read: cannot open /etc/x.json",
+	       "an unreadable config: rules unknown, with why");
+	json_object_put(o);
+
+	row_of(&row, "");
+	o = enforce_json(&rules, &row);
+	ok(str(o, "rules_error") == NULL && strcmp(str(o, "rules"), "null"),
+	   "no named policy: rules known (none)");
+	json_object_put(o);
+}
+
+static void test_bypass(void)
+{
+	struct enforce_row row;
+	struct json_object *o;
+
+	row_of(&row, "bulk");
+	row.rec.bypass = true;
+	o = enforce_json(&rules, &row);
+	is_str(str(o, "bypass"), "fell_back",
+	       "bypass asked, not active: fell_back");
+	json_object_put(o);
+	row.rec.progs.bypass_active = true;
+	o = enforce_json(&rules, &row);
+	is_str(str(o, "bypass"), "applied", "asked and active: applied");
+	json_object_put(o);
+}
+
+int main(void)
+{
+	struct sh_error err = { 0 };
+
+	rules.cfg_ok =
+		reported(config_load(EXAMPLES "/config.json", &rules.cfg, &err),
+			 &err) == 0;
+	if (!rules.cfg_ok)
+		return tap_done();
+	test_attached();
+	test_drift();
+	test_rules_unknown();
+	test_bypass();
+	config_free(&rules.cfg);
+	return tap_done();
+}
