@@ -20,7 +20,6 @@
 #include "journal.h"
 #include "jsonw.h"
 #include "log.h"
-#include "pod.h"
 
 #define SH_AUDIT_VALUE_MAX 256
 #define SH_AUDIT_FIELDS 10
@@ -159,29 +158,25 @@ static void audit_emit(const struct audit_event *ev)
 		log_syslog(ev->priority, line);
 }
 
-/* Identity from the annotations; names that pod.c refuses are still
- * shown (escaped): they are what the refusal is about. */
+/* Identity from the container's description; names that pod.c refuses
+ * are still shown (escaped): they are what the refusal is about. */
 static void fill_identity(struct audit_event *ev, const char *stage,
-			  const struct oci_state *st, struct pod_identity *who)
+			  const struct sh_container *c)
 {
-	struct sh_error ignored = { 0 };
-
-	pod_identify(st, who, &ignored);
-	ev->value[F_CONTAINER_ID] = st->id;
-	ev->value[F_NAMESPACE] = who->namespace;
-	ev->value[F_POD] = who->pod;
-	ev->value[F_CONTAINER] = who->name;
+	ev->value[F_CONTAINER_ID] = c->id;
+	ev->value[F_NAMESPACE] = c->who.namespace;
+	ev->value[F_POD] = c->who.pod;
+	ev->value[F_CONTAINER] = c->who.name;
 	ev->value[F_STAGE] = stage;
-	ev->value[F_BUNDLE] = st->bundle;
+	ev->value[F_BUNDLE] = c->bundle;
 }
 
-void audit_log_refusal(const char *stage, const struct oci_state *st,
+void audit_log_refusal(const char *stage, const struct sh_container *c,
 		       const struct sh_error *err, int code)
 {
 	struct audit_event ev = { .priority = LOG_NOTICE };
-	struct pod_identity who;
 
-	fill_identity(&ev, stage, st, &who);
+	fill_identity(&ev, stage, c);
 	ev.value[F_EVENT] = "refused";
 	ev.value[F_REASON] = error_reason_text(err);
 	ev.value[F_ANNOTATION] = err->cause.annotation;
@@ -197,13 +192,12 @@ static const char *fallback_text(const char *reason)
 	return "started with less than its policy asks for";
 }
 
-void audit_log_fallback(const char *stage, const struct oci_state *st,
+void audit_log_fallback(const char *stage, const struct sh_container *c,
 			const char *reason, const struct sh_cause *cause)
 {
 	struct audit_event ev = { .priority = LOG_NOTICE };
-	struct pod_identity who;
 
-	fill_identity(&ev, stage, st, &who);
+	fill_identity(&ev, stage, c);
 	ev.value[F_EVENT] = "fallback";
 	ev.value[F_REASON] = reason ? reason : "error";
 	ev.value[F_ANNOTATION] = cause->annotation;

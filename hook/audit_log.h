@@ -12,14 +12,14 @@
 #define SH_AUDIT_LOG_H
 
 #include "error.h"
-#include "oci.h"
+#include "container.h"
 
 /* After error_report(): the stage (command) refused the container. */
-void audit_log_refusal(const char *stage, const struct oci_state *st,
+void audit_log_refusal(const char *stage, const struct sh_container *c,
 		       const struct sh_error *err, int code);
 /* A prestart that started the container with less than it asked for:
  * why (a reason token, NULL for "error") and what asked for it. */
-void audit_log_fallback(const char *stage, const struct oci_state *st,
+void audit_log_fallback(const char *stage, const struct sh_container *c,
 			const char *reason, const struct sh_cause *cause);
 
 #endif /* SH_AUDIT_LOG_H */

@@ -31,43 +31,47 @@
 #include "pod.h"
 
 static const struct runtime_keys {
-	const char *runtime, *type_key, *name_key, *namespace_key, *pod_key;
-} runtimes[] = {
-	{ "containerd", "io.kubernetes.cri.container-type",
-	  "io.kubernetes.cri.container-name",
-	  "io.kubernetes.cri.sandbox-namespace",
-	  "io.kubernetes.cri.sandbox-name" },
+	const char *runtime;
+	const char *key[POD_NR_KEYS]; /* type, name, namespace, pod */
+} runtimes[POD_NR_RUNTIMES] = {
+	{ "containerd",
+	  { "io.kubernetes.cri.container-type",
+	    "io.kubernetes.cri.container-name",
+	    "io.kubernetes.cri.sandbox-namespace",
+	    "io.kubernetes.cri.sandbox-name" } },
 	/* Last: when both sets claim a container, CRI-O's wins, since CRI-O
 	 * copies every pod annotation while containerd passes another
 	 * runtime's keys only if the operator's globs let them through. */
-	{ "CRI-O", "io.kubernetes.cri-o.ContainerType",
-	  "io.kubernetes.container.name", "io.kubernetes.pod.namespace",
-	  "io.kubernetes.pod.name" },
+	{ "CRI-O",
+	  { "io.kubernetes.cri-o.ContainerType", "io.kubernetes.container.name",
+	    "io.kubernetes.pod.namespace", "io.kubernetes.pod.name" } },
 };
 
-#define NR_RUNTIMES (sizeof(runtimes) / sizeof(runtimes[0]))
+const char *pod_key_name(size_t runtime, enum pod_key k)
+{
+	return runtimes[runtime].key[k];
+}
 
 static bool is_sandbox_value(const char *v)
 {
 	return !strcmp(v, "sandbox");
 }
 
-/* The runtime that wrote a non-sandbox type key, or NULL when every type
+/* The runtime that wrote a non-sandbox type key, or -1 when every type
  * key present says "sandbox" (or there is none). */
-static const struct runtime_keys *type_writer(const struct oci_state *st,
-					      int *nr_types)
+static int type_writer(const struct pod_annotations *seen, int *nr_types)
 {
-	const struct runtime_keys *writer = NULL;
+	int writer = -1;
 
 	*nr_types = 0;
-	for (size_t i = 0; i < NR_RUNTIMES; i++) {
-		const char *v = oci_annotation(st, runtimes[i].type_key);
+	for (int i = 0; i < POD_NR_RUNTIMES; i++) {
+		const char *v = seen->value[i][POD_TYPE];
 
 		if (!v)
 			continue;
 		(*nr_types)++;
 		if (!is_sandbox_value(v))
-			writer = &runtimes[i];
+			writer = i;
 	}
 	return writer;
 }
@@ -90,28 +94,29 @@ bool pod_valid_name(const char *name)
 	return true;
 }
 
-static void names_from(const struct oci_state *st,
-		       const struct runtime_keys *keys, struct pod_identity *id)
+static void names_from(const struct pod_annotations *seen, int i,
+		       struct pod_identity *id)
 {
-	id->name = oci_annotation(st, keys->name_key);
-	id->name_key = keys->name_key;
-	id->namespace = oci_annotation(st, keys->namespace_key);
-	id->pod = oci_annotation(st, keys->pod_key);
+	id->name = seen->value[i][POD_NAME];
+	id->name_key = runtimes[i].key[POD_NAME];
+	id->namespace = seen->value[i][POD_NAMESPACE];
+	id->namespace_key = runtimes[i].key[POD_NAMESPACE];
+	id->pod = seen->value[i][POD_POD];
+	id->pod_key = runtimes[i].key[POD_POD];
 }
 
 /* Without a type key no runtime vouches for either key set: the first
  * one with a container name, as plain runc or podman users set them by
  * hand. */
-static const struct runtime_keys *names_from_any(const struct oci_state *st,
-						 struct pod_identity *id)
+static void names_from_any(const struct pod_annotations *seen,
+			   struct pod_identity *id)
 {
-	for (size_t i = 0; i < NR_RUNTIMES; i++) {
-		if (oci_annotation(st, runtimes[i].name_key)) {
-			names_from(st, &runtimes[i], id);
-			return &runtimes[i];
+	for (int i = 0; i < POD_NR_RUNTIMES; i++) {
+		if (seen->value[i][POD_NAME]) {
+			names_from(seen, i, id);
+			return;
 		}
 	}
-	return NULL;
 }
 
 static int check_name(const char *what, const char *name, const char *key,
@@ -129,46 +134,45 @@ static int check_name(const char *what, const char *name, const char *key,
 
 /* A sandbox has no container name; its pod's names come from the key set
  * of the runtime that wrote a type key (CRI-O's when both did). */
-static const struct runtime_keys *sandbox_names(const struct oci_state *st,
-						struct pod_identity *id)
+static void sandbox_names(const struct pod_annotations *seen,
+			  struct pod_identity *id)
 {
-	const struct runtime_keys *keys = NULL;
+	int keys = 0;
 
-	for (size_t i = 0; i < NR_RUNTIMES; i++)
-		if (oci_annotation(st, runtimes[i].type_key))
-			keys = &runtimes[i];
-	names_from(st, keys, id);
-	id->runtime = keys->runtime;
+	for (int i = 0; i < POD_NR_RUNTIMES; i++)
+		if (seen->value[i][POD_TYPE])
+			keys = i;
+	names_from(seen, keys, id);
+	id->runtime = runtimes[keys].runtime;
 	id->name = NULL;
 	id->name_key = NULL;
-	return keys;
 }
 
-int pod_identify(const struct oci_state *st, struct pod_identity *id,
-		 struct sh_error *err)
+void pod_identify(const struct pod_annotations *seen, struct pod_identity *id)
 {
-	const struct runtime_keys *writer, *keys;
-	int nr_types, r;
+	int nr_types, writer;
 
 	memset(id, 0, sizeof(*id));
-	writer = type_writer(st, &nr_types);
-	if (nr_types > 0 && !writer) {
+	writer = type_writer(seen, &nr_types);
+	if (nr_types > 0 && writer < 0) {
 		id->sandbox = true;
-		keys = sandbox_names(st, id);
-	} else if (writer) {
-		id->runtime = writer->runtime;
-		names_from(st, writer, id);
-		keys = writer;
+		sandbox_names(seen, id);
+	} else if (writer >= 0) {
+		id->runtime = runtimes[writer].runtime;
+		names_from(seen, writer, id);
 	} else {
-		keys = names_from_any(st, id);
+		names_from_any(seen, id);
 	}
-	if (!keys)
-		return 0;
-	r = check_name("container name", id->name, keys->name_key, err);
+}
+
+int pod_check(const struct pod_identity *id, struct sh_error *err)
+{
+	int r = check_name("container name", id->name, id->name_key, err);
+
 	if (!r)
 		r = check_name("pod namespace", id->namespace,
-			       keys->namespace_key, err);
+			       id->namespace_key, err);
 	if (!r)
-		r = check_name("pod name", id->pod, keys->pod_key, err);
+		r = check_name("pod name", id->pod, id->pod_key, err);
 	return r;
 }

@@ -2,9 +2,9 @@
 /*
  * The effective policy: operator defaults, then the named policy, then the
  * workload's annotations, each only as far as the operator allows it.
- * Container-scoped keys (KEY.<container-name>) override the container's
- * entry in a containers.* list, which overrides pod-level keys; pod.c says
- * which container this is. Keys in log lines are ours plus a
+ * The container's values come from its description (container.c), which
+ * picks KEY.<container-name>, its entry in a containers.* list, or the
+ * pod-level KEY. Keys in log lines are ours plus a
  * checked container name; values are quoted with LOG_Q.
  */
 #include <errno.h>
@@ -13,7 +13,6 @@
 
 #include "log.h"
 #include "names.h"
-#include "pod.h"
 #include "policy.h"
 #include "state_record.h"
 
@@ -67,95 +66,6 @@ int policy_parse_bool(const char *key, const char *value, bool *out,
 		err, -EINVAL,
 		"annotation %s=%s is invalid: expected 'true' or 'false'", key,
 		LOG_Q(value));
-}
-
-struct annotation_pick {
-	char key[SH_ANNOTATION_KEY_MAX]; /* where the value came from */
-	char entry[SH_ANNOTATION_ENTRY_MAX]; /* a value from a list */
-	const char *value; /* NULL: no annotation for this container */
-};
-
-static int invalid_list(const char *key, const char *value, const char *why,
-			struct sh_error *err)
-{
-	error_reason(err, "annotation_invalid");
-	error_cause(err, key, value);
-	return error_set(
-		err, -EINVAL,
-		"annotation %s=%s is invalid: %s (expected name=value[,name=value...])",
-		key, LOG_Q(value), why);
-}
-
-/* name's entry in "name=value, name=value": 1, 0 when it has none, or an
- * error for a list that is not one (a typo must not drop a policy). */
-static int list_entry(const char *key, const char *list, const char *name,
-		      char *out, size_t len, struct sh_error *err)
-{
-	const char *p = list;
-	int found = 0;
-
-	while (*p) {
-		size_t n = strcspn(p, ","), sp = strspn(p, " ");
-		const char *eq = memchr(p, '=', n);
-		size_t nlen, vlen;
-
-		if (!eq || eq == p + sp)
-			return invalid_list(key, list,
-					    "an entry without a name", err);
-		nlen = strcspn(p + sp, " =");
-		if (strspn(p + sp + nlen, " ") != (size_t)(eq - p - sp - nlen))
-			return invalid_list(key, list,
-					    "a name with a space in it", err);
-		vlen = n - (size_t)(eq + 1 - p);
-		while (vlen && eq[1] == ' ')
-			eq++, vlen--;
-		while (vlen && eq[vlen] == ' ')
-			vlen--;
-		if (nlen == strlen(name) && !strncmp(p + sp, name, nlen)) {
-			if (found++)
-				return invalid_list(key, list,
-						    "a container named twice",
-						    err);
-			if (!vlen || vlen >= len)
-				return invalid_list(
-					key, list, "an empty or overlong value",
-					err);
-			snprintf(out, len, "%.*s", (int)vlen, eq + 1);
-		}
-		p += n + (p[n] == ',');
-	}
-	return found;
-}
-
-/* KEY.NAME, else NAME's entry in the list LIST_KEY, else KEY. */
-static int container_annotation(const struct oci_state *st, const char *name,
-				const char *key, const char *list_key,
-				struct annotation_pick *pick,
-				struct sh_error *err)
-{
-	const char *list = oci_annotation(st, list_key);
-	int r;
-
-	if (name) {
-		snprintf(pick->key, sizeof(pick->key), "%s.%s", key, name);
-		pick->value = oci_annotation(st, pick->key);
-		if (pick->value)
-			return 0;
-	}
-	if (name && list) {
-		r = list_entry(list_key, list, name, pick->entry,
-			       sizeof(pick->entry), err);
-		if (r < 0)
-			return r;
-		snprintf(pick->key, sizeof(pick->key), "%s[%s]", list_key,
-			 name);
-		pick->value = r ? pick->entry : NULL;
-		if (pick->value)
-			return 0;
-	}
-	snprintf(pick->key, sizeof(pick->key), "%s", key);
-	pick->value = oci_annotation(st, key);
-	return 0;
 }
 
 static int choose_policy(const struct sh_config *cfg, const char *key,
@@ -305,8 +215,9 @@ static int check_audit_policy(const struct sh_config *cfg,
 
 /* The policy's mode, then the workload's annotation if the operator
  * allows it. */
-static int resolve_mode(const struct sh_config *cfg, const struct oci_state *st,
-			struct sh_effective *eff, struct sh_error *err)
+static int resolve_mode(const struct sh_config *cfg,
+			const struct sh_container *c, struct sh_effective *eff,
+			struct sh_error *err)
 {
 	struct annotation_pick pick;
 	int r = check_audit_policy(cfg, eff, err);
@@ -317,8 +228,7 @@ static int resolve_mode(const struct sh_config *cfg, const struct oci_state *st,
 		eff->audit = true;
 		eff->mode_source = SRC_POLICY;
 	}
-	r = container_annotation(st, eff->who.name, SH_ANNOTATION_MODE,
-				 SH_ANNOTATION_CONTAINERS_MODE, &pick, err);
+	r = container_pick(c, CONTAINER_MODE, &pick, err);
 	if (!r && pick.value)
 		r = apply_mode_annotation(cfg, pick.key, pick.value, eff, err);
 	return r;
@@ -348,24 +258,23 @@ void policy_sandbox(const struct sh_config *cfg, struct sh_effective *eff)
 	eff->mode_source = eff->audit ? SRC_SANDBOX : SRC_NONE;
 }
 
-int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
+int policy_resolve(const struct sh_config *cfg, const struct sh_container *c,
 		   struct sh_effective *eff, struct sh_error *err)
 {
 	struct annotation_pick pick;
-	struct pod_identity *who = &eff->who;
 	int r;
 
 	memset(eff, 0, sizeof(*eff));
-	r = pod_identify(st, who, err);
+	eff->who = c->who;
+	r = pod_check(&eff->who, err);
 	if (r)
 		return r;
-	if (who->sandbox) {
+	if (eff->who.sandbox) {
 		policy_sandbox(cfg, eff);
 		return 0;
 	}
 	apply_defaults(cfg, eff);
-	r = container_annotation(st, who->name, SH_ANNOTATION_POLICY,
-				 SH_ANNOTATION_CONTAINERS_POLICY, &pick, err);
+	r = container_pick(c, CONTAINER_POLICY, &pick, err);
 	if (!r && pick.value)
 		r = choose_policy(cfg, pick.key, pick.value, eff, err);
 	if (r)
@@ -374,20 +283,17 @@ int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
 		eff->bypass = eff->policy->bypass;
 		eff->bypass_source = SRC_POLICY;
 	}
-	r = container_annotation(st, who->name, SH_ANNOTATION_BYPASS,
-				 SH_ANNOTATION_CONTAINERS_BYPASS, &pick, err);
+	r = container_pick(c, CONTAINER_BYPASS, &pick, err);
 	if (!r && pick.value)
 		r = apply_bypass_annotation(cfg, pick.key, pick.value, eff,
 					    err);
 	if (!r)
-		r = container_annotation(st, who->name, SH_ANNOTATION_RECORD,
-					 SH_ANNOTATION_CONTAINERS_RECORD, &pick,
-					 err);
+		r = container_pick(c, CONTAINER_RECORD, &pick, err);
 	if (!r && pick.value)
 		r = apply_record_annotation(cfg, pick.key, pick.value, eff,
 					    err);
 	if (!r)
-		r = resolve_mode(cfg, st, eff, err);
+		r = resolve_mode(cfg, c, eff, err);
 	return r;
 }
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 #include "config.h"
-#include "oci.h"
+#include "container.h"
 #include "kind.h"
 #include "pod.h"
 
@@ -34,7 +34,7 @@ struct sh_effective {
 	struct pod_identity who; /* points into the OCI state */
 };
 
-int policy_resolve(const struct sh_config *cfg, const struct oci_state *st,
+int policy_resolve(const struct sh_config *cfg, const struct sh_container *c,
 		   struct sh_effective *eff, struct sh_error *err);
 /*
  * The effective policy cfg gives a running container now, from what its

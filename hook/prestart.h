@@ -8,11 +8,15 @@
 #define SH_PRESTART_H
 
 #include "config.h"
+#include "container.h"
 #include "error.h"
 #include "oci.h"
 #include "police.h"
 
+/* Loads st's bundle and reads the container into c (which the caller's
+ * audit lines use, also when prestart fails). */
 int prestart_run(const struct sh_config *cfg, struct oci_state *st,
-		 struct prestart_outcome *done, struct sh_error *err);
+		 struct sh_container *c, struct prestart_outcome *done,
+		 struct sh_error *err);
 
 #endif /* SH_PRESTART_H */

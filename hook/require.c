@@ -30,74 +30,21 @@
 
 #include "config_require.h"
 #include "log.h"
-#include "pod.h"
 #include "require.h"
-
-/* Where each runtime names the pod, next to pod.c's type keys: containerd
- * writes its own; CRI-O adds the kubelet's labels after the copies. */
-static const struct pod_keys {
-	const char *runtime, *name_key, *namespace_key;
-} pod_keys[] = {
-	{ "containerd", "io.kubernetes.cri.sandbox-name",
-	  "io.kubernetes.cri.sandbox-namespace" },
-	{ "CRI-O", "io.kubernetes.pod.name", "io.kubernetes.pod.namespace" },
-};
-
-static bool starts_with(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-/* The keys of the hooks.d file's regex: KEY, KEY.<name>, containers.KEY. */
-static bool is_policy_key(const char *key)
-{
-	return !strcmp(key, SH_ANNOTATION_POLICY) ||
-	       !strcmp(key, SH_ANNOTATION_BYPASS) ||
-	       !strcmp(key, SH_ANNOTATION_CONTAINERS_POLICY) ||
-	       !strcmp(key, SH_ANNOTATION_CONTAINERS_BYPASS) ||
-	       !strcmp(key, SH_ANNOTATION_RECORD) ||
-	       !strcmp(key, SH_ANNOTATION_CONTAINERS_RECORD) ||
-	       starts_with(key, SH_ANNOTATION_POLICY ".") ||
-	       starts_with(key, SH_ANNOTATION_BYPASS ".") ||
-	       starts_with(key, SH_ANNOTATION_RECORD ".");
-}
-
-/* Whether the spec carries one of the keys the hooks.d file reacts to. */
-static bool has_policy_key(const struct oci_state *st)
-{
-	if (!st->annotations)
-		return false;
-	json_object_object_foreach(st->annotations, key, val) {
-		(void)val;
-		if (is_policy_key(key))
-			return true;
-	}
-	return false;
-}
-
-static const struct pod_keys *keys_of(const char *runtime)
-{
-	for (size_t i = 0; i < sizeof(pod_keys) / sizeof(pod_keys[0]); i++)
-		if (!strcmp(pod_keys[i].runtime, runtime))
-			return &pod_keys[i];
-	return &pod_keys[0];
-}
 
 static const char *or_unknown(const char *s)
 {
 	return s ? s : "?";
 }
 
-/* "container C of pod P in namespace N": who a refusal or warning is about. */
-static void who_text(const struct oci_state *st, const struct pod_identity *who,
-		     char *buf, size_t len)
+/* "container C of pod P in namespace N": who a refusal or warning is
+ * about; the pod's name and namespace come from the runtime's own keys
+ * (pod.c), the set that named the container. */
+static void who_text(const struct pod_identity *who, char *buf, size_t len)
 {
-	const struct pod_keys *k = keys_of(who->runtime);
-
 	snprintf(buf, len, "container %s of pod %s in namespace %s",
-		 LOG_Q(or_unknown(who->name)),
-		 LOG_Q(or_unknown(oci_annotation(st, k->name_key))),
-		 LOG_Q(or_unknown(oci_annotation(st, k->namespace_key))));
+		 LOG_Q(or_unknown(who->name)), LOG_Q(or_unknown(who->pod)),
+		 LOG_Q(or_unknown(who->namespace)));
 }
 
 static bool refuses(const struct sh_config *cfg)
@@ -126,13 +73,12 @@ static int refuse_or_warn(const struct sh_config *cfg, const char *msg,
 	return 0;
 }
 
-static int missing(const struct sh_config *cfg, const struct oci_state *st,
-		   const struct pod_identity *who, const char *handler,
-		   struct sh_error *err)
+static int missing(const struct sh_config *cfg, const struct pod_identity *who,
+		   const char *handler, struct sh_error *err)
 {
 	char msg[SH_ERROR_MSG_MAX], whom[SH_ERROR_MSG_MAX];
 
-	who_text(st, who, whom, sizeof(whom));
+	who_text(who, whom, sizeof(whom));
 	snprintf(
 		msg, sizeof(msg),
 		"%s runs under runtime handler %s but carries no sockopt-hook.io/ policy annotation: the pod sets none (give it sockopt-hook.io/policy or bypass-prot-mem), or the runtime dropped them (containerd: the handler's pod_annotations must include \"sockopt-hook.io/*\"); %s in %s",
@@ -147,12 +93,11 @@ static int missing(const struct sh_config *cfg, const struct oci_state *st,
  * pod's keys may never have reached this one (the plugin was down, or
  * not installed), and NRI starts containers anyway. */
 static int not_delivered(const struct sh_config *cfg,
-			 const struct oci_state *st,
 			 const struct pod_identity *who, struct sh_error *err)
 {
 	char msg[SH_ERROR_MSG_MAX], whom[SH_ERROR_MSG_MAX];
 
-	who_text(st, who, whom, sizeof(whom));
+	who_text(who, whom, sizeof(whom));
 	snprintf(
 		msg, sizeof(msg),
 		"%s was not handled by the NRI plugin (no %s annotation), so its pod's sockopt-hook.io/ annotations may not have reached it: is `oci-sockopt-hook nri` running and registered with the runtime (systemctl status oci-sockopt-hook-nri)?; %s in %s",
@@ -161,22 +106,21 @@ static int not_delivered(const struct sh_config *cfg,
 	return refuse_or_warn(cfg, msg, "nri_not_delivered", err);
 }
 
-int require_check(const struct sh_config *cfg, const struct oci_state *st,
+int require_check(const struct sh_config *cfg, const struct sh_container *c,
 		  struct sh_error *err)
 {
-	const char *handler = oci_annotation(st, SH_ANNOTATION_HANDLER);
-	struct pod_identity who;
+	const struct pod_identity *who = &c->who;
 	int r;
 
-	if (!cfg->require.nri && (!cfg->require.nr_handlers || !handler))
+	if (!cfg->require.nri && (!cfg->require.nr_handlers || !c->handler))
 		return 0;
-	r = pod_identify(st, &who, err);
-	if (r || who.sandbox || !who.runtime)
+	r = pod_check(who, err);
+	if (r || who->sandbox || !who->runtime)
 		return r;
-	if (cfg->require.nri && !oci_annotation(st, SH_ANNOTATION_NRI))
-		return not_delivered(cfg, st, &who, err);
-	if (!handler || !config_require_handler(cfg, handler) ||
-	    has_policy_key(st))
+	if (cfg->require.nri && !c->nri_mark)
+		return not_delivered(cfg, who, err);
+	if (!c->handler || !config_require_handler(cfg, c->handler) ||
+	    c->has_policy_key)
 		return 0;
-	return missing(cfg, st, &who, handler, err);
+	return missing(cfg, who, c->handler, err);
 }

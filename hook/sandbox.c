@@ -97,11 +97,11 @@ static int check_cgroup(pid_t pid, const char *id, struct sh_error *err)
 }
 
 int sandbox_police_pod_of(const struct sh_config *cfg,
-			  const struct oci_state *st,
+			  const struct sh_container *c,
 			  const struct sh_effective *eff,
 			  struct prestart_outcome *done, struct sh_error *err)
 {
-	const char *id = oci_annotation(st, SH_ANNOTATION_SANDBOX_ID);
+	const char *id = c->sandbox_id;
 	struct sandbox_target sb = { id, 0, eff->who.namespace, eff->who.pod };
 	int r;
 
@@ -116,7 +116,7 @@ int sandbox_police_pod_of(const struct sh_config *cfg,
 	}
 	/* A container that joins none of the sandbox's namespaces cannot
 	 * see the pause process, let alone trace it. */
-	sb.pid = bundle_joined_pid(st);
+	sb.pid = bundle_joined_pid(c->st);
 	if (!sb.pid) {
 		log_debug(
 			"pod sandbox %s: the container joins none of its namespaces by pid",

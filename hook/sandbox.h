@@ -26,13 +26,10 @@
 
 #include "config.h"
 #include "error.h"
+#include "container.h"
 #include "oci.h"
 #include "police.h"
 #include "policy.h"
-
-/* containerd's own key (DefaultCRIAnnotations), applied after the pod's
- * passed-through annotations. */
-#define SH_ANNOTATION_SANDBOX_ID "io.kubernetes.cri.sandbox-id"
 
 struct sandbox_target {
 	const char *id; /* the sandbox's id: a valid container id */
@@ -58,15 +55,15 @@ int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
 		   struct sh_error *err);
 
 /*
- * From a workload container's prestart (st with its bundle loaded, eff
- * its effective policy): polices the pod's sandbox when the container's
+ * From a workload container's prestart (c read with its bundle loaded,
+ * eff its effective policy): polices the pod's sandbox when the container's
  * spec names it (io.kubernetes.cri.sandbox-id, and a /proc/<pid>/ns/...
  * path in linux.namespaces, checked against the cgroup that pid is in).
  * 0 when there is none, or nothing to do; -EAGAIN with
  * done->config_changed as police_container() says.
  */
 int sandbox_police_pod_of(const struct sh_config *cfg,
-			  const struct oci_state *st,
+			  const struct sh_container *c,
 			  const struct sh_effective *eff,
 			  struct prestart_outcome *done, struct sh_error *err);
 

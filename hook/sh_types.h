@@ -23,6 +23,22 @@
 #define SH_ANNOTATION_MODE "sockopt-hook.io/mode"
 #define SH_ANNOTATION_CONTAINERS_MODE "sockopt-hook.io/containers.mode"
 
+/*
+ * The runtime handler a container runs under, as the operator states it
+ * in the handler's own config (containerd: base_runtime_spec
+ * "annotations"; CRI-O: default_annotations): neither runtime writes the
+ * handler into a container's spec. Outside sockopt-hook.io/, so that the
+ * example's pod_annotations glob for our keys cannot pass a pod's copy
+ * over the base spec's.
+ */
+#define SH_ANNOTATION_HANDLER "node.sockopt-hook.io/runtime-handler"
+/* Set by the NRI plugin on every container it handled (nri_deliver.c),
+ * over any copy of a pod's. */
+#define SH_ANNOTATION_NRI "node.sockopt-hook.io/nri"
+/* containerd's own key (DefaultCRIAnnotations), applied after the pod's
+ * passed-through annotations. */
+#define SH_ANNOTATION_SANDBOX_ID "io.kubernetes.cri.sandbox-id"
+
 /* The operator config, unless --config or this variable names another. */
 #define SH_DEFAULT_CONFIG "/etc/oci-sockopt-hook/config.json"
 #define SH_CONFIG_ENV "OCI_SOCKOPT_HOOK_CONFIG"

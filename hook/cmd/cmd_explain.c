@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "config.h"
+#include "container.h"
 #include "describe.h"
 #include "jsonw.h"
 #include "log.h"
@@ -224,13 +225,15 @@ static int explain_container(const struct explain_options *opts,
 	_cleanup_json_ struct json_object *desc = NULL;
 	char refused[SH_LOG_LINE_MAX];
 	struct sh_effective eff;
+	struct sh_container c;
 	int r = read_input(opts, st, err), policy_r;
 
 	if (r)
 		return r;
-	r = policy_r = policy_resolve(cfg, st, &eff, err);
+	container_read(st, &c);
+	r = policy_r = policy_resolve(cfg, &c, &eff, err);
 	if (!r)
-		r = require_check(cfg, st, err);
+		r = require_check(cfg, &c, err);
 	if (!r)
 		r = check_kernel(cfg, &eff, err);
 	desc = policy_r ? json_object_new_object() : describe_effective(&eff);

@@ -12,6 +12,7 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "config.h"
+#include "container.h"
 #include "log.h"
 #include "oci.h"
 #include "prestart.h"
@@ -55,8 +56,8 @@ static int read_state(struct oci_state *st, struct sh_error *err)
 }
 
 static int attach_config(const struct runtime_options *opts,
-			 struct oci_state *st, struct prestart_outcome *done,
-			 struct sh_error *err)
+			 struct oci_state *st, struct sh_container *c,
+			 struct prestart_outcome *done, struct sh_error *err)
 {
 	struct sh_config cfg;
 	int r = config_load(config_path(opts->config), &cfg, err);
@@ -67,9 +68,9 @@ static int attach_config(const struct runtime_options *opts,
 	}
 	apply_log_settings(&cfg);
 	timing_mark("config");
-	r = prestart_run(&cfg, st, done, err);
+	r = prestart_run(&cfg, st, c, done, err);
 	if (!r && done->outcome == STATS_FALLBACK)
-		audit_log_fallback(opts->stage, st, done->reason, &done->cause);
+		audit_log_fallback(opts->stage, c, done->reason, &done->cause);
 	config_free(&cfg);
 	return r;
 }
@@ -77,7 +78,7 @@ static int attach_config(const struct runtime_options *opts,
 /* A config replaced while this prestart ran is read again (state.h,
  * SH_STATE_CONFIG_LOCK): a few times, then its last reading is used. */
 static int attach_current_config(const struct runtime_options *opts,
-				 struct oci_state *st,
+				 struct oci_state *st, struct sh_container *c,
 				 struct prestart_outcome *done,
 				 struct sh_error *err)
 {
@@ -86,7 +87,7 @@ static int attach_current_config(const struct runtime_options *opts,
 	for (int tries = 0;; tries++) {
 		*done = (struct prestart_outcome){ .config_last_try = tries ==
 								      3 };
-		r = attach_config(opts, st, done, err);
+		r = attach_config(opts, st, c, done, err);
 		if (r != -EAGAIN || !done->config_changed)
 			break;
 		log_info(
@@ -98,10 +99,11 @@ static int attach_current_config(const struct runtime_options *opts,
 
 /* Every prestart counts in the node's stats, for `metrics`. */
 static int attach_with_state(const struct runtime_options *opts,
-			     struct oci_state *st, struct sh_error *err)
+			     struct oci_state *st, struct sh_container *c,
+			     struct sh_error *err)
 {
 	struct prestart_outcome done = { .outcome = STATS_ATTACHED };
-	int r = attach_current_config(opts, st, &done, err);
+	int r = attach_current_config(opts, st, c, &done, err);
 
 	if (r)
 		stats_log_add(STATS_PRESTART, STATS_REFUSED,
@@ -147,23 +149,30 @@ static void poststop_with_state(const struct runtime_options *opts,
 		error_report(&err, r);
 }
 
+/* A stage that reads the container's annotations fills c (prestart). */
 typedef int (*stage_fn)(const struct runtime_options *opts,
-			struct oci_state *st, struct sh_error *err);
+			struct oci_state *st, struct sh_container *c,
+			struct sh_error *err);
 
 /* Reads the state and runs the stage: on failure, one line. */
 static int run_stage(const struct runtime_options *opts, stage_fn stage)
 {
 	struct sh_error err = { 0 };
 	struct oci_state st = { 0 };
+	struct sh_container c = { 0 };
 	int r;
 
 	log_open(1);
 	r = read_state(&st, &err);
 	if (!r)
-		r = stage(opts, &st, &err);
+		r = stage(opts, &st, &c, &err);
 	if (r) {
 		error_report(&err, r);
-		audit_log_refusal(opts->stage, &st, &err, r);
+		/* Refused before prestart read the container (the state or
+		 * the config): what the state alone says. */
+		if (!c.st)
+			container_read(&st, &c);
+		audit_log_refusal(opts->stage, &c, &err, r);
 	}
 	oci_state_free(&st);
 	timing_report(opts->stage);
@@ -200,7 +209,8 @@ static int poststop(const struct runtime_options *opts)
  * already running, or one that poststop has released.
  */
 static int hook_by_status(const struct runtime_options *opts,
-			  struct oci_state *st, struct sh_error *err)
+			  struct oci_state *st, struct sh_container *c,
+			  struct sh_error *err)
 {
 	if (!st->status) {
 		error_reason(err, "state_invalid");
@@ -209,7 +219,7 @@ static int hook_by_status(const struct runtime_options *opts,
 			"OCI state on stdin lacks 'status': the hook command needs it to tell the stages apart");
 	}
 	if (!strcmp(st->status, "creating") || !strcmp(st->status, "created"))
-		return attach_with_state(opts, st, err);
+		return attach_with_state(opts, st, c, err);
 	if (!strcmp(st->status, "stopped")) {
 		poststop_with_state(opts, st, 0);
 		return 0;

@@ -17,7 +17,7 @@
 #include "jsonw.h"
 #include "lint.h"
 #include "log.h"
-#include "require.h"
+#include "sh_types.h"
 
 #define MAX_HOOKS_DIRS 16 /* --hooks-dir options */
 #define MAX_DIRS (MAX_HOOKS_DIRS + 3) /* and the three standard ones */

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "nri_api.h"
-#include "require.h"
+#include "sh_types.h"
 
 /* SH_ANNOTATION_NRI is set on every container the plugin handled: the
  * hook's require_annotations.nri tells a container the plugin never saw by

@@ -123,9 +123,13 @@ static inline int effective_for(const struct sh_config *cfg,
 				struct sh_effective *eff)
 {
 	struct sh_error err = { 0 };
+	struct sh_container c;
 	int r = state_with_annotations(annotations, st);
 
-	return r ?: reported(policy_resolve(cfg, st, eff, &err), &err);
+	if (r)
+		return r;
+	container_read(st, &c);
+	return reported(policy_resolve(cfg, &c, eff, &err), &err);
 }
 
 static char unit_dir[256];

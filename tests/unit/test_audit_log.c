@@ -115,6 +115,7 @@ static int resolve(const char *cfg_text, const char *annotations,
 {
 	char text[2048];
 	struct sh_effective eff;
+	struct sh_container c;
 	struct oci_state st;
 	struct sh_config cfg;
 	int r;
@@ -129,7 +130,8 @@ static int resolve(const char *cfg_text, const char *annotations,
 		config_free(&cfg);
 		return -101;
 	}
-	r = policy_resolve(&cfg, &st, &eff, err);
+	container_read(&st, &c);
+	r = policy_resolve(&cfg, &c, &eff, err);
 	oci_state_free(&st);
 	config_free(&cfg);
 	return r;
@@ -222,6 +224,7 @@ static void test_json_line(void)
 	char path[] = "/tmp/sockopt-hook-unit-audit.XXXXXX";
 	struct sh_error err = { 0 };
 	struct oci_state st;
+	struct sh_container c;
 	struct json_object *obj = NULL, *v;
 	static const char state[] =
 		"{\"ociVersion\":\"1.0.2\",\"id\":\"c1\",\"status\":\"creating\","
@@ -241,7 +244,8 @@ static void test_json_line(void)
 	error_reason(&err, "policy_unknown");
 	error_cause(&err, "sockopt-hook.io/policy", "n\"o\npe\xff");
 	error_set(&err, -ENOENT, "no such policy");
-	audit_log_refusal("prestart", &st, &err, -ENOENT);
+	container_read(&st, &c);
+	audit_log_refusal("prestart", &c, &err, -ENOENT);
 	log_close();
 	log_set_format(LOG_FORMAT_TEXT);
 	text = read_all(path);
@@ -283,6 +287,7 @@ static void test_fallback(void)
 					  "sockopt-hook.io/bypass-prot-mem",
 				  .setting = "true" };
 	struct oci_state st;
+	struct sh_container c;
 	struct json_object *obj = NULL, *v;
 	static const char state[] =
 		"{\"ociVersion\":\"1.0.2\",\"id\":\"c2\",\"status\":\"creating\",\"pid\":1}";
@@ -294,7 +299,8 @@ static void test_fallback(void)
 	close(fd);
 	log_set_file(path);
 	log_set_format(LOG_FORMAT_TEXT);
-	audit_log_fallback("prestart", &st, "bypass_prot_mem_unsupported",
+	container_read(&st, &c);
+	audit_log_fallback("prestart", &c, "bypass_prot_mem_unsupported",
 			   &cause);
 	log_close();
 	text = read_all(path);
@@ -311,7 +317,7 @@ static void test_fallback(void)
 		abort();
 	log_set_file(path);
 	log_set_format(LOG_FORMAT_JSON);
-	audit_log_fallback("prestart", &st, NULL, &cause);
+	audit_log_fallback("prestart", &c, NULL, &cause);
 	log_close();
 	log_set_format(LOG_FORMAT_TEXT);
 	text = read_all(path);

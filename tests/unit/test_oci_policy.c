@@ -22,8 +22,10 @@ static int resolve(const struct sh_config *cfg, const struct oci_state *st,
 		   struct sh_effective *eff)
 {
 	struct sh_error err = { 0 };
+	struct sh_container c;
 
-	return reported(policy_resolve(cfg, st, eff, &err), &err);
+	container_read(st, &c);
+	return reported(policy_resolve(cfg, &c, eff, &err), &err);
 }
 
 static void state_refused(const char *text, const char *want)

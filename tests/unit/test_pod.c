@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "container.h"
 #include "helpers.h"
 #include "oci.h"
 #include "pod.h"
@@ -42,17 +43,21 @@ static int state_with(struct oci_state *st, const char *const *kv)
 	return reported(oci_parse_state(text, used, st, &err), &err);
 }
 
-/* pod_identify on those annotations; *said holds what it said. */
+/* Who the container read from those annotations is, and pod_check on
+ * it; *said holds what it said. */
 static int identify(const char *const *kv, struct pod_identity *id,
 		    struct oci_state *st, const char **said)
 {
 	struct sh_error err = { 0 };
+	struct sh_container c;
 	int r;
 
 	if (state_with(st, kv))
 		return -999;
+	container_read(st, &c);
+	*id = c.who;
 	capture_start();
-	r = reported(pod_identify(st, id, &err), &err);
+	r = reported(pod_check(id, &err), &err);
 	*said = capture_end();
 	return r;
 }

@@ -25,10 +25,13 @@ static int resolve(const struct sh_config *c, const char *annotations,
 		   struct sh_effective *eff, struct sh_error *err,
 		   struct oci_state *st)
 {
+	struct sh_container ct;
+
 	memset(err, 0, sizeof(*err));
 	if (state_with_annotations(annotations, st))
 		return -999;
-	return policy_resolve(c, st, eff, err);
+	container_read(st, &ct);
+	return policy_resolve(c, &ct, eff, err);
 }
 
 static void test_unknown(void)

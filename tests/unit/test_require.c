@@ -89,6 +89,7 @@ static int check(const char *cfg_text, const char *annotations,
 {
 	char text[2048];
 	struct sh_error err = { 0 };
+	struct sh_container c;
 	struct oci_state st;
 	struct sh_config cfg;
 	int r;
@@ -105,7 +106,8 @@ static int check(const char *cfg_text, const char *annotations,
 		return -101;
 	}
 	capture_start();
-	r = reported(require_check(&cfg, &st, &err), &err);
+	container_read(&st, &c);
+	r = reported(require_check(&cfg, &c, &err), &err);
 	*said = capture_end();
 	oci_state_free(&st);
 	config_free(&cfg);
