@@ -215,22 +215,6 @@ static void describe(const struct sh_record *rec, const struct apply_target *t,
 
 /* ---- the update -------------------------------------------------------- */
 
-/* The record's description of its policy, as prestart writes it. */
-static void set_policy_fields(struct sh_record *rec,
-			      const struct sh_effective *eff)
-{
-	snprintf(rec->policy, sizeof(rec->policy), "%s",
-		 eff->policy ? eff->policy->name : "");
-	policy_source_text(eff, false, rec->policy_source,
-			   sizeof(rec->policy_source));
-	rec->bypass = eff->bypass;
-	policy_source_text(eff, true, rec->bypass_source,
-			   sizeof(rec->bypass_source));
-	rec->audit = eff->audit;
-	policy_mode_source_text(eff, rec->mode_source,
-				sizeof(rec->mode_source));
-}
-
 /* Attach types the container gets now and had not: the checks prestart
  * makes on the cgroup's path before it attaches one. */
 static int check_new_types(const struct apply_ctx *c, int fd,
@@ -273,7 +257,7 @@ static int commit(int fd, const struct sh_record *rec,
 
 	if (r)
 		return r;
-	set_policy_fields(&next, &t->eff);
+	policy_record(&t->eff, &next);
 	r = check_record(rec, err);
 	if (!r)
 		r = state_write(&next, err);

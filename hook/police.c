@@ -50,16 +50,7 @@ static int fill_record(struct sh_record *rec, const struct oci_state *st,
 				 "container init pid %d is exiting (state %c)",
 				 st->pid, state);
 	}
-	snprintf(rec->policy, sizeof(rec->policy), "%s",
-		 eff->policy ? eff->policy->name : "");
-	policy_source_text(eff, false, rec->policy_source,
-			   sizeof(rec->policy_source));
-	rec->bypass = eff->bypass;
-	policy_source_text(eff, true, rec->bypass_source,
-			   sizeof(rec->bypass_source));
-	rec->audit = eff->audit;
-	policy_mode_source_text(eff, rec->mode_source,
-				sizeof(rec->mode_source));
+	policy_record(eff, rec);
 	return 0;
 }
 
