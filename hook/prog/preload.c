@@ -224,16 +224,21 @@ static int preload_generic_one(struct preload *pl, enum sh_prog_kind kind,
  * has it: a prestart then never verifies, whatever policy it gets. */
 static int preload_generic(struct preload *pl, struct sh_error *err)
 {
-	int r = 0;
+	int r;
 
-	for (int audit = 0; audit < 2 && !r; audit++) {
-		for (int k = 0; k < SH_PROG_KINDS && !r; k++)
+	for (int audit = 0; audit < 2; audit++) {
+		for (int k = 0; k < SH_PROG_KINDS; k++) {
 			r = preload_generic_one(pl, k, false, audit, err);
-		if (!r && pl->bypass_all)
-			r = preload_generic_one(pl, SH_PROG_SOCK, true, audit,
-						err);
+			if (r)
+				return r;
+		}
+		if (!pl->bypass_all)
+			continue;
+		r = preload_generic_one(pl, SH_PROG_SOCK, true, audit, err);
+		if (r)
+			return r;
 	}
-	return r;
+	return 0;
 }
 
 static int sweep_pin(int dir, const char *name, const char *type, uint64_t hash,
