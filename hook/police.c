@@ -257,18 +257,21 @@ static int load_and_attach(const struct sh_config *cfg,
 	timing_mark("load");
 	r = classified(recording_start(&loaded, &rec, eff, cfg, err),
 		       "record_failed", err);
-	if (!r)
-		r = attach_to_cgroup(cfg, st, &loaded, &rec, reap, err);
 	if (r)
-		recording_abort(&rec); /* record mode: nothing was recorded */
+		goto abort;
+	r = attach_to_cgroup(cfg, st, &loaded, &rec, reap, err);
+	if (r)
+		goto abort;
 	load_free(&loaded);
-	if (!r)
-		set_outcome(done, &rec);
-	if (!r)
-		log_info(
-			"attached %d program(s) to cgroup %s (policy '%s', bypass-prot-mem %s)",
-			rec.progs.nr, rec.cg.rel, rec.policy,
-			rec.progs.bypass_active ? "on" : "off");
+	set_outcome(done, &rec);
+	log_info(
+		"attached %d program(s) to cgroup %s (policy '%s', bypass-prot-mem %s)",
+		rec.progs.nr, rec.cg.rel, rec.policy,
+		rec.progs.bypass_active ? "on" : "off");
+	return 0;
+abort:
+	recording_abort(&rec); /* record mode: nothing was recorded */
+	load_free(&loaded);
 	return r;
 }
 
