@@ -103,8 +103,9 @@ int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
 
 	memset(t, 0, sizeof(*t));
 	r = policy_reresolve(cfg, rec, &t->eff, err);
-	if (!r)
-		r = target_bypass(cfg, bypass_ok, t, err);
+	if (r)
+		return r;
+	r = target_bypass(cfg, bypass_ok, t, err);
 	if (r)
 		return r;
 	without = t->eff;
@@ -259,15 +260,17 @@ static int commit(int fd, const struct sh_record *rec,
 		return r;
 	policy_record(&t->eff, &next);
 	r = check_record(rec, err);
-	if (!r)
-		r = state_write(&next, err);
-	if (r) {
-		if (replace_undo(fd, &rec->progs, &next.progs, &undo))
-			error_note(err, "%s", undo.msg);
-		return r;
-	}
+	if (r)
+		goto undo;
+	r = state_write(&next, err);
+	if (r)
+		goto undo;
 	attach_publish(l, &next.progs);
 	return 0;
+undo:
+	if (replace_undo(fd, &rec->progs, &next.progs, &undo))
+		error_note(err, "%s", undo.msg);
+	return r;
 }
 
 static int update(const struct apply_ctx *c, int fd,
@@ -283,8 +286,10 @@ static int update(const struct apply_ctx *c, int fd,
 		return r;
 	}
 	r = check_new_types(c, fd, rec, &l, err);
-	if (!r)
-		r = commit(fd, rec, &l, t, err);
+	if (r)
+		goto out;
+	r = commit(fd, rec, &l, t, err);
+out:
 	load_free(&l);
 	return r;
 }
