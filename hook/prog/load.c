@@ -488,9 +488,9 @@ int load_probe_bypass(void)
 	load_init(&l);
 	r = obtain_sock_create(&none, true, &l);
 	load_free(&l);
-	if (!r)
-		return 1;
-	return unsupported(r) ? 0 : r;
+	if (r)
+		return unsupported(r) ? 0 : r;
+	return 1;
 }
 
 static int refuse_bypass(const struct sh_effective *eff, struct sh_error *err)
