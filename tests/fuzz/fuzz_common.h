@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "container.h"
 #include "describe.h"
 #include "error.h"
 #include "log.h"
@@ -156,14 +157,17 @@ static inline void fuzz_assert_annotation(const struct oci_state *st,
 	FUZZ_ASSERT(!fuzz_cut_by_nul(v));
 }
 
-/* Resolves st against cfg and walks every consumer of the result. */
+/* Resolves st against cfg, read as prestart reads it (container.c), and
+ * walks every consumer of the result. */
 static inline void fuzz_resolve(const struct sh_config *cfg,
 				const struct oci_state *st)
 {
 	struct sh_effective eff;
+	struct sh_container c;
 	struct json_object *desc;
 
-	if (policy_resolve(cfg, st, &eff, FUZZ_ERR))
+	container_read(st, &c);
+	if (policy_resolve(cfg, &c, &eff, FUZZ_ERR))
 		return;
 	fuzz_assert_annotation(st, eff.policy_source, eff.policy_key);
 	fuzz_assert_annotation(st, eff.bypass_source, eff.bypass_key);

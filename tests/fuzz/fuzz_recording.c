@@ -6,6 +6,7 @@
  * the config parser (recording_document()) under the first recording's
  * running policy.
  */
+#include "footprint_json.h"
 #include "fuzz_common.h"
 #include "recording.h"
 #include "strictjson.h"

@@ -230,7 +230,7 @@ if mount -t tmpfs -o ro,size=64k,mode=0700 tmpfs "$RO"; then
 		cgs=$(ct_snapshot cgroups)
 		fake "ro-$where" "$([ $where = root ] && echo root)"
 		hook OCI_SOCKOPT_HOOK_STATE_DIR="$RO" prestart
-		refused "$name" "cannot write state .*Read-only file system"
+		refused "$name" "cannot (write state .*|open .*/config\.lock: )Read-only file system"
 		tap_ok "$(find "$RO" -mindepth 1 | grep -c .)" "$name: nothing written in it"
 		nothing_left "$name" "$before"
 		tap_is "$(ct_cgroup_of "$FPID")" "$FCG" "$name: the process is back in its cgroup"

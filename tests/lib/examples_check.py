@@ -395,12 +395,19 @@ def agent(spec, vols):
     if not ag:
         return
     script = "\n".join(ag["args"])
-    made = sorted(vols[m["name"]].get("hostPath", {}).get("path")
-                  for m in ag.get("volumeMounts", []))
-    check(made == sorted([NFD_DIR, "/var/lib/prometheus/node-exporter"]),
-          "the agent's volumes make features.d and the textfile directory",
+    mounts = ag.get("volumeMounts", [])
+    made = sorted(vols[m["name"]]["hostPath"]["path"] for m in mounts
+                  if "hostPath" in vols[m["name"]])
+    check(made == sorted([NFD_DIR, "/var/lib/prometheus/node-exporter",
+                          "/etc/oci-sockopt-hook"]),
+          "the agent's host volumes: features.d and the textfile directory "
+          "(made by the kubelet), the node's config directory (apply)",
           made)
-    check(re.search(r'^host="nsenter --target 1 --mount --"$', script, re.M)
+    config = [m for m in mounts if "configMap" in vols[m["name"]]]
+    check(len(config) == 1 and config[0].get("readOnly") is True,
+          "the agent reads the ConfigMap read-only", config)
+    check(re.search(r'^host="nsenter --target 1 --mount (--cgroup )?--"$',
+                    script, re.M)
           and '$host "$hook"' in script and
           re.search(r"^hook=/usr/local/libexec/oci/hooks.d/oci-sockopt-hook$",
                     script, re.M),
@@ -417,9 +424,16 @@ def agent(spec, vols):
           'metrics --output "$prom"' in script,
           "the agent runs `metrics --output` into node_exporter's textfile "
           "directory")
-    check(re.search(r"^\s*sleep 15\b", script, re.M) is not None and
+    check(re.search(r"^\s*every=15$", script, re.M) is not None and
+          re.search(r'^\s*sleep "\$every"', script, re.M) is not None and
           "while :" in script,
           "the agent repeats every 15 s")
+    check('"$image_hook" validate "$configmap"' in script and
+          re.search(r'mv -f "\$installed.new" "\$installed"', script) and
+          '$host "$hook" --config "$config" preload' in script and
+          '$host "$hook" --config "$config" apply' in script,
+          "a changed ConfigMap is validated before it is installed (in one "
+          "rename), then preloaded and applied on the node")
     check(re.search(r"trap '\$host rm -f \"\$nfd\"", script) is not None,
           "the agent removes the feature file when it is stopped")
     check(ag.get("securityContext", {}).get("privileged") is True,
