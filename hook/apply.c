@@ -103,8 +103,9 @@ int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
 
 	memset(t, 0, sizeof(*t));
 	r = policy_reresolve(cfg, rec, &t->eff, err);
-	if (!r)
-		r = target_bypass(cfg, bypass_ok, t, err);
+	if (r)
+		return r;
+	r = target_bypass(cfg, bypass_ok, t, err);
 	if (r)
 		return r;
 	without = t->eff;
@@ -215,22 +216,6 @@ static void describe(const struct sh_record *rec, const struct apply_target *t,
 
 /* ---- the update -------------------------------------------------------- */
 
-/* The record's description of its policy, as prestart writes it. */
-static void set_policy_fields(struct sh_record *rec,
-			      const struct sh_effective *eff)
-{
-	snprintf(rec->policy, sizeof(rec->policy), "%s",
-		 eff->policy ? eff->policy->name : "");
-	policy_source_text(eff, false, rec->policy_source,
-			   sizeof(rec->policy_source));
-	rec->bypass = eff->bypass;
-	policy_source_text(eff, true, rec->bypass_source,
-			   sizeof(rec->bypass_source));
-	rec->audit = eff->audit;
-	policy_mode_source_text(eff, rec->mode_source,
-				sizeof(rec->mode_source));
-}
-
 /* Attach types the container gets now and had not: the checks prestart
  * makes on the cgroup's path before it attaches one. */
 static int check_new_types(const struct apply_ctx *c, int fd,
@@ -273,17 +258,19 @@ static int commit(int fd, const struct sh_record *rec,
 
 	if (r)
 		return r;
-	set_policy_fields(&next, &t->eff);
+	policy_record(&t->eff, &next);
 	r = check_record(rec, err);
-	if (!r)
-		r = state_write(&next, err);
-	if (r) {
-		if (replace_undo(fd, &rec->progs, &next.progs, &undo))
-			error_note(err, "%s", undo.msg);
-		return r;
-	}
+	if (r)
+		goto undo;
+	r = state_write(&next, err);
+	if (r)
+		goto undo;
 	attach_publish(l, &next.progs);
 	return 0;
+undo:
+	if (replace_undo(fd, &rec->progs, &next.progs, &undo))
+		error_note(err, "%s", undo.msg);
+	return r;
 }
 
 static int update(const struct apply_ctx *c, int fd,
@@ -299,8 +286,10 @@ static int update(const struct apply_ctx *c, int fd,
 		return r;
 	}
 	r = check_new_types(c, fd, rec, &l, err);
-	if (!r)
-		r = commit(fd, rec, &l, t, err);
+	if (r)
+		goto out;
+	r = commit(fd, rec, &l, t, err);
+out:
 	load_free(&l);
 	return r;
 }

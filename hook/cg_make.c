@@ -42,20 +42,21 @@ static int lcg_create(const char *rel)
 	int r;
 
 	r = cgroup_init();
-	if (!r) {
-		cg = cgroup_new_cgroup(rel + 1);
-		if (!cg)
-			return -ENOMEM;
-		/* add_controller(NULL) crashes in 2.0.2; pids always exists. */
-		r = cgroup_add_controller(cg, "pids") ?
-			    cgroup_create_cgroup(cg, 0) :
-			    ECGFAIL;
-		cgroup_free(&cg);
-	}
 	if (r)
-		log_debug("libcgroup cannot create %s: %s", rel,
-			  cgroup_strerror(r));
-	return r ? -EIO : 0;
+		goto fail;
+	cg = cgroup_new_cgroup(rel + 1);
+	if (!cg)
+		return -ENOMEM;
+	/* add_controller(NULL) crashes in 2.0.2; pids always exists. */
+	r = cgroup_add_controller(cg, "pids") ? cgroup_create_cgroup(cg, 0) :
+						ECGFAIL;
+	cgroup_free(&cg);
+	if (r)
+		goto fail;
+	return 0;
+fail:
+	log_debug("libcgroup cannot create %s: %s", rel, cgroup_strerror(r));
+	return -EIO;
 }
 
 static int make_dir(const struct cg_root *root, const char *rel)
@@ -76,14 +77,16 @@ int cg_make_move_pid(const struct cg_root *root, const char *rel, pid_t pid,
 	_cleanup_close_ int fd = -1;
 	int r = cg_path(root, rel, abs, sizeof(abs));
 
-	if (!r) {
-		fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		r = fd < 0 ? -errno : write_pid_at(fd, pid);
-	}
 	if (r)
-		return error_errno(err, r, "cannot move pid %d into cgroup %s",
-				   pid, rel);
+		goto fail;
+	fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? -errno : write_pid_at(fd, pid);
+	if (r)
+		goto fail;
 	return 0;
+fail:
+	return error_errno(err, r, "cannot move pid %d into cgroup %s", pid,
+			   rel);
 }
 
 /* A cgroup of ours left by a crash may be reused, but never one in use. */
@@ -163,9 +166,10 @@ int cg_make_undo(const struct cg_root *root, struct cg_target *t, pid_t pid,
 
 	if (!t->created)
 		return 0;
-	r = cg_make_move_pid(root, t->parent_rel, pid, err);
-	if (!r)
-		r = cg_make_remove(root, t->rel, err);
+	/* Undone once, whether or not it went. */
 	t->created = false;
-	return r;
+	r = cg_make_move_pid(root, t->parent_rel, pid, err);
+	if (r)
+		return r;
+	return cg_make_remove(root, t->rel, err);
 }

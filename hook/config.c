@@ -137,7 +137,9 @@ static int parse_logging(struct config_ctx *ctx, struct json_object *root,
 	int r;
 
 	r = config_json_get_string(ctx, root, NULL, "log_level", &level);
-	if (!r && level) {
+	if (r)
+		goto out;
+	if (level) {
 		cfg->log_level = log_level_from_name(level);
 		if (cfg->log_level < 0)
 			return config_json_error(
@@ -145,15 +147,16 @@ static int parse_logging(struct config_ctx *ctx, struct json_object *root,
 				"unknown level '%.64s' (expected error, warning, info or debug)",
 				level);
 	}
-	if (!r)
-		r = config_json_get_string(ctx, root, NULL, "log_file",
-					   &cfg->log_file);
-	if (!r && cfg->log_file && cfg->log_file[0] != '/')
+	r = config_json_get_string(ctx, root, NULL, "log_file", &cfg->log_file);
+	if (r)
+		goto out;
+	if (cfg->log_file && cfg->log_file[0] != '/')
 		return config_json_error(ctx, "log_file",
 					 "must be an absolute path");
-	if (!r)
-		r = config_json_get_choice(ctx, root, NULL, "log_format",
-					   formats, &format);
+	r = config_json_get_choice(ctx, root, NULL, "log_format", formats,
+				   &format);
+out:
+	/* Set on failure too, as before: the caller may still log with it. */
 	cfg->log_format = format;
 	return r;
 }
@@ -235,6 +238,20 @@ static int check_recordings(struct config_ctx *ctx, struct json_object *root)
 	return r;
 }
 
+/* root's member key, parsed by parse when it is there. */
+static int
+parse_member(struct config_ctx *ctx, struct json_object *root, const char *key,
+	     int (*parse)(struct config_ctx *ctx, struct json_object *obj,
+			  struct sh_config *cfg),
+	     struct sh_config *cfg)
+{
+	struct json_object *sub;
+
+	if (!json_object_object_get_ex(root, key, &sub))
+		return 0;
+	return parse(ctx, sub, cfg);
+}
+
 static int parse_root(struct config_ctx *ctx, struct json_object *root,
 		      struct sh_config *cfg)
 {
@@ -254,42 +271,53 @@ static int parse_root(struct config_ctx *ctx, struct json_object *root,
 					    "recordings",
 					    "keep_keys",
 					    NULL };
-	struct json_object *sub;
 	int r;
 
 	if (!json_object_is_type(root, json_type_object))
 		return config_json_error(ctx, "$", "must be a JSON object");
 	r = config_json_check_object(ctx, root, NULL, keys);
-	if (!r && json_object_object_get_ex(root, "defaults", &sub))
-		r = parse_defaults(ctx, sub, cfg);
-	if (!r && json_object_object_get_ex(root, "annotations", &sub))
-		r = parse_annotations(ctx, sub, cfg);
-	if (!r && json_object_object_get_ex(root, "record", &sub))
-		r = parse_record(ctx, sub, cfg);
-	if (!r && !cfg->record_dir)
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "defaults", parse_defaults, cfg);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "annotations", parse_annotations, cfg);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "record", parse_record, cfg);
+	if (r)
+		return r;
+	if (!cfg->record_dir)
 		cfg->record_dir = SH_RECORD_DIR_DEFAULT;
-	if (!r)
-		r = config_json_get_bool(ctx, root, NULL, "keep_keys",
-					 &cfg->keep_keys);
-	if (!r)
-		r = parse_on_unsupported(ctx, root, cfg);
-	if (!r)
-		r = config_cgroup_parse(ctx, root, cfg);
-	if (!r && json_object_object_get_ex(root, "require_annotations", &sub))
-		r = config_require_parse(ctx, sub, cfg);
-	if (!r && json_object_object_get_ex(root, "nri", &sub))
-		r = config_nri_parse(ctx, sub, cfg);
-	if (!r)
-		r = parse_logging(ctx, root, cfg);
-	if (!r && json_object_object_get_ex(root, "policies", &sub))
-		r = config_policy_parse(ctx, sub, cfg);
-	if (!r)
-		r = check_references(ctx, cfg);
-	if (!r)
-		r = parse_sandbox(ctx, root, cfg);
-	if (!r)
-		r = check_recordings(ctx, root);
-	return r;
+	r = config_json_get_bool(ctx, root, NULL, "keep_keys", &cfg->keep_keys);
+	if (r)
+		return r;
+	r = parse_on_unsupported(ctx, root, cfg);
+	if (r)
+		return r;
+	r = config_cgroup_parse(ctx, root, cfg);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "require_annotations", config_require_parse,
+			 cfg);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "nri", config_nri_parse, cfg);
+	if (r)
+		return r;
+	r = parse_logging(ctx, root, cfg);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "policies", config_policy_parse, cfg);
+	if (r)
+		return r;
+	r = check_references(ctx, cfg);
+	if (r)
+		return r;
+	r = parse_sandbox(ctx, root, cfg);
+	if (r)
+		return r;
+	return check_recordings(ctx, root);
 }
 
 int config_parse(const char *path, const char *text, size_t len,
@@ -340,11 +368,13 @@ int config_load(const char *path, struct sh_config *cfg, struct sh_error *err)
 	size_t len;
 	int r = config_read(path, &text, &len, &stamp, err);
 
-	if (!r)
-		r = config_parse(path, text, len, cfg, err);
-	if (!r)
-		cfg->stamp = stamp;
-	return r;
+	if (r)
+		return r;
+	r = config_parse(path, text, len, cfg, err);
+	if (r)
+		return r;
+	cfg->stamp = stamp;
+	return 0;
 }
 
 int config_load_logging(const char *path, struct sh_config *cfg,
@@ -358,14 +388,21 @@ int config_load_logging(const char *path, struct sh_config *cfg,
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->path = path;
 	cfg->log_level = LOG_INFO;
-	if (!r)
-		r = strictjson_parse(path, text, len, &cfg->root, err);
-	if (!r && !json_object_is_type(cfg->root, json_type_object))
-		r = config_json_error(&ctx, "$", "must be a JSON object");
-	if (!r)
-		r = parse_logging(&ctx, cfg->root, cfg);
 	if (r)
-		config_free(cfg);
+		goto fail;
+	r = strictjson_parse(path, text, len, &cfg->root, err);
+	if (r)
+		goto fail;
+	if (!json_object_is_type(cfg->root, json_type_object)) {
+		r = config_json_error(&ctx, "$", "must be a JSON object");
+		goto fail;
+	}
+	r = parse_logging(&ctx, cfg->root, cfg);
+	if (r)
+		goto fail;
+	return 0;
+fail:
+	config_free(cfg);
 	return r;
 }
 

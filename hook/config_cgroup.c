@@ -18,10 +18,12 @@ int config_cgroup_parse(struct config_ctx *ctx, struct json_object *root,
 
 	r = config_json_get_choice(ctx, root, NULL, "on_shared_cgroup", shared,
 				   &shared_v);
-	if (!r)
-		r = config_json_get_choice(ctx, root, NULL,
-					   "on_override_program", override,
-					   &override_v);
+	if (r)
+		goto out;
+	r = config_json_get_choice(ctx, root, NULL, "on_override_program",
+				   override, &override_v);
+out:
+	/* The defaults stand where a value was not read. */
 	cfg->on_shared_cgroup = shared_v;
 	cfg->on_override_program = override_v;
 	return r;

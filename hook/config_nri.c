@@ -27,8 +27,9 @@ int config_nri_parse(struct config_ctx *ctx, struct json_object *obj,
 	const char *path = NULL;
 	int r = config_json_check_object(ctx, obj, "nri", keys);
 
-	if (!r)
-		r = config_json_get_string(ctx, obj, "nri", "hook_path", &path);
+	if (r)
+		return r;
+	r = config_json_get_string(ctx, obj, "nri", "hook_path", &path);
 	if (r || !path)
 		return r;
 	if (path[0] != '/' || strlen(path) > PATH_MAX_LEN)

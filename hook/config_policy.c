@@ -48,21 +48,25 @@ static int parse_deny_rule(struct config_ctx *ctx, struct json_object *rule,
 					    NULL };
 	int r = config_json_check_object(ctx, rule, path, keys);
 
-	if (!r)
-		r = parse_sock_field(ctx, rule, path, "family", names_family,
-				     &out->family);
-	if (!r)
-		r = parse_sock_field(ctx, rule, path, "type", names_type,
-				     &out->type);
-	if (!r)
-		r = parse_sock_field(ctx, rule, path, "protocol",
-				     names_protocol, &out->protocol);
-	if (!r && out->family == SH_ANY && out->type == SH_ANY &&
+	if (r)
+		return r;
+	r = parse_sock_field(ctx, rule, path, "family", names_family,
+			     &out->family);
+	if (r)
+		return r;
+	r = parse_sock_field(ctx, rule, path, "type", names_type, &out->type);
+	if (r)
+		return r;
+	r = parse_sock_field(ctx, rule, path, "protocol", names_protocol,
+			     &out->protocol);
+	if (r)
+		return r;
+	if (out->family == SH_ANY && out->type == SH_ANY &&
 	    out->protocol == SH_ANY)
 		return config_json_error(
 			ctx, path,
 			"needs at least one of family, type, protocol");
-	return r;
+	return 0;
 }
 
 static int parse_deny_list(struct config_ctx *ctx, struct json_object *arr,
@@ -97,23 +101,26 @@ static int parse_socket(struct config_ctx *ctx, struct json_object *obj,
 	int r;
 
 	r = config_json_check_object(ctx, obj, path, keys);
-	if (!r)
-		r = config_json_get_int(ctx, obj, path, "mark", 0, UINT_MAX, &v,
-					&pol->has_mark);
-	if (!r && pol->has_mark)
+	if (r)
+		return r;
+	r = config_json_get_int(ctx, obj, path, "mark", 0, UINT_MAX, &v,
+				&pol->has_mark);
+	if (r)
+		return r;
+	if (pol->has_mark)
 		pol->mark = (__u32)v;
-	if (!r)
-		r = config_json_get_int(ctx, obj, path, "priority", 0, UINT_MAX,
-					&v, &pol->has_priority);
-	if (!r && pol->has_priority)
+	r = config_json_get_int(ctx, obj, path, "priority", 0, UINT_MAX, &v,
+				&pol->has_priority);
+	if (r)
+		return r;
+	if (pol->has_priority)
 		pol->priority = (__u32)v;
-	if (!r)
-		r = config_json_get_typed(ctx, obj, path, "deny",
-					  json_type_array, &deny);
+	r = config_json_get_typed(ctx, obj, path, "deny", json_type_array,
+				  &deny);
+	if (r || !deny)
+		return r;
 	snprintf(where, sizeof(where), "%s.deny", path);
-	if (!r && deny)
-		r = parse_deny_list(ctx, deny, where, pol);
-	return r;
+	return parse_deny_list(ctx, deny, where, pol);
 }
 
 static int parse_default(struct config_ctx *ctx, struct json_object *obj,
@@ -143,15 +150,19 @@ static int parse_mode(struct config_ctx *ctx, struct json_object *obj,
 	int r = config_json_get_choice(ctx, obj, path, "mode", modes, &mode);
 
 	pol->audit = mode == 1;
-	if (!r)
-		r = config_json_get_bool(ctx, obj, path, "audit_by_annotation",
-					 &pol->audit_by_annotation);
-	snprintf(where, sizeof(where), "%s.audit_by_annotation", path);
-	if (!r && pol->audit_by_annotation && !pol->audit)
+	if (r)
+		return r;
+	r = config_json_get_bool(ctx, obj, path, "audit_by_annotation",
+				 &pol->audit_by_annotation);
+	if (r)
+		return r;
+	if (pol->audit_by_annotation && !pol->audit) {
+		snprintf(where, sizeof(where), "%s.audit_by_annotation", path);
 		return config_json_error(
 			ctx, where,
 			"is true but the policy's mode is not 'audit'");
-	return r;
+	}
+	return 0;
 }
 
 static int parse_policy(struct config_ctx *ctx, const char *name,
@@ -169,22 +180,28 @@ static int parse_policy(struct config_ctx *ctx, const char *name,
 	snprintf(path, sizeof(path), "policies.%.64s", name);
 	pol->name = name;
 	r = config_json_check_object(ctx, obj, path, keys);
-	if (!r && json_object_object_get_ex(obj, "bypass_prot_mem", &sub)) {
+	if (r)
+		return r;
+	if (json_object_object_get_ex(obj, "bypass_prot_mem", &sub)) {
 		pol->has_bypass = true;
 		r = config_json_get_bool(ctx, obj, path, "bypass_prot_mem",
 					 &pol->bypass);
+		if (r)
+			return r;
 	}
-	if (!r)
-		r = parse_default(ctx, obj, path, pol);
-	if (!r)
-		r = parse_mode(ctx, obj, path, pol);
-	if (!r && json_object_object_get_ex(obj, "socket", &sub)) {
+	r = parse_default(ctx, obj, path, pol);
+	if (r)
+		return r;
+	r = parse_mode(ctx, obj, path, pol);
+	if (r)
+		return r;
+	if (json_object_object_get_ex(obj, "socket", &sub)) {
 		snprintf(path, sizeof(path), "policies.%.64s.socket", name);
 		r = parse_socket(ctx, sub, path, pol);
+		if (r)
+			return r;
 	}
-	if (!r)
-		r = config_rules_parse(ctx, obj, name, pol);
-	return r;
+	return config_rules_parse(ctx, obj, name, pol);
 }
 
 static int check_policy_name(struct config_ctx *ctx, const char *name)
@@ -224,8 +241,9 @@ int config_policy_parse(struct config_ctx *ctx, struct json_object *obj,
 		int r = check_policy_name(ctx, name);
 
 		cfg->nr_policies = i + 1;
-		if (!r)
-			r = parse_policy(ctx, name, val, &cfg->policies[i++]);
+		if (r)
+			return r;
+		r = parse_policy(ctx, name, val, &cfg->policies[i++]);
 		if (r)
 			return r;
 	}

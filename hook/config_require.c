@@ -84,19 +84,26 @@ int config_require_parse(struct config_ctx *ctx, struct json_object *obj,
 	int r;
 
 	r = config_json_check_object(ctx, obj, "require_annotations", keys);
-	if (!r)
-		r = config_json_get_bool(ctx, obj, "require_annotations", "nri",
-					 &req->nri);
-	if (!r)
-		r = config_json_get_typed(ctx, obj, "require_annotations",
-					  "runtime_handlers", json_type_array,
-					  &arr);
+	if (r)
+		goto out;
+	r = config_json_get_bool(ctx, obj, "require_annotations", "nri",
+				 &req->nri);
+	if (r)
+		goto out;
+	r = config_json_get_typed(ctx, obj, "require_annotations",
+				  "runtime_handlers", json_type_array, &arr);
+	if (r)
+		goto out;
 	/* nri alone is a complete setting; otherwise a handler is needed */
-	if (!r && (arr || !req->nri))
+	if (arr || !req->nri) {
 		r = parse_handlers(ctx, arr, req);
-	if (!r)
-		r = config_json_get_choice(ctx, obj, "require_annotations",
-					   "on_missing", actions, &action);
+		if (r)
+			goto out;
+	}
+	r = config_json_get_choice(ctx, obj, "require_annotations",
+				   "on_missing", actions, &action);
+out:
+	/* The default stands where the value was not read. */
 	req->on_missing = action;
 	return r;
 }

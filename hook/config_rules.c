@@ -288,15 +288,18 @@ static int parse_rule(struct rule_ctx *rc, struct json_object *rule,
 	int r;
 
 	r = config_json_check_object(rc->cfg, rule, rc->path, keys);
-	if (!r)
-		r = parse_target(rc, rule, out);
-	if (!r)
-		r = check_enforceable(rc);
-	if (!r)
-		r = parse_action(rc, rule, &action);
-	if (!r)
-		r = config_json_check_object(rc->cfg, rule, rc->path,
-					     action->keys);
+	if (r)
+		return r;
+	r = parse_target(rc, rule, out);
+	if (r)
+		return r;
+	r = check_enforceable(rc);
+	if (r)
+		return r;
+	r = parse_action(rc, rule, &action);
+	if (r)
+		return r;
+	r = config_json_check_object(rc->cfg, rule, rc->path, action->keys);
 	if (r)
 		return r;
 	out->rule.action = action->action;
@@ -413,8 +416,9 @@ static int parse_list(struct config_ctx *ctx, struct json_object *arr,
 		snprintf(where, sizeof(where), "%s[%zu]", path, i);
 		r = parse_rule(&rc, json_object_array_get_idx(arr, i),
 			       &(*out)[i]);
-		if (!r)
-			r = check_duplicate(&rc, *out, i);
+		if (r)
+			return r;
+		r = check_duplicate(&rc, *out, i);
 		if (r)
 			return r;
 		*nr = i + 1;
@@ -445,8 +449,8 @@ int config_rules_parse(struct config_ctx *ctx, struct json_object *obj,
 	int r = parse_named_list(ctx, obj, policy, "setsockopt", false,
 				 &pol->set_rules, &pol->nr_set);
 
-	if (!r)
-		r = parse_named_list(ctx, obj, policy, "getsockopt", true,
-				     &pol->get_rules, &pol->nr_get);
-	return r;
+	if (r)
+		return r;
+	return parse_named_list(ctx, obj, policy, "getsockopt", true,
+				&pol->get_rules, &pol->nr_get);
 }

@@ -68,15 +68,18 @@ static int query_kind(int cg_fd, struct drift_report *out, int k)
 	__u32 ids[DRIFT_QUERY_MAX], n;
 	int r = query(cg_fd, dk->type, 0, ids, &n);
 
-	for (__u32 i = 0; !r && i < n; i++)
+	if (r)
+		return r;
+	for (__u32 i = 0; i < n; i++)
 		if (dk->nr_ours < SH_DRIFT_OURS_MAX && ours(ids[i]))
 			dk->ours[dk->nr_ours++] = ids[i];
-	if (!r)
-		r = query(cg_fd, dk->type, BPF_F_QUERY_EFFECTIVE, ids, &n);
-	for (__u32 i = 0; !r && i < n; i++)
+	r = query(cg_fd, dk->type, BPF_F_QUERY_EFFECTIVE, ids, &n);
+	if (r)
+		return r;
+	for (__u32 i = 0; i < n; i++)
 		if (!ours(ids[i]))
 			add_other(out, dk->type, ids[i]);
-	return r;
+	return 0;
 }
 
 int drift_query(int cg_fd, struct drift_report *out)

@@ -136,20 +136,29 @@ int footprint_pin(const struct sh_loaded *l, const struct sh_record *rec,
 {
 	char path[FP_PIN_PATH_MAX];
 	struct bpf_map *map, *over;
-	int r = rec->footprint[0] ? pin_dir_ready(err) : 0;
+	int r;
 
-	for (int k = 0; k < SH_PROG_KINDS && rec->footprint[0] && !r; k++) {
+	if (!rec->footprint[0])
+		return 0;
+	r = pin_dir_ready(err);
+	if (r)
+		goto unpin;
+	for (int k = 0; k < SH_PROG_KINDS; k++) {
 		kind_maps(l, k, &map, &over);
 		if (!map)
 			continue;
 		pin_path(rec, k, false, path, sizeof(path));
 		r = pin_one(bpf_map__fd(map), path, err);
+		if (r)
+			goto unpin;
 		pin_path(rec, k, true, path, sizeof(path));
-		if (!r)
-			r = pin_one(bpf_map__fd(over), path, err);
+		r = pin_one(bpf_map__fd(over), path, err);
+		if (r)
+			goto unpin;
 	}
-	if (r)
-		footprint_unpin(rec);
+	return 0;
+unpin:
+	footprint_unpin(rec);
 	return r;
 }
 

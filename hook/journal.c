@@ -67,16 +67,22 @@ static int add_field(struct journal_msg *m, const char *key, const char *value,
 	if (!vlen)
 		return 0;
 	r = put(m, key, strlen(key));
-	if (!r && !memchr(value, '\n', vlen))
-		r = put(m, "=", 1);
-	else if (!r)
-		r = put(m, "\n", 1) ?: put_length(m, vlen + mlen);
-	if (!r)
-		r = put(m, value, vlen)			   ?:
-			    put(m, JOURNAL_CUT_MARK, mlen) ?:
-							     put(m, "\n", 1);
 	if (r)
-		m->used = start;
+		goto undo;
+	if (!memchr(value, '\n', vlen))
+		r = put(m, "=", 1);
+	else
+		r = put(m, "\n", 1) ?: put_length(m, vlen + mlen);
+	if (r)
+		goto undo;
+	r = put(m, value, vlen)			   ?:
+		    put(m, JOURNAL_CUT_MARK, mlen) ?:
+						     put(m, "\n", 1);
+	if (r)
+		goto undo;
+	return 0;
+undo:
+	m->used = start;
 	return r;
 }
 

@@ -260,15 +260,16 @@ int metrics_write(FILE *out, const char *version, struct sh_error *err)
 		ctx.errors++;
 	}
 	r = state_foreach(metrics_collect, &ctx);
-	if (!r) {
-		prom_init(&p, out);
-		metrics_families(&p, version, s, &ctx);
-		r = prom_finish(&p);
-		if (r)
-			error_errno(err, r, "metrics: cannot write");
-	} else {
+	if (r) {
 		error_errno(err, r, "cannot list %s", state_dir());
+		goto free_ctx;
 	}
+	prom_init(&p, out);
+	metrics_families(&p, version, s, &ctx);
+	r = prom_finish(&p);
+	if (r)
+		error_errno(err, r, "metrics: cannot write");
+free_ctx:
 	for (int i = 0; i < ctx.nr; i++)
 		free(ctx.c[i].wh);
 	free(ctx.c);

@@ -117,17 +117,23 @@ static int state_fields(struct oci_state *st, struct sh_error *err)
 	struct json_object *ann = NULL, *root = st->state_root;
 	int r = state_string(root, "id", true, &st->id, err);
 
-	if (!r)
-		r = state_string(root, "status", false, &st->status, err);
-	if (!r)
-		r = state_string(root, "bundle", false, &st->bundle, err);
-	if (!r)
-		r = state_pid(root, &st->pid, err);
-	if (!r)
-		r = check_state(st, err);
-	if (!r && json_object_object_get_ex(root, "annotations", &ann))
-		r = merge_annotations(st, ann, "OCI state on stdin", err);
-	return r;
+	if (r)
+		return r;
+	r = state_string(root, "status", false, &st->status, err);
+	if (r)
+		return r;
+	r = state_string(root, "bundle", false, &st->bundle, err);
+	if (r)
+		return r;
+	r = state_pid(root, &st->pid, err);
+	if (r)
+		return r;
+	r = check_state(st, err);
+	if (r)
+		return r;
+	if (!json_object_object_get_ex(root, "annotations", &ann))
+		return 0;
+	return merge_annotations(st, ann, "OCI state on stdin", err);
 }
 
 int oci_parse_state(const char *text, size_t len, struct oci_state *st,
@@ -188,8 +194,10 @@ int oci_parse_bundle_config(const char *what, const char *text, size_t len,
 		return error_set(err, -ENOMEM, "out of memory");
 	}
 	r = merge_annotations(st, ann, what, err);
-	if (!r)
-		r = merge_annotations(st, saved, what, err);
+	if (r)
+		goto out;
+	r = merge_annotations(st, saved, what, err);
+out:
 	json_object_put(saved);
 	return r;
 }

@@ -169,10 +169,10 @@ int pod_check(const struct pod_identity *id, struct sh_error *err)
 {
 	int r = check_name("container name", id->name, id->name_key, err);
 
-	if (!r)
-		r = check_name("pod namespace", id->namespace,
-			       id->namespace_key, err);
-	if (!r)
-		r = check_name("pod name", id->pod, id->pod_key, err);
-	return r;
+	if (r)
+		return r;
+	r = check_name("pod namespace", id->namespace, id->namespace_key, err);
+	if (r)
+		return r;
+	return check_name("pod name", id->pod, id->pod_key, err);
 }

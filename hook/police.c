@@ -50,16 +50,7 @@ static int fill_record(struct sh_record *rec, const struct oci_state *st,
 				 "container init pid %d is exiting (state %c)",
 				 st->pid, state);
 	}
-	snprintf(rec->policy, sizeof(rec->policy), "%s",
-		 eff->policy ? eff->policy->name : "");
-	policy_source_text(eff, false, rec->policy_source,
-			   sizeof(rec->policy_source));
-	rec->bypass = eff->bypass;
-	policy_source_text(eff, true, rec->bypass_source,
-			   sizeof(rec->bypass_source));
-	rec->audit = eff->audit;
-	policy_mode_source_text(eff, rec->mode_source,
-				sizeof(rec->mode_source));
+	policy_record(eff, rec);
 	return 0;
 }
 
@@ -266,18 +257,21 @@ static int load_and_attach(const struct sh_config *cfg,
 	timing_mark("load");
 	r = classified(recording_start(&loaded, &rec, eff, cfg, err),
 		       "record_failed", err);
-	if (!r)
-		r = attach_to_cgroup(cfg, st, &loaded, &rec, reap, err);
 	if (r)
-		recording_abort(&rec); /* record mode: nothing was recorded */
+		goto abort;
+	r = attach_to_cgroup(cfg, st, &loaded, &rec, reap, err);
+	if (r)
+		goto abort;
 	load_free(&loaded);
-	if (!r)
-		set_outcome(done, &rec);
-	if (!r)
-		log_info(
-			"attached %d program(s) to cgroup %s (policy '%s', bypass-prot-mem %s)",
-			rec.progs.nr, rec.cg.rel, rec.policy,
-			rec.progs.bypass_active ? "on" : "off");
+	set_outcome(done, &rec);
+	log_info(
+		"attached %d program(s) to cgroup %s (policy '%s', bypass-prot-mem %s)",
+		rec.progs.nr, rec.cg.rel, rec.policy,
+		rec.progs.bypass_active ? "on" : "off");
+	return 0;
+abort:
+	recording_abort(&rec); /* record mode: nothing was recorded */
+	load_free(&loaded);
 	return r;
 }
 

@@ -97,6 +97,19 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 	return 0;
 }
 
+/* An annotation the operator's setting (a boolean that is false) does not
+ * allow. */
+static int refuse_annotation(const struct sh_config *cfg, const char *key,
+			     const char *value, const char *reason,
+			     const char *setting, struct sh_error *err)
+{
+	error_reason(err, reason);
+	error_cause(err, key, value);
+	return error_set(err, -EPERM,
+			 "annotation %s=%s refused: %s is false in %s", key,
+			 LOG_Q(value), setting, cfg->path);
+}
+
 static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
 				   const char *value, struct sh_effective *eff,
 				   struct sh_error *err)
@@ -106,14 +119,10 @@ static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
 
 	if (r)
 		return r;
-	if (!cfg->allow_bypass) {
-		error_reason(err, "bypass_not_allowed");
-		error_cause(err, key, value);
-		return error_set(
-			err, -EPERM,
-			"annotation %s=%s refused: annotations.allow_bypass_prot_mem is false in %s",
-			key, LOG_Q(value), cfg->path);
-	}
+	if (!cfg->allow_bypass)
+		return refuse_annotation(cfg, key, value, "bypass_not_allowed",
+					 "annotations.allow_bypass_prot_mem",
+					 err);
 	eff->bypass = bypass;
 	eff->bypass_source = SRC_ANNOTATION;
 	snprintf(eff->bypass_key, sizeof(eff->bypass_key), "%s", key);
@@ -124,14 +133,9 @@ static int apply_record_annotation(const struct sh_config *cfg, const char *key,
 				   const char *value, struct sh_effective *eff,
 				   struct sh_error *err)
 {
-	if (!cfg->record_allow) {
-		error_cause(err, key, value);
-		error_reason(err, "record_not_allowed");
-		return error_set(
-			err, -EPERM,
-			"annotation %s=%s refused: record.allow is false in %s",
-			key, LOG_Q(value), cfg->path);
-	}
+	if (!cfg->record_allow)
+		return refuse_annotation(cfg, key, value, "record_not_allowed",
+					 "record.allow", err);
 	if (!names_record_ok(value)) {
 		error_cause(err, key, value);
 		error_reason(err, "annotation_invalid");
@@ -158,14 +162,10 @@ static int apply_mode_annotation(const struct sh_config *cfg, const char *key,
 			"annotation %s=%s is invalid: expected 'audit' or 'enforce'",
 			key, LOG_Q(value));
 	}
-	if (!cfg->allow_audit_mode) {
-		error_reason(err, "audit_mode_not_allowed");
-		error_cause(err, key, value);
-		return error_set(
-			err, -EPERM,
-			"annotation %s=%s refused: annotations.allow_audit_mode is false in %s",
-			key, LOG_Q(value), cfg->path);
-	}
+	if (!cfg->allow_audit_mode)
+		return refuse_annotation(cfg, key, value,
+					 "audit_mode_not_allowed",
+					 "annotations.allow_audit_mode", err);
 	eff->audit = audit;
 	eff->mode_source = SRC_ANNOTATION;
 	snprintf(eff->mode_key, sizeof(eff->mode_key), "%s", key);
@@ -213,13 +213,10 @@ static int check_audit_policy(const struct sh_config *cfg,
 		eff->policy_key, LOG_Q(p->name), p->name, p->name, cfg->path);
 }
 
-/* The policy's mode, then the workload's annotation if the operator
- * allows it. */
-static int resolve_mode(const struct sh_config *cfg,
-			const struct sh_container *c, struct sh_effective *eff,
-			struct sh_error *err)
+/* The policy's own mode (audit), once check_audit_policy() allows it. */
+static int take_policy_mode(const struct sh_config *cfg,
+			    struct sh_effective *eff, struct sh_error *err)
 {
-	struct annotation_pick pick;
 	int r = check_audit_policy(cfg, eff, err);
 
 	if (r)
@@ -228,10 +225,33 @@ static int resolve_mode(const struct sh_config *cfg,
 		eff->audit = true;
 		eff->mode_source = SRC_POLICY;
 	}
+	return 0;
+}
+
+/* The policy's own bypass-prot-mem, before the workload's annotation. */
+static void take_policy_bypass(struct sh_effective *eff)
+{
+	if (eff->policy && eff->policy->has_bypass) {
+		eff->bypass = eff->policy->bypass;
+		eff->bypass_source = SRC_POLICY;
+	}
+}
+
+/* The policy's mode, then the workload's annotation if the operator
+ * allows it. */
+static int resolve_mode(const struct sh_config *cfg,
+			const struct sh_container *c, struct sh_effective *eff,
+			struct sh_error *err)
+{
+	struct annotation_pick pick;
+	int r = take_policy_mode(cfg, eff, err);
+
+	if (r)
+		return r;
 	r = container_pick(c, CONTAINER_MODE, &pick, err);
-	if (!r && pick.value)
-		r = apply_mode_annotation(cfg, pick.key, pick.value, eff, err);
-	return r;
+	if (r || !pick.value)
+		return r;
+	return apply_mode_annotation(cfg, pick.key, pick.value, eff, err);
 }
 
 static void apply_defaults(const struct sh_config *cfg,
@@ -275,26 +295,33 @@ int policy_resolve(const struct sh_config *cfg, const struct sh_container *c,
 	}
 	apply_defaults(cfg, eff);
 	r = container_pick(c, CONTAINER_POLICY, &pick, err);
-	if (!r && pick.value)
-		r = choose_policy(cfg, pick.key, pick.value, eff, err);
 	if (r)
 		return r;
-	if (eff->policy && eff->policy->has_bypass) {
-		eff->bypass = eff->policy->bypass;
-		eff->bypass_source = SRC_POLICY;
+	if (pick.value) {
+		r = choose_policy(cfg, pick.key, pick.value, eff, err);
+		if (r)
+			return r;
 	}
+	take_policy_bypass(eff);
 	r = container_pick(c, CONTAINER_BYPASS, &pick, err);
-	if (!r && pick.value)
+	if (r)
+		return r;
+	if (pick.value) {
 		r = apply_bypass_annotation(cfg, pick.key, pick.value, eff,
 					    err);
-	if (!r)
-		r = container_pick(c, CONTAINER_RECORD, &pick, err);
-	if (!r && pick.value)
+		if (r)
+			return r;
+	}
+	r = container_pick(c, CONTAINER_RECORD, &pick, err);
+	if (r)
+		return r;
+	if (pick.value) {
 		r = apply_record_annotation(cfg, pick.key, pick.value, eff,
 					    err);
-	if (!r)
-		r = resolve_mode(cfg, c, eff, err);
-	return r;
+		if (r)
+			return r;
+	}
+	return resolve_mode(cfg, c, eff, err);
 }
 
 bool policy_needs(const struct sh_effective *eff, enum sh_prog_kind kind)
@@ -340,14 +367,10 @@ static int reresolve_mode(const struct sh_config *cfg,
 			  struct sh_error *err)
 {
 	const char *key = recorded_key(rec->mode_source);
-	int r = check_audit_policy(cfg, eff, err);
+	int r = take_policy_mode(cfg, eff, err);
 
 	if (r)
 		return r;
-	if (eff->policy && eff->policy->audit) {
-		eff->audit = true;
-		eff->mode_source = SRC_POLICY;
-	}
 	if (!key)
 		return 0;
 	return apply_mode_annotation(cfg, key, rec->audit ? "audit" : "enforce",
@@ -358,7 +381,7 @@ int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
 		     struct sh_effective *eff, struct sh_error *err)
 {
 	const char *key = recorded_key(rec->policy_source);
-	int r = 0;
+	int r;
 
 	memset(eff, 0, sizeof(*eff));
 	eff->who.namespace = rec->k8s_namespace[0] ? rec->k8s_namespace : NULL;
@@ -370,20 +393,38 @@ int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
 		return 0;
 	}
 	apply_defaults(cfg, eff);
-	if (key)
+	if (key) {
 		r = choose_policy(cfg, key, rec->policy, eff, err);
-	if (r)
-		return r;
-	if (eff->policy && eff->policy->has_bypass) {
-		eff->bypass = eff->policy->bypass;
-		eff->bypass_source = SRC_POLICY;
+		if (r)
+			return r;
 	}
+	take_policy_bypass(eff);
 	key = recorded_key(rec->bypass_source);
-	if (key)
+	if (key) {
 		r = apply_bypass_annotation(
 			cfg, key, rec->bypass ? "true" : "false", eff, err);
-	if (!r && rec->footprint[0])
+		if (r)
+			return r;
+	}
+	if (rec->footprint[0]) {
 		r = apply_record_annotation(cfg, SH_ANNOTATION_RECORD,
 					    rec->footprint, eff, err);
-	return r ? r : reresolve_mode(cfg, rec, eff, err);
+		if (r)
+			return r;
+	}
+	return reresolve_mode(cfg, rec, eff, err);
+}
+
+void policy_record(const struct sh_effective *eff, struct sh_record *rec)
+{
+	snprintf(rec->policy, sizeof(rec->policy), "%s",
+		 eff->policy ? eff->policy->name : "");
+	policy_source_text(eff, false, rec->policy_source,
+			   sizeof(rec->policy_source));
+	rec->bypass = eff->bypass;
+	policy_source_text(eff, true, rec->bypass_source,
+			   sizeof(rec->bypass_source));
+	rec->audit = eff->audit;
+	policy_mode_source_text(eff, rec->mode_source,
+				sizeof(rec->mode_source));
 }

@@ -46,6 +46,9 @@ int policy_resolve(const struct sh_config *cfg, const struct sh_container *c,
 struct sh_record;
 int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
 		     struct sh_effective *eff, struct sh_error *err);
+/* Writes into rec what policy_reresolve() reads back: the policy's name,
+ * bypass-prot-mem, mode and where each came from. */
+void policy_record(const struct sh_effective *eff, struct sh_record *rec);
 /* A pod sandbox's effective policy: sandbox_policy, with its bypass and
  * mode, and nothing a workload wrote (its annotations are the pod's). */
 void policy_sandbox(const struct sh_config *cfg, struct sh_effective *eff);

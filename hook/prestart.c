@@ -26,12 +26,14 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		.outcome = STATS_UNPOLICED,
 		.config_last_try = done->config_last_try,
 	};
-	if (r)
+	if (r) {
 		error_reason(err, "state_invalid");
-	if (!r)
-		r = policy_resolve(cfg, c, &eff, err);
-	if (!r)
-		r = require_check(cfg, c, err);
+		return r;
+	}
+	r = policy_resolve(cfg, c, &eff, err);
+	if (r)
+		return r;
+	r = require_check(cfg, c, err);
 	if (r)
 		return r;
 	timing_mark("policy");

@@ -169,15 +169,17 @@ int recording_start(const struct sh_loaded *l, const struct sh_record *rec,
 		return r;
 	close(r);
 	r = footprint_pin(l, rec, err);
-	if (!r) {
-		r = write_sidecar(rec, eff, cfg, err);
-		if (r)
-			error_errno(err, r,
-				    "cannot write the provenance of %s in %s",
-				    rec->id, state_dir());
-	}
 	if (r)
-		recording_abort(rec);
+		goto abort;
+	r = write_sidecar(rec, eff, cfg, err);
+	if (r) {
+		error_errno(err, r, "cannot write the provenance of %s in %s",
+			    rec->id, state_dir());
+		goto abort;
+	}
+	return 0;
+abort:
+	recording_abort(rec);
 	return r;
 }
 
@@ -366,10 +368,11 @@ int recording_save(const struct sh_record *rec)
 		remove_sidecar(rec);
 		return 0;
 	}
-	if (!r) {
-		recording_file_name(rec, name, sizeof(name));
-		r = write_file(dir, rec, fp, name, &err);
-	}
+	if (r)
+		goto done;
+	recording_file_name(rec, name, sizeof(name));
+	r = write_file(dir, rec, fp, name, &err);
+done:
 	if (r && r != -ESTALE) {
 		log_warn("recording of %s kept in its pins for gc: %s", rec->id,
 			 fp ? err.msg : strerror(-r));

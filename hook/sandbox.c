@@ -124,7 +124,7 @@ int sandbox_police_pod_of(const struct sh_config *cfg,
 		return 0;
 	}
 	r = check_cgroup(sb.pid, id, err);
-	if (!r)
-		r = police_sandbox(cfg, &sb, done, err);
-	return r;
+	if (r)
+		return r;
+	return police_sandbox(cfg, &sb, done, err);
 }

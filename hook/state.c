@@ -194,12 +194,15 @@ int state_write(const struct sh_record *rec, struct sh_error *err)
 	text = json_object_to_json_string_ext(
 		obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	r = record_name(rec->id, name);
-	if (!r)
-		r = record_replace(name, text, strlen(text), err);
 	if (r)
-		error_errno(err, r, "cannot write state for %s in %s", rec->id,
-			    state_dir());
-	return r;
+		goto fail;
+	r = record_replace(name, text, strlen(text), err);
+	if (r)
+		goto fail;
+	return 0;
+fail:
+	return error_errno(err, r, "cannot write state for %s in %s", rec->id,
+			   state_dir());
 }
 
 static int parse_record_at(int dir, const char *name, struct sh_record *rec)
@@ -255,13 +258,15 @@ static int read_record_at(int dir, const char *name, struct mount_cache *m,
 
 	if (r == -ENOENT)
 		return r;
-	if (!r && cached_mount(m, &root))
+	if (r)
+		goto ignore;
+	if (cached_mount(m, &root))
 		return -ENOENT; /* warned: no cgroup2 mount, nothing to do */
 	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 5), name);
-	if (!r)
-		why = state_record_invalid(rec, stem, root);
-	if (r == 0 && !why)
+	why = state_record_invalid(rec, stem, root);
+	if (!why)
 		return 0;
+ignore:
 	log_warn("ignoring state record %s in %s: %s", LOG_Q(name), state_dir(),
 		 r && r != -EBADMSG ? strerror(-r) : why);
 	return r ? r : -EBADMSG;

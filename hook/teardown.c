@@ -94,11 +94,14 @@ static int release_at(int fd, const struct sh_record *rec, bool only_empty)
 		r = release_cgroup(fd, rec, only_empty);
 	else if (fd != -ENOENT && fd != -ESTALE)
 		r = fd; /* cannot tell: keep the record */
+	if (r)
+		return r;
 	/* Record mode: before the record goes; a recording that cannot be
 	 * written now keeps it for the next gc. */
-	if (!r)
-		r = recording_save(rec);
-	return r ? r : drop_record(rec);
+	r = recording_save(rec);
+	if (r)
+		return r;
+	return drop_record(rec);
 }
 
 int teardown_release(const struct sh_record *rec)
@@ -148,11 +151,11 @@ static void release_container(const struct oci_state *st)
 		; /* its recording waits for gc: said */
 	else if (r)
 		log_warn("cannot release %s: %s", st->id, strerror(-r));
-	else
+	else {
 		log_info("released cgroup %s", rec.cg.rel);
-	if (!r)
 		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL,
 			      timing_elapsed());
+	}
 }
 
 int teardown_poststop(const struct oci_state *st, struct sh_error *err)

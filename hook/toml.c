@@ -186,37 +186,50 @@ static int walk(struct parser *ps, struct json_object *from,
 
 static int parse_value(struct parser *ps, struct json_object **out);
 
+/* "= value" after key k, into table t. */
+static int parse_pair_value(struct parser *ps, struct json_object *t,
+			    const struct key *k)
+{
+	struct json_object *parent, *v = NULL;
+	int r;
+
+	if (peek(ps, 0) != '=')
+		return fail(ps, "expected '=' after the key");
+	ps->c.p++;
+	skip_blank(ps);
+	r = walk(ps, t, k, k->n - 1, &parent);
+	if (r)
+		return r;
+	for (int i = 0; i < k->n - 1; i++) {
+		struct json_object *mid;
+
+		r = walk(ps, t, k, i + 1, &mid);
+		if (r)
+			return r;
+		if (is_table(mid) && mark_defined(ps, mid) < 0)
+			return -ENOMEM;
+	}
+	if (json_object_object_get_ex(parent, k->part[k->n - 1], NULL))
+		return fail(ps, "key '%s' is set twice", k->part[k->n - 1]);
+	r = parse_value(ps, &v);
+	if (r)
+		return r;
+	if (json_object_object_add(parent, k->part[k->n - 1], v)) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* key = value into table t; dotted keys make (and define) tables. */
 static int parse_pair(struct parser *ps, struct json_object *t)
 {
-	struct key k = { .n = 0 };
-	struct json_object *parent, *v = NULL;
+	_cleanup_(key_free) struct key k = { .n = 0 };
 	int r = parse_key(ps, &k);
 
-	if (!r && peek(ps, 0) != '=')
-		r = fail(ps, "expected '=' after the key");
-	if (!r) {
-		ps->c.p++;
-		skip_blank(ps);
-		r = walk(ps, t, &k, k.n - 1, &parent);
-	}
-	for (int i = 0; !r && i < k.n - 1; i++) {
-		struct json_object *mid;
-
-		r = walk(ps, t, &k, i + 1, &mid);
-		if (!r && is_table(mid) && mark_defined(ps, mid) < 0)
-			r = -ENOMEM;
-	}
-	if (!r && json_object_object_get_ex(parent, k.part[k.n - 1], NULL))
-		r = fail(ps, "key '%s' is set twice", k.part[k.n - 1]);
-	if (!r)
-		r = parse_value(ps, &v);
-	if (!r && json_object_object_add(parent, k.part[k.n - 1], v)) {
-		json_object_put(v);
-		r = -ENOMEM;
-	}
-	key_free(&k);
-	return r;
+	if (r)
+		return r;
+	return parse_pair_value(ps, t, &k);
 }
 
 static int parse_array(struct parser *ps, struct json_object **out)
@@ -322,49 +335,62 @@ static int parse_value(struct parser *ps, struct json_object **out)
 	return r;
 }
 
+/* The table header key k names, after its closing bracket(s): made when
+ * new, a new element of an array of tables. */
+static int header_table(struct parser *ps, const struct key *k, bool array,
+			struct json_object **out)
+{
+	struct json_object *parent, *t, *v;
+	const char *last;
+	int r;
+
+	if (peek(ps, 0) != ']' || (array && peek(ps, 1) != ']'))
+		return fail(ps, "expected '%s' after the table name",
+			    array ? "]]" : "]");
+	ps->c.p += array ? 2 : 1;
+	r = walk(ps, ps->root, k, k->n - 1, &parent);
+	if (r)
+		return r;
+	last = k->part[k->n - 1];
+	if (!json_object_object_get_ex(parent, last, &v)) {
+		v = array ? json_object_new_array() : json_object_new_object();
+		if (!v || json_object_object_add(parent, last, v))
+			return -ENOMEM;
+	}
+	if (!array) {
+		if (!is_table(v))
+			return fail(ps, "'%s' is not a table", last);
+		r = mark_defined(ps, v);
+		if (r > 0)
+			return fail(ps, "table '%s' is defined twice", last);
+		if (r)
+			return r;
+		*out = v;
+		return 0;
+	}
+	if (!(json_object_is_type(v, json_type_array) &&
+	      (!json_object_array_length(v) || is_array_of_tables(v))))
+		return fail(ps, "'%s' is not an array of tables", last);
+	t = json_object_new_object();
+	if (!t || json_object_array_add(v, t))
+		return -ENOMEM;
+	*out = t;
+	return 0;
+}
+
 /* [a.b] or [[a.b]]: the table that the following pairs go into. */
 static int parse_header(struct parser *ps)
 {
 	bool array = peek(ps, 1) == '[';
-	struct key k = { .n = 0 };
-	struct json_object *parent, *t = NULL, *v;
-	const char *last;
+	_cleanup_(key_free) struct key k = { .n = 0 };
+	struct json_object *t = NULL;
 	int r;
 
 	ps->c.p += array ? 2 : 1;
 	r = parse_key(ps, &k);
-	if (!r && (peek(ps, 0) != ']' || (array && peek(ps, 1) != ']')))
-		r = fail(ps, "expected '%s' after the table name",
-			 array ? "]]" : "]");
-	if (r) {
-		key_free(&k);
+	if (r)
 		return r;
-	}
-	ps->c.p += array ? 2 : 1;
-	r = walk(ps, ps->root, &k, k.n - 1, &parent);
-	last = k.part[k.n - 1];
-	if (!r && !json_object_object_get_ex(parent, last, &v)) {
-		v = array ? json_object_new_array() : json_object_new_object();
-		if (!v || json_object_object_add(parent, last, v))
-			r = -ENOMEM;
-	}
-	if (!r && array &&
-	    !(json_object_is_type(v, json_type_array) &&
-	      (!json_object_array_length(v) || is_array_of_tables(v))))
-		r = fail(ps, "'%s' is not an array of tables", last);
-	else if (!r && !array && !is_table(v))
-		r = fail(ps, "'%s' is not a table", last);
-	if (!r && array) {
-		t = json_object_new_object();
-		if (!t || json_object_array_add(v, t))
-			r = -ENOMEM;
-	} else if (!r) {
-		t = v;
-		r = mark_defined(ps, t);
-		if (r > 0)
-			r = fail(ps, "table '%s' is defined twice", last);
-	}
-	key_free(&k);
+	r = header_table(ps, &k, array, &t);
 	if (r)
 		return r;
 	ps->cur = t;

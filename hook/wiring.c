@@ -278,9 +278,9 @@ static int make_dir_of(const char *path, struct sh_error *err)
 
 int wiring_plan_apply(struct wiring_plan *plan, struct sh_error *err)
 {
-	int i, r = 0;
+	int i, r;
 
-	for (i = 0; i < plan->nr_files && !r; i++) {
+	for (i = 0; i < plan->nr_files; i++) {
 		const struct wiring_file *f = &plan->files[i];
 
 		if (!wiring_file_changes(f))
@@ -288,16 +288,18 @@ int wiring_plan_apply(struct wiring_plan *plan, struct sh_error *err)
 		if (f->text && make_dir_of(f->path, err))
 			return err->code;
 		r = put(f, f->text);
-		if (r)
+		if (r) {
 			error_errno(err, r, "cannot write %.200s", f->path);
+			goto undo;
+		}
 	}
-	if (!r) {
-		for (i = 0; i < SH_WIRING_MAX_PRUNE; i++)
-			plan->pruned[i] = plan->prune[i][0] &&
-					  rmdir(plan->prune[i]) == 0;
-		return 0;
-	}
-	for (i -= 2; i >= 0; i--)
+	for (i = 0; i < SH_WIRING_MAX_PRUNE; i++)
+		plan->pruned[i] = plan->prune[i][0] &&
+				  rmdir(plan->prune[i]) == 0;
+	return 0;
+undo:
+	/* The files before the one that failed get their old text back. */
+	for (i--; i >= 0; i--)
 		if (wiring_file_changes(&plan->files[i]) &&
 		    put(&plan->files[i], plan->files[i].old))
 			error_note(err, "%.200s left as written",

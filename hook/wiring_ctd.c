@@ -106,20 +106,24 @@ int wiring_ctd_build(struct ctd *c, const struct wiring_hook *hook,
 	int r = wiring_ctd_default(c, &rt, err) ?:
 			wiring_ctd_spec_source(c, rt, &source, &generated, err);
 
-	for (int i = 0; !r && i < SH_WIRING_NR_HANDLERS; i++) {
+	if (r)
+		return r;
+	for (int i = 0; i < SH_WIRING_NR_HANDLERS; i++) {
 		char *text = NULL;
 
 		r = wiring_spec_build(source, generated, handlers[i], hook,
 				      c->o->keep_net_raw, &text, err);
+		if (r)
+			return r;
 		wiring_ctd_node_spec_path(c, handlers[i], path, sizeof(path));
-		if (!r)
-			r = wiring_plan_write(plan, path, text, 0644, err);
+		r = wiring_plan_write(plan, path, text, 0644, err);
+		if (r)
+			return r;
 	}
-	if (!r)
-		r = wiring_ctd_dropin_build(c, rt, &doc, err);
-	if (!r)
-		r = wiring_ctd_dropin_plan(c, doc, plan, err);
-	return r;
+	r = wiring_ctd_dropin_build(c, rt, &doc, err);
+	if (r)
+		return r;
+	return wiring_ctd_dropin_plan(c, doc, plan, err);
 }
 
 int wiring_ctd_configure(const struct wiring_opts *o,
@@ -130,11 +134,12 @@ int wiring_ctd_configure(const struct wiring_opts *o,
 	int r = wiring_ctd_node_open(&c, o, err) ?:
 			wiring_ctd_build(&c, hook, plan, err);
 
-	if (!r)
-		wiring_plan_note(
-			plan,
-			"containerd %d.x, %s (config version %d) imports %s",
-			c.major, c.main_path, c.main_version, c.dropin);
+	if (r)
+		goto out;
+	wiring_plan_note(plan,
+			 "containerd %d.x, %s (config version %d) imports %s",
+			 c.major, c.main_path, c.main_version, c.dropin);
+out:
 	wiring_ctd_node_close(&c);
 	return r;
 }

@@ -92,9 +92,10 @@ int wiring_ctd_nri_read(const struct wiring_opts *o, struct wiring_nri *n,
 	int r = wiring_ctd_node_probe(&c, o, err) ?:
 			wiring_ctd_node_dump(&c, NULL, &dump, err);
 
-	if (!r)
-		r = wiring_ctd_nri_settings(dump, c.version, c.main_path, n,
-					    err);
+	if (r)
+		goto out;
+	r = wiring_ctd_nri_settings(dump, c.version, c.main_path, n, err);
+out:
 	wiring_ctd_node_close(&c);
 	return r;
 }
@@ -189,21 +190,28 @@ static int plan_fallback(struct ctd *c, const struct wiring_hook *hook,
 	 * nothing of ours */
 	r = wiring_spec_build(source, generated, NULL, hook, true, &spec_text,
 			      err);
-	wiring_ctd_node_spec_path(c, c->default_name, spec, sizeof(spec));
-	if (!r)
-		r = wiring_plan_write(plan, spec, spec_text, 0644, err);
-	doc = r ? NULL : fallback_doc(c, spec);
-	text = doc ? render(c, doc) : NULL;
-	if (!r && !text)
-		return error_set(err, -ENOMEM, "runtime: out of memory");
-	r = r ?: wiring_ctd_dropin_try(c, text, plan, &after, err);
-	if (!r && after)
-		r = check(c, spec, after, err);
-	if (r) {
-		free(text);
+	if (r)
 		return r;
+	wiring_ctd_node_spec_path(c, c->default_name, spec, sizeof(spec));
+	r = wiring_plan_write(plan, spec, spec_text, 0644, err);
+	if (r)
+		return r;
+	doc = fallback_doc(c, spec);
+	text = doc ? render(c, doc) : NULL;
+	if (!text)
+		return error_set(err, -ENOMEM, "runtime: out of memory");
+	r = wiring_ctd_dropin_try(c, text, plan, &after, err);
+	if (r)
+		goto fail;
+	if (after) {
+		r = check(c, spec, after, err);
+		if (r)
+			goto fail;
 	}
 	return wiring_plan_write(plan, c->dropin, text, 0644, err);
+fail:
+	free(text);
+	return r;
 }
 
 int wiring_ctd_nri_fallback(const struct wiring_opts *o,
@@ -213,18 +221,23 @@ int wiring_ctd_nri_fallback(const struct wiring_opts *o,
 	struct ctd c = { .name = FALLBACK_DROPIN };
 	int r = wiring_ctd_node_open(&c, o, err);
 
-	if (!r && c.major == 1)
+	if (r)
+		goto out;
+	if (c.major == 1) {
 		r = error_set(
 			err, -ENOTSUP,
 			"containerd %s takes a drop-in's whole CRI section: the NRI fallback needs containerd 2.x",
 			c.version);
-	if (!r)
-		r = plan_fallback(&c, hook, plan, err);
-	if (!r)
-		wiring_plan_note(
-			plan,
-			"fallback: containerd's default handler '%s' runs the hook, for require_annotations.nri",
-			c.default_name);
+		goto out;
+	}
+	r = plan_fallback(&c, hook, plan, err);
+	if (r)
+		goto out;
+	wiring_plan_note(
+		plan,
+		"fallback: containerd's default handler '%s' runs the hook, for require_annotations.nri",
+		c.default_name);
+out:
 	wiring_ctd_node_close(&c);
 	return r;
 }

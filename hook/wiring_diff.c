@@ -135,16 +135,17 @@ int wiring_diff_print(FILE *out, const char *old, const char *new_text,
 	size_t n = 0;
 	int r = split(old, &a) ?: split(new_text, &b);
 
-	if (!r) {
-		e = calloc(a.n + b.n + 1, sizeof(*e));
-		r = e ? script(&a, &b, e, &n) : -ENOMEM;
-	}
-	if (!r) {
-		fprintf(out, "--- %s%s\n+++ %s%s\n", old ? "" : "/dev/null",
-			old ? path : "", new_text ? "" : "/dev/null",
-			new_text ? path : "");
-		print_hunks(out, e, n, &a, &b);
-	}
+	if (r)
+		goto free_lines;
+	e = calloc(a.n + b.n + 1, sizeof(*e));
+	r = e ? script(&a, &b, e, &n) : -ENOMEM;
+	if (r)
+		goto free_lines;
+	fprintf(out, "--- %s%s\n+++ %s%s\n", old ? "" : "/dev/null",
+		old ? path : "", new_text ? "" : "/dev/null",
+		new_text ? path : "");
+	print_hunks(out, e, n, &a, &b);
+free_lines:
 	free(a.at);
 	free(a.len);
 	free(b.at);

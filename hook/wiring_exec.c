@@ -266,13 +266,17 @@ int wiring_exec_run(char *const argv[], const struct wiring_view *view,
 	closep(&pe[1]);
 	s[0].fd = po[0];
 	s[1].fd = pe[0];
-	if (!r)
-		r = finish(argv, pid, collect(s), &s[1], err);
+	if (r)
+		goto close_read;
+	r = finish(argv, pid, collect(s), &s[1], err);
+close_read:
 	closep(&po[0]);
 	closep(&pe[0]);
-	if (!r && out)
+	if (r)
+		return r;
+	if (out)
 		*out = TAKE_PTR(obuf);
-	return r;
+	return 0;
 }
 
 int wiring_exec_toml(char *const argv[], const struct wiring_view *view,

@@ -97,9 +97,10 @@ static int remove_unit(struct wiring_plan *plan, struct sh_error *err)
 	if (text && !unit_is_ours(text))
 		return 0; /* not ours: left alone, refused below if it runs */
 	r = wiring_plan_remove(plan, UNIT_PATH, err);
-	if (!r)
-		plan->files[plan->nr_files - 1].unit = true;
-	return r;
+	if (r)
+		return r;
+	plan->files[plan->nr_files - 1].unit = true;
+	return 0;
 }
 
 /* Our link out of plan, and the plugin directory with it if that is
@@ -146,9 +147,10 @@ static int add_unit(const struct wiring_opts *o, const struct wiring_hook *hook,
 			      wiring_nri_unit_text(hook->path, o->config,
 						   n->socket),
 			      0644, err);
-	if (!r)
-		plan->files[plan->nr_files - 1].unit = true;
-	return r;
+	if (r)
+		return r;
+	plan->files[plan->nr_files - 1].unit = true;
+	return 0;
 }
 
 static int add_link(const struct wiring_hook *hook, const char *path,
@@ -217,13 +219,14 @@ int wiring_nri_configure(const struct wiring_opts *o,
 	struct wiring_file *unit;
 	int r = check_mode(o, hook, cfg, n, err);
 
+	if (r)
+		return r;
 	snprintf(link, sizeof(link), "%s/" SH_WIRING_NRI_LINK, n->plugin_dir);
-	if (!r)
-		r = service ? add_unit(o, hook, n, plan, err) :
-			      remove_unit(plan, err);
-	if (!r)
-		r = plugin ? add_link(hook, link, plan, err) :
-			     remove_link(link, plan, err);
+	r = service ? add_unit(o, hook, n, plan, err) : remove_unit(plan, err);
+	if (r)
+		return r;
+	r = plugin ? add_link(hook, link, plan, err) :
+		     remove_link(link, plan, err);
 	if (r)
 		return r;
 	/* a unit of ours there is stopped first; another may run now */

@@ -217,6 +217,26 @@ static void print_result(const struct explain_options *opts,
 		printf("refused: %s\n", refused);
 }
 
+/* What prestart checks after the policy: the annotations it requires, the
+ * kernel, and (when it attaches anything) the cgroup. */
+static int explain_checks(const struct sh_config *cfg,
+			  const struct sh_container *c,
+			  const struct sh_effective *eff,
+			  const struct oci_state *st, struct json_object *desc,
+			  struct sh_error *err)
+{
+	int r = require_check(cfg, c, err);
+
+	if (r)
+		return r;
+	r = check_kernel(cfg, eff, err);
+	if (r)
+		return r;
+	if (policy_is_empty(eff))
+		return 0;
+	return explain_cgroup(cfg, st, desc, err);
+}
+
 /* Everything but the config: the verdict on one container. */
 static int explain_container(const struct explain_options *opts,
 			     const char *path, const struct sh_config *cfg,
@@ -231,14 +251,9 @@ static int explain_container(const struct explain_options *opts,
 	if (r)
 		return r;
 	container_read(st, &c);
-	r = policy_r = policy_resolve(cfg, &c, &eff, err);
-	if (!r)
-		r = require_check(cfg, &c, err);
-	if (!r)
-		r = check_kernel(cfg, &eff, err);
+	policy_r = policy_resolve(cfg, &c, &eff, err);
 	desc = policy_r ? json_object_new_object() : describe_effective(&eff);
-	if (!r && !policy_is_empty(&eff))
-		r = explain_cgroup(cfg, st, desc, err);
+	r = policy_r ?: explain_checks(cfg, &c, &eff, st, desc, err);
 	/* The same line as on stderr. */
 	log_line(refused, sizeof(refused), error_text(err, r));
 	print_result(opts, path, st, &eff, desc, policy_r, r ? refused : NULL);
@@ -253,11 +268,12 @@ static int explain(const struct explain_options *opts)
 	struct sh_config cfg;
 	int r = config_load(path, &cfg, &err);
 
-	if (!r) {
-		r = explain_container(opts, path, &cfg, &st, &err);
-		oci_state_free(&st);
-		config_free(&cfg);
-	}
+	if (r)
+		goto out;
+	r = explain_container(opts, path, &cfg, &st, &err);
+	oci_state_free(&st);
+	config_free(&cfg);
+out:
 	if (r)
 		error_report(&err, r);
 	return r;

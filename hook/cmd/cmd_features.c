@@ -94,6 +94,22 @@ struct features_options {
 	int nr_hooks_dirs;
 };
 
+static int add_labels(struct features *f, const struct sh_config *cfg)
+{
+	int r = add_label(f, FEATURES_PREFIX "installed", f->wiring.installed);
+
+	if (r)
+		return r;
+	r = add_label(f, FEATURES_PREFIX "bypass-prot-mem",
+		      kernel_bypass() && f->wiring.bypass_handler);
+	if (r)
+		return r;
+	r = add_label(f, FEATURES_PREFIX "nri", f->wiring.nri);
+	if (r)
+		return r;
+	return add_policies(f, cfg);
+}
+
 static int collect(const struct features_options *opts, struct features *f,
 		   struct sh_error *err)
 {
@@ -105,7 +121,6 @@ static int collect(const struct features_options *opts, struct features *f,
 	if (r)
 		return r;
 	f->labels = json_object_new_object();
-	r = f->labels ? 0 : -ENOMEM;
 	/* RuntimeClass sockopt's pods fail where the runtime lacks its
 	 * handler: installed only with the wiring, bypass with its handler. */
 	wiring_status_check(&f->wiring, opts->containerd_config,
@@ -113,16 +128,7 @@ static int collect(const struct features_options *opts, struct features *f,
 	if (!f->wiring.installed)
 		log_warn("features: sockopt-hook.io/installed=false: %s",
 			 f->wiring.why);
-	if (!r)
-		r = add_label(f, FEATURES_PREFIX "installed",
-			      f->wiring.installed);
-	if (!r)
-		r = add_label(f, FEATURES_PREFIX "bypass-prot-mem",
-			      kernel_bypass() && f->wiring.bypass_handler);
-	if (!r)
-		r = add_label(f, FEATURES_PREFIX "nri", f->wiring.nri);
-	if (!r)
-		r = add_policies(f, &cfg);
+	r = f->labels ? add_labels(f, &cfg) : -ENOMEM;
 	config_free(&cfg);
 	if (r)
 		return error_set(err, r, "features: out of memory");

@@ -304,10 +304,14 @@ static int session(struct nri_cmd *c, const char *name, const char *idx)
 			 strerror(errno));
 
 	p.data = c;
-	if (!r)
-		r = nri_plugin_register(&p);
-	if (!r)
-		r = serve(c, &p);
+	if (r)
+		goto end;
+	r = nri_plugin_register(&p);
+	if (r)
+		goto end;
+	r = serve(c, &p);
+end:
+	/* Every session ends here, failed or not: report, then start over. */
 	if (r)
 		log_error("NRI session ended: %s",
 			  p.error[0] ? p.error : strerror(-r));
@@ -421,19 +425,24 @@ static int nri(const char *config, const char *socket_path)
 	log_set_context("nri");
 	log_set_stderr_level(LOG_INFO);
 	r = identity(&name, &idx, &err);
-	if (!r)
-		r = setup_mode(&c, socket_path, &inherited, &err);
-	if (!r)
-		r = nri_status_lock(&c.status, &err);
-	if (!r)
-		r = block_signals(&c, &err);
-	if (!r) {
-		load_config(&c);
-		r = sessions(&c, name, idx, inherited);
-		inherited = -1; /* sessions() closed it */
-	} else {
-		error_report(&err, r);
-	}
+	if (r)
+		goto fail;
+	r = setup_mode(&c, socket_path, &inherited, &err);
+	if (r)
+		goto fail;
+	r = nri_status_lock(&c.status, &err);
+	if (r)
+		goto fail;
+	r = block_signals(&c, &err);
+	if (r)
+		goto fail;
+	load_config(&c);
+	r = sessions(&c, name, idx, inherited);
+	inherited = -1; /* sessions() closed it */
+	goto out;
+fail:
+	error_report(&err, r);
+out:
 	if (inherited >= 0)
 		close(inherited);
 	if (c.sig >= 0)

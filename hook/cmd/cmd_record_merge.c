@@ -292,8 +292,10 @@ static int merge(const char *config, int argc, char **argv)
 	if (!fp || !recordings)
 		return -ENOMEM;
 	r = add_operands(&m, argc, argv);
-	if (!r)
-		r = print_merged(&m);
+	if (r)
+		goto out;
+	r = print_merged(&m);
+out:
 	if (m.cfg_loaded)
 		config_free(&m.cfg);
 	return r;

@@ -47,10 +47,10 @@ static int read_state(struct oci_state *st, struct sh_error *err)
 {
 	int r = oci_read_state(STDIN_FILENO, st, err);
 
-	if (!r)
-		log_set_context("container %s", st->id);
-	else
+	if (r)
 		error_reason(err, "state_invalid");
+	else
+		log_set_context("container %s", st->id);
 	timing_mark("state");
 	return r;
 }
@@ -163,9 +163,7 @@ static int run_stage(const struct runtime_options *opts, stage_fn stage)
 	int r;
 
 	log_open(1);
-	r = read_state(&st, &err);
-	if (!r)
-		r = stage(opts, &st, &c, &err);
+	r = read_state(&st, &err) ?: stage(opts, &st, &c, &err);
 	if (r) {
 		error_report(&err, r);
 		/* Refused before prestart read the container (the state or

@@ -209,16 +209,26 @@ static int run(bool on, struct wiring_opts *o)
 		o->nri ? nri_unconfigure(rt, o, &plan, &err) :
 			 rt->unconfigure(o, &plan, &err);
 
-	if (!r && o->nri)
+	if (r)
+		goto out;
+	if (o->nri) {
 		r = wiring_nri_before(o, &plan, &err);
-	if (!r && !o->dry_run)
-		r = wiring_plan_apply(&plan, &err);
-	if (!r && o->nri)
-		r = wiring_nri_after(o, &plan, &err);
-	if (!r) {
-		wiring_plan_print(&plan, stdout, o->dry_run);
-		r = finish(rt, o, &plan, &err);
+		if (r)
+			goto out;
 	}
+	if (!o->dry_run) {
+		r = wiring_plan_apply(&plan, &err);
+		if (r)
+			goto out;
+	}
+	if (o->nri) {
+		r = wiring_nri_after(o, &plan, &err);
+		if (r)
+			goto out;
+	}
+	wiring_plan_print(&plan, stdout, o->dry_run);
+	r = finish(rt, o, &plan, &err);
+out:
 	if (r)
 		error_report(&err, r);
 	wiring_plan_free(&plan);

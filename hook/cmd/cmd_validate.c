@@ -264,25 +264,25 @@ static int validate(const struct validate_options *opts)
 
 	if (r) {
 		error_report(&err, r);
-	} else {
-		check_hooksd(opts, path, &cfg, &w);
-		check_require_hooksd(opts, path, &cfg, &w);
-		lint_policies(&cfg, &w);
-		check_logging(&cfg, &w);
-		check_families(&w);
-		print_warnings(&w);
+		if (opts->json)
+			print_json(path, r, &err, &cfg, &w);
+		return r;
 	}
-	if (opts->json)
-		print_json(path, r, &err, &cfg, &w);
-	else if (!r)
+	check_hooksd(opts, path, &cfg, &w);
+	check_require_hooksd(opts, path, &cfg, &w);
+	lint_policies(&cfg, &w);
+	check_logging(&cfg, &w);
+	check_families(&w);
+	print_warnings(&w);
+	if (opts->json) {
+		print_json(path, 0, &err, &cfg, &w);
+	} else {
 		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
-	if (!r && !opts->json) {
 		print_require(&cfg);
 		print_sandbox(&cfg);
 	}
-	if (!r)
-		config_free(&cfg);
-	return r;
+	config_free(&cfg);
+	return 0;
 }
 
 enum { OPT_HOOKS_DIR = CLI_OPT_OWN };

@@ -350,10 +350,12 @@ static int on_request(struct nri_plugin *p, const struct ttrpc_msg *msg)
 		r = 0;
 	}
 	ttrpc__request__free_unpacked(req, NULL);
-	if (!r)
-		r = respond(p, msg->stream, &rep);
-	else if (r == -ENOMEM && !p->error[0])
+	if (r == -ENOMEM && !p->error[0])
 		end_session(p, r, "out of memory");
+	if (r)
+		goto out;
+	r = respond(p, msg->stream, &rep);
+out:
 	free(rep.payload);
 	return r;
 }

@@ -167,23 +167,27 @@ static int generic_only(struct bpf_object *obj, enum sh_prog_kind kind,
 	const char *want = generic_prog_name(kind, bypass);
 	struct bpf_program *prog;
 	struct bpf_map *state;
-	int r = 0;
+	int r;
 
 	bpf_object__for_each_program(prog, obj) bpf_program__set_autoload(
 		prog, !strcmp(bpf_program__name(prog), want));
-	for (size_t i = 0; i < ARRAY_SIZE(specialised_maps) && !r; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(specialised_maps); i++) {
 		struct bpf_map *m =
 			bpf_object__find_map_by_name(obj, specialised_maps[i]);
 
-		if (m)
-			r = bpf_map__set_autocreate(m, false);
+		if (!m)
+			continue;
+		r = bpf_map__set_autocreate(m, false);
+		if (r)
+			return r;
 	}
 	state = bpf_object__find_map_by_name(obj, "gen_state");
-	if (!r)
-		r = state ? bpf_map__set_value_size(state,
-						    state_size(kind, audit)) :
-			    -ENOENT;
-	return r ? r : set_rodata(obj, kind, bypass, audit);
+	if (!state)
+		return -ENOENT;
+	r = bpf_map__set_value_size(state, state_size(kind, audit));
+	if (r)
+		return r;
+	return set_rodata(obj, kind, bypass, audit);
 }
 
 int generic_load(enum sh_prog_kind kind, bool bypass, bool audit)
@@ -200,18 +204,23 @@ int generic_load(enum sh_prog_kind kind, bool bypass, bool audit)
 	if (!obj)
 		return -errno;
 	r = generic_only(obj, kind, bypass, audit);
-	if (!r)
-		r = bpf_object__load(obj);
+	if (r)
+		goto out;
+	r = bpf_object__load(obj);
+	if (r)
+		goto out;
 	prog = bpf_object__find_program_by_name(obj, generic_prog_name(kind,
 								       bypass));
-	if (!r && !prog)
+	if (!prog) {
 		r = -ENOENT;
+		goto out;
+	}
 	/* The program outlives the object: a copy of its fd. */
-	fd = r ? -1 : fcntl(bpf_program__fd(prog), F_DUPFD_CLOEXEC, 3);
-	if (!r && fd < 0)
-		r = -errno;
+	fd = fcntl(bpf_program__fd(prog), F_DUPFD_CLOEXEC, 3);
+	r = fd < 0 ? -errno : fd;
+out:
 	bpf_object__close(obj);
-	return r ? r : fd;
+	return r;
 }
 
 void generic_init(struct generic_prog *g)
@@ -265,6 +274,26 @@ static int open_maps(enum sh_prog_kind kind, bool audit, struct generic_prog *g)
 	return g->rules_fd < 0 ? g->rules_fd : 0;
 }
 
+/* The pinned program g->fd is the generic one this hook loads, with its
+ * maps: fills g's id and map fds. */
+static int check_pinned(struct generic_prog *g, enum sh_prog_kind kind,
+			bool audit, const struct progcheck_want *want,
+			char *name, struct sh_error *err)
+{
+	int r = progcheck_prog(g->fd, want, err);
+
+	if (r)
+		return r;
+	r = bpfinfo_prog(g->fd, &g->id, name);
+	if (r)
+		return r;
+	if (open_maps(kind, audit, g))
+		return error_set(
+			err, -ESTALE,
+			"its state or rules map is not the generic one");
+	return 0;
+}
+
 int generic_find(int pins, enum sh_prog_kind kind, bool bypass, bool audit,
 		 struct generic_prog *g)
 {
@@ -290,12 +319,7 @@ int generic_find(int pins, enum sh_prog_kind kind, bool bypass, bool audit,
 		g->fd = -1;
 		return -ENOENT;
 	}
-	r = progcheck_prog(g->fd, &want, &err);
-	if (!r)
-		r = bpfinfo_prog(g->fd, &g->id, name);
-	if (!r && open_maps(kind, audit, g))
-		r = error_set(&err, -ESTALE,
-			      "its state or rules map is not the generic one");
+	r = check_pinned(g, kind, audit, &want, name, &err);
 	if (r) {
 		pin_name(pin, sizeof(pin), kind_get(kind)->name, hash);
 		log_warn(
@@ -436,15 +460,18 @@ int generic_arm(const struct generic_prog *g, enum sh_prog_kind kind,
 	 * ready: gc never drops the rules of an id a state names. */
 	int r = write_state(g, kind, eff, cg_id, false, BPF_ANY);
 
-	if (!r && kind != SH_PROG_SOCK && put_rules(g, kind, eff, err))
-		return err->code;
-	if (!r)
-		r = write_state(g, kind, eff, cg_id, true, BPF_ANY);
 	if (r)
-		return error_errno(
-			err, r, "cannot write the generic %s program's state",
-			kind_get(kind)->name);
+		goto fail;
+	if (kind != SH_PROG_SOCK && put_rules(g, kind, eff, err))
+		return err->code;
+	r = write_state(g, kind, eff, cg_id, true, BPF_ANY);
+	if (r)
+		goto fail;
 	return 0;
+fail:
+	return error_errno(err, r,
+			   "cannot write the generic %s program's state",
+			   kind_get(kind)->name);
 }
 
 /* The rules ids the states of one program name (its attachments). */

@@ -95,6 +95,18 @@ static int footprint_size(struct bpf_map *map, bool on)
 	return bpf_map__set_max_entries(map, on ? SH_FP_MAX : 1);
 }
 
+/* The maps every specialised copy sizes before its load: no generic
+ * state or rules (rules may be NULL), and its footprint table. */
+static int size_maps(struct bpf_map *state, struct bpf_map *rules,
+		     struct bpf_map *footprint, bool footprint_on)
+{
+	int r = specialised_only(state, rules);
+
+	if (r)
+		return r;
+	return footprint_size(footprint, footprint_on);
+}
+
 /* A recording copy has its own tables: it must never be found by a
  * container that does not record (the hash differs), and is never looked
  * up by one that does (see obtain()). Other copies hash as they did. */
@@ -162,29 +174,28 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 		return -errno;
 	fill_sock_rodata(skel->rodata, eff->policy, l);
 	r = size_would_have(skel->maps.would_have, l->audit);
-	if (r) {
-		sock_create_bpf__destroy(skel);
-		return r;
-	}
+	if (r)
+		goto fail;
 	bpf_program__set_autoload(skel->progs.sh_sock_create, !bypass);
 	bpf_program__set_autoload(skel->progs.sh_sock_bypass, bypass);
 	bpf_program__set_autoload(skel->progs.sh_gen_sock, false);
 	bpf_program__set_autoload(skel->progs.sh_gen_sock_bp, false);
-	r = specialised_only(skel->maps.gen_state, NULL);
-	if (!r)
-		r = footprint_size(skel->maps.footprint, l->footprint);
-	if (!r)
-		r = sock_create_bpf__load(skel);
-	if (r) {
-		sock_create_bpf__destroy(skel);
-		return r;
-	}
+	r = size_maps(skel->maps.gen_state, NULL, skel->maps.footprint,
+		      l->footprint);
+	if (r)
+		goto fail;
+	r = sock_create_bpf__load(skel);
+	if (r)
+		goto fail;
 	l->sock = skel;
 	l->fd[SH_PROG_SOCK] =
 		bpf_program__fd(bypass ? skel->progs.sh_sock_bypass :
 					 skel->progs.sh_sock_create);
 	l->fresh[SH_PROG_SOCK] = true;
 	return 0;
+fail:
+	sock_create_bpf__destroy(skel);
+	return r;
 }
 
 /*
@@ -284,13 +295,15 @@ static int load_rules_object(struct bpf_object_skeleton *s,
 {
 	int r = bpf_map__set_max_entries(rules, n ? n : 1);
 
-	if (!r)
-		r = size_would_have(would_have, audit);
-	if (!r)
-		r = bpf_object__load_skeleton(s);
-	if (!r)
-		r = fill_rules(rules, entries, n, audit);
-	return r;
+	if (r)
+		return r;
+	r = size_would_have(would_have, audit);
+	if (r)
+		return r;
+	r = bpf_object__load_skeleton(s);
+	if (r)
+		return r;
+	return fill_rules(rules, entries, n, audit);
 }
 
 static void fill_set_rodata(struct setsockopt_bpf__rodata *ro,
@@ -325,21 +338,22 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 		return -errno;
 	fill_set_rodata(skel->rodata, p, l);
 	bpf_program__set_autoload(skel->progs.sh_gen_set, false);
-	r = specialised_only(skel->maps.gen_state, skel->maps.gen_rules);
-	if (!r)
-		r = footprint_size(skel->maps.footprint, l->footprint);
-	if (!r)
-		r = load_rules_object(skel->skeleton, skel->maps.rules,
-				      skel->maps.would_have, p->set_rules,
-				      p->nr_set, l->audit);
-	if (r) {
-		setsockopt_bpf__destroy(skel);
-		return r;
-	}
+	r = size_maps(skel->maps.gen_state, skel->maps.gen_rules,
+		      skel->maps.footprint, l->footprint);
+	if (r)
+		goto fail;
+	r = load_rules_object(skel->skeleton, skel->maps.rules,
+			      skel->maps.would_have, p->set_rules, p->nr_set,
+			      l->audit);
+	if (r)
+		goto fail;
 	l->set = skel;
 	l->fd[SH_PROG_SET] = bpf_program__fd(skel->progs.sh_setsockopt);
 	l->fresh[SH_PROG_SET] = true;
 	return 0;
+fail:
+	setsockopt_bpf__destroy(skel);
+	return r;
 }
 
 static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
@@ -351,21 +365,22 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 		return -errno;
 	fill_get_rodata(skel->rodata, p, l);
 	bpf_program__set_autoload(skel->progs.sh_gen_get, false);
-	r = specialised_only(skel->maps.gen_state, skel->maps.gen_rules);
-	if (!r)
-		r = footprint_size(skel->maps.footprint, l->footprint);
-	if (!r)
-		r = load_rules_object(skel->skeleton, skel->maps.rules,
-				      skel->maps.would_have, p->get_rules,
-				      p->nr_get, l->audit);
-	if (r) {
-		getsockopt_bpf__destroy(skel);
-		return r;
-	}
+	r = size_maps(skel->maps.gen_state, skel->maps.gen_rules,
+		      skel->maps.footprint, l->footprint);
+	if (r)
+		goto fail;
+	r = load_rules_object(skel->skeleton, skel->maps.rules,
+			      skel->maps.would_have, p->get_rules, p->nr_get,
+			      l->audit);
+	if (r)
+		goto fail;
 	l->get = skel;
 	l->fd[SH_PROG_GET] = bpf_program__fd(skel->progs.sh_getsockopt);
 	l->fresh[SH_PROG_GET] = true;
 	return 0;
+fail:
+	getsockopt_bpf__destroy(skel);
+	return r;
 }
 
 uint64_t load_hash(const struct sh_effective *eff, enum sh_prog_kind kind,
@@ -473,9 +488,9 @@ int load_probe_bypass(void)
 	load_init(&l);
 	r = obtain_sock_create(&none, true, &l);
 	load_free(&l);
-	if (!r)
-		return 1;
-	return unsupported(r) ? 0 : r;
+	if (r)
+		return unsupported(r) ? 0 : r;
+	return 1;
 }
 
 static int refuse_bypass(const struct sh_effective *eff, struct sh_error *err)

@@ -86,12 +86,17 @@ int pin_dir_open(bool create, struct sh_error *err)
 		return error_errno(err, -errno,
 				   "cannot open pin directory %.128s", dir);
 	r = check_bpffs(fd, dir, err);
-	if (!r)
-		r = trust_check_dir(fd, "pin directory", dir, err);
+	if (r)
+		goto fail;
+	r = trust_check_dir(fd, "pin directory", dir, err);
+	if (r)
+		goto fail;
+	return take_fd(&fd);
+fail:
 	/* A directory made on the wrong filesystem is not left behind. */
-	if (r && made)
+	if (made)
 		rmdir(dir);
-	return r ? r : take_fd(&fd);
+	return r;
 }
 
 int pin_dir_lock(int dir, struct sh_error *err)

@@ -91,13 +91,14 @@ static int preload_mode(struct preload *pl, const struct sh_policy *p,
 		if (l.fd[k] >= 0)
 			r = pin_program(pl, &l, k, err);
 	load_free(&l);
-	if (!r)
-		pl->res->policies++;
-	else
+	if (r) {
 		error_note(err, "for policy %s (bypass-prot-mem %s, %s mode)",
 			   p ? p->name : "(none)", bypass ? "on" : "off",
 			   audit ? "audit" : "enforce");
-	return r;
+		return r;
+	}
+	pl->res->policies++;
+	return 0;
 }
 
 /* The policy's mode, and the other one when annotations may choose it
@@ -108,9 +109,9 @@ static int preload_variant(struct preload *pl, const struct sh_policy *p,
 	bool audit = p && p->audit;
 	int r = preload_mode(pl, p, bypass, audit, err);
 
-	if (!r && pl->cfg->allow_audit_mode)
-		r = preload_mode(pl, p, bypass, !audit, err);
-	return r;
+	if (r || !pl->cfg->allow_audit_mode)
+		return r;
+	return preload_mode(pl, p, bypass, !audit, err);
 }
 
 /* The bypass setting prestart ends with when bypass is asked for. */
@@ -132,9 +133,9 @@ static int preload_policy(struct preload *pl, const struct sh_policy *p,
 	bool bypass = p && p->has_bypass ? p->bypass : cfg->default_bypass;
 	int r = preload_bypass(pl, p, bypass, err);
 
-	if (!r && cfg->allow_bypass)
-		r = preload_bypass(pl, p, !bypass, err);
-	return r;
+	if (r || !cfg->allow_bypass)
+		return r;
+	return preload_bypass(pl, p, !bypass, err);
 }
 
 static bool bypass_reachable(const struct sh_config *cfg)
@@ -166,15 +167,21 @@ static int preload_all(struct preload *pl, struct sh_error *err)
 			NULL;
 	int r = preload_policy(pl, def, err);
 
-	if (!r)
-		r = preload_sandbox(pl, err);
-	for (size_t i = 0; i < cfg->nr_policies && !r; i++) {
+	if (r)
+		return r;
+	r = preload_sandbox(pl, err);
+	if (r)
+		return r;
+	for (size_t i = 0; i < cfg->nr_policies; i++) {
 		const struct sh_policy *p = &cfg->policies[i];
 
-		if (p != def && config_policy_allowed(cfg, p->name))
-			r = preload_policy(pl, p, err);
+		if (p == def || !config_policy_allowed(cfg, p->name))
+			continue;
+		r = preload_policy(pl, p, err);
+		if (r)
+			return r;
 	}
-	return r;
+	return 0;
 }
 
 /* One generic program: kept when a checked pin of it is there. */
@@ -217,16 +224,21 @@ static int preload_generic_one(struct preload *pl, enum sh_prog_kind kind,
  * has it: a prestart then never verifies, whatever policy it gets. */
 static int preload_generic(struct preload *pl, struct sh_error *err)
 {
-	int r = 0;
+	int r;
 
-	for (int audit = 0; audit < 2 && !r; audit++) {
-		for (int k = 0; k < SH_PROG_KINDS && !r; k++)
+	for (int audit = 0; audit < 2; audit++) {
+		for (int k = 0; k < SH_PROG_KINDS; k++) {
 			r = preload_generic_one(pl, k, false, audit, err);
-		if (!r && pl->bypass_all)
-			r = preload_generic_one(pl, SH_PROG_SOCK, true, audit,
-						err);
+			if (r)
+				return r;
+		}
+		if (!pl->bypass_all)
+			continue;
+		r = preload_generic_one(pl, SH_PROG_SOCK, true, audit, err);
+		if (r)
+			return r;
 	}
-	return r;
+	return 0;
 }
 
 static int sweep_pin(int dir, const char *name, const char *type, uint64_t hash,
@@ -322,17 +334,21 @@ int preload_run(const struct sh_config *cfg, struct preload_result *res,
 		return dir;
 	pl.dir = dir;
 	r = pin_dir_lock(dir, err);
-	if (!r)
-		r = preload_generic(&pl, err);
-	if (!r)
-		r = preload_all(&pl, err);
-	if (r) {
-		undo_pins(&pl);
-		return r;
-	}
+	if (r)
+		goto undo;
+	r = preload_generic(&pl, err);
+	if (r)
+		goto undo;
+	r = preload_all(&pl, err);
+	if (r)
+		goto undo;
 	r = pin_foreach(dir, sweep_pin, &pl, err);
-	if (!r)
-		preload_keys(&pl);
+	if (r)
+		return r;
+	preload_keys(&pl);
+	return 0;
+undo:
+	undo_pins(&pl);
 	return r;
 }
 
@@ -350,12 +366,14 @@ int preload_unpin_all(struct preload_result *res, struct sh_error *err)
 		return dir == -ENOENT ? 0 : dir;
 	}
 	r = pin_dir_lock(dir, err);
-	if (!r)
-		preload_keys(&pl);
-	if (!r)
-		r = pin_foreach(dir, sweep_pin, &pl, err);
+	if (r)
+		return r;
+	preload_keys(&pl);
+	r = pin_foreach(dir, sweep_pin, &pl, err);
+	if (r)
+		return r;
 	/* Another tool's file left in it keeps the directory. */
-	if (!r && rmdir(pin_dir()) < 0 && errno != ENOTEMPTY)
-		r = error_errno(err, -errno, "cannot remove %s", pin_dir());
-	return r;
+	if (rmdir(pin_dir()) < 0 && errno != ENOTEMPTY)
+		return error_errno(err, -errno, "cannot remove %s", pin_dir());
+	return 0;
 }

@@ -241,9 +241,10 @@ int progcheck_prog(int prog_fd, const struct progcheck_want *want,
 		return error_set(err, -ESTALE, "it is named '%.16s', not '%s'",
 				 info.name, want->prog_name);
 	r = check_attach_type(prog_fd, want->kind, err);
-	if (!r)
-		r = check_rodata(ids, info.nr_map_ids, want, err);
-	if (!r && want->has_rules)
-		r = check_rules(ids, info.nr_map_ids, want, err);
-	return r;
+	if (r)
+		return r;
+	r = check_rodata(ids, info.nr_map_ids, want, err);
+	if (r || !want->has_rules)
+		return r;
+	return check_rules(ids, info.nr_map_ids, want, err);
 }

@@ -221,8 +221,10 @@ int replace_commit(int cg_fd, const struct sh_progs *old,
 	if (r)
 		return r;
 	r = side_of_loaded(l, &to, err);
-	if (!r)
-		r = transition(cg_fd, &from, &to, err);
+	if (r)
+		goto close;
+	r = transition(cg_fd, &from, &to, err);
+close:
 	side_close(&from); /* to's fds are l's */
 	return r;
 }
@@ -236,8 +238,10 @@ int replace_undo(int cg_fd, const struct sh_progs *old,
 	if (r)
 		return r;
 	r = side_of_progs(old, &to, err);
-	if (!r)
-		r = transition(cg_fd, &from, &to, err);
+	if (r)
+		goto close;
+	r = transition(cg_fd, &from, &to, err);
+close:
 	side_close(&from);
 	side_close(&to);
 	return r;
