@@ -407,7 +407,8 @@ def agent(spec, vols):
     check(len(config) == 1 and config[0].get("readOnly") is True,
           "the agent reads the ConfigMap read-only", config)
     check(re.search(r'^host="nsenter --target 1 --mount --'
-                    r'( nsenter --target 1 --cgroup --)?"$', script, re.M)
+                    r'( /usr/bin/nsenter --target 1 --cgroup --)?"$', script,
+                    re.M)
           and '$host "$hook"' in script and
           re.search(r"^hook=/usr/local/libexec/oci/hooks.d/oci-sockopt-hook$",
                     script, re.M),
