@@ -441,20 +441,12 @@ static void test_audit_mode(void)
 	   "a mode annotation that is neither is invalid");
 }
 
-/* What prestart keeps of an effective policy in the record. */
+/* What prestart keeps of an effective policy in the record
+ * (policy_record), and the record name record mode gives it. */
 static void record_of(const struct sh_effective *eff, struct sh_record *rec)
 {
 	memset(rec, 0, sizeof(*rec));
-	snprintf(rec->policy, sizeof(rec->policy), "%s",
-		 eff->policy ? eff->policy->name : "");
-	policy_source_text(eff, false, rec->policy_source,
-			   sizeof(rec->policy_source));
-	rec->bypass = eff->bypass;
-	policy_source_text(eff, true, rec->bypass_source,
-			   sizeof(rec->bypass_source));
-	rec->audit = eff->audit;
-	policy_mode_source_text(eff, rec->mode_source,
-				sizeof(rec->mode_source));
+	policy_record(eff, rec);
 	snprintf(rec->footprint, sizeof(rec->footprint), "%s", eff->record);
 }
 
