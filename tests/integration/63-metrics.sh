@@ -37,15 +37,6 @@ WARN=$(ct_config warn '.on_unsupported = "warn"')
 ONLYBULK=$(ct_config onlybulk \
 	'.annotations.allow_policies = ["bulk"] | .on_unsupported = "warn"')
 
-# cri NAMESPACE POD CONTAINER: the annotations containerd writes.
-cri()
-{
-	CRI=(-a io.kubernetes.cri.container-type=container
-		-a "io.kubernetes.cri.sandbox-namespace=$1"
-		-a "io.kubernetes.cri.sandbox-name=$2"
-		-a "io.kubernetes.cri.container-name=$3")
-}
-
 # workload CALL...: sockcheck runs (each "a b" is one run of sockcheck
 # a b), then READY, then sleep.
 workload()
@@ -62,7 +53,7 @@ A=$(ct_id a) B=$(ct_id b) C=$(ct_id c) D=$(ct_id d) E=$(ct_id e)
 
 # A: restricted: 3 SO_MARK sets denied, 2 rcvbuf clamped, 1 get denied;
 # 6 sockets.
-cri ns-a web-1 app
+ct_cri ns-a web-1 app
 b=$(ct_bundle -c "$WARN" "${CRI[@]}" -a sockopt-hook.io/policy=restricted a -- \
 	sh -c "$(workload 'set-mark 5' 'set-mark 5' 'set-mark 5' \
 		'rcvbuf 4194304' 'rcvbuf 4194304' get-mark)")
@@ -73,7 +64,7 @@ tap_is "$(grep -c '^setsockopt=EPERM$' "$CT_OUT") $(grep -c '^rcvbuf=131072$' "$
 	tap_diag "$(cat "$CT_OUT")"
 
 # B: setonly: 4 SO_MARK sets denied; 4 sockets.
-cri ns-a web-2 sidecar
+ct_cri ns-a web-2 sidecar
 b=$(ct_bundle -c "$WARN" "${CRI[@]}" -a sockopt-hook.io/policy=setonly b -- \
 	sh -c "$(workload 'set-mark 7' 'set-mark 7' 'set-mark 7' 'set-mark 7')")
 ct_start_ok "B (setonly, ns-a/web-2/sidecar) runs its calls" runc "$B" "$b" '^READY$' ||
@@ -81,7 +72,7 @@ ct_start_ok "B (setonly, ns-a/web-2/sidecar) runs its calls" runc "$B" "$b" '^RE
 tap_is "$(grep -c '^setsockopt=EPERM$' "$CT_OUT")" 4 "B: the policy denied 4 SO_MARK sets"
 
 # C: bulk with bypass-prot-mem, which this kernel lacks: fallback.
-cri ns-b batch-1 worker
+ct_cri ns-b batch-1 worker
 b=$(ct_bundle -c "$WARN" "${CRI[@]}" -a sockopt-hook.io/policy=bulk \
 	-a sockopt-hook.io/bypass-prot-mem=true c -- \
 	sh -c "$(workload 'socket inet stream' 'socket inet stream')")
@@ -89,13 +80,13 @@ ct_start_ok "C (bulk + bypass-prot-mem, ns-b/batch-1/worker) starts" runc "$C" "
 	tap_done
 
 # D: no policy: unpoliced.
-cri ns-b batch-1 idle
+ct_cri ns-b batch-1 idle
 b=$(ct_bundle -c "$WARN" "${CRI[@]}" d -- sh -c "$(workload)")
 ct_start_ok "D (no policy, ns-b/batch-1/idle) starts" runc "$D" "$b" '^READY$' ||
 	tap_done
 
 # E: a policy the config does not allow: refused.
-cri ns-c denied app
+ct_cri ns-c denied app
 b=$(ct_bundle -c "$ONLYBULK" "${CRI[@]}" -a sockopt-hook.io/policy=restricted e -- \
 	sh -c "$(workload)")
 ct_start runc "$E" "$b"

@@ -89,32 +89,23 @@ WARN=$(ct_config warn '.on_unsupported = "warn"')
 ONLYBULK=$(ct_config onlybulk \
 	'.annotations.allow_policies = ["bulk"] | .on_unsupported = "warn"')
 
-# cri NAMESPACE POD CONTAINER: the annotations containerd writes.
-cri()
-{
-	CRI=(-a io.kubernetes.cri.container-type=container
-		-a "io.kubernetes.cri.sandbox-namespace=$1"
-		-a "io.kubernetes.cri.sandbox-name=$2"
-		-a "io.kubernetes.cri.container-name=$3")
-}
-
 A=$(ct_id a) B=$(ct_id b) E=$(ct_id e) F=$(ct_id f) G=$(ct_id g)
 # A: restricted, denied SO_MARK sets all along (5 a second).
-cri ns-a web-1 app
+ct_cri ns-a web-1 app
 b=$(ct_bundle -c "$WARN" "${CRI[@]}" -a sockopt-hook.io/policy=restricted a -- \
 	sh -c 'echo READY; while :; do sockcheck set-mark 5 >/dev/null; sleep 0.2; done')
 ct_start_ok "A (restricted, ns-a/web-1/app) runs, its SO_MARK sets denied" \
 	runc "$A" "$b" '^READY$' || tap_done
 # B: bulk with bypass-prot-mem on this kernel: a fallback, before
 # Prometheus starts.
-cri ns-b batch-1 worker
+ct_cri ns-b batch-1 worker
 b=$(ct_bundle -c "$WARN" "${CRI[@]}" -a sockopt-hook.io/policy=bulk \
 	-a sockopt-hook.io/bypass-prot-mem=true b -- sh -c 'echo READY; exec sleep 600')
 ct_start_ok "B (bulk + bypass-prot-mem, ns-b/batch-1/worker) starts (fallback)" \
 	runc "$B" "$b" '^READY$' || tap_done
 # E: a policy the config does not allow: refused, before Prometheus
 # starts, and once more (G) while it runs.
-cri ns-c denied app
+ct_cri ns-c denied app
 b=$(ct_bundle -c "$ONLYBULK" "${CRI[@]}" -a sockopt-hook.io/policy=restricted e -- \
 	sh -c 'exec sleep 600')
 ct_start runc "$E" "$b"
@@ -256,13 +247,13 @@ firing()
 
 tap_is "$(firing OciSockoptHookFallbacks)$(firing OciSockoptHookContainersRefused)" "" \
 	"no alert for B's fallback and E's refusal, counted before Prometheus started"
-cri ns-c denied app-2
+ct_cri ns-c denied app-2
 b=$(ct_bundle -c "$ONLYBULK" "${CRI[@]}" -a sockopt-hook.io/policy=restricted g -- \
 	sh -c 'exec sleep 600')
 ct_start runc "$G" "$b"
 [ "$CT_RC" != 0 ]
 tap_ok $? "G (restricted, not in allow_policies) is refused" || ct_diag_run "$b"
-cri ns-b batch-2 worker
+ct_cri ns-b batch-2 worker
 b=$(ct_bundle -c "$WARN" "${CRI[@]}" -a sockopt-hook.io/bypass-prot-mem=true f -- \
 	sh -c 'echo READY; exec sleep 600')
 ct_start_ok "F (bypass-prot-mem) starts without it (fallback)" runc "$F" "$b" '^READY$'

@@ -50,15 +50,6 @@ cfg=$(ct_config record '.record = {"allow": true, "dir": $d} | .log_file = $log'
 under=$(ct_config under '.defaults.policy = "restricted" |
 	.record = {"allow": true, "dir": $d}' --arg d "$recdir")
 
-# cri NAMESPACE POD CONTAINER: containerd's annotations for them, in CRI.
-cri()
-{
-	CRI=(-a io.kubernetes.cri.container-type=container
-		-a "io.kubernetes.cri.sandbox-namespace=$1"
-		-a "io.kubernetes.cri.sandbox-name=$2"
-		-a "io.kubernetes.cri.container-name=$3")
-}
-
 # recordings NAME: the recording files of record NAME, one a line (and
 # record.dir/NAME-*.json, where a hook before issue 21 wrote them, so that
 # its output is checked too).
@@ -156,9 +147,9 @@ tap_like "$(grep -c 'not written' "$LOG") $(grep 'not written' "$LOG")" \
 	"the log says why, in one line" || tap_diag "$(cat "$LOG")"
 
 # ---- 3. One file per recording, with its provenance -------------------------
-cri shop web-0 app
+ct_cri shop web-0 app
 record web "$cfg" 'sockcheck keepalive' "${CRI[@]}"
-cri evil web-0 app
+ct_cri evil web-0 app
 record web "$cfg" 'sockcheck rcvbuf 4096' "${CRI[@]}"
 evil_id=$REC_ID
 tap_is "$(recordings web | sed 's|.*/||; s/_[0-9a-f]\{12\}\.json$//')" "evil_web-0_app
@@ -181,7 +172,7 @@ tap_is "$(recordings again | wc -l)" 2 "the same container id run twice: two fil
 # ---- 4. record merge ----------------------------------------------------------
 i=0
 for work in 'sockcheck keepalive' 'sockcheck rcvbuf 65536' 'sockcheck cc cubic'; do
-	cri shop "shopweb-$i" app
+	ct_cri shop "shopweb-$i" app
 	record shopweb "$cfg" "$work" "${CRI[@]}"
 	i=$((i + 1))
 done
@@ -199,7 +190,7 @@ tap_ok $? "validate takes the merged proposal" || tap_diag "$out"
 mapfile -t files < <(recordings shopweb)
 tap_is "$("$HOOK" record merge "${files[@]}" "${files[0]}" | jq -S .policies)" "$(jq -S .policies "$merged")" \
 	"merging the files (one given twice) gives the same"
-cri shop shopweb-3 app
+ct_cri shop shopweb-3 app
 record shopweb2 "$under" 'sockcheck keepalive' "${CRI[@]}"
 err=$("$HOOK" --config "$cfg" record merge shopweb "$(recordings shopweb2)" 2>&1 >/dev/null)
 rc=$?

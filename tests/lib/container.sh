@@ -468,6 +468,16 @@ ct_default_state_ours()
 	find "$CT_DEFAULT_STATE_DIR" -mindepth 1 -name "*${1:-$CT_PREFIX}*" | sort
 }
 
+# ct_cri NAMESPACE POD CONTAINER: sets CRI to the annotations containerd's
+# CRI writes into a workload container's spec (for ct_bundle).
+ct_cri()
+{
+	CRI=(-a io.kubernetes.cri.container-type=container
+		-a "io.kubernetes.cri.sandbox-namespace=$1"
+		-a "io.kubernetes.cri.sandbox-name=$2"
+		-a "io.kubernetes.cri.container-name=$3")
+}
+
 # ct_snapshot [-d STATE-DIR] [PART...]: what a container must not leave
 # behind. PARTs: progs, state (the hook's state dir, $CT_STATE_DIR unless
 # -d names another), cgroups (default: all three). In the state dir,
