@@ -36,7 +36,7 @@ export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
 LOG=$CT_TMP/hook.log
 ON=$(ct_config on ". + {log_file: \"$LOG\", log_level: \"debug\"}")
 OFF=$(ct_config off ". + {log_file: \"$LOG\", sandbox_policy: \"\"}")
-CRI=io.kubernetes.cri
+CRI_NS=io.kubernetes.cri
 CRIO=io.kubernetes.cri-o
 POD_UID=65535
 
@@ -67,8 +67,8 @@ sandbox()
 			-a "io.kubernetes.pod.namespace=shop" -a "io.kubernetes.pod.name=$name" \
 			"$name" -- pause)
 	else
-		b=$(ct_bundle -c "$cfg" -a "$CRI.container-type=sandbox" \
-			-a "$CRI.sandbox-namespace=shop" -a "$CRI.sandbox-name=$name" \
+		b=$(ct_bundle -c "$cfg" -a "$CRI_NS.container-type=sandbox" \
+			-a "$CRI_NS.sandbox-namespace=shop" -a "$CRI_NS.sandbox-name=$name" \
 			"$name" -- pause) && jq_bundle "$b" 'del(.hooks)'
 	fi
 	jq_bundle "$b" "$UNPRIVILEGED" || return 1
@@ -91,9 +91,9 @@ app()
 			-a "io.kubernetes.container.name=app" \
 			-a sockopt-hook.io/policy=restricted "$name" -- sandbox_ptrace 1 "$want")
 	else
-		b=$(ct_bundle -c "$cfg" -a "$CRI.container-type=container" \
-			-a "$CRI.container-name=app" -a "$CRI.sandbox-id=$sid" \
-			-a "$CRI.sandbox-namespace=shop" -a "$CRI.sandbox-name=$name" \
+		b=$(ct_bundle -c "$cfg" -a "$CRI_NS.container-type=container" \
+			-a "$CRI_NS.container-name=app" -a "$CRI_NS.sandbox-id=$sid" \
+			-a "$CRI_NS.sandbox-namespace=shop" -a "$CRI_NS.sandbox-name=$name" \
 			-a sockopt-hook.io/policy=restricted "$name" -- sandbox_ptrace 1 "$want")
 	fi
 	# shellcheck disable=SC2016 # $pid is jq's
@@ -192,7 +192,7 @@ fi
 
 # --- 5. explain and validate ---------------------------------------------
 
-B=$(ct_bundle -a "$CRI.container-type=sandbox" -a sockopt-hook.io/policy=bulk explain-sb -- pause)
+B=$(ct_bundle -a "$CRI_NS.container-type=sandbox" -a sockopt-hook.io/policy=bulk explain-sb -- pause)
 json=$("$HOOK" --config "$ON" explain --json --bundle "$B" 2>&1)
 tap_ok "$(jq -e '.sandbox and .policy == {"name": "@deny-sockets", "source": "sandbox_policy"} and .programs == ["sock_create"] and .socket.deny == [{"family": "AF_INET"}, {"family": "AF_INET6"}]' <<<"$json" >/dev/null; echo $?)" \
 	"explain: a sandbox gets @deny-sockets from sandbox_policy, whatever the pod's annotations" ||

@@ -31,7 +31,7 @@ BASE=$(ct_snapshot)
 LOG=$CT_TMP/hook.log
 DEFAULTS=$(ct_config defaults \
 	". + {log_file: \"$LOG\", log_level: \"debug\"} | .defaults.policy = \"restricted\"")
-CRI=io.kubernetes.cri
+CRI_NS=io.kubernetes.cri
 CRIO=io.kubernetes.cri-o
 
 # probe NAME CHECK ANNOTATION...: a runc container under $DEFAULTS, with
@@ -53,12 +53,12 @@ probe()
 
 # --- who is a sandbox ----------------------------------------------------
 
-tap_is "$(probe crio-copied set-mark\ 5 "$CRI.container-type=sandbox" \
+tap_is "$(probe crio-copied set-mark\ 5 "$CRI_NS.container-type=sandbox" \
 	"$CRIO.ContainerType=container" io.kubernetes.container.name=app)" \
 	"setsockopt=EPERM" \
-	"CRI-O container with a copied $CRI.container-type=sandbox: defaults.policy applies (SO_MARK gives EPERM)"
-tap_is "$(probe containerd-copied set-mark\ 5 "$CRI.container-type=container" \
-	"$CRI.container-name=app" "$CRIO.ContainerType=sandbox")" \
+	"CRI-O container with a copied $CRI_NS.container-type=sandbox: defaults.policy applies (SO_MARK gives EPERM)"
+tap_is "$(probe containerd-copied set-mark\ 5 "$CRI_NS.container-type=container" \
+	"$CRI_NS.container-name=app" "$CRIO.ContainerType=sandbox")" \
 	"setsockopt=EPERM" \
 	"containerd container with a passed-through $CRIO.ContainerType=sandbox: defaults.policy applies"
 tap_like "$(probe crio-pause set-mark\ 5 "$CRIO.ContainerType=sandbox" \
@@ -67,15 +67,15 @@ tap_like "$(probe crio-pause set-mark\ 5 "$CRIO.ContainerType=sandbox" \
 	"CRI-O pause container ($CRIO.ContainerType=sandbox), with a copied policy annotation: sandbox_policy only, no inet socket at all"
 # restricted denies getsockopt(SO_MARK), setonly does not.
 tap_is "$(probe crio-name get-mark "$CRIO.ContainerType=container" \
-	io.kubernetes.container.name=db "$CRI.container-name=web" \
+	io.kubernetes.container.name=db "$CRI_NS.container-name=web" \
 	sockopt-hook.io/policy.web=setonly)" \
 	"mark=EPERM" \
-	"CRI-O container db with a copied $CRI.container-name=web: policy.web does not apply to it"
+	"CRI-O container db with a copied $CRI_NS.container-name=web: policy.web does not apply to it"
 # A container name longer than a scoped key's name part may be (63
 # characters: "policy." leaves 56): its entry in containers.policy.
 LONG=web-$(printf 'x%.0s' $(seq 59))
-tap_is "$(probe long-name get-mark "$CRI.container-type=container" \
-	"$CRI.container-name=$LONG" \
+tap_is "$(probe long-name get-mark "$CRI_NS.container-type=container" \
+	"$CRI_NS.container-name=$LONG" \
 	"sockopt-hook.io/containers.policy=db=restricted, $LONG=setonly")" \
 	"mark=0" \
 	"containerd container with a 63-character name: its containers.policy entry (setonly) applies, not defaults.policy"
