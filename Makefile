@@ -50,15 +50,13 @@ ifeq ($(findstring clang,$(shell $(CC) --version 2>/dev/null)),)
 WARN += -Wno-format-truncation
 endif
 CFLAGS ?= -O2 -g
-# hook/ is flat prefixed modules in folders that show the path: the
-# commands in hook/cmd/, the BPF program lifecycle in hook/prog/, the rest
-# at the top. Every folder is on the include path: a module includes
-# another by its name alone, wherever it lives.
-HOOK_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard hook/*.c hook/*/*.c))))
-HOOK_INCLUDES := $(HOOK_DIRS:%=-I%)
+# hook/ is prefixed modules in folders by stage of the data path, in
+# dependency order (docs/development.md, "## Map"); main.c alone at the
+# top. A module includes another by its path under hook/ ("prog/load.h").
+HOOK_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard hook/*.c hook/*/*.c hook/*/*/*.c))))
 # -Ulinux: gnu11 predefines `linux` as 1, and NRI's messages have fields
 # named linux (protoc-c keeps the names).
-override CFLAGS += -std=gnu11 -Ulinux $(WARN) -D_GNU_SOURCE -I$(BUILD) -Ibpf $(HOOK_INCLUDES) $(PKG_CFLAGS) \
+override CFLAGS += -std=gnu11 -Ulinux $(WARN) -D_GNU_SOURCE -Ihook -I$(BUILD) -Ibpf $(PKG_CFLAGS) \
 	-DSH_HOOKSD_PREFIX='"$(HOOKSD)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Each object's own header dependencies, in a .d file next to it.
@@ -90,7 +88,7 @@ PB_OBJS := $(PB_NAMES:%=$(BUILD)/obj/pb/%.pb-c.o)
 
 HOOK_SRCS := $(foreach d,$(HOOK_DIRS),$(wildcard $(d)/*.c))
 HOOK_HDRS := $(foreach d,$(HOOK_DIRS),$(wildcard $(d)/*.h))
-LIB_SRCS := $(filter-out hook/cmd/main.c,$(HOOK_SRCS))
+LIB_SRCS := $(filter-out hook/main.c,$(HOOK_SRCS))
 HOOK_OBJS := $(HOOK_SRCS:hook/%.c=$(BUILD)/obj/%.o) $(PB_OBJS)
 LIB_OBJS := $(LIB_SRCS:hook/%.c=$(BUILD)/obj/%.o) $(PB_OBJS)
 # Headers the build writes. Objects wait for them (order-only); which
@@ -151,7 +149,7 @@ $(BUILD)/obj/pb/%.pb-c.o: $(NRI_GEN)/%.pb-c.c | $(GEN_HDRS)
 
 # An object that exists without its .d file (built before there were any,
 # or the .d lost) is rebuilt: nothing else says which headers it is stale for.
-DEP_OBJS = $(HOOK_OBJS) $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(BUILD)/san/cmd/main.o
+DEP_OBJS = $(HOOK_OBJS) $(LIB_SRCS:hook/%.c=$(BUILD)/san/%.o) $(BUILD)/san/main.o
 $(filter-out $(patsubst %.d,%.o,$(wildcard $(DEP_OBJS:.o=.d))),$(wildcard $(DEP_OBJS))): FORCE
 
 $(BUILD)/obj/%.o: hook/%.c | $(GEN_HDRS)
@@ -162,7 +160,7 @@ $(BUILD)/obj/%.o: hook/%.c | $(GEN_HDRS)
 # --version also prints what each library was built against: libelf and
 # libcgroup have no call that returns their version.
 modversion = $(shell $(PKG_CONFIG) --modversion $(1) 2>/dev/null || echo unknown)
-$(BUILD)/obj/version.o $(BUILD)/san/version.o: override CFLAGS += \
+$(BUILD)/obj/lib/version.o $(BUILD)/san/lib/version.o: override CFLAGS += \
 	-DSH_BUILT_LIBBPF='"$(call modversion,libbpf)"' \
 	-DSH_BUILT_LIBELF='"$(call modversion,libelf)"' \
 	-DSH_BUILT_ZLIB='"$(call modversion,zlib)"' \
@@ -172,7 +170,7 @@ $(BUILD)/obj/version.o $(BUILD)/san/version.o: override CFLAGS += \
 
 # The NRI plugin gives containers the hook that `make install` puts here
 # (the operator config's nri.hook_path overrides it).
-$(BUILD)/obj/config_nri.o $(BUILD)/san/config_nri.o: override CFLAGS += \
+$(BUILD)/obj/config/config_nri.o $(BUILD)/san/config/config_nri.o: override CFLAGS += \
 	-DSH_NRI_HOOK_PATH='"$(HOOKDIR)/oci-sockopt-hook"'
 
 # The linker's NSS warnings name libcgroup functions the hook never calls
@@ -232,7 +230,7 @@ check-node:
 # (umoci, busybox-static): $(BUILD)/image/oci-sockopt-hook-VERSION-COMMIT.tar,
 # tagged VERSION-COMMIT (-dirty when the tree has uncommitted changes).
 # Push it with skopeo copy oci-archive:FILE docker://REGISTRY/oci-sockopt-hook:TAG.
-IMAGE_VERSION = $(shell sed -n 's/^\#define SH_VERSION "\(.*\)"/\1/p' hook/version.h)
+IMAGE_VERSION = $(shell sed -n 's/^\#define SH_VERSION "\(.*\)"/\1/p' hook/lib/version.h)
 IMAGE_COMMIT = $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && \
 	{ git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; } || echo unknown)
 image: $(BIN)
@@ -259,7 +257,8 @@ $(BUILD)/dyn/oci-sockopt-hook: $(HOOK_OBJS) Makefile
 
 hook-dyn: $(BUILD)/dyn/oci-sockopt-hook
 
-# Prefixed exports, no include or call cycle in hook/, the map (docs/development.md) up to date.
+# Prefixed exports, folders in order, no include or call cycle in hook/,
+# the map (docs/development.md) up to date.
 modules-check: $(BIN)
 	./scripts/check-modules.py $(BUILD)/obj hook docs/development.md
 

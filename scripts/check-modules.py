@@ -3,11 +3,15 @@
 """The module rules of hook/ (the "## Map" of the developers' docs),
 checked from the source and the objects:
 
-  - hook/ holds flat prefixed modules in folders (hook/cmd/, hook/prog/,
-    the rest at the top); a module's name is its file name, unique across
-    the folders, and its object is BUILD-OBJ-DIR/<folder>/<name>.o;
+  - hook/ holds prefixed modules in folders by stage of the data path
+    (main.c alone at the top); a module's name is its file name, unique
+    across the folders, and its object is BUILD-OBJ-DIR/<folder>/<name>.o;
   - every name an object exports starts with its file's prefix: the file
     name and "_" (cmd_*.c files: "cmd_"; main.c: only main);
+  - a module includes another by its path under hook/ ("prog/load.h"),
+    and only one of its own folder or of a folder below its own in the
+    map's folder table (the table's rows, top to bottom, are the folder
+    order); nor does its object call into a folder above its own;
   - the include graph among the modules (a module's .c and .h together)
     has no cycle;
   - the call graph has no cycle: module A depends on module B when A's
@@ -16,14 +20,13 @@ checked from the source and the objects:
     which calls back into A;
   - nor has the two together: A including B's header while B calls into
     A is a cycle too (B depends on A's code, A on B's declarations);
-  - the "## Map" section names every module, and every sub-folder of hook/
+  - the "## Map" section names every module, and every folder of hook/
     in one line (a table row) that names each module of the folder.
 
 Usage: check-modules.py [--layers] BUILD-OBJ-DIR [HOOK-DIR [MAP-FILE]]
 Prints one line per violation, then the counts, and exits 1 if there is
 any. --layers prints the modules by depth instead (0: depends on no
-other, through its includes or its calls), a sub-folder's module as
-folder/name.
+other, through its includes or its calls), as folder/name.
 """
 import os
 import re
@@ -95,21 +98,64 @@ def check_prefixes(objdir, where, modules):
 
 
 def includes(path):
+    """The quoted includes of a file: [path as written, without ".h"]."""
     with open(path, encoding="utf-8") as f:
-        return re.findall(r'^#include "([a-z0-9_]+)\.h"', f.read(), re.M)
+        return re.findall(r'^#include "([a-z0-9_/]+)\.h"', f.read(), re.M)
+
+
+def shown(where, module):
+    return f"{where[module]}/{module}" if where[module] else module
 
 
 def include_graph(hookdir, where):
-    """A module depends on what its .c and .h include."""
-    deps = {}
+    """A module depends on what its .c and .h include; an include of a
+    module not by its path under hook/ is a violation."""
+    deps, bad = {}, []
     for mod in where:
         seen = set()
         for ext in (".c", ".h"):
             p = path_of(hookdir, where, mod, ext)
-            if os.path.exists(p):
-                seen.update(i for i in includes(p) if i != mod)
-        deps[mod] = sorted(d for d in seen if d in where)
-    return deps
+            if not os.path.exists(p):
+                continue
+            for inc in includes(p):
+                name = os.path.basename(inc)
+                if name not in where:
+                    continue
+                if inc != shown(where, name):
+                    bad.append(f"{os.path.relpath(p, os.path.dirname(hookdir) or '.')}: "
+                               f'#include "{inc}.h": include it by its path, '
+                               f'"{shown(where, name)}.h"')
+                if name != mod:
+                    seen.add(name)
+        deps[mod] = sorted(seen)
+    return deps, bad
+
+
+def folder_order(mapfile):
+    """The folders of the map's table, top to bottom ("" for hook/)."""
+    with open(mapfile, encoding="utf-8") as f:
+        text = f.read()
+    start = text.find("\n## Map\n")
+    end = text.find("\n## ", start + 1)
+    section = text[start:end if end > 0 else len(text)]
+    return [m.group(1).rstrip("/") for m in
+            re.finditer(r"^\| `hook/([a-z0-9_/]*)` \|", section, re.M)]
+
+
+def check_order(order, where, deps, what):
+    """Each dependency on another folder goes to a folder below."""
+    bad = []
+    for mod in sorted(deps):
+        if where[mod] not in order:
+            continue
+        for d in deps[mod]:
+            if where[d] == where[mod] or where[d] not in order:
+                continue
+            if order.index(where[d]) < order.index(where[mod]):
+                bad.append(f"{shown(where, mod)} {what} {shown(where, d)}: "
+                           f"hook/{where[d]}/ is above hook/{where[mod]}/ "
+                           f"in the folder order")
+    return bad
 
 
 def call_graph(objdir, where, modules):
@@ -193,11 +239,8 @@ def layers(deps, where):
     for m in deps:
         walk(m)
 
-    def shown(m):
-        return f"{where[m]}/{m}" if where[m] else m
-
     for level in range(max(depth.values()) + 1):
-        print(f"{level:2}  " + " ".join(sorted(shown(m) for m in depth
+        print(f"{level:2}  " + " ".join(sorted(shown(where, m) for m in depth
                                                if depth[m] == level)))
 
 
@@ -211,15 +254,16 @@ def check_map(mapfile, where, modules):
     section = text[start:end if end > 0 else len(text)]
     bad = [f"{mapfile}: the map does not name {m}.c"
            for m in modules if f"{m}.c" not in section]
-    for folder in sorted({where[m] for m in modules if where[m]}):
+    for folder in sorted({where[m] for m in modules}):
+        name = f"`hook/{folder}/`" if folder else "`hook/`"
         rows = [line for line in section.splitlines()
-                if f"`hook/{folder}/`" in line]
+                if line.startswith(f"| {name} |")]
         if not rows:
-            bad.append(f"{mapfile}: the map has no line for `hook/{folder}/`")
+            bad.append(f"{mapfile}: the map has no line for {name}")
             continue
         for m in modules:
             if where[m] == folder and not any(f"`{m}.c`" in r for r in rows):
-                bad.append(f"{mapfile}: the `hook/{folder}/` line does not "
+                bad.append(f"{mapfile}: the {name} line does not "
                            f"name `{m}.c`")
     return bad
 
@@ -237,7 +281,8 @@ def main():
     where, bad = find_modules(hookdir)
     modules = sorted(m for m in where
                      if os.path.exists(path_of(hookdir, where, m, ".c")))
-    includes_of = include_graph(hookdir, where)
+    includes_of, bad_paths = include_graph(hookdir, where)
+    bad += bad_paths
     calls_of = call_graph(objdir, where, modules)
     both = {m: sorted(set(includes_of[m]) | set(calls_of.get(m, [])))
             for m in includes_of}
@@ -253,10 +298,16 @@ def main():
              if c not in include_cycles and c not in call_cycles]
     bad += ["include and call cycle: " + " -> ".join(c) for c in mixed]
     bad += check_map(mapfile, where, modules)
+    order = folder_order(mapfile)
+    for folder in sorted({where[m] for m in where} - set(order)):
+        bad.append(f"{mapfile}: hook/{folder}/ is not in the folder table")
+    bad += check_order(order, where, includes_of, "includes")
+    bad += check_order(order, where, calls_of, "calls")
     for line in bad:
         print(line)
     print(f"{len(modules)} modules in "
           f"{len({where[m] for m in modules})} folders: "
+          f"{len(order)} in order, "
           f"{len(include_cycles)} include cycle(s), "
           f"{len(call_cycles)} call cycle(s), "
           f"{len(mixed)} include and call cycle(s), {len(bad)} violation(s)")

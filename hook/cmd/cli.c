@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "log.h"
+#include "cmd/cli.h"
+#include "lib/log.h"
 
 /* getopt returns this plus the option's index for a long option: above
  * every character, so that optopt tells a long option from a short one. */

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <getopt.h>
 
-#include "sh_types.h"
+#include "lib/sh_types.h"
 
 /* The options given before the command, which apply to every command. */
 struct cli_global {

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "apply.h"
-#include "commands.h"
-#include "config.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "stage/apply.h"
 
 struct apply_options {
 	const char *config; /* --config, or NULL */

@@ -12,18 +12,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cg.h"
-#include "cg_choice.h"
-#include "cleanup.h"
-#include "commands.h"
-#include "config.h"
-#include "container.h"
-#include "describe.h"
-#include "jsonw.h"
-#include "log.h"
-#include "oci.h"
-#include "policy.h"
-#include "require.h"
+#include "cgroup/cg.h"
+#include "cgroup/cg_choice.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "input/container.h"
+#include "input/oci.h"
+#include "lib/cleanup.h"
+#include "lib/jsonw.h"
+#include "lib/log.h"
+#include "policy/describe.h"
+#include "policy/policy.h"
+#include "policy/require.h"
 
 /* What the cgroup part says: two refusals and the text around them. */
 #define EXPLAIN_TEXT_MAX (2 * SH_ERROR_MSG_MAX + 2 * PATH_MAX)

@@ -15,15 +15,15 @@
 #include <time.h>
 #include <json-c/json.h>
 
-#include "cleanup.h"
-#include "commands.h"
-#include "config.h"
-#include "fileio.h"
-#include "jsonw.h"
-#include "labelkey.h"
-#include "load.h"
-#include "log.h"
-#include "wiring_status.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "config/labelkey.h"
+#include "lib/cleanup.h"
+#include "lib/fileio.h"
+#include "lib/jsonw.h"
+#include "lib/log.h"
+#include "prog/load.h"
+#include "wiring/wiring_status.h"
 
 #define FEATURES_PREFIX "sockopt-hook.io/"
 #define FEATURES_KEY_MAX 320

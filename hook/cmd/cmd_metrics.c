@@ -6,10 +6,10 @@
  */
 #include <stdio.h>
 
-#include "commands.h"
-#include "log.h"
-#include "metrics.h"
-#include "version.h"
+#include "cmd/commands.h"
+#include "lib/log.h"
+#include "lib/version.h"
+#include "observe/metrics.h"
 
 static int metrics(const char *output)
 {

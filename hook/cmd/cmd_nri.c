@@ -34,15 +34,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "cli.h"
-#include "commands.h"
-#include "config.h"
-#include "config_nri.h"
-#include "log.h"
-#include "nri_plugin.h"
-#include "nri_status.h"
-#include "number.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "config/config_nri.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "lib/number.h"
+#include "nri/nri_plugin.h"
+#include "nri/nri_status.h"
 
 #define DEFAULT_SOCKET "/var/run/nri/nri.sock"
 #define READ_CHUNK (64u << 10)

@@ -7,14 +7,14 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "cleanup.h"
-#include "commands.h"
-#include "config.h"
-#include "jsonw.h"
-#include "kind.h"
-#include "log.h"
-#include "pin.h"
-#include "preload.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "lib/cleanup.h"
+#include "lib/jsonw.h"
+#include "lib/kind.h"
+#include "lib/log.h"
+#include "prog/pin.h"
+#include "prog/preload.h"
 
 struct preload_options {
 	const char *config; /* --config, or NULL */

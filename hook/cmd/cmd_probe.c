@@ -12,20 +12,20 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpffs.h"
-#include "cg.h"
-#include "cleanup.h"
-#include "commands.h"
-#include "families.h"
-#include "fileio.h"
-#include "jsonw.h"
-#include "keys.h"
-#include "load.h"
-#include "log.h"
-#include "number.h"
-#include "generic.h"
-#include "pin.h"
-#include "state.h"
+#include "cgroup/cg.h"
+#include "cmd/commands.h"
+#include "config/families.h"
+#include "lib/cleanup.h"
+#include "lib/fileio.h"
+#include "lib/jsonw.h"
+#include "lib/log.h"
+#include "lib/number.h"
+#include "prog/bpffs.h"
+#include "prog/generic.h"
+#include "prog/keys.h"
+#include "prog/load.h"
+#include "prog/pin.h"
+#include "state/state.h"
 
 #define PROBE_INT_FILE_MAX 64 /* a sysctl holding one number */
 

@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "commands.h"
-#include "footprint.h"
-#include "footprint_json.h"
-#include "jsonw.h"
-#include "log.h"
-#include "recording.h"
-#include "state.h"
+#include "cmd/commands.h"
+#include "lib/cleanup.h"
+#include "lib/jsonw.h"
+#include "lib/log.h"
+#include "record/footprint.h"
+#include "record/footprint_json.h"
+#include "record/recording.h"
+#include "state/state.h"
 
 static const char *to_text(struct json_object *o)
 {

@@ -18,16 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "commands.h"
-#include "config.h"
-#include "fileio.h"
-#include "footprint_json.h"
-#include "log.h"
-#include "names.h"
-#include "recording.h"
-#include "strictjson.h"
-#include "trust.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "config/names.h"
+#include "input/strictjson.h"
+#include "lib/cleanup.h"
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "lib/trust.h"
+#include "record/footprint_json.h"
+#include "record/recording.h"
 
 #define MERGE_FILES_MAX 4096
 

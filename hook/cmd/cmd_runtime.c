@@ -8,18 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit_log.h"
-#include "cleanup.h"
-#include "commands.h"
-#include "config.h"
-#include "container.h"
-#include "log.h"
-#include "oci.h"
-#include "prestart.h"
-#include "stats.h"
-#include "stats_log.h"
-#include "teardown.h"
-#include "timing.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "input/container.h"
+#include "input/oci.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "lib/timing.h"
+#include "observe/audit_log.h"
+#include "stage/prestart.h"
+#include "stage/teardown.h"
+#include "state/stats.h"
+#include "state/stats_log.h"
 
 static void apply_log_settings(const struct sh_config *cfg)
 {

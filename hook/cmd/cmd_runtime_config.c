@@ -17,19 +17,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "cli.h"
-#include "commands.h"
-#include "config.h"
-#include "log.h"
-#include "wiring.h"
-#include "wiring_crio.h"
-#include "wiring_ctd.h"
-#include "wiring_ctd_nri.h"
-#include "wiring_exec.h"
-#include "wiring_hooksd.h"
-#include "wiring_nri.h"
-#include "wiring_spec.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "wiring/wiring.h"
+#include "wiring/wiring_crio.h"
+#include "wiring/wiring_ctd.h"
+#include "wiring/wiring_ctd_nri.h"
+#include "wiring/wiring_exec.h"
+#include "wiring/wiring_hooksd.h"
+#include "wiring/wiring_nri.h"
+#include "wiring/wiring_spec.h"
 
 struct runtime {
 	const char *name;

@@ -13,21 +13,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit_mode.h"
-#include "caveats.h"
-#include "cg.h"
-#include "cleanup.h"
-#include "commands.h"
-#include "config.h"
-#include "counters.h"
-#include "drift.h"
-#include "enforce.h"
-#include "jsonw.h"
-#include "keys.h"
-#include "kind.h"
-#include "log.h"
-#include "pod.h"
-#include "state.h"
+#include "cgroup/cg.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "input/pod.h"
+#include "lib/cleanup.h"
+#include "lib/jsonw.h"
+#include "lib/kind.h"
+#include "lib/log.h"
+#include "observe/audit_mode.h"
+#include "observe/caveats.h"
+#include "observe/drift.h"
+#include "observe/enforce.h"
+#include "prog/counters.h"
+#include "prog/keys.h"
+#include "state/state.h"
 
 struct status_options {
 	const char *config; /* --config, or NULL */

@@ -6,12 +6,12 @@
  */
 #include <errno.h>
 
-#include "audit_mode.h"
-#include "caveats.h"
-#include "cleanup.h"
-#include "commands.h"
-#include "enforce.h"
-#include "jsonw.h"
+#include "cmd/commands.h"
+#include "lib/cleanup.h"
+#include "lib/jsonw.h"
+#include "observe/audit_mode.h"
+#include "observe/caveats.h"
+#include "observe/enforce.h"
 
 static struct json_object *exec_json(const struct sh_record *rec)
 {

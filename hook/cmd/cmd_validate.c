@@ -9,15 +9,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "commands.h"
-#include "config.h"
-#include "families.h"
-#include "hooksd.h"
-#include "jsonw.h"
-#include "lint.h"
-#include "log.h"
-#include "sh_types.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "config/families.h"
+#include "config/lint.h"
+#include "lib/cleanup.h"
+#include "lib/jsonw.h"
+#include "lib/log.h"
+#include "lib/sh_types.h"
+#include "wiring/hooksd.h"
 
 #define MAX_HOOKS_DIRS 16 /* --hooks-dir options */
 #define MAX_DIRS (MAX_HOOKS_DIRS + 3) /* and the three standard ones */

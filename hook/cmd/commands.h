@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli.h"
+#include "cmd/cli.h"
 
 extern const struct cli_command cmd_prestart_command;
 extern const struct cli_command cmd_create_runtime_command;

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "nri_deliver.h"
-#include "oci.h"
+#include "input/oci.h"
+#include "lib/cleanup.h"
+#include "nri/nri_deliver.h"
 
 #define POD_PREFIX "sockopt-hook.io/"
 

@@ -10,8 +10,8 @@
 
 #include <stdbool.h>
 
-#include "nri_api.h"
-#include "sh_types.h"
+#include "lib/sh_types.h"
+#include "nri/nri_api.h"
 
 /* SH_ANNOTATION_NRI is set on every container the plugin handled: the
  * hook's require_annotations.nri tells a container the plugin never saw by

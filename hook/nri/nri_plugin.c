@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "log.h"
-#include "nri_plugin.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "nri/nri_plugin.h"
 
 /* google.golang.org/grpc/codes */
 #define CODE_UNIMPLEMENTED 12

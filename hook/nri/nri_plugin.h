@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nri_deliver.h"
-#include "ttrpc_mux.h"
+#include "nri/nri_deliver.h"
+#include "nri/ttrpc_mux.h"
 
 #define NRI_PLUGIN_NAME "oci-sockopt-hook"
 /* Plugins are called in index order; ours only adds keys and hooks. */

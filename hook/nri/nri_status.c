@@ -16,11 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "fileio.h"
-#include "jsonw.h"
-#include "nri_status.h"
-#include "state.h"
+#include "lib/cleanup.h"
+#include "lib/fileio.h"
+#include "lib/jsonw.h"
+#include "nri/nri_status.h"
+#include "state/state.h"
 
 #define STATUS_MAX 4096
 

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "nri_plugin.h"
+#include "lib/error.h"
+#include "nri/nri_plugin.h"
 
 #define NRI_STATUS_LOCK "nri.lock"
 #define NRI_STATUS_FILE "nri.status"

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ttrpc_mux.h"
+#include "nri/ttrpc_mux.h"
 
 /* A buffer larger than this is freed when it empties. */
 #define STREAM_KEEP (64u << 10)

@@ -11,12 +11,12 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "attach.h"
-#include "cleanup.h"
-#include "generic.h"
-#include "log.h"
-#include "pin.h"
-#include "share.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "prog/attach.h"
+#include "prog/generic.h"
+#include "prog/pin.h"
+#include "prog/share.h"
 
 /* Our programs' names all start so (see bpf/). */
 #define OUR_PROG_PREFIX "sh_"

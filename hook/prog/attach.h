@@ -5,9 +5,9 @@
 
 #include <linux/bpf.h>
 
-#include "error.h"
-#include "load.h"
-#include "state_record.h"
+#include "lib/error.h"
+#include "prog/load.h"
+#include "state/state_record.h"
 
 /* Attaches what load_policy() loaded to the cgroup cg_fd, whose id is
  * cg_id: all of it, or none on error. */

@@ -19,10 +19,10 @@
 #include <unistd.h>
 #include <linux/magic.h>
 
-#include "bpffs.h"
-#include "cleanup.h"
-#include "fileio.h"
-#include "log.h"
+#include "lib/cleanup.h"
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "prog/bpffs.h"
 
 #define BPFFS_PATH_MAX 4096
 #define BPFFS_PROC_MAX (64 << 10)

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "lib/error.h"
 
 #define SH_BPFFS_DEFAULT "/sys/fs/bpf"
 

@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "kind.h"
-#include "policy.h"
+#include "lib/error.h"
+#include "lib/kind.h"
+#include "policy/policy.h"
 
 /* A generic program of one kind and mode, with the maps it is told a
  * container's policy through. */

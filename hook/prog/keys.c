@@ -17,10 +17,10 @@
 #include <bpf/bpf.h>
 #include <linux/magic.h>
 
-#include "bpfinfo.h"
-#include "cg.h"
-#include "cleanup.h"
-#include "keys.h"
+#include "cgroup/cg.h"
+#include "lib/bpfinfo.h"
+#include "lib/cleanup.h"
+#include "prog/keys.h"
 
 /* More programs of one type than anything attaches to our cgroup. */
 #define KEYS_QUERY_MAX 64

@@ -18,8 +18,8 @@
 #include <limits.h>
 #include <stdbool.h>
 
-#include "error.h"
-#include "kind.h"
+#include "lib/error.h"
+#include "lib/kind.h"
 
 /* Below the cgroup2 mount. Never a name the hook gives a container's
  * cgroup ("oci-sockopt-hook-<id>"). */

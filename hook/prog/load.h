@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "generic.h"
-#include "kind.h"
-#include "policy.h"
+#include "lib/error.h"
+#include "lib/kind.h"
+#include "policy/policy.h"
+#include "prog/generic.h"
 
 struct sock_create_bpf;
 struct setsockopt_bpf;

@@ -7,7 +7,7 @@
 #include "sockopt_hook.h"
 
 #include "getsockopt.skel.h"
-#include "objects.h"
+#include "prog/objects.h"
 #include "setsockopt.skel.h"
 #include "sock_create.skel.h"
 

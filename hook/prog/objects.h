@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "kind.h"
+#include "lib/kind.h"
 
 struct sock_create_bpf;
 struct setsockopt_bpf;

@@ -24,11 +24,11 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "bpfinfo.h"
-#include "cleanup.h"
-#include "kind.h"
-#include "log.h"
-#include "path_progs.h"
+#include "lib/bpfinfo.h"
+#include "lib/cleanup.h"
+#include "lib/kind.h"
+#include "lib/log.h"
+#include "prog/path_progs.h"
 
 /* Only the first program of a cgroup is named; more fill ENOSPC. */
 #define PATH_QUERY_IDS_MAX 64

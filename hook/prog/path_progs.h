@@ -4,8 +4,8 @@
 
 #include <linux/bpf.h>
 
-#include "config.h"
-#include "error.h"
+#include "config/config.h"
+#include "lib/error.h"
 
 /*
  * Before we attach programs of these types to the cgroup (cg_fd, rel below

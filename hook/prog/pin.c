@@ -17,11 +17,11 @@
 #include <bpf/bpf.h>
 #include <linux/magic.h>
 
-#include "bpffs.h"
-#include "cleanup.h"
-#include "kind.h"
-#include "pin.h"
-#include "trust.h"
+#include "lib/cleanup.h"
+#include "lib/kind.h"
+#include "lib/trust.h"
+#include "prog/bpffs.h"
+#include "prog/pin.h"
 
 /* bpffs refuses names with dots. */
 #define PIN_TMP_PREFIX "tmp-"

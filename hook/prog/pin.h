@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "lib/error.h"
 
 #define SH_PIN_DIR "/sys/fs/bpf/oci-sockopt-hook"
 /* "<kind>-<16 hex digits>" and its NUL. */

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "generic.h"
-#include "load.h"
-#include "log.h"
-#include "pin.h"
-#include "preload.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "prog/generic.h"
+#include "prog/load.h"
+#include "prog/pin.h"
+#include "prog/preload.h"
 
 struct pin_key {
 	enum sh_prog_kind kind;

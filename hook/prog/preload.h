@@ -10,9 +10,9 @@
 
 #include <stdbool.h>
 
-#include "config.h"
-#include "error.h"
-#include "keys.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "prog/keys.h"
 
 struct preload_result {
 	int policies; /* (policy, bypass) variants with programs */

@@ -12,11 +12,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "audit_mode.h"
-#include "bpfinfo.h"
-#include "cleanup.h"
-#include "fileio.h"
-#include "progcheck.h"
+#include "lib/bpfinfo.h"
+#include "lib/cleanup.h"
+#include "lib/fileio.h"
+#include "audit_mode_map.h"
+#include "prog/progcheck.h"
 
 #define PROG_MAPS_MAX 8 /* as bpfinfo.c: rules, counters, .rodata, ... */
 #define FDINFO_PATH_MAX 48

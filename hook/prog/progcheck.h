@@ -29,9 +29,9 @@
 #include <stddef.h>
 #include <linux/bpf.h>
 
-#include "config_types.h"
-#include "error.h"
-#include "kind.h"
+#include "config/config_types.h"
+#include "lib/error.h"
+#include "lib/kind.h"
 
 struct progcheck_want {
 	enum sh_prog_kind kind; /* program type and attach type */

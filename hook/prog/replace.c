@@ -11,9 +11,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "bpfinfo.h"
-#include "cleanup.h"
-#include "replace.h"
+#include "lib/bpfinfo.h"
+#include "lib/cleanup.h"
+#include "prog/replace.h"
 
 /* The program of each kind on one side of a transition, -1 for none. */
 struct side {

@@ -15,9 +15,9 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "load.h"
-#include "state_record.h"
+#include "lib/error.h"
+#include "prog/load.h"
+#include "state/state_record.h"
 
 /*
  * Moves the cgroup cg_fd from the programs in old to those l has

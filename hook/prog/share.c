@@ -12,12 +12,12 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
-#include "cleanup.h"
-#include "log.h"
-#include "number.h"
-#include "pin.h"
-#include "share.h"
-#include "state.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "lib/number.h"
+#include "prog/pin.h"
+#include "prog/share.h"
+#include "state/state.h"
 
 #define SHARE_PREFIX "shared-"
 #define SHARE_SUFFIX ".id"

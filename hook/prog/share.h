@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "progcheck.h"
+#include "prog/progcheck.h"
 
 /*
  * Containers with the same effective policy share one loaded copy of each

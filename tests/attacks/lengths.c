@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Every length, for every option the hook's table knows (hook/options.c):
+ * Every length, for every option the hook's table knows
+ * (hook/config/options.c):
  * the setsockopt program must enforce a clamp or a forced value whatever
  * optlen the caller passes, 1, 2, 3, 4, 8, a page + 1 or 8192 bytes, and a
  * forced getsockopt value must come back in every buffer size exactly as a
@@ -29,7 +30,7 @@
 #include <stdlib.h>
 
 #include "attack.h"
-#include "options.h"
+#include "config/options.h"
 
 #define MAX_LEN 8192
 #define NR_LENS 7

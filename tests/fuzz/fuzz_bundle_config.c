@@ -4,7 +4,7 @@
  * the annotations, merged under those of a fixed, valid OCI state, and
  * the pid of the pod sandbox whose namespaces it joins (sandbox.c).
  */
-#include "bundle.h"
+#include "input/bundle.h"
 #include "fuzz_common.h"
 
 static const char state_text[] = FUZZ_STATE;

@@ -16,13 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "container.h"
-#include "describe.h"
-#include "error.h"
-#include "log.h"
-#include "oci.h"
-#include "policy.h"
+#include "config/config.h"
+#include "input/container.h"
+#include "input/oci.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "policy/describe.h"
+#include "policy/policy.h"
 
 /* A fresh error for each call: the targets look only at return codes. */
 #define FUZZ_ERR (&(struct sh_error){ 0 })

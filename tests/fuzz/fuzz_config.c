@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "fuzz_common.h"
-#include "options.h"
+#include "config/options.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -8,7 +8,7 @@
  * and its replies always frame and decode.
  */
 #include "fuzz_common.h"
-#include "nri_plugin.h"
+#include "nri/nri_plugin.h"
 
 static struct ttrpc_mux replies;
 static struct nri_deliver_config deliver = {

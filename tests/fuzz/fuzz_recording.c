@@ -6,10 +6,10 @@
  * the config parser (recording_document()) under the first recording's
  * running policy.
  */
-#include "footprint_json.h"
+#include "record/footprint_json.h"
 #include "fuzz_common.h"
-#include "recording.h"
-#include "strictjson.h"
+#include "input/strictjson.h"
+#include "record/recording.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -6,8 +6,8 @@
  * with state_record_to_json().
  */
 #include "fuzz_common.h"
-#include "state_record.h"
-#include "strictjson.h"
+#include "input/strictjson.h"
+#include "state/state_record.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

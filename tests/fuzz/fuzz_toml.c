@@ -11,8 +11,8 @@
 #include <json-c/json.h>
 
 #include "fuzz_common.h"
-#include "toml.h"
-#include "toml_write.h"
+#include "wiring/toml/toml.h"
+#include "wiring/toml/toml_write.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

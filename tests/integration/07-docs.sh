@@ -176,20 +176,20 @@ broken "$M: tests/vm/guest/new.sh is in no table: add the row \"| \`new.sh\` | w
 	"... a VM scenario"
 
 copy new-module hook
-touch "$C/hook/newmod.c"
-broken "$M: hook module hook/newmod.c has no unit test and is not under \"## Modules without a unit test\": add tests/unit/test_newmod.c and the row \"| \`test_newmod.c\` | \`newmod.c\` | what |\" under \"## Unit tests\"" "" \
+touch "$C/hook/lib/newmod.c"
+broken "$M: hook module hook/lib/newmod.c has no unit test and is not under \"## Modules without a unit test\": add tests/unit/test_newmod.c and the row \"| \`test_newmod.c\` | \`newmod.c\` | what |\" under \"## Unit tests\"" "" \
 	"a hook module with neither a unit test nor a reason is a drift"
 
 copy renamed-module hook
-mv "$C/hook/number.c" "$C/hook/numbers.c"
+mv "$C/hook/lib/number.c" "$C/hook/lib/numbers.c"
 broken "\"## Unit tests\" names number.c, which is no module of hook/: rename it" "" \
 	"a module the map names that is gone (renamed) is a drift"
-broken "$M: hook module hook/numbers.c has no unit test" "" "... and the new name is one"
+broken "$M: hook module hook/lib/numbers.c has no unit test" "" "... and the new name is one"
 
 copy both-module tests
 # shellcheck disable=SC2016 # Markdown's backquotes
 sed -i '/^| `cg_make.c` |/i | `number.c` | a row by mistake | 00 |' "$C/$M"
-broken "hook module hook/number.c has a unit test (\`test_number.c\`) and is under \"## Modules without a unit test\": remove that row" "" \
+broken "hook module hook/lib/number.c has a unit test (\`test_number.c\`) and is under \"## Modules without a unit test\": remove that row" "" \
 	"a module with a unit test and a reason not to have one is a drift"
 
 copy quick-suite Makefile

@@ -3,7 +3,7 @@
 # `make image` (issue 23): the DaemonSet's image from Debian's tools only.
 #  - it builds with no network at all (a network namespace with no
 #    interface), into build/image/oci-sockopt-hook-VERSION-COMMIT.tar,
-#    VERSION from hook/version.h, COMMIT the tree's (-dirty when changed);
+#    VERSION from hook/lib/version.h, COMMIT the tree's (-dirty when changed);
 #  - the archive is an OCI image skopeo reads: tagged VERSION-COMMIT,
 #    labelled with the version and the revision, one layer, this
 #    machine's architecture; a second build gives the same bytes;
@@ -34,7 +34,7 @@ cleanup()
 }
 trap cleanup EXIT
 
-version=$(sed -n 's/^#define SH_VERSION "\(.*\)"/\1/p' "$CT_TOP/hook/version.h")
+version=$(sed -n 's/^#define SH_VERSION "\(.*\)"/\1/p' "$CT_TOP/hook/lib/version.h")
 commit=$(git -C "$CT_TOP" rev-parse --short=12 HEAD 2>/dev/null)
 git -C "$CT_TOP" diff --quiet HEAD 2>/dev/null || commit=$commit-dirty
 TAG=$version-$commit

@@ -36,7 +36,7 @@ NOT_KEYS = ["example.com/policy", "sockopt-hook.io/policyx",
 UNRELATED = ["example.com/policy", "xsockopt-hook.io/policy",
              "io.kubernetes.container.name",
              "node.sockopt-hook.io/runtime-handler"]
-# Where a runtime handler's own config names the handler (hook/require.h).
+# Where a runtime handler's own config names the handler (hook/policy/require.h).
 HANDLER_KEY = "node.sockopt-hook.io/runtime-handler"
 # Where NFD's local source reads feature files.
 NFD_DIR = "/etc/kubernetes/node-feature-discovery/features.d"

@@ -29,7 +29,7 @@ for suite in "$@"; do
 	secs=$(sed -n 's/^PASS [^ ]* (\([0-9]*\)s.*/\1/p' <<<"$line")
 	[ -n "$name" ] || continue
 	echo "$name ${secs:-0}" >>"$cov/suites/times"
-	(cd "$top" && for src in hook/*.c hook/*/*.c; do
+	(cd "$top" && for src in hook/*.c hook/*/*.c hook/*/*/*.c; do
 		[ -f "$src" ] || continue
 		sub=$(dirname "${src#hook/}")
 		gcov -t -j -o "$cov/obj/${sub#.}" "$src" 2>/dev/null

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "error.h"
-#include "oci.h"
-#include "policy.h"
+#include "config/config.h"
+#include "input/oci.h"
+#include "lib/error.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 static char captured[4096];
@@ -231,7 +231,7 @@ struct command_run {
  * --config before the command (or NULL), --json when json. Its stdout and
  * stderr are kept in *run.
  */
-#include "cli.h"
+#include "cmd/cli.h"
 __attribute__((unused)) static void run_command(const struct cli_command *cmd,
 						const char *config, bool json,
 						const char *words,

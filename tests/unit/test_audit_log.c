@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit_log.h"
-#include "config.h"
+#include "config/config.h"
+#include "observe/audit_log.h"
 #include "helpers.h"
-#include "journal.h"
-#include "log.h"
-#include "oci.h"
-#include "policy.h"
+#include "input/oci.h"
+#include "lib/log.h"
+#include "observe/journal.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 static void test_journal_plain(void)

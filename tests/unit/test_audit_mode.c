@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #include "tap.h"
-#include "audit_mode.h"
+#include "observe/audit_mode.h"
 
 static const struct audit_mode_entry deny_mark = {
 	.kind = SH_PROG_SET,

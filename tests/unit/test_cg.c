@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cg.h"
+#include "cgroup/cg.h"
 #include "helpers.h"
 #include "tap.h"
 

@@ -9,11 +9,11 @@
 #include <limits.h>
 #include <string.h>
 
-#include "bundle.h"
-#include "cg_choice.h"
-#include "config.h"
+#include "cgroup/cg_choice.h"
+#include "config/config.h"
+#include "input/bundle.h"
 #include "helpers.h"
-#include "oci.h"
+#include "input/oci.h"
 #include "tap.h"
 
 #define CG2 "/sys/fs/cgroup/unified"

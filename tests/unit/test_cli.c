@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cmd/cli.h"
 #include "helpers.h"
 #include "tap.h"
 

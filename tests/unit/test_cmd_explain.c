@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "helpers.h"
 #include "tap.h"
 

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "helpers.h"
-#include "hooksd.h"
+#include "wiring/hooksd.h"
 #include "tap.h"
 
 static struct command_run run;

@@ -8,10 +8,10 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "helpers.h"
-#include "names.h"
-#include "options.h"
+#include "config/names.h"
+#include "config/options.h"
 #include "tap.h"
 
 static const struct sh_rule_entry *rule_for(const struct sh_rule_entry *rules,

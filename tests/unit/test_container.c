@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "container.h"
-#include "oci.h"
+#include "input/container.h"
+#include "input/oci.h"
 #include "tap.h"
 
 #define STATE(ann)                                                         \

@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "config.h"
-#include "describe.h"
+#include "config/config.h"
+#include "policy/describe.h"
 #include "helpers.h"
 #include "tap.h"
 

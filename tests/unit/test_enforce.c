@@ -11,7 +11,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "enforce.h"
+#include "observe/enforce.h"
 #include "helpers.h"
 #include "tap.h"
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "helpers.h"
 #include "tap.h"
 

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "families.h"
+#include "config/families.h"
 #include "tap.h"
 
 static char root[] = "/tmp/families-XXXXXX";

@@ -20,7 +20,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "lib/fileio.h"
 #include "helpers.h"
 #include "tap.h"
 

@@ -9,12 +9,12 @@
  */
 #include <string.h>
 
-#include "footprint.h"
-#include "footprint_json.h"
-#include "footprint_policy.h"
+#include "record/footprint.h"
+#include "record/footprint_json.h"
+#include "record/footprint_policy.h"
 #include "helpers.h"
-#include "names.h"
-#include "recording.h"
+#include "config/names.h"
+#include "record/recording.h"
 #include "tap.h"
 
 static struct footprint fp;

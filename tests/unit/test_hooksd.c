@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "helpers.h"
-#include "hooksd.h"
+#include "wiring/hooksd.h"
 #include "tap.h"
 
 #define HOOK_PATH \

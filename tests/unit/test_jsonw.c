@@ -3,7 +3,7 @@
  * string, names or numbers, the members left out or null when empty. */
 #include <string.h>
 
-#include "jsonw.h"
+#include "lib/jsonw.h"
 #include "tap.h"
 
 static const char *json(struct json_object *o)

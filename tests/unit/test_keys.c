@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "keys.h"
+#include "lib/error.h"
+#include "prog/keys.h"
 #include "tap.h"
 
 #define ENV "OCI_SOCKOPT_HOOK_KEYS_CGROUP"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
-#include "kind.h"
+#include "lib/kind.h"
 #include "tap.h"
 
 int main(void)

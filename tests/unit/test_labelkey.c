@@ -2,7 +2,7 @@
 /* Kubernetes label keys and values, as `features` checks them. */
 #include <string.h>
 
-#include "labelkey.h"
+#include "config/labelkey.h"
 #include "tap.h"
 
 #define N63 "a123456789b123456789c123456789d123456789e123456789f123456789xyz"

@@ -2,8 +2,8 @@
 /* validate's warnings about policies a workload can go around. */
 #include <string.h>
 
-#include "config.h"
-#include "lint.h"
+#include "config/config.h"
+#include "config/lint.h"
 #include "tap.h"
 
 static int lint(const char *text, struct lint_warnings *w)

@@ -14,7 +14,7 @@
 #include <json-c/json.h>
 
 #include "helpers.h"
-#include "log.h"
+#include "lib/log.h"
 #include "tap.h"
 
 static void quotes(const char *text, const char *want, const char *what)

@@ -11,8 +11,8 @@
 #include <bpf/libbpf.h>
 
 #include "helpers.h"
-#include "log.h"
-#include "log_libbpf.h"
+#include "lib/log.h"
+#include "lib/log_libbpf.h"
 #include "tap.h"
 
 static libbpf_print_fn_t routed;

@@ -17,11 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cg.h"
+#include "cgroup/cg.h"
 #include "helpers.h"
-#include "metrics.h"
-#include "state_record.h"
-#include "state.h"
+#include "observe/metrics.h"
+#include "state/state.h"
+#include "state/state_record.h"
 #include "tap.h"
 
 #define P "oci_sockopt_hook_"

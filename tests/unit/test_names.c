@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "names.h"
+#include "config/names.h"
 #include "tap.h"
 
 #ifndef IPPROTO_MPTCP

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "nri_plugin.h"
+#include "lib/log.h"
+#include "nri/nri_plugin.h"
 #include "tap.h"
 
 /* --- a runtime, played here ---------------------------------------------- */

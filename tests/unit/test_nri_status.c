@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "helpers.h"
-#include "nri_status.h"
+#include "nri/nri_status.h"
 #include "tap.h"
 
 /* The copy this process runs, kept from test_lock() to test_status(). */

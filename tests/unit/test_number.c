@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 
-#include "number.h"
+#include "lib/number.h"
 #include "tap.h"
 
 static void parses(const char *s, long long min, long long max, long long want)

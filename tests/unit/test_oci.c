@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "oci.h"
+#include "input/oci.h"
 #include "tap.h"
 
 /* oci_read_state() on a pipe holding text (len bytes). */

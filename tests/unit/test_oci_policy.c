@@ -3,12 +3,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "helpers.h"
-#include "log.h"
-#include "oci.h"
-#include "policy.h"
-#include "state_record.h"
+#include "input/oci.h"
+#include "lib/log.h"
+#include "policy/policy.h"
+#include "state/state_record.h"
 #include "tap.h"
 
 static int state(const char *text, struct oci_state *st)

@@ -8,9 +8,9 @@
 #include <limits.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "helpers.h"
-#include "options.h"
+#include "config/options.h"
 #include "tap.h"
 
 #define POLICY(rules) "{\"policies\":{\"p\":{" rules "}}}"

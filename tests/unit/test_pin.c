@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "pin.h"
+#include "prog/pin.h"
 #include "tap.h"
 
 struct listing {

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "container.h"
+#include "input/container.h"
 #include "helpers.h"
-#include "oci.h"
-#include "pod.h"
+#include "input/oci.h"
+#include "input/pod.h"
 #include "tap.h"
 
 #define CD_TYPE "io.kubernetes.cri.container-type"

@@ -8,10 +8,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "helpers.h"
-#include "kind.h"
-#include "policy.h"
+#include "lib/kind.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 #define P_BULK "\"bulk\": {\"bypass_prot_mem\": true}"

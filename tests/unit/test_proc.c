@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "state/proc.h"
 #include "tap.h"
 
 int main(void)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prom.h"
+#include "observe/prom.h"
 #include "tap.h"
 
 /* What the writer put out, as one string. */

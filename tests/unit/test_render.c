@@ -4,7 +4,7 @@
  * fit, the names the config parser takes. */
 #include <string.h>
 
-#include "render.h"
+#include "config/render.h"
 #include "tap.h"
 
 static const char *json(struct json_object *o)

@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "helpers.h"
-#include "oci.h"
-#include "require.h"
+#include "input/oci.h"
+#include "policy/require.h"
 #include "tap.h"
 
 #define CFG(req) "{\"require_annotations\":" req "}"

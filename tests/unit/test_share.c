@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "share.h"
+#include "prog/share.h"
 #include "tap.h"
 
 int main(void)

@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cg.h"
+#include "cgroup/cg.h"
 #include "helpers.h"
-#include "state_record.h"
-#include "state.h"
+#include "state/state.h"
+#include "state/state_record.h"
 #include "tap.h"
 
 static struct cg_root root;

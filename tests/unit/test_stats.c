@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stats.h"
-#include "stats_log.h"
+#include "state/stats.h"
+#include "state/stats_log.h"
 #include "tap.h"
 
 static uint64_t count_of(const struct sh_node_stats *s, enum stats_stage st,

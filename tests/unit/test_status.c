@@ -3,11 +3,11 @@
  * line, bypass states, the caveats a container gets, and drift. */
 #include <string.h>
 
-#include "caveats.h"
-#include "commands.h"
-#include "config.h"
-#include "drift.h"
-#include "enforce.h"
+#include "cmd/commands.h"
+#include "config/config.h"
+#include "observe/caveats.h"
+#include "observe/drift.h"
+#include "observe/enforce.h"
 #include "tap.h"
 
 static const char config[] =

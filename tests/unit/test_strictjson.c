@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 
 #include "helpers.h"
-#include "strictjson.h"
+#include "input/strictjson.h"
 #include "tap.h"
 
 static int parse(const char *text, size_t len, struct json_object **obj,

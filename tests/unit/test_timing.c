@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "log.h"
+#include "lib/log.h"
 #include "tap.h"
-#include "timing.h"
+#include "lib/timing.h"
 
 int main(void)
 {

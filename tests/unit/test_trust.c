@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "trust.h"
+#include "lib/trust.h"
 #include "tap.h"
 
 #define NOBODY 65534

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "ttrpc_mux.h"
+#include "nri/ttrpc_mux.h"
 
 static uint8_t *frame(uint32_t conn, const uint8_t *payload, uint32_t len,
 		      size_t *out_len)

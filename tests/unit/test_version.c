@@ -12,7 +12,7 @@
 #include <json-c/json.h>
 
 #include "tap.h"
-#include "version.h"
+#include "lib/version.h"
 
 /* What version_print() writes on stdout (free it). */
 static char *printed(bool json)

@@ -17,19 +17,19 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "fileio.h"
-#include "sh_types.h"
+#include "lib/fileio.h"
+#include "lib/sh_types.h"
 #include "tap.h"
-#include "toml.h"
-#include "wiring.h"
-#include "wiring_crio.h"
-#include "wiring_ctd_dropin.h"
-#include "wiring_ctd_node.h"
-#include "wiring_ctd_nri.h"
-#include "wiring_diff.h"
-#include "wiring_hooksd.h"
-#include "wiring_nri.h"
-#include "wiring_spec.h"
+#include "wiring/toml/toml.h"
+#include "wiring/wiring.h"
+#include "wiring/wiring_crio.h"
+#include "wiring/wiring_ctd_dropin.h"
+#include "wiring/wiring_ctd_node.h"
+#include "wiring/wiring_ctd_nri.h"
+#include "wiring/wiring_diff.h"
+#include "wiring/wiring_hooksd.h"
+#include "wiring/wiring_nri.h"
+#include "wiring/wiring_spec.h"
 
 static const char *const env[] = {
 	"OCI_SOCKOPT_HOOK_CONFIG=/etc/oci-sockopt-hook/config.json"

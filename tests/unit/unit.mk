@@ -38,14 +38,14 @@ unit-san: unit-san-progs
 .PHONY: unit-progs unit-san-progs unit unit-san
 
 # The hook itself under ASan+UBSan, for the integration suites.
-$(BUILD)/san/oci-sockopt-hook: $(SAN_OBJS) $(BUILD)/san/cmd/main.o
+$(BUILD)/san/oci-sockopt-hook: $(SAN_OBJS) $(BUILD)/san/main.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $(PKG_LIBS)
 
 hook-san: $(BUILD)/san/oci-sockopt-hook
 .PHONY: hook-san
 
--include $(wildcard $(SAN_OBJS:.o=.d) $(BUILD)/san/cmd/main.d $(UNIT_BINS:%=%.d) $(UNIT_SAN_BINS:%=%.d))
+-include $(wildcard $(SAN_OBJS:.o=.d) $(BUILD)/san/main.d $(UNIT_BINS:%=%.d) $(UNIT_SAN_BINS:%=%.d))
 
 # Which lines of each module the unit tests run (gcov, no root):
 # make unit-coverage prints one line per module, least covered first.
@@ -71,11 +71,11 @@ unit-coverage: $(COV_BINS)
 
 # The hook itself with --coverage (the same objects as unit-coverage,
 # and main), for tests/san/suite-coverage.sh: which code each suite runs.
-$(BUILD)/cov/oci-sockopt-hook: $(COV_OBJS) $(BUILD)/cov/obj/cmd/main.o
+$(BUILD)/cov/oci-sockopt-hook: $(COV_OBJS) $(BUILD)/cov/obj/main.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) --coverage $^ -o $@ $(PKG_LIBS)
 
 hook-cov: $(BUILD)/cov/oci-sockopt-hook
 .PHONY: hook-cov
 
--include $(wildcard $(COV_OBJS:.o=.d) $(BUILD)/cov/obj/cmd/main.d $(COV_BINS:%=%.d))
+-include $(wildcard $(COV_OBJS:.o=.d) $(BUILD)/cov/obj/main.d $(COV_BINS:%=%.d))

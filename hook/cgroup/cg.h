@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Finding, opening and reading a container's cgroup v2 directory. */
+#ifndef SH_CG_H
+#define SH_CG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/error.h"
+
+#define SH_CGROUP_PREFIX "oci-sockopt-hook-"
+
+struct cg_root {
+	char mount[PATH_MAX]; /* where cgroup2 is mounted */
+	bool hybrid; /* v1 hierarchies are mounted too */
+};
+
+/* Where a container's programs go, and whether the hook made it. */
+struct cg_target {
+	char rel[PATH_MAX]; /* below the cgroup2 mount, starts with '/' */
+	char abs[PATH_MAX];
+	uint64_t id; /* cgroup id (inode) */
+	bool created;
+	char parent_rel[PATH_MAX]; /* where init was, when created */
+};
+
+int cg_find_root(struct cg_root *root, struct sh_error *err);
+/* The mount joined with rel ("/" is the mount itself); -ENAMETOOLONG. */
+int cg_path(const struct cg_root *root, const char *rel, char *buf, size_t len);
+int cg_pid_path(pid_t pid, char *rel, size_t len, struct sh_error *err);
+/*
+ * The cgroup pid is in, opened once: target's id is that fd's, and every
+ * later look at the cgroup goes through it, so a path that comes to name
+ * another cgroup cannot mislead us. Returns the fd or -errno; dedicated
+ * tells whether only pid is in it (never for the root cgroup).
+ */
+int cg_locate(const struct cg_root *root, pid_t pid, struct cg_target *target,
+	      bool *dedicated, struct sh_error *err);
+/* Opens root->mount + t->rel into t->abs and sets t->id: the fd or -errno. */
+int cg_open_target(const struct cg_root *root, struct cg_target *t,
+		   struct sh_error *err);
+/*
+ * Opens a recorded cgroup: the fd, -ENOENT when it is gone, -ESTALE when
+ * its path now names another cgroup.
+ */
+int cg_open_recorded(const struct cg_target *t);
+/* 0 when pid is still in t (same path, same cgroup id). */
+int cg_pid_inside(const struct cg_root *root, pid_t pid,
+		  const struct cg_target *t, struct sh_error *err);
+int cg_populated(const char *abs, bool *populated);
+int cg_populated_at(int cg_fd, bool *populated);
+
+#endif /* SH_CG_H */

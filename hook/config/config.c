@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The operator config: top level, defaults and annotation allow-lists.
+ * Policies are parsed in config_policy.c. Parsing is strict: an unknown key
+ * is an operator's typo, and a typo in a security policy must not pass.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "config/config_cgroup.h"
+#include "config/config_json.h"
+#include "config/config_nri.h"
+#include "config/config_policy.h"
+#include "config/config_require.h"
+#include "input/strictjson.h"
+#include "lib/cleanup.h"
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "lib/trust.h"
+
+const char *config_path(const char *cli_path)
+{
+	const char *env = getenv(SH_CONFIG_ENV);
+
+	if (cli_path)
+		return cli_path;
+	if (env && *env)
+		return env;
+	return SH_DEFAULT_CONFIG;
+}
+
+static int parse_defaults(struct config_ctx *ctx, struct json_object *obj,
+			  struct sh_config *cfg)
+{
+	const char *policy = NULL;
+	const struct config_json_member members[] = {
+		{ "bypass_prot_mem", json_type_boolean, &cfg->default_bypass },
+		{ "policy", json_type_string, &policy },
+		{ NULL },
+	};
+	int r = config_json_read_members(ctx, obj, "defaults", members);
+
+	if (!r && policy && *policy)
+		cfg->default_policy = policy;
+	return r;
+}
+
+static int parse_allowed(struct config_ctx *ctx, struct json_object *arr,
+			 struct sh_config *cfg)
+{
+	size_t n = json_object_array_length(arr);
+	char path[SH_CONFIG_PATH_MAX];
+
+	cfg->allowed_policies = calloc(n ? n : 1, sizeof(char *));
+	if (!cfg->allowed_policies)
+		return error_set(ctx->err, -ENOMEM, "out of memory reading %s",
+				 ctx->file);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *item = json_object_array_get_idx(arr, i);
+
+		snprintf(path, sizeof(path), "annotations.allow_policies[%zu]",
+			 i);
+		if (!json_object_is_type(item, json_type_string))
+			return config_json_error(ctx, path, "must be a string");
+		cfg->allowed_policies[cfg->nr_allowed++] =
+			json_object_get_string(item);
+	}
+	return 0;
+}
+
+static int parse_annotations(struct config_ctx *ctx, struct json_object *obj,
+			     struct sh_config *cfg)
+{
+	struct json_object *arr = NULL;
+	const struct config_json_member members[] = {
+		{ "allow_bypass_prot_mem", json_type_boolean,
+		  &cfg->allow_bypass },
+		{ "allow_audit_mode", json_type_boolean,
+		  &cfg->allow_audit_mode },
+		{ "allow_policies", json_type_array, &arr },
+		{ NULL },
+	};
+	int r = config_json_read_members(ctx, obj, "annotations", members);
+
+	if (!r && arr)
+		r = parse_allowed(ctx, arr, cfg);
+	return r;
+}
+
+static int parse_record(struct config_ctx *ctx, struct json_object *obj,
+			struct sh_config *cfg)
+{
+	const struct config_json_member members[] = {
+		{ "allow", json_type_boolean, &cfg->record_allow },
+		{ "dir", json_type_string, &cfg->record_dir },
+		{ NULL },
+	};
+	int r = config_json_read_members(ctx, obj, "record", members);
+
+	if (!r && cfg->record_dir &&
+	    (cfg->record_dir[0] != '/' ||
+	     strlen(cfg->record_dir) >= SH_RECORD_DIR_MAX))
+		return config_json_error(
+			ctx, "record.dir",
+			"must be an absolute path of at most 255 characters");
+	if (!cfg->record_dir)
+		cfg->record_dir = SH_RECORD_DIR_DEFAULT;
+	return r;
+}
+
+static int parse_on_unsupported(struct config_ctx *ctx,
+				struct json_object *root, struct sh_config *cfg)
+{
+	static const char *const names[] = { "fail", "warn", NULL };
+	int v = ON_UNSUPPORTED_FAIL;
+	int r = config_json_get_choice(ctx, root, NULL, "on_unsupported", names,
+				       &v);
+
+	cfg->on_unsupported = v;
+	return r;
+}
+
+static int parse_logging(struct config_ctx *ctx, struct json_object *root,
+			 struct sh_config *cfg)
+{
+	/* In enum log_format's order. */
+	static const char *const formats[] = { "text", "json", NULL };
+	int format = LOG_FORMAT_TEXT;
+	const char *level = NULL;
+	int r;
+
+	r = config_json_get_string(ctx, root, NULL, "log_level", &level);
+	if (r)
+		goto out;
+	if (level) {
+		cfg->log_level = log_level_from_name(level);
+		if (cfg->log_level < 0)
+			return config_json_error(
+				ctx, "log_level",
+				"unknown level '%.64s' (expected error, warning, info or debug)",
+				level);
+	}
+	r = config_json_get_string(ctx, root, NULL, "log_file", &cfg->log_file);
+	if (r)
+		goto out;
+	if (cfg->log_file && cfg->log_file[0] != '/')
+		return config_json_error(ctx, "log_file",
+					 "must be an absolute path");
+	r = config_json_get_choice(ctx, root, NULL, "log_format", formats,
+				   &format);
+out:
+	/* Set on failure too, as before: the caller may still log with it. */
+	cfg->log_format = format;
+	return r;
+}
+
+/* The pause container never makes a socket: a policy that lets it make
+ * none closes the way into the pod's unpoliced cgroup (ptrace the pause
+ * process, make it call socket(), take the fd with pidfd_getfd()). */
+static const struct sh_policy sandbox_builtin = {
+	.name = SH_SANDBOX_BUILTIN,
+	.nr_deny = 2,
+	.deny = { { AF_INET, SH_ANY, SH_ANY }, { AF_INET6, SH_ANY, SH_ANY } },
+};
+
+/* "" turns sandbox policing off; absent, the built-in. */
+static int parse_sandbox(struct config_ctx *ctx, struct json_object *root,
+			 struct sh_config *cfg)
+{
+	const char *name = NULL;
+	int r = config_json_get_string(ctx, root, NULL, "sandbox_policy",
+				       &name);
+
+	cfg->sandbox_policy = &sandbox_builtin;
+	if (r || !name)
+		return r;
+	cfg->sandbox_policy = *name ? config_find_policy(cfg, name) : NULL;
+	if (*name && !cfg->sandbox_policy)
+		return config_json_error(
+			ctx, "sandbox_policy",
+			"names unknown policy '%.64s' (a policy of policies, '%s' or \"\" for none)",
+			name, SH_SANDBOX_BUILTIN);
+	return 0;
+}
+
+/* Only sandbox_policy may name the built-in: the other references are
+ * for workloads, and must name the operator's policies. */
+static int check_reference(struct config_ctx *ctx, const struct sh_config *cfg,
+			   const char *path, const char *name)
+{
+	if (!strcmp(name, SH_SANDBOX_BUILTIN))
+		return config_json_error(
+			ctx, path,
+			"names the built-in sandbox policy '%s': only sandbox_policy may",
+			name);
+	if (!config_find_policy(cfg, name))
+		return config_json_error(ctx, path,
+					 "names unknown policy '%.64s'", name);
+	return 0;
+}
+
+static int check_references(struct config_ctx *ctx, struct sh_config *cfg)
+{
+	char path[SH_CONFIG_PATH_MAX];
+	int r = 0;
+
+	if (cfg->default_policy)
+		r = check_reference(ctx, cfg, "defaults.policy",
+				    cfg->default_policy);
+	for (size_t i = 0; i < cfg->nr_allowed && !r; i++) {
+		snprintf(path, sizeof(path), "annotations.allow_policies[%zu]",
+			 i);
+		r = check_reference(ctx, cfg, path, cfg->allowed_policies[i]);
+	}
+	return r;
+}
+
+/* A recording file's provenance (recording.h): a note for the operator
+ * and `record merge`, nothing the hook applies. */
+static int check_recordings(struct config_ctx *ctx, struct json_object *root)
+{
+	struct json_object *arr;
+	int r = config_json_get_typed(ctx, root, NULL, "recordings",
+				      json_type_array, &arr);
+
+	for (size_t i = 0; !r && arr && i < json_object_array_length(arr); i++)
+		if (!json_object_is_type(json_object_array_get_idx(arr, i),
+					 json_type_object))
+			return config_json_error(ctx, "recordings",
+						 "must hold objects");
+	return r;
+}
+
+/* root's member key, parsed by parse when it is there. */
+static int
+parse_member(struct config_ctx *ctx, struct json_object *root, const char *key,
+	     int (*parse)(struct config_ctx *ctx, struct json_object *obj,
+			  struct sh_config *cfg),
+	     struct sh_config *cfg)
+{
+	struct json_object *sub;
+
+	if (!json_object_object_get_ex(root, key, &sub))
+		return 0;
+	return parse(ctx, sub, cfg);
+}
+
+static int parse_root(struct config_ctx *ctx, struct json_object *root,
+		      struct sh_config *cfg)
+{
+	static const char *const keys[] = { "defaults",
+					    "annotations",
+					    "on_unsupported",
+					    "on_shared_cgroup",
+					    "on_override_program",
+					    "require_annotations",
+					    "nri",
+					    "policies",
+					    "log_level",
+					    "log_file",
+					    "log_format",
+					    "record",
+					    "sandbox_policy",
+					    "recordings",
+					    "keep_keys",
+					    NULL };
+	int r;
+
+	if (!json_object_is_type(root, json_type_object))
+		return config_json_error(ctx, "$", "must be a JSON object");
+	r = config_json_check_object(ctx, root, NULL, keys);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "defaults", parse_defaults, cfg);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "annotations", parse_annotations, cfg);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "record", parse_record, cfg);
+	if (r)
+		return r;
+	if (!cfg->record_dir)
+		cfg->record_dir = SH_RECORD_DIR_DEFAULT;
+	r = config_json_get_bool(ctx, root, NULL, "keep_keys", &cfg->keep_keys);
+	if (r)
+		return r;
+	r = parse_on_unsupported(ctx, root, cfg);
+	if (r)
+		return r;
+	r = config_cgroup_parse(ctx, root, cfg);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "require_annotations", config_require_parse,
+			 cfg);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "nri", config_nri_parse, cfg);
+	if (r)
+		return r;
+	r = parse_logging(ctx, root, cfg);
+	if (r)
+		return r;
+	r = parse_member(ctx, root, "policies", config_policy_parse, cfg);
+	if (r)
+		return r;
+	r = check_references(ctx, cfg);
+	if (r)
+		return r;
+	r = parse_sandbox(ctx, root, cfg);
+	if (r)
+		return r;
+	return check_recordings(ctx, root);
+}
+
+int config_parse(const char *path, const char *text, size_t len,
+		 struct sh_config *cfg, struct sh_error *err)
+{
+	struct config_ctx ctx = { .file = path, .err = err };
+	int r;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->path = path;
+	cfg->log_level = LOG_INFO;
+	cfg->keep_keys = SH_KEEP_KEYS_DEFAULT;
+	r = strictjson_parse(path, text, len, &cfg->root, err);
+	if (r)
+		return r;
+	r = parse_root(&ctx, cfg->root, cfg);
+	if (r)
+		config_free(cfg);
+	return r;
+}
+
+static void config_stamp(const struct stat *st, struct sh_config_stamp *s);
+
+/* The operator config's text, from a file root trusts; its stamp (for
+ * config_changed()) when stamp is not NULL. */
+static int config_read(const char *path, char **text, size_t *len,
+		       struct sh_config_stamp *stamp, struct sh_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r = trust_open_config(path, &fd, err);
+
+	if (r)
+		return r;
+	r = fileio_read_fd(fd, SH_MAX_FILE_SIZE, text, len);
+	if (r)
+		return error_errno(err, r, "cannot read operator config %.128s",
+				   path);
+	if (stamp && fstat(fd, &st) == 0)
+		config_stamp(&st, stamp);
+	return 0;
+}
+
+int config_load(const char *path, struct sh_config *cfg, struct sh_error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	struct sh_config_stamp stamp = { 0 };
+	size_t len;
+	int r = config_read(path, &text, &len, &stamp, err);
+
+	if (r)
+		return r;
+	r = config_parse(path, text, len, cfg, err);
+	if (r)
+		return r;
+	cfg->stamp = stamp;
+	return 0;
+}
+
+int config_load_logging(const char *path, struct sh_config *cfg,
+			struct sh_error *err)
+{
+	struct config_ctx ctx = { .file = path, .err = err };
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r = config_read(path, &text, &len, NULL, err);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->path = path;
+	cfg->log_level = LOG_INFO;
+	if (r)
+		goto fail;
+	r = strictjson_parse(path, text, len, &cfg->root, err);
+	if (r)
+		goto fail;
+	if (!json_object_is_type(cfg->root, json_type_object)) {
+		r = config_json_error(&ctx, "$", "must be a JSON object");
+		goto fail;
+	}
+	r = parse_logging(&ctx, cfg->root, cfg);
+	if (r)
+		goto fail;
+	return 0;
+fail:
+	config_free(cfg);
+	return r;
+}
+
+static void config_stamp(const struct stat *st, struct sh_config_stamp *s)
+{
+	s->set = true;
+	s->dev = st->st_dev;
+	s->ino = st->st_ino;
+	s->size = st->st_size;
+	s->mtime = st->st_mtim;
+	s->ctime = st->st_ctim;
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+bool config_changed(const struct sh_config *cfg)
+{
+	struct sh_config_stamp now = { 0 };
+	struct stat st;
+
+	if (!cfg->stamp.set || stat(cfg->path, &st) < 0)
+		return true;
+	config_stamp(&st, &now);
+	return now.dev != cfg->stamp.dev || now.ino != cfg->stamp.ino ||
+	       now.size != cfg->stamp.size ||
+	       !same_time(&now.mtime, &cfg->stamp.mtime) ||
+	       !same_time(&now.ctime, &cfg->stamp.ctime);
+}
+
+void config_free(struct sh_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nr_policies; i++) {
+		free(cfg->policies[i].set_rules);
+		free(cfg->policies[i].get_rules);
+	}
+	free(cfg->policies);
+	free(cfg->allowed_policies);
+	free(cfg->require.handlers);
+	if (cfg->root)
+		json_object_put(cfg->root);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+const struct sh_policy *config_find_policy(const struct sh_config *cfg,
+					   const char *name)
+{
+	if (!strcmp(name, SH_SANDBOX_BUILTIN))
+		return &sandbox_builtin;
+	for (size_t i = 0; i < cfg->nr_policies; i++)
+		if (!strcmp(cfg->policies[i].name, name))
+			return &cfg->policies[i];
+	return NULL;
+}
+
+bool config_policy_allowed(const struct sh_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->nr_allowed; i++)
+		if (!strcmp(cfg->allowed_policies[i], name))
+			return true;
+	return false;
+}
+
+bool config_has_defaults(const struct sh_config *cfg)
+{
+	return cfg->default_policy || cfg->default_bypass;
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef SH_CONFIG_RULES_H
+#define SH_CONFIG_RULES_H
+
+#include "config/config_json.h"
+
+/* A policy's "setsockopt" and "getsockopt" lists, with their aliases. */
+int config_rules_parse(struct config_ctx *ctx, struct json_object *obj,
+		       const char *policy, struct sh_policy *pol);
+
+#endif /* SH_CONFIG_RULES_H */

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The effective policy: operator defaults, then the named policy, then the
+ * workload's annotations, each only as far as the operator allows it.
+ * The container's values come from its description (container.c), which
+ * picks KEY.<container-name>, its entry in a containers.* list, or the
+ * pod-level KEY. Keys in log lines are ours plus a
+ * checked container name; values are quoted with LOG_Q.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/names.h"
+#include "lib/log.h"
+#include "policy/policy.h"
+#include "state/state_record.h"
+
+const char *policy_source_name(enum sh_source src)
+{
+	switch (src) {
+	case SRC_DEFAULTS:
+		return "defaults";
+	case SRC_POLICY:
+		return "policy";
+	case SRC_ANNOTATION:
+		return "annotation";
+	case SRC_SANDBOX:
+		return "sandbox_policy";
+	default:
+		return "none";
+	}
+}
+
+void policy_source_text(const struct sh_effective *eff, bool bypass, char *buf,
+			size_t len)
+{
+	enum sh_source src = bypass ? eff->bypass_source : eff->policy_source;
+
+	if (src == SRC_ANNOTATION)
+		snprintf(buf, len, "annotation %s",
+			 bypass ? eff->bypass_key : eff->policy_key);
+	else if (src == SRC_SANDBOX)
+		snprintf(buf, len, "sandbox_policy");
+	else if (src == SRC_POLICY)
+		snprintf(buf, len, "policy %s", eff->policy->name);
+	else
+		snprintf(buf, len, "defaults.%s",
+			 bypass ? "bypass_prot_mem" : "policy");
+}
+
+int policy_parse_bool(const char *key, const char *value, bool *out,
+		      struct sh_error *err)
+{
+	if (!strcmp(value, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(value, "false")) {
+		*out = false;
+		return 0;
+	}
+	error_reason(err, "annotation_invalid");
+	error_cause(err, key, value);
+	return error_set(
+		err, -EINVAL,
+		"annotation %s=%s is invalid: expected 'true' or 'false'", key,
+		LOG_Q(value));
+}
+
+static int choose_policy(const struct sh_config *cfg, const char *key,
+			 const char *name, struct sh_effective *eff,
+			 struct sh_error *err)
+{
+	if (!config_policy_allowed(cfg, name)) {
+		error_cause(err, key, name);
+		/* allow_policies names only policies that exist. */
+		error_reason(err, config_find_policy(cfg, name) ?
+					  "policy_not_allowed" :
+					  "policy_unknown");
+		return error_set(
+			err, -EPERM,
+			"annotation %s=%s refused: %s is not in annotations.allow_policies of %s",
+			key, LOG_Q(name), LOG_Q(name), cfg->path);
+	}
+	eff->policy = config_find_policy(cfg, name);
+	if (!eff->policy) {
+		error_reason(err, "policy_unknown");
+		error_cause(err, key, name);
+		return error_set(
+			err, -ENOENT,
+			"annotation %s=%s refused: no such policy in %s", key,
+			LOG_Q(name), cfg->path);
+	}
+	eff->policy_source = SRC_ANNOTATION;
+	snprintf(eff->policy_key, sizeof(eff->policy_key), "%s", key);
+	return 0;
+}
+
+/* An annotation the operator's setting (a boolean that is false) does not
+ * allow. */
+static int refuse_annotation(const struct sh_config *cfg, const char *key,
+			     const char *value, const char *reason,
+			     const char *setting, struct sh_error *err)
+{
+	error_reason(err, reason);
+	error_cause(err, key, value);
+	return error_set(err, -EPERM,
+			 "annotation %s=%s refused: %s is false in %s", key,
+			 LOG_Q(value), setting, cfg->path);
+}
+
+static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
+				   const char *value, struct sh_effective *eff,
+				   struct sh_error *err)
+{
+	bool bypass = false;
+	int r = policy_parse_bool(key, value, &bypass, err);
+
+	if (r)
+		return r;
+	if (!cfg->allow_bypass)
+		return refuse_annotation(cfg, key, value, "bypass_not_allowed",
+					 "annotations.allow_bypass_prot_mem",
+					 err);
+	eff->bypass = bypass;
+	eff->bypass_source = SRC_ANNOTATION;
+	snprintf(eff->bypass_key, sizeof(eff->bypass_key), "%s", key);
+	return 0;
+}
+
+static int apply_record_annotation(const struct sh_config *cfg, const char *key,
+				   const char *value, struct sh_effective *eff,
+				   struct sh_error *err)
+{
+	if (!cfg->record_allow)
+		return refuse_annotation(cfg, key, value, "record_not_allowed",
+					 "record.allow", err);
+	if (!names_record_ok(value)) {
+		error_cause(err, key, value);
+		error_reason(err, "annotation_invalid");
+		return error_set(
+			err, -EINVAL,
+			"annotation %s=%s is invalid: expected 1 to 64 of [A-Za-z0-9._-], not starting with '.'",
+			key, LOG_Q(value));
+	}
+	snprintf(eff->record, sizeof(eff->record), "%s", value);
+	return 0;
+}
+
+static int apply_mode_annotation(const struct sh_config *cfg, const char *key,
+				 const char *value, struct sh_effective *eff,
+				 struct sh_error *err)
+{
+	bool audit = !strcmp(value, "audit");
+
+	if (!audit && strcmp(value, "enforce")) {
+		error_reason(err, "annotation_invalid");
+		error_cause(err, key, value);
+		return error_set(
+			err, -EINVAL,
+			"annotation %s=%s is invalid: expected 'audit' or 'enforce'",
+			key, LOG_Q(value));
+	}
+	if (!cfg->allow_audit_mode)
+		return refuse_annotation(cfg, key, value,
+					 "audit_mode_not_allowed",
+					 "annotations.allow_audit_mode", err);
+	eff->audit = audit;
+	eff->mode_source = SRC_ANNOTATION;
+	snprintf(eff->mode_key, sizeof(eff->mode_key), "%s", key);
+	return 0;
+}
+
+const char *policy_mode_name(const struct sh_effective *eff)
+{
+	return eff->audit ? "audit" : "enforce";
+}
+
+void policy_mode_source_text(const struct sh_effective *eff, char *buf,
+			     size_t len)
+{
+	if (eff->mode_source == SRC_ANNOTATION)
+		snprintf(buf, len, "annotation %s", eff->mode_key);
+	else if (eff->mode_source == SRC_SANDBOX)
+		snprintf(buf, len, "sandbox_policy");
+	else if (eff->mode_source == SRC_POLICY)
+		snprintf(buf, len, "policy %s", eff->policy->name);
+	else
+		snprintf(buf, len, "default");
+}
+
+/*
+ * A policy in audit mode applies nothing: a workload that names it gets
+ * out of the default policy as surely as with sockopt-hook.io/mode=audit.
+ * So naming one takes what that annotation takes (allow_audit_mode), or
+ * the policy's own audit_by_annotation.
+ */
+static int check_audit_policy(const struct sh_config *cfg,
+			      const struct sh_effective *eff,
+			      struct sh_error *err)
+{
+	const struct sh_policy *p = eff->policy;
+
+	if (!p || !p->audit || eff->policy_source != SRC_ANNOTATION ||
+	    cfg->allow_audit_mode || p->audit_by_annotation)
+		return 0;
+	error_reason(err, "audit_mode_not_allowed");
+	error_cause(err, eff->policy_key, p->name);
+	return error_set(
+		err, -EPERM,
+		"annotation %s=%s refused: policy %s is in audit mode, and neither annotations.allow_audit_mode nor policies.%s.audit_by_annotation is true in %s",
+		eff->policy_key, LOG_Q(p->name), p->name, p->name, cfg->path);
+}
+
+/* The policy's own mode (audit), once check_audit_policy() allows it. */
+static int take_policy_mode(const struct sh_config *cfg,
+			    struct sh_effective *eff, struct sh_error *err)
+{
+	int r = check_audit_policy(cfg, eff, err);
+
+	if (r)
+		return r;
+	if (eff->policy && eff->policy->audit) {
+		eff->audit = true;
+		eff->mode_source = SRC_POLICY;
+	}
+	return 0;
+}
+
+/* The policy's own bypass-prot-mem, before the workload's annotation. */
+static void take_policy_bypass(struct sh_effective *eff)
+{
+	if (eff->policy && eff->policy->has_bypass) {
+		eff->bypass = eff->policy->bypass;
+		eff->bypass_source = SRC_POLICY;
+	}
+}
+
+/* The policy's mode, then the workload's annotation if the operator
+ * allows it. */
+static int resolve_mode(const struct sh_config *cfg,
+			const struct sh_container *c, struct sh_effective *eff,
+			struct sh_error *err)
+{
+	struct annotation_pick pick;
+	int r = take_policy_mode(cfg, eff, err);
+
+	if (r)
+		return r;
+	r = container_pick(c, CONTAINER_MODE, &pick, err);
+	if (r || !pick.value)
+		return r;
+	return apply_mode_annotation(cfg, pick.key, pick.value, eff, err);
+}
+
+static void apply_defaults(const struct sh_config *cfg,
+			   struct sh_effective *eff)
+{
+	eff->bypass = cfg->default_bypass;
+	eff->bypass_source = SRC_DEFAULTS;
+	if (cfg->default_policy) {
+		eff->policy = config_find_policy(cfg, cfg->default_policy);
+		eff->policy_source = SRC_DEFAULTS;
+	}
+}
+
+void policy_sandbox(const struct sh_config *cfg, struct sh_effective *eff)
+{
+	const struct sh_policy *p = cfg->sandbox_policy;
+
+	eff->sandbox = true;
+	eff->policy = p;
+	eff->policy_source = SRC_SANDBOX;
+	eff->bypass = p && p->has_bypass && p->bypass;
+	eff->bypass_source = SRC_SANDBOX;
+	eff->audit = p && p->audit;
+	eff->mode_source = eff->audit ? SRC_SANDBOX : SRC_NONE;
+}
+
+int policy_resolve(const struct sh_config *cfg, const struct sh_container *c,
+		   struct sh_effective *eff, struct sh_error *err)
+{
+	struct annotation_pick pick;
+	int r;
+
+	memset(eff, 0, sizeof(*eff));
+	eff->who = c->who;
+	r = pod_check(&eff->who, err);
+	if (r)
+		return r;
+	if (eff->who.sandbox) {
+		policy_sandbox(cfg, eff);
+		return 0;
+	}
+	apply_defaults(cfg, eff);
+	r = container_pick(c, CONTAINER_POLICY, &pick, err);
+	if (r)
+		return r;
+	if (pick.value) {
+		r = choose_policy(cfg, pick.key, pick.value, eff, err);
+		if (r)
+			return r;
+	}
+	take_policy_bypass(eff);
+	r = container_pick(c, CONTAINER_BYPASS, &pick, err);
+	if (r)
+		return r;
+	if (pick.value) {
+		r = apply_bypass_annotation(cfg, pick.key, pick.value, eff,
+					    err);
+		if (r)
+			return r;
+	}
+	r = container_pick(c, CONTAINER_RECORD, &pick, err);
+	if (r)
+		return r;
+	if (pick.value) {
+		r = apply_record_annotation(cfg, pick.key, pick.value, eff,
+					    err);
+		if (r)
+			return r;
+	}
+	return resolve_mode(cfg, c, eff, err);
+}
+
+bool policy_needs(const struct sh_effective *eff, enum sh_prog_kind kind)
+{
+	const struct sh_policy *p = eff->policy;
+
+	if (eff->record[0])
+		return true; /* every kind, to see every call */
+	switch (kind) {
+	case SH_PROG_SOCK:
+		return eff->bypass ||
+		       (p && (p->nr_deny || p->has_mark || p->has_priority));
+	case SH_PROG_SET:
+		return p && (p->nr_set || p->default_deny);
+	case SH_PROG_GET:
+		return p && p->nr_get;
+	default:
+		return false;
+	}
+}
+
+bool policy_is_empty(const struct sh_effective *eff)
+{
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (policy_needs(eff, k))
+			return false;
+	return true;
+}
+
+/* The annotation key a recorded source names ("annotation KEY"), or NULL
+ * when it is not an annotation. */
+static const char *recorded_key(const char *source)
+{
+	static const char prefix[] = "annotation ";
+
+	if (strncmp(source, prefix, sizeof(prefix) - 1))
+		return NULL;
+	return source + sizeof(prefix) - 1;
+}
+
+static int reresolve_mode(const struct sh_config *cfg,
+			  const struct sh_record *rec, struct sh_effective *eff,
+			  struct sh_error *err)
+{
+	const char *key = recorded_key(rec->mode_source);
+	int r = take_policy_mode(cfg, eff, err);
+
+	if (r)
+		return r;
+	if (!key)
+		return 0;
+	return apply_mode_annotation(cfg, key, rec->audit ? "audit" : "enforce",
+				     eff, err);
+}
+
+int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
+		     struct sh_effective *eff, struct sh_error *err)
+{
+	const char *key = recorded_key(rec->policy_source);
+	int r;
+
+	memset(eff, 0, sizeof(*eff));
+	eff->who.namespace = rec->k8s_namespace[0] ? rec->k8s_namespace : NULL;
+	eff->who.pod = rec->pod[0] ? rec->pod : NULL;
+	eff->who.name = rec->container[0] ? rec->container : NULL;
+	/* A pod sandbox reads no annotation: sandbox_policy, as it is now. */
+	if (!strcmp(rec->policy_source, policy_source_name(SRC_SANDBOX))) {
+		policy_sandbox(cfg, eff);
+		return 0;
+	}
+	apply_defaults(cfg, eff);
+	if (key) {
+		r = choose_policy(cfg, key, rec->policy, eff, err);
+		if (r)
+			return r;
+	}
+	take_policy_bypass(eff);
+	key = recorded_key(rec->bypass_source);
+	if (key) {
+		r = apply_bypass_annotation(
+			cfg, key, rec->bypass ? "true" : "false", eff, err);
+		if (r)
+			return r;
+	}
+	if (rec->footprint[0]) {
+		r = apply_record_annotation(cfg, SH_ANNOTATION_RECORD,
+					    rec->footprint, eff, err);
+		if (r)
+			return r;
+	}
+	return reresolve_mode(cfg, rec, eff, err);
+}
+
+void policy_record(const struct sh_effective *eff, struct sh_record *rec)
+{
+	snprintf(rec->policy, sizeof(rec->policy), "%s",
+		 eff->policy ? eff->policy->name : "");
+	policy_source_text(eff, false, rec->policy_source,
+			   sizeof(rec->policy_source));
+	rec->bypass = eff->bypass;
+	policy_source_text(eff, true, rec->bypass_source,
+			   sizeof(rec->bypass_source));
+	rec->audit = eff->audit;
+	policy_mode_source_text(eff, rec->mode_source,
+				sizeof(rec->mode_source));
+}

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Record mode, the policy's side: a footprint becomes a policy in the
+ * operator config's own schema. It never proposes less than the container
+ * ran under:
+ *  - every deny and force of the running policy (setsockopt), its
+ *    getsockopt rules, socket denies and stamps (mark, priority) and its
+ *    bypass_prot_mem are kept as the config had them;
+ *  - allow-list mode ("default": "deny"); per setsockopt option the policy
+ *    let through, a clamp to the values seen (within the running clamp)
+ *    for an int quantity, else an allow;
+ *  - a call the policy refused is never allowed;
+ *  - SOCK_RAW and AF_INET6 are denied when the container never created
+ *    one (and the socket table neither overflowed nor went unread).
+ * What no config can express is dropped (a negative level or option), and
+ * the kernel's aliases are folded (SOL_UDPLITE is SOL_UDP's handler, the
+ * *_NEW options are the y2038 twins of the old ones), so that the config
+ * parser, which the caller runs on the result, takes it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "config/names.h"
+#include "config/options.h"
+#include "config/render.h"
+#include "lib/cleanup.h"
+#include "lib/jsonw.h"
+#include "record/footprint_policy.h"
+
+#define FP_AF_INET6 10
+#define FP_SOCK_RAW 3
+#define FP_SOL_SOCKET 1
+#define FP_SOL_UDP 17
+
+/* What the proposal is made of. */
+struct proposal {
+	const struct footprint *fp;
+	struct json_object *running; /* the running policy's JSON, or NULL */
+	struct sh_config cfg; /* running, parsed */
+	const struct sh_policy *p; /* in cfg, or NULL */
+	struct footprint_entry *set; /* setsockopt entries, folded */
+	size_t nr_set;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct sh_fp_key *x = &((const struct footprint_entry *)a)->key;
+	const struct sh_fp_key *y = &((const struct footprint_entry *)b)->key;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return x->c < y->c ? -1 : x->c > y->c;
+}
+
+void footprint_policy_sort(struct footprint *fp)
+{
+	qsort(fp->e, fp->nr, sizeof(fp->e[0]), entry_cmp);
+}
+
+void footprint_policy_merge_value(struct sh_fp_value *into,
+				  const struct sh_fp_value *v)
+{
+	into->count += v->count;
+	into->refused = into->refused > ~0U - v->refused ?
+				~0U :
+				into->refused + v->refused;
+	if (!v->has_value)
+		return;
+	if (!into->has_value || v->min < into->min)
+		into->min = v->min;
+	if (!into->has_value || v->max > into->max)
+		into->max = v->max;
+	into->has_value = 1;
+}
+
+int footprint_policy_add(struct footprint *fp, const struct footprint_entry *e)
+{
+	for (size_t i = 0; i < fp->nr; i++) {
+		if (entry_cmp(&fp->e[i], e))
+			continue;
+		footprint_policy_merge_value(&fp->e[i].v, &e->v);
+		return 0;
+	}
+	if (fp->nr == ARRAY_SIZE(fp->e))
+		return -E2BIG;
+	fp->e[fp->nr++] = *e;
+	return 0;
+}
+
+/* A copy of the running policy's key, for the proposal. */
+static void copy_key(struct json_object *to, struct json_object *from,
+		     const char *key)
+{
+	struct json_object *v, *copy = NULL;
+
+	if (from && json_object_object_get_ex(from, key, &v) &&
+	    !json_object_deep_copy(v, &copy, NULL))
+		json_object_object_add(to, key, copy);
+}
+
+/* The *_NEW options, as the old ones they stand for (SOL_SOCKET). */
+static int fold_option(int level, int optname)
+{
+	static const int twins[][2] = {
+		{ 63, 29 }, /* SO_TIMESTAMP_NEW: SO_TIMESTAMP_OLD */
+		{ 64, 35 }, /* SO_TIMESTAMPNS_NEW */
+		{ 65, 37 }, /* SO_TIMESTAMPING_NEW */
+		{ 66, 20 }, /* SO_RCVTIMEO_NEW */
+		{ 67, 21 }, /* SO_SNDTIMEO_NEW */
+	};
+
+	for (size_t i = 0; level == FP_SOL_SOCKET && i < ARRAY_SIZE(twins); i++)
+		if (optname == twins[i][0])
+			return twins[i][1];
+	return optname;
+}
+
+/* The setsockopt entries as the config can say them: folded, merged. */
+static int fold_set(struct proposal *pr)
+{
+	const struct footprint *fp = pr->fp;
+
+	pr->set = calloc(fp->nr ? fp->nr : 1, sizeof(*pr->set));
+	if (!pr->set)
+		return -ENOMEM;
+	for (size_t i = 0; i < fp->nr; i++) {
+		struct sh_fp_key k = fp->e[i].key;
+		size_t j;
+
+		if (k.kind != SH_FP_SET || k.a < 0 || k.b < 0)
+			continue; /* no config can name a negative one */
+		k.a = k.a == SOL_UDPLITE_LEVEL ? FP_SOL_UDP : k.a;
+		k.b = fold_option(k.a, k.b);
+		for (j = 0; j < pr->nr_set; j++)
+			if (pr->set[j].key.a == k.a && pr->set[j].key.b == k.b)
+				break;
+		if (j == pr->nr_set)
+			pr->set[pr->nr_set++] =
+				(struct footprint_entry){ .key = k };
+		footprint_policy_merge_value(&pr->set[j].v, &fp->e[i].v);
+	}
+	return 0;
+}
+
+/*
+ * Let through, and never refused: under one policy a call is refused every
+ * time or never, and the programs' plain stores can leave a count above 0
+ * for a refused call when two CPUs race, never a refused count at 0.
+ */
+static bool let_through(const struct sh_fp_value *v)
+{
+	return v->count && !v->refused;
+}
+
+static const struct footprint_entry *seen_set(const struct proposal *pr,
+					      int level, int optname)
+{
+	for (size_t i = 0; i < pr->nr_set; i++)
+		if (pr->set[i].key.a == level && pr->set[i].key.b == optname &&
+		    let_through(&pr->set[i].v))
+			return &pr->set[i];
+	return NULL;
+}
+
+/* What the kernel keeps of what it read, as a clamp compares it. */
+static long long kept(enum sh_domain domain, int special, long long v)
+{
+	long long min, max;
+
+	switch (domain) {
+	case SH_DOM_U32:
+		v = (uint32_t)v;
+		break;
+	case SH_DOM_U8:
+		v &= 0xff;
+		break;
+	case SH_DOM_NEG_TO:
+		v = v < 0 ? special : v;
+		break;
+	case SH_DOM_M1_TO:
+		v = v == -1 ? special : v;
+		break;
+	case SH_DOM_PACING:
+		v = v < 0 && v >= INT32_MIN ?
+			    ((uint32_t)v == UINT32_MAX ? LLONG_MAX :
+							 (uint32_t)v) :
+			    v;
+		break;
+	default:
+		break;
+	}
+	options_domain_range(domain, &min, &max);
+	return v < min ? min : v > max ? max : v;
+}
+
+static long long clip(long long v, long long min, long long max)
+{
+	return v < min ? min : v > max ? max : v;
+}
+
+static bool clampable(const struct sh_option_name *opt,
+		      const struct sh_fp_value *v)
+{
+	return opt && v->has_value && opt->kind == OPT_INT && !opt->read_only &&
+	       opt->domain != SH_DOM_BOOL;
+}
+
+/* A rule in the config's words, rendered as explain renders the config's
+ * own (render.c). */
+static struct json_object *proposed_rule(int level, int optname, __u32 action,
+					 long long min, long long max)
+{
+	const struct sh_option_name *opt = options_by_value(level, optname);
+	struct sh_rule_entry r = {
+		.option_name = opt ? opt->name : NULL,
+		.key = { .level = level, .optname = optname },
+		.rule = { .action = action, .min = min, .max = max },
+		.alias_of = -1,
+	};
+
+	return render_rule_json(&r);
+}
+
+/* The values seen, as a clamp within [min, max]: what the kernel got. */
+static struct json_object *clamp_rule(const struct footprint_entry *e,
+				      enum sh_domain domain, int special,
+				      long long min, long long max)
+{
+	return proposed_rule(e->key.a, e->key.b, SH_ACTION_CLAMP,
+			     clip(kept(domain, special, e->v.min), min, max),
+			     clip(kept(domain, special, e->v.max), min, max));
+}
+
+/* An option the policy left alone: a clamp to the values seen, or an
+ * allow. */
+static struct json_object *seen_rule(const struct footprint_entry *e)
+{
+	const struct sh_option_name *opt = options_by_value(e->key.a, e->key.b);
+
+	if (!clampable(opt, &e->v))
+		return proposed_rule(e->key.a, e->key.b, SH_ACTION_ALLOW, 0, 0);
+	return clamp_rule(e, opt->domain, opt->special, LLONG_MIN, LLONG_MAX);
+}
+
+static const struct sh_rule_entry *running_rule(const struct proposal *pr,
+						int level, int optname,
+						bool explicit_only)
+{
+	const struct sh_policy *p = pr->p;
+
+	for (size_t i = 0; p && i < p->nr_set; i++)
+		if (p->set_rules[i].key.level == level &&
+		    p->set_rules[i].key.optname == optname &&
+		    (!explicit_only || p->set_rules[i].alias_of < 0))
+			return &p->set_rules[i];
+	return NULL;
+}
+
+/* A rule the operator wrote: denies and forces as they are, a clamp or
+ * an allow only for an option the container used. */
+static struct json_object *explicit_rule(const struct proposal *pr,
+					 const struct sh_rule_entry *re,
+					 struct json_object *raw)
+{
+	const struct footprint_entry *e =
+		seen_set(pr, re->key.level, re->key.optname);
+	const struct sh_opt_rule *r = &re->rule;
+	struct json_object *copy = NULL;
+
+	if (r->action == SH_ACTION_ALLOW)
+		return e ? seen_rule(e) : NULL;
+	if (r->action == SH_ACTION_CLAMP && !e)
+		return NULL;
+	if (r->action == SH_ACTION_CLAMP && e->v.has_value)
+		return clamp_rule(e, r->domain, r->special, r->min, r->max);
+	if (json_object_deep_copy(raw, &copy, NULL))
+		return NULL;
+	return copy;
+}
+
+/* An option without a rule of the operator's: what it ran under. */
+static struct json_object *observed_rule(const struct proposal *pr,
+					 const struct footprint_entry *e)
+{
+	const struct sh_rule_entry *re =
+		running_rule(pr, e->key.a, e->key.b, false);
+
+	if (!let_through(&e->v) || running_rule(pr, e->key.a, e->key.b, true))
+		return NULL; /* refused, or the operator's rule says */
+	if (!re || re->rule.action == SH_ACTION_ALLOW)
+		return seen_rule(e);
+	/* Carried over from another option's rule: a deny or force is
+	 * carried over again from the rule kept, a clamp stays within. */
+	if (re->rule.action != SH_ACTION_CLAMP)
+		return NULL;
+	if (!e->v.has_value)
+		return NULL; /* the clamp carried over still holds it */
+	return clamp_rule(e, re->rule.domain, re->rule.special, re->rule.min,
+			  re->rule.max);
+}
+
+static struct json_object *set_rules(const struct proposal *pr)
+{
+	struct json_object *arr = json_object_new_array(), *raw = NULL, *r;
+	const struct sh_policy *p = pr->p;
+
+	if (pr->running)
+		json_object_object_get_ex(pr->running, "setsockopt", &raw);
+	/* The operator's rules come first in the parsed list, in order. */
+	for (size_t i = 0; p && raw && i < p->nr_set; i++) {
+		if (p->set_rules[i].alias_of >= 0)
+			continue;
+		r = explicit_rule(pr, &p->set_rules[i],
+				  json_object_array_get_idx(raw, i));
+		if (r)
+			json_object_array_add(arr, r);
+	}
+	for (size_t i = 0; i < pr->nr_set; i++) {
+		r = observed_rule(pr, &pr->set[i]);
+		if (r)
+			json_object_array_add(arr, r);
+	}
+	return arr;
+}
+
+/* A socket of this family (or type) the policy let the container make;
+ * -1 matches any. */
+static bool made_sock(const struct footprint *fp, int family, int type)
+{
+	for (size_t i = 0; i < fp->nr; i++)
+		if (fp->e[i].key.kind == SH_FP_SOCK &&
+		    let_through(&fp->e[i].v) &&
+		    (family < 0 || fp->e[i].key.a == family) &&
+		    (type < 0 || fp->e[i].key.b == type))
+			return true;
+	return false;
+}
+
+static bool denies(const struct sh_policy *p, int family, int type)
+{
+	for (__u32 i = 0; p && i < p->nr_deny; i++)
+		if (p->deny[i].family == family && p->deny[i].type == type &&
+		    p->deny[i].protocol == SH_ANY)
+			return true;
+	return false;
+}
+
+static void deny_unused(const struct proposal *pr, struct json_object *deny,
+			int family, int type)
+{
+	struct sh_sock_rule d = {
+		.family = family >= 0 ? family : SH_ANY,
+		.type = type >= 0 ? type : SH_ANY,
+		.protocol = SH_ANY,
+	};
+
+	if (made_sock(pr->fp, family, type) || denies(pr->p, family, type) ||
+	    json_object_array_length(deny) >= SH_MAX_SOCKET_RULES)
+		return;
+	json_object_array_add(deny, render_sock_json(&d));
+}
+
+/* The running policy's socket section, and denies of what the container
+ * surely never made: nothing when the table overflowed or was not read. */
+static struct json_object *socket_json(const struct proposal *pr)
+{
+	struct json_object *s = json_object_new_object(), *running = NULL;
+	struct json_object *deny;
+
+	if (pr->running)
+		json_object_object_get_ex(pr->running, "socket", &running);
+	copy_key(s, running, "deny");
+	copy_key(s, running, "mark");
+	copy_key(s, running, "priority");
+	if (!json_object_object_get_ex(s, "deny", &deny)) {
+		deny = json_object_new_array();
+		json_object_object_add(s, "deny", deny);
+	}
+	if (pr->fp->kind_read[SH_PROG_SOCK] &&
+	    !pr->fp->overflow[SH_PROG_SOCK]) {
+		deny_unused(pr, deny, -1, FP_SOCK_RAW);
+		deny_unused(pr, deny, FP_AF_INET6, -1);
+	}
+	return s;
+}
+
+/* The running policy, parsed by the config parser: its rules as the
+ * programs had them, aliases and all. */
+static int parse_running(struct proposal *pr, struct sh_error *err)
+{
+	_cleanup_json_ struct json_object *root = NULL;
+	struct json_object *policies;
+	const char *text;
+
+	if (!pr->running)
+		return 0;
+	root = json_object_new_object();
+	policies = json_object_new_object();
+	json_object_object_add(root, "policies", policies);
+	json_object_object_add(policies, "running",
+			       json_object_get(pr->running));
+	text = json_object_to_json_string(root);
+	if (config_parse("the running policy", text, strlen(text), &pr->cfg,
+			 err))
+		return err->code;
+	pr->p = config_find_policy(&pr->cfg, "running");
+	return 0;
+}
+
+static struct json_object *build(const struct proposal *pr, const char *name)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *policies = json_object_new_object();
+	struct json_object *p = json_object_new_object();
+
+	jsonw_str(p, "default", "deny");
+	copy_key(p, pr->running, "bypass_prot_mem");
+	json_object_object_add(p, "socket", socket_json(pr));
+	json_object_object_add(p, "setsockopt", set_rules(pr));
+	copy_key(p, pr->running, "getsockopt");
+	json_object_object_add(policies, name, p);
+	json_object_object_add(root, "policies", policies);
+	return root;
+}
+
+struct json_object *footprint_policy_propose(const struct footprint *fp,
+					     struct json_object *running,
+					     const char *name,
+					     struct sh_error *err)
+{
+	struct proposal pr = { .fp = fp, .running = running };
+	struct json_object *out = NULL;
+
+	if (parse_running(&pr, err))
+		return NULL;
+	if (fold_set(&pr))
+		error_set(err, -ENOMEM, "out of memory");
+	else
+		out = build(&pr, name);
+	free(pr.set);
+	if (pr.running)
+		config_free(&pr.cfg);
+	return out;
+}

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One container at a time: what the config gives it now against what its
+ * cgroup has; the programs it needs (never a generic one: apply may
+ * verify, it is not on any container's start path); the swap; the record.
+ * A failure at any step puts the old programs back and keeps the old
+ * record.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "cgroup/cg.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "prog/attach.h"
+#include "prog/generic.h"
+#include "prog/load.h"
+#include "prog/path_progs.h"
+#include "prog/replace.h"
+#include "prog/share.h"
+#include "stage/apply.h"
+#include "state/proc.h"
+#include "state/state.h"
+
+struct apply_ctx {
+	const struct sh_config *cfg;
+	bool dry_run;
+	int bypass_ok; /* -1: not probed yet */
+	apply_report_fn fn;
+	void *data;
+	struct apply_totals *t;
+};
+
+const char *apply_outcome_name(enum apply_outcome o)
+{
+	static const char *const names[] = {
+		[APPLY_UNCHANGED] = "unchanged", [APPLY_UPDATED] = "updated",
+		[APPLY_LEFT] = "left",		 [APPLY_FAILED] = "failed",
+		[APPLY_GONE] = "gone",
+	};
+
+	return o <= APPLY_GONE ? names[o] : "unknown";
+}
+
+static uint64_t combine(const uint64_t hash[SH_PROG_KINDS])
+{
+	return share_hash(0, hash, sizeof(uint64_t) * SH_PROG_KINDS);
+}
+
+static void progs_hashes(const struct sh_progs *progs,
+			 uint64_t hash[SH_PROG_KINDS])
+{
+	memset(hash, 0, sizeof(uint64_t) * SH_PROG_KINDS);
+	for (int i = 0; i < progs->nr; i++) {
+		const struct kind_info *k = kind_by_type(progs->prog[i].type);
+
+		if (k)
+			hash[k->kind] = progs->prog[i].hash;
+	}
+}
+
+uint64_t apply_progs_hash(const struct sh_progs *progs)
+{
+	uint64_t hash[SH_PROG_KINDS];
+
+	progs_hashes(progs, hash);
+	return combine(hash);
+}
+
+bool apply_runs_generic(const struct sh_progs *progs)
+{
+	for (int i = 0; i < progs->nr; i++)
+		if (generic_is_name(progs->prog[i].name))
+			return true;
+	return false;
+}
+
+/* The bypass variant, or the other one as on_unsupported says. */
+static int target_bypass(const struct sh_config *cfg, bool bypass_ok,
+			 struct apply_target *t, struct sh_error *err)
+{
+	t->bypass = t->eff.bypass && bypass_ok;
+	if (!t->eff.bypass || bypass_ok ||
+	    cfg->on_unsupported == ON_UNSUPPORTED_WARN)
+		return 0;
+	error_reason(err, "bypass_prot_mem_unsupported");
+	return error_set(
+		err, -EOPNOTSUPP,
+		"bypass-prot-mem is asked for but this kernel lacks SK_BPF_BYPASS_PROT_MEM, and on_unsupported is 'fail' in %s",
+		cfg->path);
+}
+
+int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
+		    bool bypass_ok, struct apply_target *t,
+		    struct sh_error *err)
+{
+	struct sh_effective without;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	r = policy_reresolve(cfg, rec, &t->eff, err);
+	if (r)
+		return r;
+	r = target_bypass(cfg, bypass_ok, t, err);
+	if (r)
+		return r;
+	without = t->eff;
+	without.bypass = t->bypass;
+	if (policy_is_empty(&without)) {
+		error_reason(err, "policy_removed");
+		return error_set(
+			err, -ENODATA,
+			"%s gives it no policy any more (it started with policy '%s' from %s)",
+			cfg->path, rec->policy[0] ? rec->policy : "(none)",
+			rec->policy_source);
+	}
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (policy_needs(&without, k))
+			t->hash[k] = load_hash(&t->eff, k, t->bypass);
+	t->total = combine(t->hash);
+	return 0;
+}
+
+void apply_check(const struct sh_config *cfg, const struct sh_record *rec,
+		 bool bypass_ok, struct apply_check *out)
+{
+	struct sh_error err = { 0 };
+	struct apply_target t;
+
+	memset(out, 0, sizeof(*out));
+	out->hash = apply_progs_hash(&rec->progs);
+	out->generic = apply_runs_generic(&rec->progs);
+	if (apply_target_of(cfg, rec, bypass_ok, &t, &err) == 0) {
+		out->config_hash = t.total;
+		return;
+	}
+	out->reason = error_reason_text(&err);
+	snprintf(out->why, sizeof(out->why), "%s", err.msg);
+}
+
+bool apply_check_current(const struct apply_check *c)
+{
+	return c->config_hash == c->hash && !c->generic;
+}
+
+/* ---- what changes ------------------------------------------------------ */
+
+static void add_text(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void add_text(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t pos = strlen(buf);
+	va_list ap;
+
+	if (pos + 2 >= len)
+		return;
+	if (pos) {
+		memcpy(buf + pos, "; ", 3);
+		pos += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf + pos, len - pos, fmt, ap);
+	va_end(ap);
+}
+
+static const char *mode_name(bool audit)
+{
+	return audit ? "audit" : "enforce";
+}
+
+static void describe_kind(const struct sh_record *rec, int k,
+			  const struct apply_target *t, char *buf, size_t len)
+{
+	const char *name = kind_get(k)->name;
+	uint64_t old[SH_PROG_KINDS];
+	bool generic = false;
+
+	progs_hashes(&rec->progs, old);
+	for (int i = 0; i < rec->progs.nr; i++)
+		if (rec->progs.prog[i].type == kind_get(k)->type)
+			generic = generic_is_name(rec->progs.prog[i].name);
+	if (!old[k] && t->hash[k])
+		add_text(buf, len, "%s attached", name);
+	else if (old[k] && !t->hash[k])
+		add_text(buf, len, "%s detached", name);
+	else if (old[k] != t->hash[k])
+		add_text(buf, len, "%s replaced", name);
+	else if (generic)
+		add_text(buf, len, "%s: generic program -> its own copy", name);
+}
+
+static void describe(const struct sh_record *rec, const struct apply_target *t,
+		     char *buf, size_t len)
+{
+	const struct sh_effective *eff = &t->eff;
+	const char *policy = eff->policy ? eff->policy->name : "";
+
+	buf[0] = '\0';
+	if (strcmp(rec->policy, policy))
+		add_text(buf, len, "policy '%s' -> '%s'", rec->policy, policy);
+	if (rec->audit != eff->audit)
+		add_text(buf, len, "mode %s -> %s", mode_name(rec->audit),
+			 mode_name(eff->audit));
+	if (rec->progs.bypass_active != t->bypass)
+		add_text(buf, len, "bypass-prot-mem %s -> %s",
+			 rec->progs.bypass_active ? "on" : "off",
+			 t->bypass ? "on" : "off");
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		describe_kind(rec, k, t, buf, len);
+}
+
+/* ---- the update -------------------------------------------------------- */
+
+/* Attach types the container gets now and had not: the checks prestart
+ * makes on the cgroup's path before it attaches one. */
+static int check_new_types(const struct apply_ctx *c, int fd,
+			   const struct sh_record *rec,
+			   const struct sh_loaded *l, struct sh_error *err)
+{
+	enum bpf_attach_type types[SH_PROG_KINDS];
+	uint64_t old[SH_PROG_KINDS];
+	int nr = 0;
+
+	progs_hashes(&rec->progs, old);
+	for (int k = 0; k < SH_PROG_KINDS; k++)
+		if (l->fd[k] >= 0 && !old[k])
+			types[nr++] = kind_get(k)->type;
+	return nr ? path_progs_check(fd, rec->cg.rel, types, nr, c->cfg, err) :
+		    0;
+}
+
+/* The record is still this container's and says what apply read. */
+static int check_record(const struct sh_record *rec, struct sh_error *err)
+{
+	struct sh_record now;
+
+	if (state_read(rec->id, &now) == 0 && now.pid == rec->pid &&
+	    now.pid_start == rec->pid_start && now.cg.id == rec->cg.id &&
+	    !memcmp(&now.progs, &rec->progs, sizeof(now.progs)))
+		return 0;
+	return error_set(
+		err, -EAGAIN,
+		"its record changed while apply ran (released, or attached again)");
+}
+
+static int commit(int fd, const struct sh_record *rec,
+		  const struct sh_loaded *l, const struct apply_target *t,
+		  struct sh_error *err)
+{
+	struct sh_record next = *rec;
+	struct sh_error undo = { 0 };
+	int r = replace_commit(fd, &rec->progs, l, &next.progs, err);
+
+	if (r)
+		return r;
+	policy_record(&t->eff, &next);
+	r = check_record(rec, err);
+	if (r)
+		goto undo;
+	r = state_write(&next, err);
+	if (r)
+		goto undo;
+	attach_publish(l, &next.progs);
+	return 0;
+undo:
+	if (replace_undo(fd, &rec->progs, &next.progs, &undo))
+		error_note(err, "%s", undo.msg);
+	return r;
+}
+
+static int update(const struct apply_ctx *c, int fd,
+		  const struct sh_record *rec, const struct apply_target *t,
+		  struct sh_error *err)
+{
+	struct sh_loaded l;
+	int r = load_policy(&t->eff, c->cfg->on_unsupported, LOAD_SPECIALISED,
+			    &l, err);
+
+	if (r) {
+		error_note(err, "while loading its new programs");
+		return r;
+	}
+	r = check_new_types(c, fd, rec, &l, err);
+	if (r)
+		goto out;
+	r = commit(fd, rec, &l, t, err);
+out:
+	load_free(&l);
+	return r;
+}
+
+/* ---- one container ----------------------------------------------------- */
+
+static bool bypass_ok(struct apply_ctx *c, const struct sh_record *rec)
+{
+	if (c->bypass_ok >= 0 ||
+	    !(rec->bypass || c->cfg->default_bypass || c->cfg->allow_bypass))
+		return c->bypass_ok == 1;
+	/* Probed (a verifier run) only when some container may ask for it;
+	 * a dry run loads nothing and asks the sysctl of the same series. */
+	if (c->dry_run)
+		c->bypass_ok =
+			access("/proc/sys/net/core/bypass_prot_mem", F_OK) == 0;
+	else
+		c->bypass_ok = load_probe_bypass() == 1;
+	return c->bypass_ok == 1;
+}
+
+/* Gone: its cgroup is, or holds nothing and its init has exited. */
+static bool alive(int fd, const struct sh_record *rec)
+{
+	bool populated = true;
+
+	if (fd < 0)
+		return false;
+	if (proc_running(rec->pid, rec->pid_start))
+		return true;
+	return cg_populated_at(fd, &populated) != 0 || populated;
+}
+
+static void count(struct apply_totals *t, enum apply_outcome o)
+{
+	int *n[] = { &t->unchanged, &t->updated, &t->left, &t->failed,
+		     &t->gone };
+
+	(*n[o])++;
+}
+
+static enum apply_outcome decide(struct apply_ctx *c, int fd,
+				 const struct sh_record *rec,
+				 struct apply_entry *e, struct sh_error *err)
+{
+	struct apply_target t;
+	int r;
+
+	if (!alive(fd, rec))
+		return APPLY_GONE;
+	r = apply_target_of(c->cfg, rec, bypass_ok(c, rec), &t, err);
+	if (r)
+		return APPLY_LEFT;
+	e->to = t.total;
+	if (t.total == e->from && !apply_runs_generic(&rec->progs))
+		return APPLY_UNCHANGED;
+	describe(rec, &t, e->change, sizeof(e->change));
+	if (rec->footprint[0]) {
+		error_reason(err, "recording");
+		error_set(
+			err, -EBUSY,
+			"it is being recorded (record mode): its own programs keep its footprint, its new policy comes when it restarts");
+		return APPLY_LEFT;
+	}
+	if (c->dry_run)
+		return APPLY_UPDATED;
+	r = update(c, fd, rec, &t, err);
+	if (r == -ENOENT && err->code == -ENOENT && !alive(fd, rec))
+		return APPLY_GONE; /* released meanwhile */
+	return r ? APPLY_FAILED : APPLY_UPDATED;
+}
+
+static int apply_record(const struct sh_record *rec, void *data)
+{
+	struct apply_ctx *c = data;
+	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
+	struct apply_entry e = { .rec = rec,
+				 .from = apply_progs_hash(&rec->progs) };
+	struct sh_error err = { 0 };
+
+	log_set_context("container %s", rec->id);
+	e.outcome = decide(c, fd, rec, &e, &err);
+	if (e.outcome == APPLY_LEFT || e.outcome == APPLY_FAILED) {
+		e.reason = error_reason_text(&err);
+		snprintf(e.why, sizeof(e.why), "%s", err.msg);
+	}
+	if (e.outcome == APPLY_UPDATED && !c->dry_run)
+		log_info("applied: %s", e.change);
+	else if (e.outcome == APPLY_FAILED)
+		log_info("cannot apply the config: %s; it keeps its programs",
+			 e.why);
+	log_set_context("%s", "");
+	count(c->t, e.outcome);
+	c->fn(&e, c->data);
+	return 0;
+}
+
+int apply_run(const char *path, bool dry_run, apply_report_fn fn, void *data,
+	      struct apply_totals *t, struct sh_error *err)
+{
+	_cleanup_close_ int lock =
+		state_lock(SH_STATE_APPLY_LOCK, LOCK_EX, err);
+	struct apply_ctx c = { .dry_run = dry_run,
+			       .bypass_ok = -1,
+			       .fn = fn,
+			       .data = data,
+			       .t = t };
+	struct sh_config cfg;
+	int barrier, r;
+
+	memset(t, 0, sizeof(*t));
+	if (lock < 0)
+		return lock;
+	/* No prestart that read an older config is still attaching. */
+	barrier = state_lock(SH_STATE_CONFIG_LOCK, LOCK_EX, err);
+	if (barrier < 0)
+		return barrier;
+	close(barrier);
+	r = config_load(path, &cfg, err);
+	if (r)
+		return r;
+	c.cfg = &cfg;
+	r = state_foreach(apply_record, &c);
+	config_free(&cfg);
+	return r;
+}

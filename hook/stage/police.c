@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Policing one container once its policy is known: loaded programs, the
+ * cgroup, attach, record (and, for a cgroup the hook made or a sandbox no
+ * poststop comes for, its reaper). Nothing stays behind when a step
+ * fails: the ladder in attach_to_cgroup() undoes the steps before it, in
+ * reverse.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/file.h>
+
+#include "cgroup/cg_choice.h"
+#include "cgroup/cg_make.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "lib/timing.h"
+#include "policy/policy.h"
+#include "prog/attach.h"
+#include "prog/load.h"
+#include "prog/path_progs.h"
+#include "record/footprint.h"
+#include "record/recording.h"
+#include "stage/police.h"
+#include "stage/reaper.h"
+#include "stage/teardown.h"
+#include "state/proc.h"
+#include "state/state.h"
+
+/* Also refuses an init that is exiting: moving it would silently fail. */
+static int fill_record(struct sh_record *rec, const struct oci_state *st,
+		       const struct sh_effective *eff, struct sh_error *err)
+{
+	char state = 'R';
+
+	memset(rec, 0, sizeof(*rec));
+	snprintf(rec->id, sizeof(rec->id), "%s", st->id);
+	snprintf(rec->k8s_namespace, sizeof(rec->k8s_namespace), "%s",
+		 eff->who.namespace ? eff->who.namespace : "");
+	snprintf(rec->pod, sizeof(rec->pod), "%s",
+		 eff->who.pod ? eff->who.pod : "");
+	snprintf(rec->container, sizeof(rec->container), "%s",
+		 eff->who.name ? eff->who.name : "");
+	rec->pid = st->pid;
+	/* A missing pid is reported where its cgroup is looked up. */
+	proc_stat(st->pid, &state, &rec->pid_start);
+	if (proc_exiting(state)) {
+		error_reason(err, "init_exited");
+		return error_set(err, -ESRCH,
+				 "container init pid %d is exiting (state %c)",
+				 st->pid, state);
+	}
+	policy_record(eff, rec);
+	return 0;
+}
+
+static bool same_programs(const struct sh_progs *recorded,
+			  const struct sh_progs *now)
+{
+	for (int i = 0; i < recorded->nr; i++) {
+		bool found = false;
+
+		for (int j = 0; j < now->nr; j++)
+			found |= now->prog[j].id == recorded->prog[i].id;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* A second prestart for the same container must not attach twice. The
+ * record names this container's init only with the same pid and start
+ * time (pids are reused); else an earlier container left it. */
+static bool already_attached(const struct oci_state *st)
+{
+	_cleanup_close_ int fd = -1;
+	struct sh_record rec;
+	struct sh_progs now;
+	uint64_t start = 0;
+	char state;
+
+	if (state_read(st->id, &rec))
+		return false;
+	proc_stat(st->pid, &state, &start);
+	if (rec.pid != st->pid || rec.pid_start != start) {
+		log_info(
+			"releasing the record of an earlier container %s (pid %d)",
+			rec.id, rec.pid);
+		teardown_release(&rec);
+		return false;
+	}
+	fd = cg_open_recorded(&rec.cg);
+	if (fd < 0 || attach_query_ours(fd, &now))
+		return false;
+	return same_programs(&rec.progs, &now);
+}
+
+/*
+ * After the attach, the init must still be in the cgroup (the same one:
+ * path and id) and still the same process: a move before or during the
+ * attach would leave it unpoliced, and after it only the container could
+ * move it, which the cgroup choice has ruled out.
+ */
+static int check_init_stayed(const struct cg_root *root,
+			     const struct sh_record *rec, struct sh_error *err)
+{
+	int r = cg_pid_inside(root, rec->pid, &rec->cg, err);
+
+	if (r) {
+		error_reason(err, "init_escaped");
+		return r;
+	}
+	if (!proc_running(rec->pid, rec->pid_start)) {
+		error_reason(err, "init_exited");
+		return error_set(
+			err, -ESRCH,
+			"container init pid %d exited while the policy was being attached",
+			rec->pid);
+	}
+	return 0;
+}
+
+static int check_path(const struct sh_config *cfg, int fd,
+		      const struct sh_loaded *l, const struct sh_record *rec,
+		      struct sh_error *err)
+{
+	enum bpf_attach_type types[SH_PROG_KINDS];
+	int nr = attach_types(l, types);
+
+	return path_progs_check(fd, rec->cg.rel, types, nr, cfg, err);
+}
+
+/* Undo steps: a failure is added to the error being reported. */
+static void undo_attach(int fd, const struct sh_progs *progs,
+			struct sh_error *err)
+{
+	struct sh_error undo = { 0 };
+
+	if (attach_detach(fd, progs, &undo))
+		error_note(err, "%s", undo.msg);
+}
+
+static void undo_cgroup(const struct cg_root *root, struct cg_target *t,
+			pid_t pid, struct sh_error *err)
+{
+	struct sh_error undo = { 0 };
+
+	if (cg_make_undo(root, t, pid, &undo))
+		error_note(err, "%s", undo.msg);
+}
+
+/* r, and when it is an error, err classified as reason (unless the site
+ * that failed already did). */
+static int classified(int r, const char *reason, struct sh_error *err)
+{
+	if (r < 0)
+		error_reason(err, reason);
+	return r;
+}
+
+static int attach_to_cgroup(const struct sh_config *cfg,
+			    const struct oci_state *st,
+			    const struct sh_loaded *l, struct sh_record *rec,
+			    bool reap, struct sh_error *err)
+{
+	static const char *const cgroup = "cgroup_unavailable";
+	_cleanup_close_ int fd = -1;
+	struct cg_root root;
+	int r = classified(cg_find_root(&root, err), cgroup, err);
+
+	if (r)
+		return r;
+	fd = classified(cg_choice_take(cfg, st, &root, &rec->cg, err), cgroup,
+			err);
+	if (fd < 0)
+		return fd;
+	timing_mark("cgroup");
+	r = classified(check_path(cfg, fd, l, rec, err), cgroup, err);
+	if (r)
+		goto err_cgroup;
+	timing_mark("path");
+	r = classified(attach_commit(fd, rec->cg.id, l, &rec->progs, err),
+		       "attach_failed", err);
+	if (r)
+		goto err_cgroup;
+	timing_mark("attach");
+	r = check_init_stayed(&root, rec, err);
+	if (r)
+		goto err_detach;
+	timing_mark("verify");
+	r = classified(state_write(rec, err), "record_failed", err);
+	if (r)
+		goto err_detach;
+	timing_mark("record");
+	attach_publish(l, &rec->progs);
+	if (rec->cg.created || reap) {
+		r = classified(reaper_spawn(rec, err), "reaper_failed", err);
+		if (r)
+			goto err_record;
+	}
+	return 0;
+
+err_record:
+	state_remove(rec->id);
+err_detach:
+	undo_attach(fd, &rec->progs, err);
+err_cgroup:
+	undo_cgroup(&root, &rec->cg, st->pid, err);
+	return r;
+}
+
+/* What asked for the bypass that the kernel lacks: an annotation (its
+ * key, "true"), else the policy or defaults entry. */
+static void bypass_cause(struct sh_cause *c, const struct sh_record *rec)
+{
+	static const char by_annotation[] = "annotation ";
+	const size_t len = sizeof(by_annotation) - 1;
+
+	if (strncmp(rec->bypass_source, by_annotation, len)) {
+		snprintf(c->setting, sizeof(c->setting), "%s",
+			 rec->bypass_source);
+		return;
+	}
+	snprintf(c->annotation, sizeof(c->annotation), "%s",
+		 rec->bypass_source + len);
+	snprintf(c->setting, sizeof(c->setting), "true");
+}
+
+static void set_outcome(struct prestart_outcome *done,
+			const struct sh_record *rec)
+{
+	done->outcome = STATS_ATTACHED;
+	if (rec->bypass && !rec->progs.bypass_active) {
+		done->outcome = STATS_FALLBACK;
+		done->reason = "bypass_prot_mem_unsupported";
+		bypass_cause(&done->cause, rec);
+	}
+}
+
+static int load_and_attach(const struct sh_config *cfg,
+			   const struct oci_state *st,
+			   const struct sh_effective *eff, bool reap,
+			   struct prestart_outcome *done, struct sh_error *err)
+{
+	struct sh_loaded loaded;
+	struct sh_record rec;
+	int r = fill_record(&rec, st, eff, err);
+
+	if (r)
+		return r;
+	footprint_fill(&rec, eff, cfg);
+	r = classified(load_policy(eff, cfg->on_unsupported, LOAD_AT_START,
+				   &loaded, err),
+		       "program_load_failed", err);
+	if (r)
+		return r;
+	timing_mark("load");
+	r = classified(recording_start(&loaded, &rec, eff, cfg, err),
+		       "record_failed", err);
+	if (r)
+		goto abort;
+	r = attach_to_cgroup(cfg, st, &loaded, &rec, reap, err);
+	if (r)
+		goto abort;
+	load_free(&loaded);
+	set_outcome(done, &rec);
+	log_info(
+		"attached %d program(s) to cgroup %s (policy '%s', bypass-prot-mem %s)",
+		rec.progs.nr, rec.cg.rel, rec.policy,
+		rec.progs.bypass_active ? "on" : "off");
+	return 0;
+abort:
+	recording_abort(&rec); /* record mode: nothing was recorded */
+	load_free(&loaded);
+	return r;
+}
+
+int police_container(const struct sh_config *cfg, const struct oci_state *st,
+		     const struct sh_effective *eff, bool reap,
+		     struct prestart_outcome *done, struct sh_error *err)
+{
+	_cleanup_close_ int lock = -1;
+	int r;
+
+	*done = (struct prestart_outcome){
+		.outcome = STATS_UNPOLICED,
+		.config_last_try = done->config_last_try,
+	};
+	if (policy_is_empty(eff)) {
+		log_debug("no socket policy applies: nothing to attach");
+		return 0;
+	}
+	if (st->pid <= 0) {
+		error_reason(err, "state_invalid");
+		return error_set(
+			err, -EINVAL,
+			"OCI state on stdin lacks the container's 'pid'");
+	}
+	/* Refused once, here, before anything is loaded. */
+	r = classified(state_dir_check(err), "record_failed", err);
+	if (r)
+		return r;
+	if (already_attached(st)) {
+		/* Counted once, by the run that attached. */
+		log_info("policy already attached: nothing to do");
+		return 0;
+	}
+	/* `apply` must see this container's record, or this container must
+	 * have the config apply reads (state.h, SH_STATE_CONFIG_LOCK). */
+	lock = classified(state_lock(SH_STATE_CONFIG_LOCK, LOCK_SH, err),
+			  "record_failed", err);
+	if (lock < 0)
+		return lock;
+	if (!done->config_last_try && config_changed(cfg)) {
+		done->config_changed = true;
+		return -EAGAIN;
+	}
+	timing_mark("check");
+	return load_and_attach(cfg, st, eff, reap, done, err);
+}

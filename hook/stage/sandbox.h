@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The pod sandbox's cgroup is policed too (sandbox_policy). A socket is
+ * policed by the cgroup it was created in, and a container that shares
+ * its pod's pid namespace can make the pause process create one for it
+ * (ptrace, then pidfd_getfd()): an unpoliced sandbox cgroup is a way out
+ * of every policy of the pod. The pause process never makes a socket.
+ *
+ * Three ways in, one attach:
+ *  - the runtime runs the hook for the sandbox (CRI-O's hooks.d, a
+ *    sandbox's own hooks): prestart, with policy_sandbox();
+ *  - containerd 2.x builds the sandbox's spec from its default spec, not
+ *    from the handler's base_runtime_spec (podsandbox/sandbox_run_linux.go
+ *    calls runtimeSpec(id, "", ...)), so no hook runs for it: the first
+ *    workload container of the pod polices it from its own prestart
+ *    (sandbox_police_pod_of());
+ *  - an NRI plugin at RunPodSandbox: sandbox_police().
+ * Each records the sandbox under its own id, so poststop, gc and the
+ * reaper release it like any container; a second attempt finds it
+ * attached and does nothing.
+ */
+#ifndef SH_SANDBOX_H
+#define SH_SANDBOX_H
+
+#include <sys/types.h>
+
+#include "config/config.h"
+#include "input/container.h"
+#include "input/oci.h"
+#include "lib/error.h"
+#include "policy/policy.h"
+#include "stage/police.h"
+
+struct sandbox_target {
+	const char *id; /* the sandbox's id: a valid container id */
+	pid_t pid; /* its init, the pause process */
+	/* The pod's namespace and name: labels for status, or NULL. */
+	const char *k8s_namespace;
+	const char *pod;
+};
+
+/*
+ * Attaches sandbox_policy to the cgroup of sb->pid and records it under
+ * sb->id, with a reaper that releases it once the cgroup is empty or gone
+ * (no poststop runs for a sandbox policed this way). 0 when done, when
+ * sandbox_policy is "" or when it is already attached; else -errno and
+ * one line in err, and nothing attached. Serialized with other callers
+ * by a lock on the state directory. This is what an NRI plugin calls at
+ * RunPodSandbox (cfg from config_load(), the sandbox's id and pid, a pid
+ * of the caller's pid namespace: the host's). The reaper is forked twice
+ * from the caller, and the child goes on with the hook's own code: call
+ * it from a process that has one thread, or fork first.
+ */
+int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
+		   struct sh_error *err);
+
+/*
+ * From a workload container's prestart (c read with its bundle loaded,
+ * eff its effective policy): polices the pod's sandbox when the container's
+ * spec names it (io.kubernetes.cri.sandbox-id, and a /proc/<pid>/ns/...
+ * path in linux.namespaces, checked against the cgroup that pid is in).
+ * 0 when there is none, or nothing to do; -EAGAIN with
+ * done->config_changed as police_container() says.
+ */
+int sandbox_police_pod_of(const struct sh_config *cfg,
+			  const struct sh_container *c,
+			  const struct sh_effective *eff,
+			  struct prestart_outcome *done, struct sh_error *err);
+
+#endif /* SH_SANDBOX_H */

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * poststop, gc and the reaper all end here: a record is released only
+ * when its container is gone, through one open of its cgroup, and the
+ * index of shared copies is swept of what no record uses.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroup/cg_make.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "lib/timing.h"
+#include "prog/attach.h"
+#include "prog/generic.h"
+#include "prog/pin.h"
+#include "prog/share.h"
+#include "record/recording.h"
+#include "stage/teardown.h"
+#include "state/proc.h"
+#include "state/state.h"
+#include "state/stats.h"
+#include "state/stats_log.h"
+
+/* Enough for every program of a full node's containers; beyond it the
+ * sweep keeps every index entry rather than guess. */
+#define GC_LIVE_MAX 256
+
+static bool init_alive(const struct sh_record *rec)
+{
+	return proc_running(rec->pid, rec->pid_start);
+}
+
+/* Drops the record, unless it now belongs to a newer container: a
+ * record is replaced by a rename, a new file, never rewritten in place,
+ * so the file it was read from tells without reading it again. */
+static int drop_record(const struct sh_record *rec)
+{
+	struct sh_record now;
+
+	if (rec->file_ino)
+		return state_remove_read(rec);
+	if (state_read(rec->id, &now) == 0 &&
+	    (now.pid != rec->pid || now.pid_start != rec->pid_start ||
+	     now.cg.id != rec->cg.id))
+		return 0;
+	return state_remove(rec->id);
+}
+
+/* rmdir takes a path: only while it still names our cgroup. */
+static void remove_made_cgroup(const struct sh_record *rec)
+{
+	_cleanup_close_ int again = cg_open_recorded(&rec->cg);
+	struct sh_error err = { 0 };
+	struct cg_root root;
+
+	if (!rec->cg.created || again < 0)
+		return;
+	if (cg_find_root(&root, &err) ||
+	    cg_make_remove(&root, rec->cg.rel, &err))
+		log_warn("%s", err.msg);
+}
+
+/*
+ * Never detaches from a container that still runs: a populated cgroup
+ * whose recorded init is alive (or, for the reaper, any populated one).
+ * An unreadable cgroup.events counts as populated.
+ */
+static int release_cgroup(int fd, const struct sh_record *rec, bool only_empty)
+{
+	struct sh_error err = { 0 };
+	bool populated = true;
+	int r = cg_populated_at(fd, &populated);
+
+	if (r == -ENOENT)
+		return 0;
+	if (!r && populated && (only_empty || init_alive(rec)))
+		r = -EBUSY;
+	if (r)
+		return r;
+	if (attach_detach(fd, &rec->progs, &err))
+		log_warn("%s", err.msg);
+	remove_made_cgroup(rec);
+	return 0;
+}
+
+/* Undoes one record through one open of its cgroup (fd, or -errno). */
+static int release_at(int fd, const struct sh_record *rec, bool only_empty)
+{
+	int r = 0;
+
+	if (fd >= 0)
+		r = release_cgroup(fd, rec, only_empty);
+	else if (fd != -ENOENT && fd != -ESTALE)
+		r = fd; /* cannot tell: keep the record */
+	if (r)
+		return r;
+	/* Record mode: before the record goes; a recording that cannot be
+	 * written now keeps it for the next gc. */
+	r = recording_save(rec);
+	if (r)
+		return r;
+	return drop_record(rec);
+}
+
+int teardown_release(const struct sh_record *rec)
+{
+	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
+
+	return release_at(fd, rec, false);
+}
+
+/* The record as it is now, if it is still this container's: `apply` may
+ * have replaced its programs since the reaper read it. */
+static const struct sh_record *current(const struct sh_record *rec,
+				       struct sh_record *now)
+{
+	if (state_read(rec->id, now) == 0 && now->pid == rec->pid &&
+	    now->pid_start == rec->pid_start && now->cg.id == rec->cg.id)
+		return now;
+	return rec;
+}
+
+int teardown_release_empty(const struct sh_record *rec)
+{
+	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
+	struct sh_record now;
+	int r = release_at(fd, current(rec, &now), true);
+
+	return r ? r : fd < 0;
+}
+
+static void release_container(const struct oci_state *st)
+{
+	struct sh_record rec;
+	int r = state_read(st->id, &rec);
+
+	if (r == -ENOENT || r == -EBADMSG)
+		return;
+	if (r) {
+		log_warn("cannot read state of %s: %s", st->id, strerror(-r));
+		return;
+	}
+	r = teardown_release(&rec);
+	if (r == -EBUSY)
+		log_warn(
+			"container %s still runs in cgroup %s (init pid %d): its policy stays attached until it is gone",
+			st->id, rec.cg.rel, rec.pid);
+	else if (r == -EAGAIN)
+		; /* its recording waits for gc: said */
+	else if (r)
+		log_warn("cannot release %s: %s", st->id, strerror(-r));
+	else {
+		log_info("released cgroup %s", rec.cg.rel);
+		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL,
+			      timing_elapsed());
+	}
+}
+
+int teardown_poststop(const struct oci_state *st, struct sh_error *err)
+{
+	/* An unsafe state directory is refused and left alone. */
+	int r = state_dir_check(err);
+
+	if (r)
+		return r;
+	release_container(st);
+	timing_mark("release");
+	/* The full scan reads every record: O(containers). Here it runs at
+	 * most once per interval, for nodes where nothing runs `gc`. */
+	if (state_stamp_renew(TEARDOWN_GC_STAMP, TEARDOWN_GC_INTERVAL) == 1) {
+		r = teardown_gc(err);
+		timing_mark("gc");
+	}
+	return r < 0 ? r : 0;
+}
+
+/* Gone: the cgroup vanished (or is a new one), or it is empty and the
+ * container's init is dead. fd is one open of the recorded cgroup. */
+static bool record_stale(int fd, const struct sh_record *rec)
+{
+	bool populated = true;
+
+	if (fd == -ENOENT || fd == -ESTALE)
+		return true;
+	if (fd < 0 || cg_populated_at(fd, &populated))
+		return false;
+	return !populated && !init_alive(rec);
+}
+
+struct gc_pass {
+	int released;
+	size_t nr_live;
+	struct {
+		enum bpf_attach_type type;
+		uint64_t hash;
+	} live[GC_LIVE_MAX];
+	bool overflow; /* too many to track: sweep nothing */
+};
+
+static void note_live(struct gc_pass *gc, const struct sh_record *rec)
+{
+	for (int i = 0; i < rec->progs.nr; i++) {
+		if (gc->nr_live == ARRAY_SIZE(gc->live)) {
+			gc->overflow = true;
+			return;
+		}
+		gc->live[gc->nr_live].type = rec->progs.prog[i].type;
+		gc->live[gc->nr_live++].hash = rec->progs.prog[i].hash;
+	}
+}
+
+static int gc_visit(const struct sh_record *rec, void *data)
+{
+	struct gc_pass *gc = data;
+	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
+
+	if (!record_stale(fd, rec)) {
+		note_live(gc, rec);
+		return 0;
+	}
+	if (release_at(fd, rec, false) == 0) {
+		log_info("gc: released state of container %s (cgroup %s)",
+			 rec->id, rec->cg.rel);
+		/* Not a hook run: no latency sample. */
+		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
+		gc->released++;
+	}
+	return 0;
+}
+
+static int index_in_use(const char *type, uint64_t hash, void *data)
+{
+	struct gc_pass *gc = data;
+
+	if (gc->overflow)
+		return 1;
+	for (size_t i = 0; i < gc->nr_live; i++)
+		if (gc->live[i].hash == hash &&
+		    !strcmp(kind_type_name(gc->live[i].type), type))
+			return 1;
+	return 0;
+}
+
+/* The generic programs' rules of attachments that are gone. */
+static void sweep_generic(void)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int pins = pin_dir_open(false, &err);
+
+	if (pins >= 0)
+		generic_sweep(pins);
+}
+
+/*
+ * Mark and sweep: release records of containers that are gone, then drop
+ * the index of shared copies that no live container uses any more, and
+ * the generic programs' rules of attachments that are gone.
+ */
+int teardown_gc(struct sh_error *err)
+{
+	_cleanup_free_ struct gc_pass *gc = NULL;
+	int r = state_dir_check(err);
+
+	if (r)
+		return r;
+	gc = calloc(1, sizeof(*gc));
+	if (!gc)
+		return error_set(err, -ENOMEM, "gc: %s", strerror(ENOMEM));
+	state_foreach(gc_visit, gc);
+	share_sweep(index_in_use, gc);
+	sweep_generic();
+	return gc->released;
+}

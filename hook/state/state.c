@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One JSON record per container under /run/oci-sockopt-hook (the
+ * attribute SH_RECORD_XATTR of an empty <id>.json, or its content where
+ * the file system takes no attribute), written atomically (temp file +
+ * rename), so a reader never sees half a record
+ * and concurrent hooks for different containers never share a file. The
+ * directory must be ours alone, and a record read back is checked before
+ * it is acted on (state_record_invalid()).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <time.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input/strictjson.h"
+#include "lib/cleanup.h"
+#include "lib/fileio.h"
+#include "lib/log.h"
+#include "lib/trust.h"
+#include "state/state.h"
+
+#define STATE_RECORD_MAX (1 << 20)
+
+const char *state_dir(void)
+{
+	const char *env = getenv("OCI_SOCKOPT_HOOK_STATE_DIR");
+
+	return env && *env ? env : SH_STATE_DIR;
+}
+
+int state_dir_open(bool create, struct sh_error *err)
+{
+	const char *dir = state_dir();
+	int fd, r;
+
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return error_errno(err, -errno,
+				   "cannot create state directory %s", dir);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return error_errno(err, -errno,
+				   "cannot open state directory %.128s", dir);
+	r = trust_check_dir(fd, "state directory", dir, err);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int state_dir_check(struct sh_error *err)
+{
+	struct sh_error absent = { 0 };
+	int fd = state_dir_open(false, &absent);
+
+	/* A reader finds nothing to do when nothing ran yet. */
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0) {
+		*err = err->code ? *err : absent;
+		return fd;
+	}
+	close(fd);
+	return 0;
+}
+
+int state_lock(const char *name, int how, struct sh_error *err)
+{
+	_cleanup_close_ int dir = state_dir_open(true, err);
+	_cleanup_close_ int fd = -1;
+
+	if (dir < 0)
+		return dir;
+	fd = openat(dir, name, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
+	if (fd < 0)
+		return error_errno(err, -errno, "cannot open %s/%s",
+				   state_dir(), name);
+	while (flock(fd, how) < 0)
+		if (errno != EINTR)
+			return error_errno(err, -errno, "cannot lock %s/%s",
+					   state_dir(), name);
+	return take_fd(&fd);
+}
+
+int state_file_read(const char *name, size_t max, char **text, size_t *len,
+		    struct sh_error *err)
+{
+	_cleanup_close_ int dir = state_dir_open(false, err);
+
+	if (dir < 0)
+		return dir;
+	return fileio_read_at(dir, name, 1, max, text, len);
+}
+
+int state_file_replace(const char *name, const char *text, size_t len,
+		       struct sh_error *err)
+{
+	_cleanup_close_ int dir = state_dir_open(true, err);
+
+	if (dir < 0)
+		return dir;
+	return fileio_replace_at(dir, name, text, len);
+}
+
+int state_stamp_renew(const char *name, int interval_sec)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = state_dir_open(false, &err), fd = -1;
+	struct stat st;
+	time_t age;
+
+	if (dir < 0)
+		return dir;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		age = time(NULL) - st.st_mtim.tv_sec;
+		/* A stamp from the future: the clock was set back. */
+		if (age >= 0 && age < interval_sec)
+			return 0;
+	}
+	fd = openat(dir, name,
+		    O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		    0600);
+	if (fd < 0 || futimens(fd, NULL) < 0)
+		return -errno;
+	return 1;
+}
+
+int state_file_unlink_at(int dir, const char *name)
+{
+	if (unlinkat(dir, name, 0) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int state_file_foreach(state_file_fn fn, void *data)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = state_dir_open(false, &err);
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int r = 0;
+
+	if (dir < 0)
+		return dir == -ENOENT ? 0 : dir;
+	d = fdopendir(take_fd(&dir));
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && !r)
+		if (de->d_name[0] != '.')
+			r = fn(dirfd(d), de->d_name, data);
+	return r;
+}
+
+/* A record is the attribute of an empty file where the file system takes
+ * one (fileio_replace_xattr_at()): on tmpfs, where /run usually is, the
+ * file's content would hold a 4 KiB page for a record of under 1 KiB, the
+ * biggest part of what a policed container costs the kernel (bench 9). */
+static int record_replace(const char *name, const char *text, size_t len,
+			  struct sh_error *err)
+{
+	_cleanup_close_ int dir = state_dir_open(true, err);
+
+	if (dir < 0)
+		return dir;
+	return fileio_replace_xattr_at(dir, name, SH_RECORD_XATTR, text, len);
+}
+
+static int record_name(const char *id, char name[SH_STATE_NAME_MAX])
+{
+	if (snprintf(name, SH_STATE_NAME_MAX, "%s.json", id) >=
+	    (int)SH_STATE_NAME_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int state_write(const struct sh_record *rec, struct sh_error *err)
+{
+	_cleanup_json_ struct json_object *obj = state_record_to_json(rec);
+	char name[SH_STATE_NAME_MAX];
+	const char *text;
+	int r;
+
+	if (!obj)
+		return error_set(err, -ENOMEM, "cannot write state for %s: %s",
+				 rec->id, strerror(ENOMEM));
+	text = json_object_to_json_string_ext(
+		obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	r = record_name(rec->id, name);
+	if (r)
+		goto fail;
+	r = record_replace(name, text, strlen(text), err);
+	if (r)
+		goto fail;
+	return 0;
+fail:
+	return error_errno(err, r, "cannot write state for %s in %s", rec->id,
+			   state_dir());
+}
+
+static int parse_record_at(int dir, const char *name, struct sh_record *rec)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_json_ struct json_object *obj = NULL;
+	struct sh_error err = { 0 };
+	size_t len;
+	ino_t ino = 0;
+	int r = fileio_read_xattr_at(dir, name, SH_RECORD_XATTR,
+				     STATE_RECORD_MAX, &text, &len, &ino);
+
+	if (r)
+		return r;
+	r = strictjson_parse(name, text, len, &obj, &err);
+	if (r)
+		return -EBADMSG;
+	r = state_record_from_json(obj, rec);
+	rec->file_ino = ino;
+	return r;
+}
+
+/* The cgroup2 mount, looked up once and only when a record needs it. */
+struct mount_cache {
+	bool tried;
+	int r;
+	struct cg_root root;
+};
+
+static int cached_mount(struct mount_cache *m, const struct cg_root **root)
+{
+	struct sh_error err = { 0 };
+
+	if (!m->tried) {
+		m->tried = true;
+		m->r = cg_find_root(&m->root, &err);
+		/* A warning: no record is acted on without it. */
+		if (m->r)
+			log_warn("%s", err.msg);
+	}
+	*root = &m->root;
+	return m->r;
+}
+
+/* A record that is not what the hook writes is never acted on. */
+static int read_record_at(int dir, const char *name, struct mount_cache *m,
+			  struct sh_record *rec)
+{
+	char stem[SH_STATE_NAME_MAX];
+	const char *why = "it is not a state record";
+	const struct cg_root *root;
+	int r = parse_record_at(dir, name, rec);
+
+	if (r == -ENOENT)
+		return r;
+	if (r)
+		goto ignore;
+	if (cached_mount(m, &root))
+		return -ENOENT; /* warned: no cgroup2 mount, nothing to do */
+	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 5), name);
+	why = state_record_invalid(rec, stem, root);
+	if (!why)
+		return 0;
+ignore:
+	log_warn("ignoring state record %s in %s: %s", LOG_Q(name), state_dir(),
+		 r && r != -EBADMSG ? strerror(-r) : why);
+	return r ? r : -EBADMSG;
+}
+
+int state_read(const char *id, struct sh_record *rec)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = state_dir_open(false, &err);
+	struct mount_cache m = { 0 };
+	char name[SH_STATE_NAME_MAX];
+
+	if (dir < 0)
+		return dir;
+	if (record_name(id, name))
+		return -ENOENT;
+	return read_record_at(dir, name, &m, rec);
+}
+
+int state_remove(const char *id)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = state_dir_open(false, &err);
+	char name[SH_STATE_NAME_MAX];
+
+	if (dir < 0)
+		return dir == -ENOENT ? 0 : dir;
+	if (record_name(id, name))
+		return 0;
+	return state_file_unlink_at(dir, name);
+}
+
+int state_remove_read(const struct sh_record *rec)
+{
+	struct sh_error err = { 0 };
+	_cleanup_close_ int dir = state_dir_open(false, &err);
+	char name[SH_STATE_NAME_MAX];
+	struct stat st;
+
+	if (dir < 0)
+		return dir == -ENOENT ? 0 : dir;
+	if (record_name(rec->id, name))
+		return 0;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (st.st_ino != rec->file_ino)
+		return 0; /* a newer container's */
+	return state_file_unlink_at(dir, name);
+}
+
+static bool is_record_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 5 && !strcmp(name + len - 5, ".json");
+}
+
+struct record_walk {
+	state_visit_fn fn;
+	void *data;
+	struct mount_cache mount;
+};
+
+static int visit_file(int dir, const char *name, void *data)
+{
+	struct record_walk *walk = data;
+	struct sh_record rec;
+
+	if (!is_record_name(name) ||
+	    read_record_at(dir, name, &walk->mount, &rec))
+		return 0;
+	return walk->fn(&rec, walk->data);
+}
+
+int state_foreach(state_visit_fn fn, void *data)
+{
+	struct record_walk walk = { .fn = fn, .data = data };
+
+	return state_file_foreach(visit_file, &walk);
+}

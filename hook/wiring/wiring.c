@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The plan of `runtime configure` (wiring.h): every file with its old and
+ * new text, known before the first write. Applying it writes each new
+ * text beside its file and renames it over, the runtime's drop-in last,
+ * so that a runtime restarting meanwhile never reads a drop-in naming a
+ * base spec that is not there yet; a failed step puts back every file
+ * already replaced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "lib/fileio.h"
+#include "wiring/toml/toml_write.h"
+#include "wiring/wiring.h"
+#include "wiring/wiring_diff.h"
+
+#define WIRING_FILE_MAX (1 << 20)
+
+char *wiring_read(const char *path, int *r)
+{
+	char *text = NULL;
+	size_t len;
+
+	*r = fileio_read_at(AT_FDCWD, path, 1, WIRING_FILE_MAX, &text, &len);
+	return *r ? NULL : text;
+}
+
+static struct wiring_file *plan_slot(struct wiring_plan *plan, const char *path,
+				     char *text, struct sh_error *err)
+{
+	struct wiring_file *f;
+
+	if (plan->nr_files == SH_WIRING_MAX_FILES) {
+		free(text);
+		error_set(err, -E2BIG, "runtime: more than %d files",
+			  SH_WIRING_MAX_FILES);
+		return NULL;
+	}
+	f = &plan->files[plan->nr_files];
+	*f = (struct wiring_file){ .path = strdup(path), .text = text };
+	if (!f->path) {
+		free(text);
+		error_set(err, -ENOMEM, "runtime: out of memory");
+		return NULL;
+	}
+	plan->nr_files++;
+	return f;
+}
+
+static int plan_add(struct wiring_plan *plan, const char *path, char *text,
+		    mode_t mode, struct sh_error *err)
+{
+	struct wiring_file *f = plan_slot(plan, path, text, err);
+	int r;
+
+	if (!f)
+		return err->code;
+	f->mode = mode;
+	f->old = wiring_read(path, &r);
+	if (r && r != -ENOENT)
+		return error_errno(err, r, "cannot read %.200s", path);
+	return 0;
+}
+
+int wiring_plan_link(struct wiring_plan *plan, const char *path,
+		     const char *target, struct sh_error *err)
+{
+	char *text = target ? strdup(target) : NULL;
+	struct wiring_file *f;
+	char now[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (target && !text)
+		return error_set(err, -ENOMEM, "runtime: out of memory");
+	f = plan_slot(plan, path, text, err);
+	if (!f)
+		return err->code;
+	f->link = true;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ?
+			       0 :
+			       error_errno(err, -errno, "cannot read %.200s",
+					   path);
+	if (!S_ISLNK(st.st_mode))
+		return error_set(err, -EEXIST,
+				 "%.200s is not a symbolic link: left alone",
+				 path);
+	n = readlink(path, now, sizeof(now) - 1);
+	if (n < 0)
+		return error_errno(err, -errno, "cannot read %.200s", path);
+	now[n] = '\0';
+	f->old = strdup(now);
+	return f->old ? 0 : error_set(err, -ENOMEM, "runtime: out of memory");
+}
+
+struct wiring_file *wiring_plan_find(struct wiring_plan *plan, const char *path)
+{
+	for (int i = 0; i < plan->nr_files; i++)
+		if (!strcmp(plan->files[i].path, path))
+			return &plan->files[i];
+	return NULL;
+}
+
+int wiring_plan_write(struct wiring_plan *plan, const char *path, char *text,
+		      mode_t mode, struct sh_error *err)
+{
+	if (!text)
+		return error_set(err, -ENOMEM, "runtime: out of memory");
+	return plan_add(plan, path, text, mode, err);
+}
+
+int wiring_plan_remove(struct wiring_plan *plan, const char *path,
+		       struct sh_error *err)
+{
+	return plan_add(plan, path, NULL, 0, err);
+}
+
+void wiring_plan_prune(struct wiring_plan *plan, const char *dir)
+{
+	for (int i = 0; i < SH_WIRING_MAX_PRUNE; i++) {
+		if (!strcmp(plan->prune[i], dir))
+			return;
+		if (!plan->prune[i][0]) {
+			snprintf(plan->prune[i], sizeof(plan->prune[i]), "%s",
+				 dir);
+			return;
+		}
+	}
+}
+
+void wiring_plan_note(struct wiring_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (plan->nr_notes == SH_WIRING_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(plan->notes[plan->nr_notes++], SH_WIRING_NOTE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+bool wiring_file_changes(const struct wiring_file *f)
+{
+	if (!f->text || !f->old)
+		return f->text || f->old;
+	return strcmp(f->text, f->old) != 0;
+}
+
+int wiring_plan_changes(const struct wiring_plan *plan)
+{
+	int n = 0;
+
+	for (int i = 0; i < plan->nr_files; i++)
+		n += wiring_file_changes(&plan->files[i]);
+	return n + plan->actions;
+}
+
+int wiring_plan_runtime_changes(const struct wiring_plan *plan)
+{
+	int n = 0;
+
+	for (int i = 0; i < plan->nr_files; i++)
+		n += !plan->files[i].unit &&
+		     wiring_file_changes(&plan->files[i]);
+	return n;
+}
+
+static const char *verb(const struct wiring_file *f, bool dry_run)
+{
+	if (!wiring_file_changes(f))
+		return f->text ? "unchanged" : "absent";
+	if (!f->text)
+		return dry_run ? "would remove" : "removed";
+	if (!f->old)
+		return dry_run ? "would create" : "created";
+	return dry_run ? "would update" : "updated";
+}
+
+void wiring_plan_print(const struct wiring_plan *plan, FILE *out, bool dry_run)
+{
+	for (int i = 0; i < plan->nr_files; i++) {
+		const struct wiring_file *f = &plan->files[i];
+
+		if (f->link && f->text) {
+			fprintf(out, "%s: %s (-> %s)\n", f->path,
+				verb(f, dry_run), f->text);
+			continue;
+		}
+		fprintf(out, "%s: %s\n", f->path, verb(f, dry_run));
+		if (dry_run && wiring_file_changes(f) && f->text &&
+		    wiring_diff_print(out, f->old, f->text, f->path))
+			fprintf(out, "(too large to show a diff)\n");
+	}
+	for (int i = 0; i < SH_WIRING_MAX_PRUNE; i++)
+		if (plan->pruned[i])
+			fprintf(out, "%s: removed (empty)\n", plan->prune[i]);
+	for (int i = 0; i < plan->nr_notes; i++)
+		fprintf(out, "%s\n", plan->notes[i]);
+}
+
+/* path's text through a temp file beside it, renamed over it. */
+static int replace(const char *path, const char *text, mode_t mode)
+{
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (asprintf(&tmp, "%s.oci-sockopt-hook.tmp", path) < 0)
+		return -ENOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	if (fd < 0)
+		return -errno;
+	r = fileio_write_all(fd, text, strlen(text));
+	if (!r && (fchmod(fd, mode) < 0 || fsync(fd) < 0))
+		r = -errno;
+	if (!r && rename(tmp, path) < 0)
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
+}
+
+/* path as a symbolic link to target, through a temp link renamed over. */
+static int replace_link(const char *path, const char *target)
+{
+	_cleanup_free_ char *tmp = NULL;
+
+	if (asprintf(&tmp, "%s.oci-sockopt-hook.tmp", path) < 0)
+		return -ENOMEM;
+	unlink(tmp);
+	if (symlink(target, tmp) < 0)
+		return -errno;
+	if (rename(tmp, path) < 0) {
+		int r = -errno;
+
+		unlink(tmp);
+		return r;
+	}
+	return 0;
+}
+
+static int put(const struct wiring_file *f, const char *text)
+{
+	if (text && f->link)
+		return replace_link(f->path, text);
+	if (text)
+		return replace(f->path, text, f->mode ? f->mode : 0644);
+	return unlink(f->path) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* mkdir -p of a file's directory, mode 0755. */
+static int make_dir_of(const char *path, struct sh_error *err)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	char *slash;
+
+	if (!dir)
+		return error_set(err, -ENOMEM, "runtime: out of memory");
+	for (slash = strchr(dir + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return error_errno(err, -errno, "cannot make %.200s",
+					   dir);
+		*slash = '/';
+	}
+	return 0;
+}
+
+int wiring_plan_apply(struct wiring_plan *plan, struct sh_error *err)
+{
+	int i, r;
+
+	for (i = 0; i < plan->nr_files; i++) {
+		const struct wiring_file *f = &plan->files[i];
+
+		if (!wiring_file_changes(f))
+			continue;
+		if (f->text && make_dir_of(f->path, err))
+			return err->code;
+		r = put(f, f->text);
+		if (r) {
+			error_errno(err, r, "cannot write %.200s", f->path);
+			goto undo;
+		}
+	}
+	for (i = 0; i < SH_WIRING_MAX_PRUNE; i++)
+		plan->pruned[i] = plan->prune[i][0] &&
+				  rmdir(plan->prune[i]) == 0;
+	return 0;
+undo:
+	/* The files before the one that failed get their old text back. */
+	for (i--; i >= 0; i--)
+		if (wiring_file_changes(&plan->files[i]) &&
+		    put(&plan->files[i], plan->files[i].old))
+			error_note(err, "%.200s left as written",
+				   plan->files[i].path);
+	return r;
+}
+
+void wiring_plan_free(struct wiring_plan *plan)
+{
+	for (int i = 0; i < plan->nr_files; i++) {
+		free(plan->files[i].path);
+		free(plan->files[i].text);
+		free(plan->files[i].old);
+	}
+	plan->nr_files = 0;
+}
+
+char *wiring_toml_text(struct json_object *doc, const char *fmt, ...)
+{
+	_cleanup_free_ char *about = NULL, *header = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&about, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		about = NULL;
+		return NULL;
+	}
+	if (asprintf(&header, SH_WIRING_MARK "\n%s", about) < 0) {
+		header = NULL;
+		return NULL;
+	}
+	return toml_write_text(header, doc);
+}
