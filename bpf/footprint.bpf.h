@@ -76,7 +76,7 @@ fp_note(const struct sh_fp_map_key *key, int has, __s64 v)
 		return e;
 	if (!e->has_value) {
 		e->min = e->max = v;
-		e->has_value = 1;
+		e->has_value = SH_FP_KEPT;
 		return e;
 	}
 	if (v < e->min)
@@ -107,7 +107,8 @@ static __always_inline void fp_refused(struct sh_fp_value *e)
 /*
  * The int the kernel handler will read (sk_setsockopt, do_ip_setsockopt,
  * do_ipv6_setsockopt): 4 bytes, one unsigned byte for a short IPv4 value,
- * 0 for a short IPv6 one, a u64 for an 8-byte pacing rate. 0: none.
+ * 0 for a short IPv6 one; a pacing rate as the u64 the kernel keeps (from
+ * 8 bytes, or a u32 with ~0U for unlimited). 0: none.
  */
 static __always_inline int fp_value(struct bpf_sockopt *ctx, __s64 *v)
 {
@@ -126,6 +127,9 @@ static __always_inline int fp_value(struct bpf_sockopt *ctx, __s64 *v)
 	if (len >= 4 && (void *)(p + 4) <= ctx->optval_end) {
 		__builtin_memcpy(&i, p, sizeof(i));
 		*v = i;
+		if (ctx->level == SH_FP_SOL_SOCKET &&
+		    ctx->optname == SH_FP_SO_MAX_PACING_RATE)
+			*v = (__u32)i == ~0U ? __LONG_MAX__ : (__u32)i;
 		return 1;
 	}
 	if (len >= 4)
@@ -146,9 +150,36 @@ static __always_inline int fp_value(struct bpf_sockopt *ctx, __s64 *v)
 	return 1;
 }
 
-/* The entry a call was noted in (record mode), or NULL. */
+/*
+ * The value as the kernel keeps it (setsockopt.bpf.c's normalize(), for
+ * every domain): d is the option's entry in the hook's table, or NULL for
+ * an option the hook does not know, whose int is kept as read. A pacing
+ * rate is kept already (fp_value()).
+ */
+static __always_inline __s64 fp_kept(__s64 v, const struct sh_fp_domain *d)
+{
+	if (!d)
+		return v;
+	switch (d->domain) {
+	case SH_DOM_U32:
+		return (__u32)v;
+	case SH_DOM_BOOL:
+		return v != 0;
+	case SH_DOM_U8:
+		return v & 0xff;
+	case SH_DOM_NEG_TO:
+		return v < 0 ? d->special : v;
+	case SH_DOM_M1_TO:
+		return v == -1 ? d->special : v;
+	default:
+		return v;
+	}
+}
+
+/* The entry a call was noted in (record mode), or NULL; domains: the
+ * setsockopt object's fp_domains table. */
 static __always_inline struct sh_fp_value *
-footprint_set(struct bpf_sockopt *ctx)
+footprint_set(struct bpf_sockopt *ctx, void *domains)
 {
 	struct sh_fp_map_key key = { ctx->level, ctx->optname };
 	__s64 v = 0;
@@ -157,6 +188,8 @@ footprint_set(struct bpf_sockopt *ctx)
 	if (!footprint_on)
 		return NULL;
 	has = fp_value(ctx, &v);
+	if (has)
+		v = fp_kept(v, bpf_map_lookup_elem(domains, &key));
 	return fp_note(&key, has, v);
 }
 

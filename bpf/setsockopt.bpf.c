@@ -23,6 +23,18 @@
  * copy; the generic program reads it from the attachment's state). */
 const volatile __u32 default_deny;
 
+/* Record mode: how the kernel keeps each int option the hook knows, so
+ * that the footprint notes values in the option's type (footprint.bpf.h).
+ * Filled and frozen by the hook in a recording copy; one entry, never
+ * read, in any other. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SH_FP_DOMAINS_MAX);
+	__type(key, struct sh_fp_map_key);
+	__type(value, struct sh_fp_domain);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+} fp_domains SEC(".maps");
+
 /*
  * The value the kernel handler will read from this buffer and length, as
  * sk_setsockopt, do_ip_setsockopt and do_ipv6_setsockopt read it; a pacing
@@ -232,7 +244,8 @@ int sh_gen_set(struct bpf_sockopt *ctx)
 SEC("cgroup/setsockopt")
 int sh_setsockopt(struct bpf_sockopt *ctx)
 {
-	struct sh_fp_value *noted = footprint_set(ctx); /* record mode */
+	struct sh_fp_value *noted =
+		footprint_set(ctx, &fp_domains); /* record mode */
 	int verdict = decide(ctx);
 
 	footprint_verdict(noted, verdict);

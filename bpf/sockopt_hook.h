@@ -149,10 +149,30 @@ struct sh_fp_map_key {
  */
 struct sh_fp_value {
 	__u64 count; /* calls the policy let through */
-	__s64 min; /* of those, setsockopt: the value as the caller gave it */
+	__s64 min; /* of those, setsockopt: the value (see has_value) */
 	__s64 max;
-	__u32 has_value; /* min and max are set */
+	__u32 has_value; /* 0: none; SH_FP_RAW or SH_FP_KEPT */
 	__u32 refused; /* calls the policy refused (stops at ~0) */
 };
+
+/*
+ * How min and max hold a value. An older hook's programs noted the int as
+ * the caller gave it (SH_FP_RAW): SO_MARK 0xffffffff was -1, below 0,
+ * which no range of an unsigned option can say. Programs now note it as
+ * the kernel keeps it (SH_FP_KEPT), in the option's own type (enum
+ * sh_domain, from the fp_domains table the hook fills): unsigned for an
+ * unsigned option, the low byte for IP_TOS.
+ */
+#define SH_FP_RAW 1
+#define SH_FP_KEPT 2
+
+/* Record mode, setsockopt: how the kernel keeps an int option's value,
+ * keyed by (level, option); an option not in the table is a plain int. */
+struct sh_fp_domain {
+	__u32 domain; /* enum sh_domain */
+	__s32 special; /* for SH_DOM_NEG_TO and SH_DOM_M1_TO */
+};
+
+#define SH_FP_DOMAINS_MAX 256
 
 #endif /* SOCKOPT_HOOK_H */

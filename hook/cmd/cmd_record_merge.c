@@ -96,9 +96,7 @@ static int add_recording(struct merge *m, const char *what,
 			m->first);
 		return -EINVAL;
 	}
-	if (footprint_json_read(json_object_object_get(prov, "footprint"),
-				json_object_object_get(prov, "overflow"), m->fp,
-				&err)) {
+	if (footprint_json_read(prov, m->fp, &err)) {
 		log_error("%s: %s", what, err.msg);
 		return err.code;
 	}

@@ -117,7 +117,8 @@ static const struct gen_object {
 
 /* The specialised copies' maps: a generic load creates none of them. */
 static const char *const specialised_maps[] = { "rules", "would_have",
-						"footprint", "fp_overflow" };
+						"footprint", "fp_overflow",
+						"fp_domains" };
 
 static void put32(void *ro, size_t off, __u32 v)
 {

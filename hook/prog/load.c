@@ -21,6 +21,7 @@
 #include "lib/cleanup.h"
 #include "prog/generic.h"
 #include "getsockopt.skel.h"
+#include "config/options.h"
 #include "lib/log.h"
 #include "prog/load.h"
 #include "prog/objects.h"
@@ -329,6 +330,36 @@ static void fill_get_rodata(struct getsockopt_bpf__rodata *ro,
 	ro->audit_mode = l->audit;
 }
 
+#define LOAD_SOL_UDP 17
+
+/* Record mode: how the kernel keeps each int option (options.c), at its
+ * level and, for UDP's, at SOL_UDPLITE, which UDP's handler takes as its
+ * own; frozen. One entry, never read, when not recording. */
+static int fill_domains(struct bpf_map *map, bool on)
+{
+	int r = 0;
+
+	if (!on)
+		return 0;
+	for (size_t i = 0; !r && i < options_count(); i++) {
+		const struct sh_option_name *opt = options_at(i);
+		struct sh_fp_domain d = { opt->domain, opt->special };
+		struct sh_fp_map_key key = { opt->level, opt->optname };
+
+		if (opt->kind != OPT_INT)
+			continue;
+		r = bpf_map__update_elem(map, &key, sizeof(key), &d, sizeof(d),
+					 BPF_ANY);
+		key.a = SOL_UDPLITE_LEVEL;
+		if (!r && opt->level == LOAD_SOL_UDP)
+			r = bpf_map__update_elem(map, &key, sizeof(key), &d,
+						 sizeof(d), BPF_ANY);
+	}
+	if (r)
+		return r;
+	return bpf_map_freeze(bpf_map__fd(map)) ? -errno : 0;
+}
+
 static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 {
 	struct setsockopt_bpf *skel = objects_open_set();
@@ -340,11 +371,15 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	bpf_program__set_autoload(skel->progs.sh_gen_set, false);
 	r = size_maps(skel->maps.gen_state, skel->maps.gen_rules,
 		      skel->maps.footprint, l->footprint);
+	if (!r && !l->footprint)
+		r = bpf_map__set_max_entries(skel->maps.fp_domains, 1);
 	if (r)
 		goto fail;
 	r = load_rules_object(skel->skeleton, skel->maps.rules,
 			      skel->maps.would_have, p->set_rules, p->nr_set,
 			      l->audit);
+	if (!r)
+		r = fill_domains(skel->maps.fp_domains, l->footprint);
 	if (r)
 		goto fail;
 	l->set = skel;

@@ -110,7 +110,7 @@ static int get_u64(struct json_object *o, const char *key, uint64_t max,
 	return 0;
 }
 
-static int get_range(struct json_object *o, struct sh_fp_value *v)
+static int get_range(struct json_object *o, bool kept, struct sh_fp_value *v)
 {
 	struct json_object *min, *max;
 	bool has_min = json_object_object_get_ex(o, "min", &min);
@@ -123,7 +123,7 @@ static int get_range(struct json_object *o, struct sh_fp_value *v)
 		return -EINVAL;
 	v->min = json_object_get_int64(min);
 	v->max = json_object_get_int64(max);
-	v->has_value = 1;
+	v->has_value = kept ? SH_FP_KEPT : SH_FP_RAW;
 	return v->min <= v->max ? 0 : -EINVAL;
 }
 
@@ -164,7 +164,8 @@ static int entry_key(struct json_object *o, struct sh_fp_key *k)
 	return option_value(option, k->a, &k->b) ? -EINVAL : 0;
 }
 
-static int entry_from_json(struct json_object *o, struct footprint_entry *e)
+static int entry_from_json(struct json_object *o, bool kept,
+			   struct footprint_entry *e)
 {
 	uint64_t count, refused;
 
@@ -172,7 +173,8 @@ static int entry_from_json(struct json_object *o, struct footprint_entry *e)
 	if (!json_object_is_type(o, json_type_object) || entry_key(o, &e->key))
 		return -EINVAL;
 	if (get_u64(o, "count", UINT64_MAX >> 1, &count) ||
-	    get_u64(o, "refused", UINT32_MAX, &refused) || get_range(o, &e->v))
+	    get_u64(o, "refused", UINT32_MAX, &refused) ||
+	    get_range(o, kept, &e->v))
 		return -EINVAL;
 	e->v.count = count;
 	e->v.refused = (__u32)refused;
@@ -196,14 +198,34 @@ static int overflow_from_json(struct json_object *over, struct footprint *fp)
 	return 0;
 }
 
-int footprint_json_read(struct json_object *entries,
-			struct json_object *overflow, struct footprint *fp,
+#define VALUES_KEPT "kept"
+
+void footprint_json_add(struct json_object *prov, const struct footprint *fp)
+{
+	jsonw_str(prov, "values", VALUES_KEPT);
+	json_object_object_add(prov, "footprint", footprint_json_entries(fp));
+	json_object_object_add(prov, "overflow", footprint_json_overflow(fp));
+}
+
+int footprint_json_read(struct json_object *prov, struct footprint *fp,
 			struct sh_error *err)
 {
+	struct json_object *entries = json_object_object_get(prov, "footprint");
+	struct json_object *overflow = json_object_object_get(prov, "overflow");
+	struct json_object *values = NULL;
 	struct footprint_entry e;
+	bool kept = false;
 	size_t n;
 	int r;
 
+	if (json_object_object_get_ex(prov, "values", &values)) {
+		if (!json_object_is_type(values, json_type_string) ||
+		    strcmp(json_object_get_string(values), VALUES_KEPT))
+			return error_set(err, -EBADMSG,
+					 "its \"values\" is not \"%s\"",
+					 VALUES_KEPT);
+		kept = true;
+	}
 	if (!json_object_is_type(entries, json_type_array) ||
 	    overflow_from_json(overflow, fp))
 		return error_set(err, -EBADMSG,
@@ -211,7 +233,8 @@ int footprint_json_read(struct json_object *entries,
 				 "the hook writes");
 	n = json_object_array_length(entries);
 	for (size_t i = 0; i < n; i++) {
-		if (entry_from_json(json_object_array_get_idx(entries, i), &e))
+		if (entry_from_json(json_object_array_get_idx(entries, i), kept,
+				    &e))
 			return error_set(
 				err, -EBADMSG,
 				"footprint entry %zu is not what the hook writes",

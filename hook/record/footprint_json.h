@@ -16,9 +16,14 @@
 struct json_object *footprint_json_entries(const struct footprint *fp);
 /* {"<kind>": <calls dropped>} for the kinds read. */
 struct json_object *footprint_json_overflow(const struct footprint *fp);
-/* Adds what the JSON holds to fp (footprint_policy_add). */
-int footprint_json_read(struct json_object *entries,
-			struct json_object *overflow, struct footprint *fp,
+/*
+ * A provenance's "footprint", "overflow" and "values": "kept" (its value
+ * ranges in each option's type, as the kernel keeps the value; a file
+ * without it is an older hook's, whose ranges are the ints as given).
+ */
+void footprint_json_add(struct json_object *prov, const struct footprint *fp);
+/* Adds what a provenance holds to fp (footprint_policy_add). */
+int footprint_json_read(struct json_object *prov, struct footprint *fp,
 			struct sh_error *err);
 /* "setsockopt SOL_SOCKET SO_RCVBUF count 2 values 4096..65536" */
 #define SH_FOOTPRINT_TEXT_MAX 160

@@ -78,20 +78,123 @@ void footprint_policy_merge_value(struct sh_fp_value *into,
 		into->min = v->min;
 	if (!into->has_value || v->max > into->max)
 		into->max = v->max;
-	into->has_value = 1;
+	into->has_value = v->has_value;
+}
+
+static const struct sh_option_name *entry_option(const struct sh_fp_key *k)
+{
+	return options_by_value(k->a == SOL_UDPLITE_LEVEL ? FP_SOL_UDP : k->a,
+				k->b);
+}
+
+/* The kernel's value of every int in [min, max], as a range of the
+ * domain's type that holds them all. */
+static void raw_to_kept(enum sh_domain domain, long long special,
+			long long *min, long long *max)
+{
+	long long lo = *min, hi = *max;
+
+	switch (domain) {
+	case SH_DOM_U32: /* (u32)v: the negative ints are the top half */
+		if (hi < 0 || lo >= 0) {
+			lo = (uint32_t)lo;
+			hi = (uint32_t)hi;
+		} else {
+			lo = 0;
+			hi = UINT32_MAX;
+		}
+		break;
+	case SH_DOM_U8: /* the low byte: in order unless it wraps */
+		if ((unsigned long long)hi - (unsigned long long)lo >=
+			    UINT8_MAX ||
+		    (lo & 0xff) > (hi & 0xff)) {
+			lo = 0;
+			hi = UINT8_MAX;
+		} else {
+			lo &= 0xff;
+			hi &= 0xff;
+		}
+		break;
+	case SH_DOM_BOOL: { /* 0, or 1 for any other int */
+		bool zero = lo <= 0 && hi >= 0, other = lo != 0 || hi != 0;
+
+		lo = !zero;
+		hi = other;
+		break;
+	}
+	case SH_DOM_NEG_TO: /* every negative int is special */
+		if (hi < 0)
+			lo = hi = special;
+		else if (lo < 0) {
+			lo = special < 0 ? special : 0;
+			hi = special > hi ? special : hi;
+		}
+		break;
+	case SH_DOM_M1_TO: /* -1 is special */
+		if (lo == -1 && hi == -1) {
+			lo = hi = special;
+		} else if (lo <= -1 && hi >= -1) {
+			lo = lo == -1 ? 0 : lo;
+			hi = hi == -1 ? -2 : hi;
+			lo = special < lo ? special : lo;
+			hi = special > hi ? special : hi;
+		}
+		break;
+	case SH_DOM_PACING: /* a 4-byte rate is a u32, ~0U unlimited */
+		if (lo >= 0)
+			break;
+		lo = hi >= 0 ? 0 : (uint32_t)lo;
+		hi = hi >= -1 ? INT64_MAX : (uint32_t)hi;
+		break;
+	default:
+		break;
+	}
+	*min = lo;
+	*max = hi;
+}
+
+void footprint_policy_typed(struct footprint_entry *e)
+{
+	const struct sh_option_name *opt = entry_option(&e->key);
+	struct sh_fp_value *v = &e->v;
+	long long lo = v->min, hi = v->max, dmin, dmax;
+
+	if (e->key.kind != SH_FP_SET || !v->has_value)
+		return;
+	if (lo > hi) { /* two CPUs' first notes, raced: both values seen */
+		lo = v->max;
+		hi = v->min;
+	}
+	if (opt && opt->kind == OPT_INT) {
+		if (v->has_value == SH_FP_RAW)
+			raw_to_kept(opt->domain, opt->special, &lo, &hi);
+		options_domain_range(opt->domain, &dmin, &dmax);
+		lo = lo < dmin ? dmin : lo > dmax ? dmax : lo;
+		hi = hi < dmin ? dmin : hi > dmax ? dmax : hi;
+		if (lo > hi) { /* not an int's range: all the type holds */
+			lo = dmin;
+			hi = dmax;
+		}
+	}
+	v->min = lo;
+	v->max = hi;
+	v->has_value = SH_FP_KEPT;
 }
 
 int footprint_policy_add(struct footprint *fp, const struct footprint_entry *e)
 {
+	struct footprint_entry typed = *e;
+
+	footprint_policy_typed(&typed);
 	for (size_t i = 0; i < fp->nr; i++) {
-		if (entry_cmp(&fp->e[i], e))
+		if (entry_cmp(&fp->e[i], &typed))
 			continue;
-		footprint_policy_merge_value(&fp->e[i].v, &e->v);
+		footprint_policy_merge_value(&fp->e[i].v, &typed.v);
 		return 0;
 	}
 	if (fp->nr == ARRAY_SIZE(fp->e))
 		return -E2BIG;
-	fp->e[fp->nr++] = *e;
+	fp->e[fp->nr++] = typed;
 	return 0;
 }
 
@@ -132,11 +235,13 @@ static int fold_set(struct proposal *pr)
 	if (!pr->set)
 		return -ENOMEM;
 	for (size_t i = 0; i < fp->nr; i++) {
-		struct sh_fp_key k = fp->e[i].key;
+		struct footprint_entry typed = fp->e[i];
+		struct sh_fp_key k = typed.key;
 		size_t j;
 
 		if (k.kind != SH_FP_SET || k.a < 0 || k.b < 0)
 			continue; /* no config can name a negative one */
+		footprint_policy_typed(&typed);
 		k.a = k.a == SOL_UDPLITE_LEVEL ? FP_SOL_UDP : k.a;
 		k.b = fold_option(k.a, k.b);
 		for (j = 0; j < pr->nr_set; j++)
@@ -145,7 +250,7 @@ static int fold_set(struct proposal *pr)
 		if (j == pr->nr_set)
 			pr->set[pr->nr_set++] =
 				(struct footprint_entry){ .key = k };
-		footprint_policy_merge_value(&pr->set[j].v, &fp->e[i].v);
+		footprint_policy_merge_value(&pr->set[j].v, &typed.v);
 	}
 	return 0;
 }
@@ -168,37 +273,6 @@ static const struct footprint_entry *seen_set(const struct proposal *pr,
 		    let_through(&pr->set[i].v))
 			return &pr->set[i];
 	return NULL;
-}
-
-/* What the kernel keeps of what it read, as a clamp compares it. */
-static long long kept(enum sh_domain domain, int special, long long v)
-{
-	long long min, max;
-
-	switch (domain) {
-	case SH_DOM_U32:
-		v = (uint32_t)v;
-		break;
-	case SH_DOM_U8:
-		v &= 0xff;
-		break;
-	case SH_DOM_NEG_TO:
-		v = v < 0 ? special : v;
-		break;
-	case SH_DOM_M1_TO:
-		v = v == -1 ? special : v;
-		break;
-	case SH_DOM_PACING:
-		v = v < 0 && v >= INT32_MIN ?
-			    ((uint32_t)v == UINT32_MAX ? LLONG_MAX :
-							 (uint32_t)v) :
-			    v;
-		break;
-	default:
-		break;
-	}
-	options_domain_range(domain, &min, &max);
-	return v < min ? min : v > max ? max : v;
 }
 
 static long long clip(long long v, long long min, long long max)
@@ -229,14 +303,14 @@ static struct json_object *proposed_rule(int level, int optname, __u32 action,
 	return render_rule_json(&r);
 }
 
-/* The values seen, as a clamp within [min, max]: what the kernel got. */
+/* The values seen, as a clamp within [min, max]: what the kernel got
+ * (the footprint holds them as it keeps them, footprint_policy_typed()). */
 static struct json_object *clamp_rule(const struct footprint_entry *e,
-				      enum sh_domain domain, int special,
 				      long long min, long long max)
 {
 	return proposed_rule(e->key.a, e->key.b, SH_ACTION_CLAMP,
-			     clip(kept(domain, special, e->v.min), min, max),
-			     clip(kept(domain, special, e->v.max), min, max));
+			     clip(e->v.min, min, max),
+			     clip(e->v.max, min, max));
 }
 
 /* An option the policy left alone: a clamp to the values seen, or an
@@ -247,7 +321,7 @@ static struct json_object *seen_rule(const struct footprint_entry *e)
 
 	if (!clampable(opt, &e->v))
 		return proposed_rule(e->key.a, e->key.b, SH_ACTION_ALLOW, 0, 0);
-	return clamp_rule(e, opt->domain, opt->special, LLONG_MIN, LLONG_MAX);
+	return clamp_rule(e, LLONG_MIN, LLONG_MAX);
 }
 
 static const struct sh_rule_entry *running_rule(const struct proposal *pr,
@@ -280,7 +354,7 @@ static struct json_object *explicit_rule(const struct proposal *pr,
 	if (r->action == SH_ACTION_CLAMP && !e)
 		return NULL;
 	if (r->action == SH_ACTION_CLAMP && e->v.has_value)
-		return clamp_rule(e, r->domain, r->special, r->min, r->max);
+		return clamp_rule(e, r->min, r->max);
 	if (json_object_deep_copy(raw, &copy, NULL))
 		return NULL;
 	return copy;
@@ -303,8 +377,7 @@ static struct json_object *observed_rule(const struct proposal *pr,
 		return NULL;
 	if (!e->v.has_value)
 		return NULL; /* the clamp carried over still holds it */
-	return clamp_rule(e, re->rule.domain, re->rule.special, re->rule.min,
-			  re->rule.max);
+	return clamp_rule(e, re->rule.min, re->rule.max);
 }
 
 static struct json_object *set_rules(const struct proposal *pr)

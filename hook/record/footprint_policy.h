@@ -35,10 +35,19 @@ struct footprint {
 };
 
 /* Adds an entry, merged with one of the same key (counts added, the
- * value range widened): -E2BIG when full. */
+ * value range widened), its range first in the option's type
+ * (footprint_policy_typed()): -E2BIG when full. */
 int footprint_policy_add(struct footprint *fp, const struct footprint_entry *e);
 void footprint_policy_merge_value(struct sh_fp_value *into,
 				  const struct sh_fp_value *v);
+/*
+ * A setsockopt entry's range as the kernel keeps the value, in the
+ * option's type (enum sh_domain): one noted as given (SH_FP_RAW, by an
+ * older hook's programs or in its recording files) becomes the smallest
+ * range of the option's type that holds every value the given range
+ * holds; every range ends within the type, min <= max, as SH_FP_KEPT.
+ */
+void footprint_policy_typed(struct footprint_entry *e);
 /* Sorted by (kind, level/family, option/type, protocol). */
 void footprint_policy_sort(struct footprint *fp);
 /*

@@ -252,8 +252,7 @@ struct json_object *recording_provenance(const struct sh_record *rec,
 	copy_key(o, side, "started");
 	now_text(now);
 	jsonw_str_or_null(o, "ended", ended ? now : NULL);
-	json_object_object_add(o, "footprint", footprint_json_entries(fp));
-	json_object_object_add(o, "overflow", footprint_json_overflow(fp));
+	footprint_json_add(o, fp);
 	copy_key(o, side, "policy_config");
 	return o;
 }

@@ -24,10 +24,7 @@ static void merge(struct json_object *arr, struct footprint *fp)
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		struct json_object *prov = json_object_array_get_idx(arr, i);
 
-		if (footprint_json_read(
-			    json_object_object_get(prov, "footprint"),
-			    json_object_object_get(prov, "overflow"), fp,
-			    FUZZ_ERR))
+		if (footprint_json_read(prov, fp, FUZZ_ERR))
 			return;
 	}
 	footprint_policy_sort(fp);

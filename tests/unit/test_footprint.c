@@ -7,6 +7,7 @@
  * can say is dropped or folded. The footprint's JSON form reads back; the
  * record.* config keys; recording file names.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "record/footprint.h"
@@ -243,32 +244,128 @@ static void test_unparsable(void)
 static void test_json(void)
 {
 	static struct footprint back;
-	struct json_object *entries, *over;
+	struct json_object *prov = json_object_new_object();
 	struct sh_error err = { 0 };
 
 	reset();
-	add_v(SH_FP_SET, 1, 8, 0, 1, -5, 65536, 3, 0);
+	add_v(SH_FP_SET, 1, 8, 0, SH_FP_KEPT, 5, 65536, 3, 0);
 	add_v(SH_FP_SET, -1, 4, 0, 0, 0, 0, 1, 0);
-	add_v(SH_FP_SET, 136, 1, 0, 1, 0, 1, 1, 0);
+	add_v(SH_FP_SET, 136, 1, 0, SH_FP_KEPT, 0, 1, 1, 0);
 	add_v(SH_FP_GET, 1, 36, 0, 0, 0, 0, 0, 4);
 	add_v(SH_FP_SOCK, 10, 2, 17, 0, 0, 0, 2, 0);
 	add_v(SH_FP_SOCK, 44, 7, 999, 0, 0, 0, 1, 0);
 	fp.overflow[SH_PROG_SET] = 9;
-	entries = footprint_json_entries(&fp);
-	over = footprint_json_overflow(&fp);
+	footprint_json_add(prov, &fp);
 	memset(&back, 0, sizeof(back));
-	ok(footprint_json_read(entries, over, &back, &err) == 0,
+	ok(footprint_json_read(prov, &back, &err) == 0,
 	   "the footprint's JSON reads back (%s)", err.msg);
 	ok(back.nr == fp.nr && !memcmp(back.e, fp.e, fp.nr * sizeof(fp.e[0])),
 	   "entry for entry, names and numbers alike");
 	ok(back.overflow[SH_PROG_SET] == 9 && back.kind_read[SH_PROG_GET],
 	   "with the overflow counts and the tables read");
-	ok(footprint_json_read(entries, over, &back, &err) == 0 &&
-		   back.nr == fp.nr && back.e[0].v.count == 6 &&
-		   back.e[3].v.refused == 8,
+	ok(footprint_json_read(prov, &back, &err) == 0 && back.nr == fp.nr &&
+		   back.e[0].v.count == 6 && back.e[3].v.refused == 8,
 	   "read twice: merged, counts added");
-	json_object_put(entries);
-	json_object_put(over);
+	json_object_object_add(prov, "values", json_object_new_string("as-is"));
+	ok(footprint_json_read(prov, &back, &err) == -EBADMSG &&
+		   strstr(err.msg, "\"values\""),
+	   "a \"values\" of another kind is refused (%s)", err.msg);
+	json_object_put(prov);
+}
+
+/* The (min, max) of entry 0 once typed, as "min..max". */
+static const char *typed(long long min, long long max, int has, int level,
+			 int optname)
+{
+	static char text[64];
+	struct footprint_entry e = {
+		.key = { SH_FP_SET, level, optname, 0 },
+		.v = { .count = 1, .min = min, .max = max, .has_value = has },
+	};
+
+	footprint_policy_typed(&e);
+	snprintf(text, sizeof(text), "%lld..%lld%s", (long long)e.v.min,
+		 (long long)e.v.max, e.v.has_value == SH_FP_KEPT ? "" : "?");
+	return text;
+}
+
+/*
+ * Value ranges keep the option's type: an unsigned option's values are
+ * unsigned in the footprint, the proposal, a merge and what validate
+ * reads, and a recording is never lost to its range.
+ */
+static void test_typed(void)
+{
+	static struct footprint back;
+	const struct sh_policy *p;
+	struct json_object *prov;
+	struct sh_error err = { 0 };
+	struct sh_config cfg;
+	const char *why = "";
+	int r;
+
+	/* SO_MARK (36) as an older hook's programs noted 0 and 0xffffffff. */
+	is_str(typed(-1, 0, SH_FP_RAW, 1, 36), "0..4294967295",
+	       "SO_MARK noted as given, -1..0: 0..4294967295");
+	is_str(typed(-2, -1, SH_FP_RAW, 1, 36), "4294967294..4294967295",
+	       "SO_MARK -2..-1 as given: the top of the u32 range");
+	is_str(typed(0, 4294967295LL, SH_FP_KEPT, 1, 36), "0..4294967295",
+	       "SO_MARK as the programs note it now: as it is");
+	is_str(typed(16, 256, SH_FP_RAW, 0, 1), "0..255",
+	       "IP_TOS 16..256 as given: the low byte wraps, so all of it");
+	is_str(typed(16, 40, SH_FP_RAW, 0, 1), "16..40",
+	       "IP_TOS 16..40 as given: as it is");
+	is_str(typed(-3, 7, SH_FP_RAW, 1, 18), "0..2147483647",
+	       "SO_RCVLOWAT -3..7 as given: a negative one is INT_MAX");
+	is_str(typed(-1, -1, SH_FP_RAW, 0, 2), "255..255",
+	       "IP_TTL -1 as given: the netns default, 255");
+	is_str(typed(-1, 0, SH_FP_RAW, 1, 47), "0..9223372036854775807",
+	       "SO_MAX_PACING_RATE -1..0 as given: ~0U is unlimited");
+	is_str(typed(9, 3, SH_FP_KEPT, 1, 36), "3..9",
+	       "two CPUs' first notes raced (min above max): both values");
+	is_str(typed(-7, 5, SH_FP_RAW, 1, 2999), "-7..5",
+	       "an option the hook does not know: the int as given");
+
+	/* The proposal: a clamp of SO_MARK to what was seen, that parses. */
+	reset();
+	add(SH_FP_SET, 1, 36, 0, SH_FP_RAW, -1, 0);
+	add(SH_FP_SET, 0, 1, 0, SH_FP_KEPT, 0, 16);
+	r = propose(NULL, &cfg, &why);
+	ok(r == 0, "SO_MARK 0 and 0xffffffff: proposed (%s)", why);
+	p = config_find_policy(&cfg, "web");
+	ok(p && rule(p, 1, 36) &&
+		   rule(p, 1, 36)->rule.action == SH_ACTION_CLAMP &&
+		   rule(p, 1, 36)->rule.min == 0 &&
+		   rule(p, 1, 36)->rule.max == 4294967295LL,
+	   "SO_MARK: a clamp to 0..4294967295");
+	ok(p && rule(p, 0, 1) && rule(p, 0, 1)->rule.min == 0 &&
+		   rule(p, 0, 1)->rule.max == 16,
+	   "IP_TOS: a clamp to 0..16");
+	config_free(&cfg);
+
+	/* A merge: 5 as the programs note it now, -1 (0xffffffff) from an
+	 * older hook's recording file, which has no "values". */
+	memset(&back, 0, sizeof(back));
+	reset();
+	add(SH_FP_SET, 1, 36, 0, SH_FP_KEPT, 5, 5);
+	prov = json_object_new_object();
+	footprint_json_add(prov, &fp);
+	ok(footprint_json_read(prov, &back, &err) == 0, "a new file reads (%s)",
+	   err.msg);
+	json_object_put(prov);
+	reset();
+	add(SH_FP_SET, 1, 36, 0, SH_FP_RAW, -1, -1);
+	prov = json_object_new_object();
+	footprint_json_add(prov, &fp);
+	json_object_object_del(prov, "values");
+	ok(footprint_json_read(prov, &back, &err) == 0,
+	   "an older file reads (%s)", err.msg);
+	json_object_put(prov);
+	ok(back.nr == 1 && back.e[0].v.min == 5 &&
+		   back.e[0].v.max == 4294967295LL &&
+		   back.e[0].v.has_value == SH_FP_KEPT,
+	   "merged: SO_MARK 5..4294967295 (%lld..%lld)",
+	   (long long)back.e[0].v.min, (long long)back.e[0].v.max);
 }
 
 static void test_config(void)
@@ -356,6 +453,7 @@ int main(void)
 	test_inexpressible();
 	test_unparsable();
 	test_json();
+	test_typed();
 	test_entries();
 	test_config();
 	test_names();

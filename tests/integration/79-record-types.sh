@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Record mode keeps each option's type, under real runc:
+#  - a workload that sets SO_MARK to 0 and to 0xffffffff, and IP_TOS to
+#    16 and to 256 (the kernel keeps its low byte, 0), gets its recording
+#    written: the footprint says 0..4294967295 and 0..16, the proposal
+#    clamps SO_MARK to 0..4294967295 and IP_TOS to 0..16, `validate`
+#    takes it, and enforced it lets the workload set both marks again;
+#  - `record merge` of that recording with one that set SO_MARK 5 only,
+#    and with an older hook's file (its ranges the ints as given, -1 for
+#    0xffffffff, no "values"), widens SO_MARK to 0..4294967295, in the
+#    option's type; `validate` takes the merge.
+# shellcheck source-path=SCRIPTDIR
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
+. "$here/../lib/container.sh"
+
+ct_setup runc
+ct_mount_bpffs || tap_bail "cannot mount a BPF filesystem"
+export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
+recdir=$CT_TMP/recorded
+LOG=$CT_TMP/hook.log
+BEFORE=$(ct_snapshot progs cgroups)
+
+# shellcheck disable=SC2016 # jq variables
+cfg=$(ct_config record '.record = {"allow": true, "dir": $d} | .log_file = $log' \
+	--arg d "$recdir" --arg log "$LOG")
+
+recordings() { find "$recdir/$1" -name '*.json' 2>/dev/null | sort; }
+out_val() { sed -n "s/^$1=//p" "$CT_OUT" | head -n 1; }
+
+# record NAME SCRIPT: runs SCRIPT recorded as NAME in a container of its
+# own.
+REC_N=0
+record()
+{
+	local b
+
+	REC_N=$((REC_N + 1))
+	b=$(ct_bundle -c "$cfg" -a "sockopt-hook.io/record=$1" "$1-$REC_N" \
+		-- /bin/sh -c "$2")
+	ct_run runc "$(ct_id "$1-$REC_N")" "$b"
+}
+
+# SO_MARK is SOL_SOCKET (1) 36, IP_TOS SOL_IP (0) 1; -1 is 0xffffffff.
+marks='sockcheck setopt dgram 1 36 0; sockcheck setopt dgram 1 36 -1;
+sockcheck setopt dgram 0 1 16; sockcheck setopt dgram 0 1 256'
+
+# ---- 1. SO_MARK 0 and 0xffffffff, IP_TOS 16 and 256 --------------------------
+record marks "$marks"
+file=$(recordings marks)
+tap_ok "$([ -f "$file" ]; echo $?)" "SO_MARK 0 and 0xffffffff: the recording is written" ||
+	tap_diag "$(grep 'not written' "$LOG")"
+tap_is "$(jq -c '[.recordings[0].footprint[] | select(.call == "setsockopt") | [.option, .min, .max]]' "$file")" \
+	'[["IP_TOS",0,16],["SO_MARK",0,4294967295]]' \
+	"the footprint: SO_MARK 0..4294967295, IP_TOS as kept (256 is 0): 0..16" ||
+	tap_diag "$(jq -c .recordings[0].footprint "$file")"
+tap_is "$(jq -r '.recordings[0].values' "$file")" kept "its ranges are said to be as the kernel keeps them"
+tap_is "$(jq -c '[.policies.marks.setsockopt[] | [.option, .action, .min, .max]]' "$file")" \
+	'[["IP_TOS","clamp",0,16],["SO_MARK","clamp",0,4294967295]]' \
+	"the proposal clamps SO_MARK to 0..4294967295 and IP_TOS to 0..16" ||
+	tap_diag "$(jq -c .policies "$file")"
+out=$("$HOOK" validate "$file" 2>&1)
+tap_ok $? "validate takes it" || tap_diag "$out"
+tap_is "$(grep -c 'not written' "$LOG")" 0 "nothing in the log says a recording was not written" ||
+	tap_diag "$(cat "$LOG")"
+
+# Enforced, the proposal takes what the workload did.
+enforce=$CT_TMP/configs/enforce.json
+jq '{policies} + {"annotations": {"allow_policies": ["marks"]}}' "$file" >"$enforce"
+b=$(ct_bundle -c "$enforce" -a sockopt-hook.io/policy=marks enf -- /bin/sh -c \
+	'sockcheck setopt dgram 1 36 -1; sockcheck setopt dgram 0 1 16')
+ct_run runc "$(ct_id enf)" "$b"
+tap_is "$CT_RC $(out_val setopt_0_1)" "0 ok" "enforced, IP_TOS 16 is let through" ||
+	tap_diag "$(cat "$CT_OUT" "$CT_ERR")"
+
+# ---- 2. record merge, in the option's type ------------------------------------
+record marks 'sockcheck setopt dgram 1 36 5'
+tap_is "$(recordings marks | wc -l)" 2 "a second replica: two recordings"
+# An older hook's file: the same recording with its ranges as given.
+old=$CT_TMP/old-hook.json
+jq '.recordings[0] |= (del(.values) | .container_id = "older" |
+	.footprint |= map(if .option == "SO_MARK" then .min = -1 | .max = -1 else . end))' \
+	"$file" >"$old"
+merged=$CT_TMP/merged.json
+"$HOOK" --config "$cfg" record merge marks "$old" >"$merged" 2>"$CT_TMP/merge.err"
+tap_is "$?" 0 "record merge of both replicas and an older hook's file" ||
+	tap_diag "$(cat "$CT_TMP/merge.err")"
+tap_is "$(jq -c '.policies.marks.setsockopt[] | select(.option == "SO_MARK") | [.action, .min, .max]' "$merged")" \
+	'["clamp",0,4294967295]' "SO_MARK 0, 0xffffffff, 5 and an older -1: a clamp to 0..4294967295" ||
+	tap_diag "$(jq -c .policies "$merged")"
+out=$("$HOOK" validate "$merged" 2>&1)
+tap_ok $? "validate takes the merge" || tap_diag "$out"
+tap_is "$("$HOOK" record merge "$old" | jq -c '.policies.marks.setsockopt[] | select(.option == "SO_MARK") | [.min, .max]')" \
+	'[4294967295,4294967295]' "the older file alone: its SO_MARK -1 is 4294967295" ||
+	tap_diag "$("$HOOK" record merge "$old" 2>&1)"
+
+tap_is "$(find "$CT_PIN_DIR-footprint" -mindepth 1 2>/dev/null | wc -l)" 0 "no footprint pins are left"
+ct_check_same "BPF programs and cgroups are as before" "$BEFORE" progs cgroups
+tap_done
