@@ -17,8 +17,8 @@ report_start.py).
 
 It writes DIR/results.json (every row, with the run's conditions) and
 DIR/table.txt, and prints the table: the rows of each benchmark in the
-order it ran, then the summary (the targets of issue 11 again, and how
-many datapath targets were met), then the Targets table of issue 25
+order it ran, then the summary (the millisecond targets again, and how
+many datapath targets were met), then the Targets table (start cost)
 (report_targets.py); with --verbose also the detail rows
 (each variant's own median). Standard library only, for /usr/bin/python3.
 The statistics are benchstat.py's.
@@ -198,11 +198,11 @@ DATAPATH = ("2.", "3.", "4.", "5.", "6.", "7.")
 
 
 def report_summary(t, benchmarks):
-    """The targets of issue 11 again, one line each, and how many of the
+    """The millisecond targets again, one line each, and how many of the
     datapath targets (benchmarks 2 to 7, unchanged) were met."""
     judged = [r for r in t.rows if r["target"] != "-"
               and r["section"].startswith(DATAPATH)]
-    s = "summary: the targets of issue 11 (p50, this run)"
+    s = "summary: the millisecond targets (p50, this run)"
     summary(t, s)
     if judged and "datapath" in benchmarks:
         met = sum(r["verdict"] == "met" for r in judged)

@@ -34,7 +34,6 @@ from benchstat import fmt, ratio
 # The hook's comm in perf's reports: comm is cut to 15 characters.
 HOOK_COMM = "oci-sockopt-hook"[:15]
 STRACE_RUNS = 3
-ISSUE = "issue 11"
 def strace_lines(raw, variant):
     """Which system calls one prestart makes, by count (bpf() by command),
     from the strace -f runs: a summary line and the ten most made."""
@@ -203,9 +202,9 @@ RT_NAMES = {"none": "no hooks", "true": "/bin/true", "read": "readstate",
             "fresh": "ours fallback", "shared": "ours shared, no pins",
             "generic": "ours, policy not preloaded"}
 # The differences shown, as (runtime, variant, baseline, target):
-# /bin/true for runc, as issue 11 has it; readstate for crun, which fails
-# a hook that exits before it has written the state (EPIPE), as
-# /bin/true may.
+# /bin/true for runc, as the millisecond targets have it; readstate for
+# crun, which fails a hook that exits before it has written the state
+# (EPIPE), as /bin/true may.
 RT_DIFFS = (("runc", "ours", "true", "<= 1.0"), ("runc", "quiet", "true", "-"),
             ("runc", "quiet", "ours", "-"),
             ("runc", "generic", "true", "<= 1.0"), ("runc", "noop", "true", "-"),

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The Targets table of issue 25, for bench/report.py: each target with
+"""The Targets table (start cost), for bench/report.py: each target with
 its value from this run, met or missed, and each target in ms also as a
 multiple of this run's fork+exec of /bin/true.
 
 Absolute times move with the machine. The multiple's target is the ms
 target over REF_TRUE_MS, the slowest fork+exec of /bin/true seen on this
-kind of machine (1.01 ms, the fresh machine of issue 25): a value that
+kind of machine (1.01 ms, a fresh 2-core machine): a value that
 meets it meets the ms target on any machine whose /bin/true is at most
 that slow, where our cost moves with the machine as /bin/true's does.
 Standard library only, for /usr/bin/python3.
@@ -13,7 +13,6 @@ Standard library only, for /usr/bin/python3.
 
 from benchstat import middle
 
-ISSUE = "issue 25"
 REF_TRUE_MS = 1.0
 ALONE = ("cold", "coldpl", "fallback", "shared", "preloaded", "plshared",
          "generic", "noop", "noopdisk")
@@ -94,8 +93,9 @@ GENERIC_DATAPATH = (
 
 
 def generic_rows(t, s, ref, benchmarks):
-    """Issue 25 point 2: a policy not preloaded starts on the generic
-    programs; their start and datapath beside the specialised copies'."""
+    """A start path that never verifies: a policy not preloaded starts on
+    the generic programs; their start and datapath beside the specialised
+    copies'."""
     raw = t.raw
     if "hook" in benchmarks and raw.values("alone.generic.pre"):
         ms_row(t, s, "prestart alone, policy not preloaded (generic) - "
@@ -118,8 +118,8 @@ def generic_rows(t, s, ref, benchmarks):
 def report_targets(t, benchmarks):
     raw = t.raw
     ref = true_ms(raw)
-    s = "targets of %s (p50, this run; fork+exec of /bin/true %s ms)" % (
-        ISSUE, "%.3f" % ref if ref else "?")
+    s = "targets: start cost (p50, this run; fork+exec of /bin/true %s ms)" % (
+        "%.3f" % ref if ref else "?")
     if "hook" in benchmarks:
         runtime_rows(t, s, ref)
         for v, where in (("noopdisk", "on %s" % (

@@ -116,7 +116,7 @@ b_record_container()
 		>"$(b_state "$1").new" && mv "$(b_state "$1").new" "$(b_state "$1")"
 }
 
-# The same policy on the generic programs (issue 25 point 2): a pin dir
+# The same policy on the generic programs (no prestart verifies): a pin dir
 # with nothing but them, and a state dir of its own (in the bench's, the
 # index names dp-ours's copies, which prestart would share), so the
 # container's prestart starts on them. GEN_HOOK runs the hook so.

@@ -337,7 +337,8 @@ class Pod:
         profile = pb.SecurityProfile.ProfileType
         security = self.run_as(pb.LinuxSandboxSecurityContext(
             namespace_options=self.namespaces(), privileged=self.privileged(),
-            # "Forcing sandbox to run as runtime/default" (issue 84623).
+            # "Forcing sandbox to run as runtime/default"
+            # (kubernetes/kubernetes#84623).
             seccomp=pb.SecurityProfile(
                 profile_type=profile.Value("RuntimeDefault"))))
         linux = pb.LinuxPodSandboxConfig(

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# `make check-fresh`: the README's two commands, `make demo` and
-# `make check`, each run as root in a Debian 12 root filesystem where they
-# never ran and where none of our dependencies is installed (issue 12,
-# point 3). The base system (mmdebstrap, variant minbase, from the mirror
-# this machine's apt sources name) is cached under build/fresh/; each
-# command gets its own fresh extraction of it, a clean clone of HEAD, and
-# its own mount namespace with a fresh /run, the host's /proc, /sys and
-# /dev, and the host's /run/lock, so that the suites inside take the same
-# machine-wide lock as those on the host.
+# `make check-fresh`: the README's two commands, `make demo` and `make
+# check`, each run as root in a Debian 12 root filesystem where they never
+# ran and where none of our dependencies is installed. The base system
+# (mmdebstrap, variant minbase, from the mirror this machine's apt sources
+# name) is cached under build/fresh/; each command gets its own fresh
+# extraction of it, a clean clone of HEAD, and its own mount namespace
+# with a fresh /run, the host's /proc, /sys and /dev, and the host's
+# /run/lock, so that the suites inside take the same machine-wide lock as
+# those on the host.
 #
 #   tests/fresh/run.sh [demo] [check]     (default: both, in that order)
 #

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Issue 2 under runc: a container annotated with policy "restricted" (attached
-# at prestart, then at createRuntime), one without annotations and one with
-# policy "setonly"; after each `runc delete` nothing is left behind.
+# The hook end to end under runc: a container annotated with policy
+# "restricted" (attached at prestart, then at createRuntime), one without
+# annotations and one with policy "setonly"; after each `runc delete`
+# nothing is left behind.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Issue 2 under crun with its cgroup manager (v1 hugetlb mounted, so crun
-# accepts this hybrid host): the same checks as 10-runc-policy.sh.
+# The hook end to end under crun with its cgroup manager (v1 hugetlb
+# mounted, so crun accepts this hybrid host): the same checks as
+# 10-runc-policy.sh.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Issue 2 under crun --cgroup-manager=disabled: the container stays in the
-# caller's cgroup, so the hook must make a cgroup of its own. The same checks
-# as 10-runc-policy.sh, plus a caller in a non-root cgroup shared with
-# another process.
+# The hook end to end under crun --cgroup-manager=disabled: the container
+# stays in the caller's cgroup, so the hook must make a cgroup of its own.
+# The same checks as 10-runc-policy.sh, plus a caller in a non-root cgroup
+# shared with another process.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

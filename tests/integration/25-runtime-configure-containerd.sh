@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # `oci-sockopt-hook runtime configure --runtime containerd` on this host's
-# Debian 12 containerd 1.6 (issue 23), a private instance as
+# Debian 12 containerd 1.6, a private instance as
 # 59-containerd-cri.sh runs it: config version 2, the node's CRI section
 # (runc, the pause image, the cgroupfs driver) in the main config, and an
 # imports line. Pods through CRI with kubelet's messages (tests/cri/cri.py).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# `make image` (issue 23): the DaemonSet's image from Debian's tools only.
+# `make image`: the DaemonSet's image from Debian's tools only.
 #  - it builds with no network at all (a network namespace with no
 #    interface), into build/image/oci-sockopt-hook-VERSION-COMMIT.tar,
 #    VERSION from hook/lib/version.h, COMMIT the tree's (-dirty when changed);

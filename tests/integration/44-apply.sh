@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Issue 23 point 7: a changed operator config reaches running containers
+# A changed operator config reaches running containers
 # with `apply`, no restart. Under runc, crun, and crun without a cgroup
 # manager (the container in a cgroup the hook made), on a BPF filesystem
 # of the test's own:

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Issue 11: `preload` loads and pins every policy's programs so that
+# `preload` loads and pins every policy's programs so that
 # prestart only attaches. Under runc, on a BPF filesystem of the test's
 # own: prestart uses the pins and loads nothing; a config change pins the
 # new policies, unpins the removed ones and leaves running containers as
 # they were; losing the pins (as at a reboot) falls back to loading; a
 # failed preload changes no pin; bad pin directories are refused in one
 # line. Also poststop's O(1) promise (gc at most once a minute) and the
-# no-op prestart (no bpf(), no state directory). Issue 25: keep_keys, the
+# no-op prestart (no bpf(), no state directory). And keep_keys, the
 # static keys kept on from a cgroup of preload's own, and --unpin
 # removing it.
 # shellcheck source-path=SCRIPTDIR

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The pod sandbox is policed (issue 21, point 5). A socket is policed by
+# The pod sandbox is policed. A socket is policed by
 # the cgroup it was created in; a "pod" under runc, a pause sandbox
 # (tests/progs/pause as uid 65535, no capability) and an app container in
 # its pid and network namespaces (uid 65535, no capability, policy

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # What no cgroup program sees, and the seccomp profile that closes it
-# (issue 21, point 6), under runc:
+# under runc:
 #  - a container whose policy stamps mark 7 and priority 2 and forces
 #    getsockopt(SO_MARK, SO_PRIORITY) to 0 and TCP_CONGESTION to reno
 #    (cubic where reno is the default):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Pins are verified before use (issue 21, point 7). In a pin directory of
+# Pins are verified before use. In a pin directory of
 # the test's own BPF filesystem, after `preload` pinned restricted's three
 # programs, the pins are replaced by what another tool, an older hook or a
 # mistake could leave under those names (tests/progs/cgprog pin):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Issue 25 point 2: no prestart verifies a program, whatever its policy.
+# A start path that never verifies: no prestart verifies a program,
+# whatever its policy.
 # Under runc, on a BPF filesystem of the test's own where `preload` pinned
 # the generic programs of a config that names no policy at all: a
 # container whose policy has no pin starts on the generic programs, loads

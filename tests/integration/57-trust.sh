@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# What root trusts (issue 9, point 5), under runc:
+# What root trusts, under runc:
 #  - the operator config: world-writable, in a group-writable directory, or
 #    owned by another user, it is refused with one line that names the
 #    path, its owner and its mode (prestart, validate, explain); root's

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Who is a sandbox, and at which stage the `hook` command acts (issue 9,
-# points 4 and 9).
+# Who is a sandbox, and at which stage the `hook` command acts.
 #  - Under runc, with an operator config whose defaults.policy is
 #    "restricted" and no policy annotation: a container that carries a
 #    copied io.kubernetes.cri.container-type "sandbox" next to CRI-O's own

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Pods through containerd's CRI, as kubelet runs them (issue 12): a private
+# Pods through containerd's CRI, as kubelet runs them: a private
 # Debian 12 containerd 1.6 (config version 2, the handler of
 # examples/containerd/config.toml as a drop-in, its base runtime spec
 # pointed at the built hook), driven by tests/cri/cri.py with kubelet's

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# require_annotations (issue 12, point 2): a pod that asks for a policy
+# require_annotations: a pod that asks for a policy
 # but whose annotations never reach the spec is loud, not silently
 # unpoliced. The bundles carry what containerd and CRI-O write
 # (tests/lib/k8s_annotations.py): containerd's from the example base

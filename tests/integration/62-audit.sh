@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Audit lines (issue 13): every refusal and every fallback is one
+# Audit lines: every refusal and every fallback is one
 # structured line naming the container id, namespace, pod, container, the
 # annotation and setting involved and a stable reason token.
 #  - validate checks log_format, and warns about json without log_file;
@@ -251,7 +251,7 @@ tap_is "$got" "$want" "journald: the event's fields arrive, the setting with its
 tap_ok $? "journald: MESSAGE says what happened"
 tap_is "$(audit_lines | grep -c .)" 1 "journald: log_file still gets its one audit line"
 
-# Issue 21: an oversized field is cut before it is added; the record is
+# An oversized field is cut before it is added; the record is
 # not dropped whole. The pod name, 9000 bytes (refused, and shown as it is
 # in the record: it is what the refusal is about), is the pod field.
 long=$(printf 'x%.0s' $(seq 9000))
@@ -273,7 +273,7 @@ tap_is "$got" "$(jq -cn --arg id "$(ct_id jlong)" '{r: "annotation_invalid", id:
 	"journald: a 9000-byte pod name arrives cut to 256 bytes and '...', with the other fields" ||
 	tap_diag "received: $(head -c 600 "$JOUT" 2>/dev/null)"
 
-# Issue 21: journald's socket is there but refuses the record (nobody
+# journald's socket is there but refuses the record (nobody
 # reads it): the record goes to syslog. In a mount namespace of the
 # test's own, /run/systemd is ours (a socket nobody listens on) and /dev
 # a directory holding our syslog socket (log) and /dev/null; the hook

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Issue 14, audit mode: a policy with "mode": "audit" (or the annotation
+# Audit mode: a policy with "mode": "audit" (or the annotation
 # sockopt-hook.io/mode when annotations.allow_audit_mode allows it) runs the
 # same programs but applies nothing. Under runc, the restricted policy in
 # audit mode: setsockopt(SO_MARK) succeeds and getsockopt reads the value
@@ -10,7 +10,7 @@
 # calls made. An allow-list policy in audit mode counts its misses per
 # option. The same policy in enforce mode still denies (control). The
 # per-container annotation works when allowed, and is refused, in one line
-# with the reason audit_mode_not_allowed, when not. Issue 21: an audit
+# with the reason audit_mode_not_allowed, when not. An audit
 # policy named by an annotation is refused the same way unless
 # allow_audit_mode or the policy's audit_by_annotation says so (validate
 # warns about it); the default policy still holds. Nothing is left behind.
@@ -30,7 +30,7 @@ PORT=4000
 LOG=$CT_TMP/hook.log
 
 # Named by an annotation, an audit policy needs the operator's word: here
-# audit_by_annotation (issue 21).
+# audit_by_annotation.
 AUDIT=$(ct_config audit '.policies.restricted.mode = "audit" |
 	.policies.restricted.audit_by_annotation = true |
 	.policies.allowlist = {"default": "deny", "mode": "audit",
@@ -133,7 +133,7 @@ count_checks()
 		"0 0 0 0 0" "$n: the enforced counters stay 0"
 }
 
-# 0. Issue 21: an audit policy named by an annotation, without the
+# 0. An audit policy named by an annotation, without the
 # operator's word, is audit mode by the back door: refused.
 err=$("$HOOK" validate "$BACKDOOR" 2>&1 >/dev/null)
 tap_like "$err" "warning: policies\.web is in audit mode and in annotations\.allow_policies: a container that names it is refused \(audit_mode_not_allowed\) unless policies\.web\.audit_by_annotation or annotations\.allow_audit_mode is true" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Issue 21: a missing BPF filesystem is not an error. In a mount namespace
+# A missing BPF filesystem is not an error. In a mount namespace
 # of the suite's own (unshare --mount --propagation private), where
 # /sys/fs/bpf can be unmounted without disturbing anyone, with the default
 # pin directory /sys/fs/bpf/oci-sockopt-hook:

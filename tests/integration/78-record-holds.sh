@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Issue 21: record mode cannot be turned against the operator. Under real
+# Record mode cannot be turned against the operator. Under real
 # runc:
 #  - a workload recorded under defaults.policy restricted that tries
 #    SO_MARK, AF_INET6 and SOCK_RAW (all refused), asks for 4 MiB of
@@ -51,7 +51,7 @@ under=$(ct_config under '.defaults.policy = "restricted" |
 	.record = {"allow": true, "dir": $d}' --arg d "$recdir")
 
 # recordings NAME: the recording files of record NAME, one a line (and
-# record.dir/NAME-*.json, where a hook before issue 21 wrote them, so that
+# record.dir/NAME-*.json, where older hooks wrote them, so that
 # its output is checked too).
 recordings()
 {

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# The issue-2 policy checks for one runtime: a "restricted" container, a
+# The end-to-end policy checks for one runtime: a "restricted" container, a
 # container without annotations and a "setonly" container, each run
 # detached so the host can inspect its cgroup and sockets, then deleted
 # and compared with the host state from before. Source tap.sh and

@@ -3,7 +3,7 @@
 #
 # run-node-suite.sh [-B BUILD_DIR] [-t SECS]
 #
-# The node suite (issue 12): boot a Debian unstable node (systemd as PID 1,
+# The node suite: boot a Debian unstable node (systemd as PID 1,
 # cgroup v2 only, the VM suite's kernel, runc 1.3, crun 1.2x, podman 5,
 # containerd 2.x) under qemu (TCG) and run tests/node/scenarios/ in it
 # against the hook built in BUILD_DIR (default: build/ of this repository),

@@ -80,7 +80,7 @@ static void test_journal_full(void)
 	free(m);
 }
 
-/* Issue 21: a field is cut before it is added, never dropped whole. */
+/* A field is cut before it is added, never dropped whole. */
 static void test_journal_cut(void)
 {
 	struct journal_msg *m = calloc(1, sizeof(*m));

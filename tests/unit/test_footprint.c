@@ -119,7 +119,7 @@ static void test_policy(void)
 	config_free(&cfg);
 }
 
-/* Issue 21: the running policy's restrictions are all kept. */
+/* The running policy's restrictions are all kept. */
 #define RESTRICTED                                                             \
 	"{\"bypass_prot_mem\": true, \"socket\": {\"deny\": [{\"family\": "    \
 	"\"AF_INET6\"}, {\"type\": \"SOCK_RAW\"}, {\"protocol\": "             \
@@ -190,7 +190,7 @@ static void test_running(void)
 		tap_diag("%s", why);
 }
 
-/* Issue 21: what no config can say is dropped or folded. */
+/* What no config can say is dropped or folded. */
 static void test_inexpressible(void)
 {
 	const struct sh_rule_entry *r;

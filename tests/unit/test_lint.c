@@ -105,7 +105,7 @@ static void test_sandbox(void)
 	   "the built-in, named: no warning");
 }
 
-/* Issue 21: an audit policy a workload may name. */
+/* An audit policy a workload may name. */
 static void test_audit_allowed(void)
 {
 	struct lint_warnings w;

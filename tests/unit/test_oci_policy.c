@@ -357,7 +357,7 @@ static int resolve_mode(const char *config, const char *annotations,
 	return r;
 }
 
-/* Issue 21: an audit-mode policy named by an annotation is audit mode
+/* An audit-mode policy named by an annotation is audit mode
  * asked for by the workload. */
 static void test_audit_policy_by_annotation(const char *pol, const char *denied)
 {

@@ -3,7 +3,8 @@
 #
 # run-vm-suite.sh [-B BUILD_DIR] [-t SECS]
 #
-# The VM suite of issue 3: fetch (or reuse) a Debian kernel >= 6.19, build
+# The VM suite, the memory-accounting opt-out proved on a 6.19+ kernel:
+# fetch (or reuse) a Debian kernel >= 6.19, build
 # memacct and the initramfs, boot it under qemu (TCG) and report the guest's
 # TAP results and figures. Everything is cached under BUILD_DIR/vm
 # (default: build/ of this repository).

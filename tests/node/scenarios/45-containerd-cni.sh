@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The pod sandbox policed on a containerd 2.x node with a pod network
-# (issue 21, point 5): containerd configured as in 40-containerd-cri.sh
+# containerd configured as in 40-containerd-cri.sh
 # (the example's handler, the systemd cgroup driver) plus a CNI bridge
 # network (Debian's containernetworking-plugins: bridge, host-local,
 # loopback). containerd runs no hook for the pause container (it builds the

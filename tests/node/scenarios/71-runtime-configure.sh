@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# `runtime configure` on a node that never saw the hook (issue 23): 00-node's
+# `runtime configure` on a node that never saw the hook: 00-node's
 # install undone, containerd 2.x with Debian's own config.toml (version 2,
 # no imports line), pods through CRI (tests/cri/cri.py, kubelet's cgroupfs
 # driver: Debian's runc handler has no SystemdCgroup). The documented

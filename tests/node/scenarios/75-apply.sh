@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A policy change reaches running containers through the units `make
-# install` put on the node (issue 23 point 7): the operator rewrites
+# install` put on the node: the operator rewrites
 # /etc/oci-sockopt-hook/config.json, oci-sockopt-hook-preload.path starts
 # the preload service, whose `apply` switches running runc and crun
 # containers (systemd cgroup driver) from audit to enforce while they call

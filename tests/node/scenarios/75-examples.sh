@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck disable=SC2317 # functions called through wait_until and trap
 # node-timeout: 600
-# The example pods run real servers under their example policies (issue 23,
-# point 4): examples/kubernetes/pod-restricted.yaml, pod-per-container.yaml
+# The example pods run real servers under their example policies:
+# examples/kubernetes/pod-restricted.yaml, pod-per-container.yaml
 # and pod-redis.yaml, read from the YAML (their Pod and ConfigMap), run
 # through containerd's CRI on the example's handler `sockopt` with the
 # example config, nginx and redis from Debian's packages

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The NRI plugin (`oci-sockopt-hook nri`, issue 24) on containerd 2.x with
+# The NRI plugin (`oci-sockopt-hook nri`) on containerd 2.x with
 # NRI on by default, and nothing else: no sockopt runtime handler, no base
 # spec, no pod_annotations, no RuntimeClass. Installed as an operator
 # would (`make install NRI=service`), with an operator config whose

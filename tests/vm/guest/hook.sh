@@ -265,7 +265,7 @@ progs_of() {
 
 # A policy not preloaded starts on the generic programs, the bypass one
 # too; `apply` puts its own copies in place, then turns the bypass off,
-# each swap atomic (issue 25 point 2, issue 23 point 7).
+# each swap atomic.
 generic_scenario() {
 	_cfg=$HOOK_CFG
 	export OCI_SOCKOPT_HOOK_PIN_DIR=/sys/fs/bpf/vm-generic

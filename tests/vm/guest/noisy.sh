@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh disable=SC2016,SC2086
 #
-# The noisy-neighbour benchmark (issue 25), sourced by run.sh last. Real
+# The noisy-neighbour benchmark, sourced by run.sh last. Real
 # runc containers (the host's runc in the image, pure cgroup v2 here), each
 # with a network namespace of its own, the hook in their config.json as
 # every runtime test has it (prestart, poststop), tcp_mem at the series'
