@@ -35,11 +35,20 @@ static int split(const char *text, struct lines *l)
 		if (l->n == DIFF_MAX_LINES)
 			return -EFBIG;
 		if (l->n == cap) {
+			const char **at;
+			size_t *lens;
+
 			cap = cap ? cap * 2 : 64;
-			l->at = realloc(l->at, cap * sizeof(*l->at));
-			l->len = realloc(l->len, cap * sizeof(*l->len));
-			if (!l->at || !l->len)
+			/* Each array kept in l until its bigger copy is had:
+			 * the caller frees whichever it holds. */
+			at = realloc(l->at, cap * sizeof(*l->at));
+			if (!at)
 				return -ENOMEM;
+			l->at = at;
+			lens = realloc(l->len, cap * sizeof(*l->len));
+			if (!lens)
+				return -ENOMEM;
+			l->len = lens;
 		}
 		l->at[l->n] = p;
 		l->len[l->n++] = len;

@@ -9,9 +9,11 @@
  * example `make install` copies and the fallback's spec (wiring_nri.c,
  * wiring_spec.c). What containerd itself makes of them is tested on
  * containerd 1.6 (25-runtime-configure-containerd.sh) and 2.1 (the node
- * suite's 70 and 71).
+ * suite's 70 and 71). Linked with --wrap=realloc and --wrap=free
+ * (tests/unit/unit.mk), so that the diff's allocations can be made to fail.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +273,63 @@ static void test_diff(void)
 	free(out);
 }
 
+/*
+ * The Nth realloc() from now fails (0: none fails); the block it was
+ * asked to grow, and whether it was freed afterwards.
+ */
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+void *__wrap_realloc(void *p, size_t n);
+void __wrap_free(void *p);
+static int realloc_fails_in;
+static void *refused;
+static bool refused_freed;
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	if (realloc_fails_in && !--realloc_fails_in) {
+		refused = p;
+		refused_freed = false;
+		return NULL;
+	}
+	return __real_realloc(p, n);
+}
+
+void __wrap_free(void *p)
+{
+	if (p && p == refused)
+		refused_freed = true;
+	__real_free(p);
+}
+
+/* A diff of more than 64 lines grows its line arrays (64, then 128
+ * lines): when a growth fails, the array it could not grow is freed. */
+static void test_diff_enomem(void)
+{
+	static const char *const what[] = { "the lines", "their lengths" };
+	char old[2 * 100 + 1] = "";
+
+	for (int i = 0; i < 100; i++)
+		strcat(old, "l\n");
+	/* The 3rd realloc() grows the old text's line array, the 4th their
+	 * lengths (the 1st and 2nd make them). */
+	for (int call = 3; call <= 4; call++) {
+		FILE *m = fopen("/dev/null", "we");
+		int r;
+
+		refused = NULL;
+		realloc_fails_in = call;
+		r = wiring_diff_print(m, old, "x\n", "/f");
+		realloc_fails_in = 0;
+		fclose(m);
+		is_int(r, -ENOMEM, "a growth of %s that fails: -ENOMEM",
+		       what[call - 3]);
+		ok(refused && refused_freed,
+		   "the array of %s that could not grow is freed", what[call - 3]);
+		refused = NULL;
+	}
+}
+
 /* What containerd's and CRI-O's configs say of NRI, and the refusals. */
 static const char nri_21[] = /* containerd 2.1.9's default */
 	"version = 3\n[plugins.'io.containerd.nri.v1.nri']\n"
@@ -421,6 +480,7 @@ int main(void)
 	same_as_example(true, "hooks.d-oci-sockopt-hook-always.json");
 	test_dropin();
 	test_diff();
+	test_diff_enomem();
 	test_nri_settings();
 	test_nri_unit();
 	test_nri_fallback_spec();

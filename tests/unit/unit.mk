@@ -17,15 +17,19 @@ $(BUILD)/san/%.o: hook/%.c | $(GEN_HDRS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
 
+# A test that makes the hook's allocations fail links with the --wrap
+# flags it names (UNIT_LDFLAGS_NAME), and defines the __wrap_ functions.
+UNIT_LDFLAGS_wiring := -Wl,--wrap=realloc -Wl,--wrap=free
+
 $(BUILD)/tests/unit-%: tests/unit/test_%.c $(LIB_OBJS) | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(UNIT_CFLAGS) $(DEPFLAGS) $< $(LIB_OBJS) -o $@ $(PKG_LIBS)
+	$(Q)$(CC) $(UNIT_CFLAGS) $(DEPFLAGS) $< $(LIB_OBJS) -o $@ $(UNIT_LDFLAGS_$*) $(PKG_LIBS)
 
 $(BUILD)/tests/unit-san-%: tests/unit/test_%.c $(SAN_OBJS) | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) $< $(SAN_OBJS) -o $@ $(PKG_LIBS)
+	$(Q)$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) $< $(SAN_OBJS) -o $@ $(UNIT_LDFLAGS_$*) $(PKG_LIBS)
 
 # unit and unit-san build and run them (no root needed); the -progs
 # targets only build them, for tests/run.sh to run in make check.
@@ -61,7 +65,7 @@ $(BUILD)/cov/obj/%.o: hook/%.c | $(GEN_HDRS)
 $(BUILD)/cov/unit-%: tests/unit/test_%.c $(COV_OBJS) | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(UNIT_CFLAGS) -O0 --coverage $(DEPFLAGS) $< $(COV_OBJS) -o $@ $(PKG_LIBS)
+	$(Q)$(CC) $(UNIT_CFLAGS) -O0 --coverage $(DEPFLAGS) $< $(COV_OBJS) -o $@ $(UNIT_LDFLAGS_$*) $(PKG_LIBS)
 
 unit-coverage: $(COV_BINS)
 	$(Q)find $(BUILD)/cov -name '*.gcda' -delete
