@@ -325,7 +325,8 @@ static void test_diff_enomem(void)
 		is_int(r, -ENOMEM, "a growth of %s that fails: -ENOMEM",
 		       what[call - 3]);
 		ok(refused && refused_freed,
-		   "the array of %s that could not grow is freed", what[call - 3]);
+		   "the array of %s that could not grow is freed",
+		   what[call - 3]);
 		refused = NULL;
 	}
 }
