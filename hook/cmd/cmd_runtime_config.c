@@ -248,6 +248,7 @@ enum {
 	OPT_CRIO_DIR,
 	OPT_UNIT,
 	OPT_NRI,
+	OPT_ADD_IMPORT,
 };
 
 /* An option into o; false, with one line, for a --hook-env too many. */
@@ -265,10 +266,12 @@ static bool take(const struct cli_command *cmd, struct wiring_opts *o, int id,
 		[OPT_NRI] = &o->nri,
 	};
 
-	if (id == OPT_DRY_RUN || id == OPT_RESTART || id == OPT_KEEP_NET_RAW) {
-		*(id == OPT_DRY_RUN ? &o->dry_run :
-		  id == OPT_RESTART ? &o->restart :
-				      &o->keep_net_raw) = true;
+	if (id == OPT_DRY_RUN || id == OPT_RESTART || id == OPT_KEEP_NET_RAW ||
+	    id == OPT_ADD_IMPORT) {
+		*(id == OPT_DRY_RUN    ? &o->dry_run :
+		  id == OPT_RESTART    ? &o->restart :
+		  id == OPT_ADD_IMPORT ? &o->add_import :
+					 &o->keep_net_raw) = true;
 		return true;
 	}
 	if (id != OPT_HOOK_ENV) {
@@ -311,6 +314,11 @@ static bool valid(const struct cli_command *cmd, const struct wiring_opts *o,
 		cli_usage_error(cmd,
 				"--nri service, plugin or pod, not '%.32s'",
 				o->nri);
+		return false;
+	}
+	if (o->add_import && strcmp(o->runtime, "containerd")) {
+		cli_usage_error(cmd, "--add-import: containerd only, not %s",
+				o->runtime);
 		return false;
 	}
 	if (o->nri && !find_runtime(o->runtime)->nri) {
@@ -357,6 +365,9 @@ static const struct cli_option options[] = {
 	{ OPT_DROP_IN, "drop-in", "PATH",
 	  "containerd's drop-in (else 99-oci-sockopt-hook.toml in the first "
 	  "directory the main config imports)" },
+	{ OPT_ADD_IMPORT, "add-import", NULL,
+	  "containerd: where the main config imports no directory, add the "
+	  "imports line (a copy kept; unconfigure puts it back)" },
 	{ OPT_KEEP_NET_RAW, "keep-net-raw", NULL,
 	  "keep CAP_NET_RAW in containerd's base specs" },
 	{ OPT_HOOKS_DIR, "hooks-dir", "DIR",
@@ -381,7 +392,8 @@ const struct cli_command cmd_runtime_config_command = {
 		"Writes, or removes, files of its own only: a drop-in (containerd's\n"
 		"imports, CRI-O's crio.conf.d) with the handlers sockopt and\n"
 		"sockopt-bypass, base runtime specs made from the node's own\n"
-		"defaults, the hooks.d file; never a runtime's main config. Every\n"
+		"defaults, the hooks.d file; a runtime's main config only with\n"
+		"--add-import (containerd's imports line, a copy kept). Every\n"
 		"file is checked with the runtime's own tool before it is written,\n"
 		"all or none; a second run with nothing new changes nothing.\n"
 		"With --nri (containerd 2.x, CRI-O): the NRI plugin instead, once the\n"

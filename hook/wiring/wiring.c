@@ -195,7 +195,7 @@ void wiring_plan_print(const struct wiring_plan *plan, FILE *out, bool dry_run)
 			continue;
 		}
 		fprintf(out, "%s: %s\n", f->path, verb(f, dry_run));
-		if (dry_run && wiring_file_changes(f) && f->text &&
+		if (dry_run && wiring_file_changes(f) && f->text && !f->copy &&
 		    wiring_diff_print(out, f->old, f->text, f->path))
 			fprintf(out, "(too large to show a diff)\n");
 	}

@@ -5,7 +5,8 @@
  * wiring_hooksd.c), planned in full before anything is written, printed
  * as a diff for --dry-run, then written all or nothing. Only files of our
  * own are ever written or removed: a drop-in, base runtime specs, a
- * hooks.d file; never a runtime's main config.
+ * hooks.d file; a runtime's main config only with --add-import
+ * (wiring_ctd_import.c), which keeps a copy and puts it back.
  */
 #ifndef SH_WIRING_H
 #define SH_WIRING_H
@@ -56,6 +57,7 @@ struct wiring_opts {
 	const char *crio_dir; /* CRI-O's crio.conf.d */
 	const char *unit; /* the systemd unit --restart restarts */
 	const char *nri; /* --nri: service, plugin or pod; NULL: handlers */
+	bool add_import; /* containerd: add the imports line it lacks */
 };
 
 /* One file the plan writes (text) or removes (text NULL). */
@@ -66,6 +68,7 @@ struct wiring_file {
 	mode_t mode;
 	bool link; /* a symbolic link: text and old are its target */
 	bool unit; /* a systemd unit: systemd reads it, not the runtime */
+	bool copy; /* a backup: its diff is not shown */
 };
 
 struct wiring_plan {

@@ -36,6 +36,7 @@
 #include "wiring/wiring.h"
 #include "wiring/wiring_ctd.h"
 #include "wiring/wiring_ctd_dropin.h"
+#include "wiring/wiring_ctd_import.h"
 #include "wiring/wiring_ctd_node.h"
 #include "wiring/wiring_exec.h"
 #include "wiring/wiring_spec.h"
@@ -123,7 +124,8 @@ int wiring_ctd_build(struct ctd *c, const struct wiring_hook *hook,
 	r = wiring_ctd_dropin_build(c, rt, &doc, err);
 	if (r)
 		return r;
-	return wiring_ctd_dropin_plan(c, doc, plan, err);
+	return wiring_ctd_dropin_plan(c, doc, plan, err) ?:
+		       wiring_ctd_import_plan(c, plan, err);
 }
 
 int wiring_ctd_configure(const struct wiring_opts *o,
@@ -175,7 +177,9 @@ int wiring_ctd_unconfigure(const struct wiring_opts *o,
 			 c.main_dir);
 		wiring_ctd_node_set_dropin(&c, o->drop_in ?: path);
 	}
-	r = remove_dropin(&c, plan, err);
+	r = remove_dropin(&c, plan, err) ?:
+		    wiring_ctd_import_undo(&c, SH_WIRING_CTD_FALLBACK_DROPIN,
+					   plan, err);
 	wiring_plan_prune(plan, c.spec_dir);
 	for (int i = 0; !r && i < SH_WIRING_NR_HANDLERS; i++) {
 		wiring_ctd_node_spec_path(&c, handlers[i], path, sizeof(path));

@@ -17,11 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
 #include "wiring/toml/toml.h"
 #include "wiring/wiring.h"
+#include "wiring/wiring_ctd_import.h"
 #include "wiring/wiring_ctd_node.h"
 #include "wiring/wiring_exec.h"
 
@@ -47,8 +49,13 @@ struct json_object *wiring_ctd_node_runtimes(struct json_object *dump,
 int wiring_ctd_node_dump(const struct ctd *c, const char *text,
 			 struct json_object **out, struct sh_error *err)
 {
-	char *argv[] = { "containerd", "--config", (char *)c->main_path,
-			 "config",     "dump",	   NULL };
+	char *argv[] = { "containerd",
+			 "--config",
+			 (char *)(c->dump_path[0] ? c->dump_path :
+						    c->main_path),
+			 "config",
+			 "dump",
+			 NULL };
 	struct wiring_view view = { c->dropin_dir, c->dropin_name, text };
 
 	return wiring_exec_toml(
@@ -140,6 +147,8 @@ static int find_dropin(struct ctd *c, struct sh_error *err)
 			   json_object_get_string(json_object_array_get_idx(imports, i)) ?:
 				   ""))
 			return 0;
+	if (c->o->add_import)
+		return wiring_ctd_import_prepare(c, err);
 	if (c->dropin[0])
 		return error_set(
 			err, -ENOENT,
@@ -147,7 +156,7 @@ static int find_dropin(struct ctd *c, struct sh_error *err)
 			c->main_path, c->dropin, c->main_dir);
 	return error_set(
 		err, -ENOENT,
-		"containerd reads no drop-in of ours: %s imports no directory (DIR/*.toml); add `imports = [\"%s/conf.d/*.toml\"]` above its first [table] and run this again",
+		"containerd reads no drop-in of ours: %s imports no directory (DIR/*.toml); add `imports = [\"%s/conf.d/*.toml\"]` above its first [table] and run this again, or run this again with --add-import",
 		c->main_path, c->main_dir);
 }
 
@@ -178,9 +187,10 @@ static int read_version(struct ctd *c, struct sh_error *err)
 
 static int read_main(struct ctd *c, struct sh_error *err)
 {
-	_cleanup_free_ char *text = NULL;
 	struct json_object *v = NULL;
 	char terr[SH_TOML_ERR_MAX];
+	struct stat st;
+	char *text;
 	int r;
 
 	text = wiring_read(c->main_path, &r);
@@ -191,6 +201,8 @@ static int read_main(struct ctd *c, struct sh_error *err)
 			c->main_path, c->major == 1 ? 2 : 3, c->main_dir);
 	if (r)
 		return error_errno(err, r, "cannot read %s", c->main_path);
+	c->main_text = text;
+	c->main_mode = stat(c->main_path, &st) ? 0644 : st.st_mode & 07777;
 	if (toml_parse(text, strlen(text), &c->main, terr))
 		return error_set(err, -EINVAL, "%s: %s", c->main_path, terr);
 	json_object_object_get_ex(c->main, "version", &v);
@@ -240,6 +252,9 @@ void wiring_ctd_node_close(struct ctd *c)
 	json_object_put(c->main);
 	json_object_put(c->before);
 	c->main = c->before = NULL;
+	free(c->main_text);
+	c->main_text = NULL;
+	wiring_ctd_import_close(c);
 }
 
 void wiring_ctd_node_spec_path(const struct ctd *c, const char *handler,

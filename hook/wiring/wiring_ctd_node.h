@@ -4,7 +4,9 @@
 #define SH_WIRING_CTD_NODE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "lib/error.h"
 
@@ -12,6 +14,8 @@
 /* Ours, in the directory an import glob names; late in a sorted glob, as
  * containerd 1.x needs (the last file to hold the CRI section wins). */
 #define SH_WIRING_CTD_DROPIN "99-oci-sockopt-hook.toml"
+/* The NRI fallback's, beside it (wiring_ctd_nri.c). */
+#define SH_WIRING_CTD_FALLBACK_DROPIN "99-oci-sockopt-hook-nri.toml"
 /* The base specs, beside the main config. */
 #define SH_WIRING_CTD_SPEC_DIR "oci-sockopt-hook"
 
@@ -33,7 +37,15 @@ struct ctd {
 	const char *dropin_name; /* in dropin */
 	char default_name[128]; /* the default runtime handler */
 	struct json_object *main; /* the main config */
+	char *main_text; /* its text */
+	mode_t main_mode;
 	struct json_object *before; /* the config dump without our drop-in */
+	/* --add-import: the main config with our imports line (main_new),
+	 * which every dump reads (dump_path, in a directory of our own) */
+	bool add_import;
+	char *main_new;
+	char dump_dir[PATH_MAX];
+	char dump_path[PATH_MAX];
 };
 
 /* Where a dump keeps the CRI runtime settings: 1.x, 2.x. */

@@ -35,13 +35,14 @@
 #include "wiring/wiring.h"
 #include "wiring/wiring_ctd.h"
 #include "wiring/wiring_ctd_dropin.h"
+#include "wiring/wiring_ctd_import.h"
 #include "wiring/wiring_ctd_node.h"
 #include "wiring/wiring_ctd_nri.h"
 #include "wiring/wiring_nri.h"
 #include "wiring/wiring_spec.h"
 
 #define NRI_PLUGIN "io.containerd.nri.v1.nri"
-#define FALLBACK_DROPIN "99-oci-sockopt-hook-nri.toml"
+#define FALLBACK_DROPIN SH_WIRING_CTD_FALLBACK_DROPIN
 #define DIFF_PATH_MAX 256
 
 int wiring_ctd_nri_settings(struct json_object *dump, const char *version,
@@ -230,7 +231,8 @@ int wiring_ctd_nri_fallback(const struct wiring_opts *o,
 			c.version);
 		goto out;
 	}
-	r = plan_fallback(&c, hook, plan, err);
+	r = plan_fallback(&c, hook, plan, err) ?:
+		    wiring_ctd_import_plan(&c, plan, err);
 	if (r)
 		goto out;
 	wiring_plan_note(
@@ -270,7 +272,8 @@ int wiring_ctd_nri_unfallback(const struct wiring_opts *o,
 			"%s was not written by runtime configure: left alone",
 			c.dropin);
 	}
-	r = wiring_plan_remove(plan, c.dropin, err);
+	r = wiring_plan_remove(plan, c.dropin, err) ?:
+		    wiring_ctd_import_undo(&c, SH_WIRING_CTD_DROPIN, plan, err);
 	if (!r && !wiring_ctd_default(&c, &rt, &ignored)) {
 		wiring_ctd_node_spec_path(&c, c.default_name, spec,
 					  sizeof(spec));

@@ -43,15 +43,15 @@ declare -A TAKES=(
 	[preload]="config json unpin"
 	[apply]="config json dry-run all"
 	[nri]="config socket"
-	[runtime]="config runtime dry-run restart hook-path hook-env ctd-config drop-in keep-net-raw hooks-dir crio-dir unit nri"
+	[runtime]="config runtime dry-run restart hook-path hook-env ctd-config drop-in keep-net-raw hooks-dir crio-dir unit nri add-import"
 	[help]=""
 )
 COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload apply nri runtime help"
 # Every option any command takes, and two no command takes.
 OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin socket
-ctd-config runtime dry-run all restart hook-path hook-env drop-in keep-net-raw crio-dir unit nri
+ctd-config runtime dry-run all restart hook-path hook-env drop-in keep-net-raw crio-dir unit nri add-import
 version verbose"
-FLAGS=" json unpin dry-run all restart keep-net-raw version verbose "
+FLAGS=" json unpin dry-run all restart keep-net-raw add-import version verbose "
 
 takes() # CMD OPT
 {

@@ -7,7 +7,8 @@
  * (wiring_diff.c); for --nri, what containerd's and CRI-O's configs say
  * of NRI (wiring_ctd_nri.c, wiring_crio.c), the plugin's unit against the
  * example `make install` copies and the fallback's spec (wiring_nri.c,
- * wiring_spec.c). What containerd itself makes of them is tested on
+ * wiring_spec.c); --add-import's edit of containerd's main config
+ * (wiring_ctd_import.c). What containerd itself makes of them is tested on
  * containerd 1.6 (25-runtime-configure-containerd.sh) and 2.1 (the node
  * suite's 70 and 71). Linked with --wrap=realloc and --wrap=free
  * (tests/unit/unit.mk), so that the diff's allocations can be made to fail.
@@ -26,6 +27,7 @@
 #include "wiring/wiring.h"
 #include "wiring/wiring_crio.h"
 #include "wiring/wiring_ctd_dropin.h"
+#include "wiring/wiring_ctd_import.h"
 #include "wiring/wiring_ctd_node.h"
 #include "wiring/wiring_ctd_nri.h"
 #include "wiring/wiring_diff.h"
@@ -474,6 +476,53 @@ static void test_nri_fallback_spec(void)
 	free(text);
 }
 
+#define IMPORT_LINES                                                     \
+	"# Added by `oci-sockopt-hook runtime configure --add-import` (" \
+	"`runtime unconfigure` takes it out).\n"                         \
+	"imports = [\"/etc/containerd/conf.d/*.toml\"]\n"
+
+/* edit(text, has_key) is want, or fails with want_r */
+static void import_case(const char *text, bool has_key, const char *want,
+			int want_r, const char *what)
+{
+	char *out = NULL;
+	int r = wiring_ctd_import_edit(text, "/etc/containerd/conf.d/*.toml",
+				       has_key, &out);
+
+	is_int(r, want_r, "--add-import edit, %s: returns %d", what, want_r);
+	if (!want_r)
+		is_str(out, want, "--add-import edit, %s", what);
+	free(out);
+}
+
+static void test_import_edit(void)
+{
+	import_case("version = 2\n\n[plugins]\n", false,
+		    IMPORT_LINES "version = 2\n\n[plugins]\n", 0,
+		    "Debian's config.toml: above its first key");
+	import_case("# node image\n\n  # more\nversion = 2\n", false,
+		    "# node image\n\n  # more\n" IMPORT_LINES "version = 2\n",
+		    0, "after the leading comments and blank lines");
+	import_case(
+		"# only a comment", false, "# only a comment\n" IMPORT_LINES, 0,
+		"a file of comments without a last newline: a newline first");
+	import_case("", false, IMPORT_LINES, 0,
+		    "an empty file: the lines alone");
+	import_case("disabled_plugins = []\nimports = []\noom_score = 0\n",
+		    true,
+		    "disabled_plugins = []\n" IMPORT_LINES "oom_score = 0\n", 0,
+		    "containerd config default: in place of imports = []");
+	import_case("version = 2\n  imports  =  [ ]  # none\n", true,
+		    "version = 2\n" IMPORT_LINES, 0,
+		    "imports = [] with spaces and a comment");
+	import_case("imports = []\nimports = []\n", true, NULL, -EINVAL,
+		    "imports = [] twice: refused");
+	import_case("imports = [\n]\n", true, NULL, -EINVAL,
+		    "imports = [] over two lines: refused, not guessed");
+	import_case("imports = [\"/x.toml\"]\n", true, NULL, -EINVAL,
+		    "imports of a file: no empty imports line, refused");
+}
+
 int main(void)
 {
 	test_spec();
@@ -485,5 +534,6 @@ int main(void)
 	test_nri_settings();
 	test_nri_unit();
 	test_nri_fallback_spec();
+	test_import_edit();
 	return tap_done();
 }
