@@ -18,27 +18,7 @@
 
 #include "cgroup/cg.h"
 #include "lib/cleanup.h"
-
-static int parse_mountinfo_line(char *line, char **mnt, char **root,
-				char **fstype)
-{
-	char *sep = strstr(line, " - ");
-	char *save = NULL, *tok;
-	int field = 0;
-
-	if (!sep)
-		return -EINVAL;
-	*sep = '\0';
-	for (tok = strtok_r(line, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save), field++) {
-		if (field == 3)
-			*root = tok;
-		else if (field == 4)
-			*mnt = tok;
-	}
-	*fstype = strtok_r(sep + 3, " ", &save);
-	return field > 4 && *fstype ? 0 : -EINVAL;
-}
+#include "lib/mountinfo.h"
 
 /* The initial cgroup namespace's inode (PROC_CGROUP_INIT_INO). */
 #define CG_INIT_NS_INO 0xEFFFFFFBU
@@ -104,15 +84,15 @@ int cg_find_root(struct cg_root *root, struct sh_error *err)
 		return error_errno(err, -errno,
 				   "cannot read /proc/self/mountinfo");
 	while (getline(&line, &cap, f) > 0) {
-		char *mnt = NULL, *mroot = NULL, *fstype = NULL;
+		struct mountinfo_entry e;
 
-		if (parse_mountinfo_line(line, &mnt, &mroot, &fstype))
+		if (mountinfo_parse_line(line, &e))
 			continue;
-		if (!strcmp(fstype, "cgroup"))
+		if (!strcmp(e.fstype, "cgroup"))
 			root->hybrid = true;
-		else if (!strcmp(fstype, "cgroup2") && !found &&
-			 !strcmp(mroot, "/")) {
-			snprintf(root->mount, sizeof(root->mount), "%s", mnt);
+		else if (!strcmp(e.fstype, "cgroup2") && !found &&
+			 !strcmp(e.root, "/")) {
+			snprintf(root->mount, sizeof(root->mount), "%s", e.mnt);
 			found = true;
 		}
 	}

@@ -19,6 +19,7 @@
 #include "lib/fileio.h"
 #include "lib/jsonw.h"
 #include "lib/log.h"
+#include "lib/mountinfo.h"
 #include "lib/number.h"
 #include "prog/bpffs.h"
 #include "prog/generic.h"
@@ -32,6 +33,7 @@
 struct probe_result {
 	struct cg_root root;
 	bool cgroup2;
+	bool nsdelegate; /* the hierarchy's namespaces are boundaries */
 	bool bpf_syscall;
 	bool prog_sock;
 	bool prog_sockopt;
@@ -98,12 +100,23 @@ static void probe_pins(struct probe_result *p)
 	snprintf(p->pin_error, sizeof(p->pin_error), "%s", err.msg);
 }
 
+static bool probe_nsdelegate(void)
+{
+	struct mountinfo mi = { 0 };
+	const char *text = mountinfo_text(&mi);
+	bool has = text && mountinfo_cgroup2_nsdelegate(text);
+
+	mountinfo_done(&mi);
+	return has;
+}
+
 static void run_probes(struct probe_result *p)
 {
 	struct sh_error err = { 0 };
 
 	memset(p, 0, sizeof(*p));
 	p->cgroup2 = cg_find_root(&p->root, &err) == 0;
+	p->nsdelegate = p->cgroup2 && probe_nsdelegate();
 	p->prog_sock = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_CGROUP_SOCK,
 						  NULL) == 1;
 	p->prog_sockopt = libbpf_probe_bpf_prog_type(
@@ -216,6 +229,10 @@ static void print_json(const struct probe_result *p)
 
 	jsonw_str(o, "cgroup2_mount", p->cgroup2 ? p->root.mount : NULL);
 	jsonw_bool(o, "hybrid", p->root.hybrid);
+	if (p->cgroup2)
+		jsonw_bool(o, "cgroup2_nsdelegate", p->nsdelegate);
+	else
+		json_object_object_add(o, "cgroup2_nsdelegate", NULL);
 	jsonw_bool(o, "bpf_syscall", p->bpf_syscall);
 	jsonw_bool(o, "prog_type_cgroup_sock", p->prog_sock);
 	jsonw_bool(o, "prog_type_cgroup_sockopt", p->prog_sockopt);
@@ -267,6 +284,11 @@ static void print_text(const struct probe_result *p)
 	printf("cgroup2 mount:              %s%s\n",
 	       p->cgroup2 ? p->root.mount : "(none)",
 	       p->root.hybrid ? " (hybrid host)" : "");
+	if (p->cgroup2)
+		printf("cgroup2 nsdelegate:         %s\n",
+		       p->nsdelegate ?
+			       "yes (a cgroup namespace bounds a container's moves)" :
+			       "no (a cgroup namespace does not bound a bind of the tree)");
 	printf("bpf syscall:                %s\n", yes(p->bpf_syscall));
 	printf("CGROUP_SOCK programs:       %s\n", yes(p->prog_sock));
 	printf("CGROUP_SOCKOPT programs:    %s\n", yes(p->prog_sockopt));

@@ -14,14 +14,29 @@
 /* Why a mount is writable: it names two paths (source and mount point). */
 #define SH_BUNDLE_WHY_MAX (2 * PATH_MAX + 160)
 
+struct mountinfo;
+
+/* What the container's mounts reach of the cgroup2 hierarchy, writable. */
+struct bundle_cg_reach {
+	/* a cgroup or cgroup2 mount made for it without "ro" */
+	bool fresh;
+	/*
+	 * a bind (without "ro") whose source is on a cgroup2 file system, or a
+	 * recursive bind (without "rro") of a directory with a cgroup2 mount
+	 * below it in mountinfo, or whose mounts cannot be listed
+	 */
+	bool bound;
+	char why[SH_BUNDLE_WHY_MAX]; /* the first bind, else the first mount */
+};
+
 /*
- * The bundle gives the container a cgroup mount it can write through: a
- * cgroup/cgroup2 mount without "ro", a bind of the cgroup2 mount (or of
- * something in it) without "ro", or a recursive bind of a directory that
- * holds the cgroup2 mount without "rro". why names the mount.
+ * Which of the bundle's mounts reach the cgroup2 tree writable. mi is
+ * /proc/self/mountinfo, read only when a recursive bind needs it.
+ * cg2_mount is the hook's cgroup2 mount, which stands in for the kernel's
+ * answer only where a source cannot be looked at.
  */
-bool bundle_writable_cgroup_mount(const struct oci_state *st,
-				  const char *cg2_mount, char *why, size_t len);
+void bundle_cgroup_reach(const struct oci_state *st, const char *cg2_mount,
+			 struct mountinfo *mi, struct bundle_cg_reach *r);
 /* The container gets a new cgroup namespace (not one joined by path). */
 bool bundle_own_cgroupns(const struct oci_state *st);
 /*

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: the bundle's config.json, from which the hook takes
- * the annotations, merged under those of a fixed, valid OCI state, and
- * the pid of the pod sandbox whose namespaces it joins (sandbox.c).
+ * the annotations, merged under those of a fixed, valid OCI state, the
+ * pid of the pod sandbox whose namespaces it joins (sandbox.c), and the
+ * mounts that reach the cgroup2 tree, against a fixed mountinfo.
  */
 #include "input/bundle.h"
 #include "fuzz_common.h"
+#include "lib/mountinfo.h"
+
+static const char fixed_mountinfo[] =
+	"31 22 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+	"41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+	"90 24 0:38 / /run/a\\040b rw - cgroup2 none rw,nsdelegate\n";
 
 static const char state_text[] = FUZZ_STATE;
 static const char state_ann_text[] =
@@ -29,9 +36,15 @@ static void one(const char *state, size_t state_len, const uint8_t *data,
 	if (oci_parse_bundle_config("/fuzz/bundle/config.json",
 				    (const char *)data, size, &st,
 				    FUZZ_ERR) == 0) {
+		struct mountinfo mi = { .text = fixed_mountinfo };
+		struct bundle_cg_reach reach;
+
 		fuzz_resolve(fuzz_fixed_config(), &st);
 		if (bundle_joined_pid(&st) < 0)
 			abort(); /* a pid, or 0 */
+		bundle_cgroup_reach(&st, "/sys/fs/cgroup/unified", &mi, &reach);
+		if ((reach.fresh || reach.bound) != !!reach.why[0])
+			abort(); /* a reach always names its mount */
 	}
 	oci_state_free(&st);
 }
