@@ -22,9 +22,13 @@
     that exists, and none that does not; every module of hook/ has a
     unit test row or a row under "Modules without a unit test" (not
     both), every module a row names exists, and every suite the
-    Makefile's CHECK_QUICK_TESTS names exists.
+    Makefile's CHECK_QUICK_TESTS names exists;
+  - reasons: docs/cluster.md's table of reason tokens is the one made
+    from hook/lib/reason.h's table (--reasons prints it), and the "error"
+    row after it.
 
 Usage: check-docs.py [SOURCE-DIR [BINARY]]   (default: . and build/oci-sockopt-hook)
+       check-docs.py --reasons [SOURCE-DIR]   (the reasons table, to paste)
 """
 import json
 import os
@@ -450,8 +454,44 @@ def check_links(top):
     return bad
 
 
+REASONS_H = "hook/lib/reason.h"
+REASONS_PAGE = "docs/cluster.md"
+REASONS_HEAD = "| reason | event | exit status | when |\n|---|---|---|---|\n"
+REASONS_ERROR = "| `error` | refused | 1 | anything no site classified |\n"
+
+
+def reasons_table(top):
+    """The Markdown table of hook/lib/reason.h's SH_REASON_TABLE rows:
+    X(NAME, "token", "event", "status", "meaning" "..."), in its order."""
+    text = read(os.path.join(top, REASONS_H)).replace("\\\n", " ")
+    start = text.index("#define SH_REASON_TABLE(X)")
+    body = text[start:text.index("\n", start)]
+    rows = []
+    for m in re.finditer(r'X\(\s*(\w+)\s*,((?:\s*"(?:[^"\\]|\\.)*")+'
+                         r'(?:\s*,(?:\s*"(?:[^"\\]|\\.)*")+){3})\s*\)', body):
+        fields = [re.sub(r'"\s*"', "", f.strip())[1:-1]
+                  for f in re.findall(r'(?:\s*"(?:[^"\\]|\\.)*")+',
+                                      m.group(2))]
+        token, event, status, meaning = fields
+        rows.append(f"| `{token}` | {event} | {status} | {meaning} |\n")
+    return REASONS_HEAD + "".join(rows) + REASONS_ERROR
+
+
+def check_reasons(top):
+    want = reasons_table(top)
+    page = read(os.path.join(top, REASONS_PAGE))
+    if want in page:
+        return []
+    return [f"{REASONS_PAGE}: the reasons table is not the one made from "
+            f"{REASONS_H}: replace it with the output of "
+            f"`scripts/check-docs.py --reasons`"]
+
+
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--reasons":
+        sys.stdout.write(reasons_table(args[1] if len(args) > 1 else "."))
+        return 0
     if len(args) > 2 or (args and args[0] in ("-h", "--help")):
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -459,7 +499,7 @@ def main():
     binary = args[1] if len(args) > 1 else os.path.join(
         top, "build", "oci-sockopt-hook")
     bad = (check_keys(top) + check_commands(top, binary) + check_links(top)
-           + check_tests(top))
+           + check_tests(top) + check_reasons(top))
     for line in bad:
         print(line)
     print(f"docs: {len(bad)} drift(s)")

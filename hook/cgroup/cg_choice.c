@@ -56,21 +56,21 @@ int cg_choice_decide_in(const struct sh_config *cfg, const struct oci_state *st,
 	if (dedicated && reach_contained(&r, own_ns, mi))
 		return CG_USE_OWN;
 	if (dedicated && !own_ns) {
-		error_reason(err, "cgroup_writable");
+		error_reason(err, SH_REASON_CGROUP_WRITABLE);
 		return error_set(
 			err, -EPERM,
 			"the bundle gives the container a writable cgroup mount (%s) and no cgroup namespace of its own: it could move itself out of its cgroup %s, unpoliced; refusing",
 			r.why, rel);
 	}
 	if (dedicated) {
-		error_reason(err, "cgroup_writable");
+		error_reason(err, SH_REASON_CGROUP_WRITABLE);
 		return error_set(
 			err, -EPERM,
 			"the bundle gives the container a writable view of the cgroup2 tree (%s), and its cgroup namespace is no boundary: the cgroup2 hierarchy has no nsdelegate (see probe); it could move itself out of its cgroup %s, unpoliced; refusing",
 			r.why, rel);
 	}
 	if (cfg->on_shared_cgroup == ON_SHARED_CGROUP_REFUSE) {
-		error_reason(err, "cgroup_shared");
+		error_reason(err, SH_REASON_CGROUP_SHARED);
 		error_cause(err, NULL, "on_shared_cgroup=refuse");
 		return error_set(
 			err, -EPERM,
@@ -78,7 +78,7 @@ int cg_choice_decide_in(const struct sh_config *cfg, const struct oci_state *st,
 			rel, cfg->path);
 	}
 	if (r.fresh || r.bound) {
-		error_reason(err, "cgroup_writable");
+		error_reason(err, SH_REASON_CGROUP_WRITABLE);
 		return error_set(
 			err, -EPERM,
 			"cgroup %s is not the container's own and the bundle gives the container a writable cgroup mount (%s): it could move itself out of a cgroup made by the hook back into %s, unpoliced; refusing",

@@ -48,7 +48,7 @@ static int read_state(struct oci_state *st, struct sh_error *err)
 	int r = oci_read_state(STDIN_FILENO, st, err);
 
 	if (r)
-		error_reason(err, "state_invalid");
+		error_reason(err, SH_REASON_STATE_INVALID);
 	else
 		log_set_context("container %s", st->id);
 	timing_mark("state");
@@ -63,7 +63,7 @@ static int attach_config(const struct runtime_options *opts,
 	int r = config_load(config_path(opts->config), &cfg, err);
 
 	if (r) {
-		error_reason(err, "config_invalid");
+		error_reason(err, SH_REASON_CONFIG_INVALID);
 		return r;
 	}
 	apply_log_settings(&cfg);
@@ -109,8 +109,8 @@ static int attach_with_state(const struct runtime_options *opts,
 		stats_log_add(STATS_PRESTART, STATS_REFUSED,
 			      error_reason_text(err), timing_elapsed());
 	else
-		stats_log_add(STATS_PRESTART, done.outcome, done.reason,
-			      timing_elapsed());
+		stats_log_add(STATS_PRESTART, done.outcome,
+			      reason_token(done.reason), timing_elapsed());
 	return r;
 }
 
@@ -211,7 +211,7 @@ static int hook_by_status(const struct runtime_options *opts,
 			  struct sh_error *err)
 {
 	if (!st->status) {
-		error_reason(err, "state_invalid");
+		error_reason(err, SH_REASON_STATE_INVALID);
 		return error_set(
 			err, -EINVAL,
 			"OCI state on stdin lacks 'status': the hook command needs it to tell the stages apart");

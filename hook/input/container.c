@@ -106,7 +106,7 @@ void container_read(const struct oci_state *st, struct sh_container *c)
 static int invalid_list(const char *key, const char *value, const char *why,
 			struct sh_error *err)
 {
-	error_reason(err, "annotation_invalid");
+	error_reason(err, SH_REASON_ANNOTATION_INVALID);
 	error_cause(err, key, value);
 	return error_set(
 		err, -EINVAL,

@@ -124,7 +124,7 @@ static int check_name(const char *what, const char *name, const char *key,
 {
 	if (!name || pod_valid_name(name))
 		return 0;
-	error_reason(err, "annotation_invalid");
+	error_reason(err, SH_REASON_ANNOTATION_INVALID);
 	error_cause(err, key, name);
 	return error_set(
 		err, -EINVAL,

@@ -86,7 +86,7 @@ void error_report(const struct sh_error *err, int code)
 	log_error("%s", error_text(err, code));
 }
 
-void error_reason(struct sh_error *err, const char *reason)
+void error_reason(struct sh_error *err, enum sh_reason reason)
 {
 	if (!err->reason)
 		err->reason = reason;
@@ -106,5 +106,5 @@ void error_cause(struct sh_error *err, const char *annotation,
 
 const char *error_reason_text(const struct sh_error *err)
 {
-	return err->reason ? err->reason : "error";
+	return reason_token(err->reason) ?: SH_REASON_ERROR;
 }

@@ -44,7 +44,7 @@ static int refuse_config(const char *path, const char *dir,
 			 const struct stat *st, const char *why,
 			 struct sh_error *err)
 {
-	error_reason(err, "config_untrusted");
+	error_reason(err, SH_REASON_CONFIG_UNTRUSTED);
 	return error_set(
 		err, -EPERM,
 		"operator config %s%s%s (owner uid %u, mode %04o) %s: refusing it",

@@ -185,21 +185,21 @@ void audit_log_refusal(const char *stage, const struct sh_container *c,
 	audit_emit(&ev);
 }
 
-static const char *fallback_text(const char *reason)
+static const char *fallback_text(enum sh_reason reason)
 {
-	if (reason && !strcmp(reason, "bypass_prot_mem_unsupported"))
+	if (reason == SH_REASON_BYPASS_PROT_MEM_UNSUPPORTED)
 		return "started without bypass-prot-mem: this kernel lacks SK_BPF_BYPASS_PROT_MEM (on_unsupported is 'warn')";
 	return "started with less than its policy asks for";
 }
 
 void audit_log_fallback(const char *stage, const struct sh_container *c,
-			const char *reason, const struct sh_cause *cause)
+			enum sh_reason reason, const struct sh_cause *cause)
 {
 	struct audit_event ev = { .priority = LOG_NOTICE };
 
 	fill_identity(&ev, stage, c);
 	ev.value[F_EVENT] = "fallback";
-	ev.value[F_REASON] = reason ? reason : "error";
+	ev.value[F_REASON] = reason_token(reason) ?: SH_REASON_ERROR;
 	ev.value[F_ANNOTATION] = cause->annotation;
 	ev.value[F_SETTING] = cause->setting;
 	ev.message = fallback_text(reason);

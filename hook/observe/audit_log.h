@@ -18,8 +18,8 @@
 void audit_log_refusal(const char *stage, const struct sh_container *c,
 		       const struct sh_error *err, int code);
 /* A prestart that started the container with less than it asked for:
- * why (a reason token, NULL for "error") and what asked for it. */
+ * why (SH_REASON_NONE for "error") and what asked for it. */
 void audit_log_fallback(const char *stage, const struct sh_container *c,
-			const char *reason, const struct sh_cause *cause);
+			enum sh_reason reason, const struct sh_cause *cause);
 
 #endif /* SH_AUDIT_LOG_H */

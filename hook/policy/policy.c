@@ -60,7 +60,7 @@ int policy_parse_bool(const char *key, const char *value, bool *out,
 		*out = false;
 		return 0;
 	}
-	error_reason(err, "annotation_invalid");
+	error_reason(err, SH_REASON_ANNOTATION_INVALID);
 	error_cause(err, key, value);
 	return error_set(
 		err, -EINVAL,
@@ -76,8 +76,8 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 		error_cause(err, key, name);
 		/* allow_policies names only policies that exist. */
 		error_reason(err, config_find_policy(cfg, name) ?
-					  "policy_not_allowed" :
-					  "policy_unknown");
+					  SH_REASON_POLICY_NOT_ALLOWED :
+					  SH_REASON_POLICY_UNKNOWN);
 		return error_set(
 			err, -EPERM,
 			"annotation %s=%s refused: %s is not in annotations.allow_policies of %s",
@@ -85,7 +85,7 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 	}
 	eff->policy = config_find_policy(cfg, name);
 	if (!eff->policy) {
-		error_reason(err, "policy_unknown");
+		error_reason(err, SH_REASON_POLICY_UNKNOWN);
 		error_cause(err, key, name);
 		return error_set(
 			err, -ENOENT,
@@ -100,7 +100,7 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 /* An annotation the operator's setting (a boolean that is false) does not
  * allow. */
 static int refuse_annotation(const struct sh_config *cfg, const char *key,
-			     const char *value, const char *reason,
+			     const char *value, enum sh_reason reason,
 			     const char *setting, struct sh_error *err)
 {
 	error_reason(err, reason);
@@ -120,7 +120,8 @@ static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
 	if (r)
 		return r;
 	if (!cfg->allow_bypass)
-		return refuse_annotation(cfg, key, value, "bypass_not_allowed",
+		return refuse_annotation(cfg, key, value,
+					 SH_REASON_BYPASS_NOT_ALLOWED,
 					 "annotations.allow_bypass_prot_mem",
 					 err);
 	eff->bypass = bypass;
@@ -134,11 +135,12 @@ static int apply_record_annotation(const struct sh_config *cfg, const char *key,
 				   struct sh_error *err)
 {
 	if (!cfg->record_allow)
-		return refuse_annotation(cfg, key, value, "record_not_allowed",
+		return refuse_annotation(cfg, key, value,
+					 SH_REASON_RECORD_NOT_ALLOWED,
 					 "record.allow", err);
 	if (!names_record_ok(value)) {
 		error_cause(err, key, value);
-		error_reason(err, "annotation_invalid");
+		error_reason(err, SH_REASON_ANNOTATION_INVALID);
 		return error_set(
 			err, -EINVAL,
 			"annotation %s=%s is invalid: expected 1 to 64 of [A-Za-z0-9._-], not starting with '.'",
@@ -155,7 +157,7 @@ static int apply_mode_annotation(const struct sh_config *cfg, const char *key,
 	bool audit = !strcmp(value, "audit");
 
 	if (!audit && strcmp(value, "enforce")) {
-		error_reason(err, "annotation_invalid");
+		error_reason(err, SH_REASON_ANNOTATION_INVALID);
 		error_cause(err, key, value);
 		return error_set(
 			err, -EINVAL,
@@ -164,7 +166,7 @@ static int apply_mode_annotation(const struct sh_config *cfg, const char *key,
 	}
 	if (!cfg->allow_audit_mode)
 		return refuse_annotation(cfg, key, value,
-					 "audit_mode_not_allowed",
+					 SH_REASON_AUDIT_MODE_NOT_ALLOWED,
 					 "annotations.allow_audit_mode", err);
 	eff->audit = audit;
 	eff->mode_source = SRC_ANNOTATION;
@@ -205,7 +207,7 @@ static int check_audit_policy(const struct sh_config *cfg,
 	if (!p || !p->audit || eff->policy_source != SRC_ANNOTATION ||
 	    cfg->allow_audit_mode || p->audit_by_annotation)
 		return 0;
-	error_reason(err, "audit_mode_not_allowed");
+	error_reason(err, SH_REASON_AUDIT_MODE_NOT_ALLOWED);
 	error_cause(err, eff->policy_key, p->name);
 	return error_set(
 		err, -EPERM,

@@ -63,7 +63,7 @@ static const char *outcome(const struct sh_config *cfg, const char *refused)
 /* The container refused with reason (err's cause already set), or msg
  * logged as a warning, as on_missing says. */
 static int refuse_or_warn(const struct sh_config *cfg, const char *msg,
-			  const char *reason, struct sh_error *err)
+			  enum sh_reason reason, struct sh_error *err)
 {
 	if (refuses(cfg)) {
 		error_reason(err, reason);
@@ -86,7 +86,7 @@ static int missing(const struct sh_config *cfg, const struct pod_identity *who,
 		outcome(cfg, "refused by require_annotations"), cfg->path);
 	if (refuses(cfg))
 		error_cause(err, SH_ANNOTATION_HANDLER, handler);
-	return refuse_or_warn(cfg, msg, "annotations_missing", err);
+	return refuse_or_warn(cfg, msg, SH_REASON_ANNOTATIONS_MISSING, err);
 }
 
 /* The NRI plugin marks every container it handles: without the mark, the
@@ -103,7 +103,7 @@ static int not_delivered(const struct sh_config *cfg,
 		"%s was not handled by the NRI plugin (no %s annotation), so its pod's sockopt-hook.io/ annotations may not have reached it: is `oci-sockopt-hook nri` running and registered with the runtime (systemctl status oci-sockopt-hook-nri)?; %s in %s",
 		whom, SH_ANNOTATION_NRI,
 		outcome(cfg, "refused by require_annotations.nri"), cfg->path);
-	return refuse_or_warn(cfg, msg, "nri_not_delivered", err);
+	return refuse_or_warn(cfg, msg, SH_REASON_NRI_NOT_DELIVERED, err);
 }
 
 int require_check(const struct sh_config *cfg, const struct sh_container *c,

@@ -533,7 +533,7 @@ static int refuse_bypass(const struct sh_effective *eff, struct sh_error *err)
 	char src[SH_SOURCE_TEXT_MAX];
 
 	policy_source_text(eff, true, src, sizeof(src));
-	error_reason(err, "bypass_prot_mem_unsupported");
+	error_reason(err, SH_REASON_BYPASS_PROT_MEM_UNSUPPORTED);
 	if (eff->bypass_source == SRC_ANNOTATION)
 		error_cause(err, eff->bypass_key, "true");
 	else

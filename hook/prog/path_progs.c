@@ -120,7 +120,7 @@ static int nearest(int cg_fd, const char *rel,
 static int refuse_non_multi(const char *rel, enum bpf_attach_type type,
 			    const struct path_prog *p, struct sh_error *err)
 {
-	error_reason(err, "exclusive_program");
+	error_reason(err, SH_REASON_EXCLUSIVE_PROGRAM);
 	if (p->self)
 		return error_set(
 			err, -EPERM,
@@ -146,7 +146,7 @@ static int check_type(const char *rel, enum bpf_attach_type type,
 			p->where, kind_type_name(type), p->id, p->name, rel);
 		return 0;
 	}
-	error_reason(err, "override_program");
+	error_reason(err, SH_REASON_OVERRIDE_PROGRAM);
 	error_cause(err, NULL, "on_override_program=refuse");
 	return error_set(
 		err, -EPERM,

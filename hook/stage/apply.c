@@ -87,7 +87,7 @@ static int target_bypass(const struct sh_config *cfg, bool bypass_ok,
 	if (!t->eff.bypass || bypass_ok ||
 	    cfg->on_unsupported == ON_UNSUPPORTED_WARN)
 		return 0;
-	error_reason(err, "bypass_prot_mem_unsupported");
+	error_reason(err, SH_REASON_BYPASS_PROT_MEM_UNSUPPORTED);
 	return error_set(
 		err, -EOPNOTSUPP,
 		"bypass-prot-mem is asked for but this kernel lacks SK_BPF_BYPASS_PROT_MEM, and on_unsupported is 'fail' in %s",
@@ -111,7 +111,7 @@ int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
 	without = t->eff;
 	without.bypass = t->bypass;
 	if (policy_is_empty(&without)) {
-		error_reason(err, "policy_removed");
+		error_reason(err, SH_REASON_POLICY_REMOVED);
 		return error_set(
 			err, -ENODATA,
 			"%s gives it no policy any more (it started with policy '%s' from %s)",
@@ -348,7 +348,7 @@ static enum apply_outcome decide(struct apply_ctx *c, int fd,
 		return APPLY_UNCHANGED;
 	describe(rec, &t, e->change, sizeof(e->change));
 	if (rec->footprint[0]) {
-		error_reason(err, "recording");
+		error_reason(err, SH_REASON_RECORDING);
 		error_set(
 			err, -EBUSY,
 			"it is being recorded (record mode): its own programs keep its footprint, its new policy comes when it restarts");

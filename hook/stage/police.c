@@ -45,7 +45,7 @@ static int fill_record(struct sh_record *rec, const struct oci_state *st,
 	/* A missing pid is reported where its cgroup is looked up. */
 	proc_stat(st->pid, &state, &rec->pid_start);
 	if (proc_exiting(state)) {
-		error_reason(err, "init_exited");
+		error_reason(err, SH_REASON_INIT_EXITED);
 		return error_set(err, -ESRCH,
 				 "container init pid %d is exiting (state %c)",
 				 st->pid, state);
@@ -107,11 +107,11 @@ static int check_init_stayed(const struct cg_root *root,
 	int r = cg_pid_inside(root, rec->pid, &rec->cg, err);
 
 	if (r) {
-		error_reason(err, "init_escaped");
+		error_reason(err, SH_REASON_INIT_ESCAPED);
 		return r;
 	}
 	if (!proc_running(rec->pid, rec->pid_start)) {
-		error_reason(err, "init_exited");
+		error_reason(err, SH_REASON_INIT_EXITED);
 		return error_set(
 			err, -ESRCH,
 			"container init pid %d exited while the policy was being attached",
@@ -151,7 +151,7 @@ static void undo_cgroup(const struct cg_root *root, struct cg_target *t,
 
 /* r, and when it is an error, err classified as reason (unless the site
  * that failed already did). */
-static int classified(int r, const char *reason, struct sh_error *err)
+static int classified(int r, enum sh_reason reason, struct sh_error *err)
 {
 	if (r < 0)
 		error_reason(err, reason);
@@ -163,7 +163,7 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 			    const struct sh_loaded *l, struct sh_record *rec,
 			    bool reap, struct sh_error *err)
 {
-	static const char *const cgroup = "cgroup_unavailable";
+	const enum sh_reason cgroup = SH_REASON_CGROUP_UNAVAILABLE;
 	_cleanup_close_ int fd = -1;
 	struct cg_root root;
 	int r = classified(cg_find_root(&root, err), cgroup, err);
@@ -180,7 +180,7 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 		goto err_cgroup;
 	timing_mark("path");
 	r = classified(attach_commit(fd, rec->cg.id, l, &rec->progs, err),
-		       "attach_failed", err);
+		       SH_REASON_ATTACH_FAILED, err);
 	if (r)
 		goto err_cgroup;
 	timing_mark("attach");
@@ -188,13 +188,14 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	if (r)
 		goto err_detach;
 	timing_mark("verify");
-	r = classified(state_write(rec, err), "record_failed", err);
+	r = classified(state_write(rec, err), SH_REASON_RECORD_FAILED, err);
 	if (r)
 		goto err_detach;
 	timing_mark("record");
 	attach_publish(l, &rec->progs);
 	if (rec->cg.created || reap) {
-		r = classified(reaper_spawn(rec, err), "reaper_failed", err);
+		r = classified(reaper_spawn(rec, err), SH_REASON_REAPER_FAILED,
+			       err);
 		if (r)
 			goto err_record;
 	}
@@ -232,7 +233,7 @@ static void set_outcome(struct prestart_outcome *done,
 	done->outcome = STATS_ATTACHED;
 	if (rec->bypass && !rec->progs.bypass_active) {
 		done->outcome = STATS_FALLBACK;
-		done->reason = "bypass_prot_mem_unsupported";
+		done->reason = SH_REASON_BYPASS_PROT_MEM_UNSUPPORTED;
 		bypass_cause(&done->cause, rec);
 	}
 }
@@ -251,12 +252,12 @@ static int load_and_attach(const struct sh_config *cfg,
 	footprint_fill(&rec, eff, cfg);
 	r = classified(load_policy(eff, cfg->on_unsupported, LOAD_AT_START,
 				   &loaded, err),
-		       "program_load_failed", err);
+		       SH_REASON_PROGRAM_LOAD_FAILED, err);
 	if (r)
 		return r;
 	timing_mark("load");
 	r = classified(recording_start(&loaded, &rec, eff, cfg, err),
-		       "record_failed", err);
+		       SH_REASON_RECORD_FAILED, err);
 	if (r)
 		goto abort;
 	r = attach_to_cgroup(cfg, st, &loaded, &rec, reap, err);
@@ -291,13 +292,13 @@ int police_container(const struct sh_config *cfg, const struct oci_state *st,
 		return 0;
 	}
 	if (st->pid <= 0) {
-		error_reason(err, "state_invalid");
+		error_reason(err, SH_REASON_STATE_INVALID);
 		return error_set(
 			err, -EINVAL,
 			"OCI state on stdin lacks the container's 'pid'");
 	}
 	/* Refused once, here, before anything is loaded. */
-	r = classified(state_dir_check(err), "record_failed", err);
+	r = classified(state_dir_check(err), SH_REASON_RECORD_FAILED, err);
 	if (r)
 		return r;
 	if (already_attached(st)) {
@@ -308,7 +309,7 @@ int police_container(const struct sh_config *cfg, const struct oci_state *st,
 	/* `apply` must see this container's record, or this container must
 	 * have the config apply reads (state.h, SH_STATE_CONFIG_LOCK). */
 	lock = classified(state_lock(SH_STATE_CONFIG_LOCK, LOCK_SH, err),
-			  "record_failed", err);
+			  SH_REASON_RECORD_FAILED, err);
 	if (lock < 0)
 		return lock;
 	if (!done->config_last_try && config_changed(cfg)) {

@@ -18,7 +18,7 @@
 /* What a prestart that succeeded did, for the node's stats. */
 struct prestart_outcome {
 	enum stats_outcome outcome; /* ATTACHED, UNPOLICED or FALLBACK */
-	const char *reason; /* why FALLBACK, else NULL */
+	enum sh_reason reason; /* why FALLBACK, else SH_REASON_NONE */
 	struct sh_cause cause; /* for FALLBACK: what asked for it */
 	/* -EAGAIN: the config file changed since cfg was read from it, and
 	 * nothing was done: read it again and run again. */

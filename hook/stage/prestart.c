@@ -27,7 +27,7 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		.config_last_try = done->config_last_try,
 	};
 	if (r) {
-		error_reason(err, "state_invalid");
+		error_reason(err, SH_REASON_STATE_INVALID);
 		return r;
 	}
 	r = policy_resolve(cfg, c, &eff, err);

@@ -44,7 +44,7 @@ static int police_sandbox(const struct sh_config *cfg,
 	if (!cfg->sandbox_policy)
 		return 0;
 	if (!sb->id || !oci_valid_id(sb->id) || sb->pid <= 0) {
-		error_reason(err, "state_invalid");
+		error_reason(err, SH_REASON_STATE_INVALID);
 		return error_set(
 			err, -EINVAL,
 			"pod sandbox %s (pid %d): not a container id and pid",
@@ -89,7 +89,7 @@ static int check_cgroup(pid_t pid, const char *id, struct sh_error *err)
 	last = strrchr(rel, '/');
 	if (last && strstr(last + 1, id))
 		return 0;
-	error_reason(err, "cgroup_unavailable");
+	error_reason(err, SH_REASON_CGROUP_UNAVAILABLE);
 	return error_set(
 		err, -ESRCH,
 		"pod sandbox %s: pid %d, whose namespaces the container joins, is in cgroup %s, not the sandbox's: refusing to guess which cgroup to police",
@@ -108,7 +108,7 @@ int sandbox_police_pod_of(const struct sh_config *cfg,
 	if (!cfg->sandbox_policy || eff->sandbox || !id)
 		return 0;
 	if (!oci_valid_id(id)) {
-		error_reason(err, "state_invalid");
+		error_reason(err, SH_REASON_STATE_INVALID);
 		error_cause(err, SH_ANNOTATION_SANDBOX_ID, id);
 		return error_set(err, -EINVAL,
 				 "annotation %s=%s is not a container id",

@@ -192,6 +192,11 @@ sed -i '/^| `cg_make.c` |/i | `number.c` | a row by mistake | 00 |' "$C/$M"
 broken "hook module hook/lib/number.c has a unit test (\`test_number.c\`) and is under \"## Modules without a unit test\": remove that row" "" \
 	"a module with a unit test and a reason not to have one is a drift"
 
+copy reason-table hook
+sed -i 's/"the cgroup cannot be found, made or queried"/"the cgroup is gone"/' "$C/hook/lib/reason.h"
+broken "docs/cluster.md: the reasons table is not the one made from hook/lib/reason.h" "" \
+	"a reason whose meaning changed in hook/lib/reason.h and not in the docs is a drift"
+
 copy quick-suite Makefile
 sed -i 's/^CHECK_QUICK_TESTS ?= /&99-gone /' "$C/Makefile"
 broken "CHECK_QUICK_TESTS names 99-gone, which matches no suite of tests/integration/" "" \

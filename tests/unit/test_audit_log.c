@@ -196,8 +196,8 @@ static void test_unclassified(void)
 
 	is_str(error_reason_text(&err), "error",
 	       "an error no site classified: 'error'");
-	error_reason(&err, "policy_unknown");
-	error_reason(&err, "attach_failed");
+	error_reason(&err, SH_REASON_POLICY_UNKNOWN);
+	error_reason(&err, SH_REASON_ATTACH_FAILED);
 	is_str(error_reason_text(&err), "policy_unknown",
 	       "the first reason set stays");
 	error_cause(&err, "k", "v");
@@ -241,7 +241,7 @@ static void test_json_line(void)
 	close(fd);
 	log_set_file(path);
 	log_set_format(LOG_FORMAT_JSON);
-	error_reason(&err, "policy_unknown");
+	error_reason(&err, SH_REASON_POLICY_UNKNOWN);
 	error_cause(&err, "sockopt-hook.io/policy", "n\"o\npe\xff");
 	error_set(&err, -ENOENT, "no such policy");
 	container_read(&st, &c);
@@ -300,8 +300,8 @@ static void test_fallback(void)
 	log_set_file(path);
 	log_set_format(LOG_FORMAT_TEXT);
 	container_read(&st, &c);
-	audit_log_fallback("prestart", &c, "bypass_prot_mem_unsupported",
-			   &cause);
+	audit_log_fallback("prestart", &c,
+			   SH_REASON_BYPASS_PROT_MEM_UNSUPPORTED, &cause);
 	log_close();
 	text = read_all(path);
 	ok(strstr(text,
@@ -317,7 +317,7 @@ static void test_fallback(void)
 		abort();
 	log_set_file(path);
 	log_set_format(LOG_FORMAT_JSON);
-	audit_log_fallback("prestart", &c, NULL, &cause);
+	audit_log_fallback("prestart", &c, SH_REASON_NONE, &cause);
 	log_close();
 	log_set_format(LOG_FORMAT_TEXT);
 	text = read_all(path);

@@ -2,12 +2,14 @@
 /*
  * error.c: an error is set once, by the function that knows what failed,
  * and reported once as one line; notes add to it; the reason token and the
- * cause keep the first value given.
+ * cause keep the first value given. reason.c: every reason has one row,
+ * its token a stable label (at most 39 of [a-z_], unique, not "error").
  */
 #include <errno.h>
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/reason.h"
 #include "helpers.h"
 #include "tap.h"
 
@@ -94,8 +96,8 @@ static void test_reason_and_cause(void)
 	struct sh_error err = { 0 };
 
 	is_str(error_reason_text(&err), "error", "no reason: \"error\"");
-	error_reason(&err, "policy_unknown");
-	error_reason(&err, "config_invalid");
+	error_reason(&err, SH_REASON_POLICY_UNKNOWN);
+	error_reason(&err, SH_REASON_CONFIG_INVALID);
 	is_str(error_reason_text(&err), "policy_unknown",
 	       "the first reason stays");
 	error_cause(&err, "sockopt-hook.io/policy", "nope");
@@ -112,6 +114,36 @@ static void test_reason_and_cause(void)
 	ok(!err.cause.annotation[0], "... which then stays too");
 }
 
+static void test_reason_table(void)
+{
+	int bad = 0;
+
+	ok(!reason_get(SH_REASON_NONE) && !reason_token(SH_REASON_NONE) &&
+		   !reason_get(SH_REASONS),
+	   "SH_REASON_NONE and out of range: no row");
+	for (int r = SH_REASON_NONE + 1; r < SH_REASONS; r++) {
+		const struct reason_info *i = reason_get(r);
+		size_t n = i && i->token ? strlen(i->token) : 0;
+
+		if (!n || n > 39 ||
+		    strspn(i->token, "abcdefghijklmnopqrstuvwxyz_") != n ||
+		    !strcmp(i->token, SH_REASON_ERROR) || !i->event[0] ||
+		    !i->status[0] || !i->meaning[0]) {
+			tap_diag("reason %d: bad row", r);
+			bad++;
+		}
+		for (int o = SH_REASON_NONE + 1; i && o < r; o++)
+			if (!strcmp(reason_token(o), i->token)) {
+				tap_diag("reason %d: token %s twice", r,
+					 i->token);
+				bad++;
+			}
+	}
+	is_int(bad, 0, "every reason: a row, a token of [a-z_] (1-39), unique");
+	is_str(reason_token(SH_REASON_AUDIT_MODE_NOT_ALLOWED),
+	       "audit_mode_not_allowed", "a token by its name");
+}
+
 int main(void)
 {
 	test_first_wins();
@@ -120,5 +152,6 @@ int main(void)
 	test_note();
 	test_text_and_report();
 	test_reason_and_cause();
+	test_reason_table();
 	return tap_done();
 }
