@@ -17,6 +17,7 @@
 #include "lib/jsonw.h"
 #include "lib/log.h"
 #include "lib/sh_types.h"
+#include "policy/sysctl_check.h"
 #include "wiring/hooksd.h"
 
 #define MAX_HOOKS_DIRS 16 /* --hooks-dir options */
@@ -254,6 +255,19 @@ static void check_families(struct lint_warnings *w)
 		lint_add(w, "%s", text);
 }
 
+/* The node's autotuning ceilings against the buffer clamps. */
+static void check_autotuning(const struct sh_config *cfg,
+			     struct lint_warnings *w)
+{
+	long long rmem[3] = { 0 }, wmem[3] = { 0 };
+
+	if (sysctl_node_ints("net.ipv4.tcp_rmem", rmem, 3) != 3)
+		rmem[2] = 0;
+	if (sysctl_node_ints("net.ipv4.tcp_wmem", wmem, 3) != 3)
+		wmem[2] = 0;
+	lint_autotuning(cfg, rmem[2], wmem[2], w);
+}
+
 static int validate(const struct validate_options *opts)
 {
 	const char *path = opts->path;
@@ -271,6 +285,7 @@ static int validate(const struct validate_options *opts)
 	check_hooksd(opts, path, &cfg, &w);
 	check_require_hooksd(opts, path, &cfg, &w);
 	lint_policies(&cfg, &w);
+	check_autotuning(&cfg, &w);
 	check_logging(&cfg, &w);
 	check_families(&w);
 	print_warnings(&w);

@@ -7,7 +7,9 @@
  *  - a stamped priority is overwritten by SO_PRIORITY 0-6 (no privilege
  *    needed) and by IP_TOS (the kernel derives sk_priority from it);
  *  - IPv4 and IPv6 keep the same thing in different options: a rule on
- *    one does not cover IPv6 sockets, unless AF_INET6 is denied.
+ *    one does not cover IPv6 sockets, unless AF_INET6 is denied;
+ *  - a clamp on SO_RCVBUF or SO_SNDBUF governs setsockopt calls, not TCP
+ *    autotuning (82-sysctls.sh).
  */
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -181,6 +183,40 @@ static void lint_sandbox(const struct sh_config *cfg, struct lint_warnings *w)
 			w,
 			"sandbox_policy '%s' lets the pause container create AF_INET or AF_INET6 sockets, which a container sharing its pid namespace can take (ptrace, then pidfd_getfd()) with only this policy on them; the pause process makes none: deny both families",
 			p->name);
+}
+
+/* SO_RCVBUF keeps twice what it is given; autotuning needs no call. */
+static void lint_buffer(const struct sh_policy *p, int optname,
+			const char *option, const char *sysctl,
+			long long node_max, struct lint_warnings *w)
+{
+	const struct sh_rule_entry *e = rule_for(p, SOL_SOCKET, optname);
+	char node[64];
+
+	if (p->audit || !e || e->rule.action != SH_ACTION_CLAMP ||
+	    (node_max > 0 && node_max <= 2 * (long long)e->rule.max))
+		return;
+	if (node_max > 0)
+		snprintf(node, sizeof(node), "%lld on this node", node_max);
+	else
+		snprintf(node, sizeof(node), "unreadable here");
+	lint_add(
+		w,
+		"policies.%s.setsockopt: the clamp on %s (max %lld) governs setsockopt calls only: TCP autotuning grows the %s buffer of a socket that never sets %s up to %s's max (%s); to bound it, set that max to at most %lld on the node (a new network namespace copies it, and a pod sysctl past both is refused)",
+		p->name, option, (long long)e->rule.max,
+		optname == SO_RCVBUF ? "receive" : "send", option, sysctl, node,
+		2 * (long long)e->rule.max);
+}
+
+void lint_autotuning(const struct sh_config *cfg, long long tcp_rmem_max,
+		     long long tcp_wmem_max, struct lint_warnings *w)
+{
+	for (size_t i = 0; i < cfg->nr_policies; i++) {
+		lint_buffer(&cfg->policies[i], SO_RCVBUF, "SO_RCVBUF",
+			    "net.ipv4.tcp_rmem", tcp_rmem_max, w);
+		lint_buffer(&cfg->policies[i], SO_SNDBUF, "SO_SNDBUF",
+			    "net.ipv4.tcp_wmem", tcp_wmem_max, w);
+	}
 }
 
 void lint_policies(const struct sh_config *cfg, struct lint_warnings *w)

@@ -44,6 +44,11 @@
 	X(NRI_NOT_DELIVERED, "nri_not_delivered", "refused", "1",              \
 	  "`require_annotations.nri`: the NRI plugin did not handle the "      \
 	  "container (it was down)")                                           \
+	X(SYSCTL_EXCEEDS_POLICY, "sysctl_exceeds_policy", "refused", "1",      \
+	  "the bundle's `linux.sysctl` sets the default of an option "         \
+	  "(`net.ipv4.tcp_rmem` for `SO_RCVBUF`, ...) beyond the policy's "    \
+	  "setsockopt rule on it and beyond what the node gives a new "        \
+	  "network namespace")                                                 \
 	X(BYPASS_PROT_MEM_UNSUPPORTED, "bypass_prot_mem_unsupported",          \
 	  "refused / fallback", "1 / 0",                                       \
 	  "the kernel lacks `SK_BPF_BYPASS_PROT_MEM` (`on_unsupported` "       \

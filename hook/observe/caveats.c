@@ -4,6 +4,7 @@
  * container: what it has attached, how its cgroup came to be, and what
  * else the kernel runs for it. The texts name the mitigation.
  */
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -23,6 +24,7 @@ static const char *const ids[CAVEATS_MAX] = {
 	[CAVEATS_OTHER_PROGRAMS] = "other_programs",
 	[CAVEATS_SOCK_DIAG] = "sock_diag",
 	[CAVEATS_KERNEL_SOCKETS] = "kernel_sockets",
+	[CAVEATS_ROUTE_METRICS] = "route_metrics",
 };
 
 const char *caveats_name(enum caveats_id id)
@@ -70,6 +72,27 @@ static bool mptcp_open(const struct sh_policy *p)
 	return true;
 }
 
+/* A rule on what a route's metrics also set: the congestion control
+ * (RTAX_CC_ALGO) and the TTL or hop limit (RTAX_HOPLIMIT). */
+static bool route_governed(const struct sh_policy *p)
+{
+	static const struct sh_opt_key keys[] = {
+		{ IPPROTO_TCP, 13 }, /* TCP_CONGESTION */
+		{ IPPROTO_IP, 2 }, /* IP_TTL */
+		{ IPPROTO_IPV6, 16 }, /* IPV6_UNICAST_HOPS */
+	};
+
+	if (!p)
+		return false;
+	for (size_t i = 0; i < p->nr_set; i++)
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (p->set_rules[i].key.level == keys[k].level &&
+			    p->set_rules[i].key.optname == keys[k].optname &&
+			    p->set_rules[i].rule.action != SH_ACTION_ALLOW)
+				return true;
+	return false;
+}
+
 static void kernel_caveats(const struct caveats_input *in, struct caveats *out)
 {
 	const struct sh_record *rec = in->rec;
@@ -90,6 +113,9 @@ static void kernel_caveats(const struct caveats_input *in, struct caveats *out)
 	if (mptcp_open(in->policy))
 		add(out, CAVEATS_MPTCP_SUBFLOWS,
 		    "the policy stamps a mark or priority but does not deny IPPROTO_MPTCP: MPTCP subflows may go out without the stamp");
+	if (has_kind(rec, SH_PROG_SET) && route_governed(in->policy))
+		add(out, CAVEATS_ROUTE_METRICS,
+		    "a route's metrics (congctl, hoplimit) give sockets that never call setsockopt their congestion control and TTL, and a locked congctl replaces a forced TCP_CONGESTION at connect(): a container with CAP_NET_ADMIN in its network namespace can set them; drop CAP_NET_ADMIN");
 }
 
 void caveats_collect(const struct caveats_input *in, struct caveats *out)

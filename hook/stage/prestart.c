@@ -8,6 +8,7 @@
  */
 #include "lib/timing.h"
 #include "policy/require.h"
+#include "policy/sysctl_check.h"
 #include "stage/police.h"
 #include "stage/prestart.h"
 #include "stage/sandbox.h"
@@ -34,6 +35,11 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 	if (r)
 		return r;
 	r = require_check(cfg, c, err);
+	if (r)
+		return r;
+	/* Sysctls the runtime applies after this hook set what a socket
+	 * that never calls setsockopt holds: none past the rules. */
+	r = sysctl_check(eff.audit ? NULL : eff.policy, st, err);
 	if (r)
 		return r;
 	timing_mark("policy");

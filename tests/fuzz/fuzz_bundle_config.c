@@ -2,12 +2,14 @@
 /*
  * libFuzzer target: the bundle's config.json, from which the hook takes
  * the annotations, merged under those of a fixed, valid OCI state, the
- * pid of the pod sandbox whose namespaces it joins (sandbox.c), and the
- * mounts that reach the cgroup2 tree, against a fixed mountinfo.
+ * pid of the pod sandbox whose namespaces it joins (sandbox.c), the
+ * mounts that reach the cgroup2 tree, against a fixed mountinfo, and its
+ * linux.sysctl against each policy's rules (sysctl_check.c).
  */
 #include "input/bundle.h"
 #include "fuzz_common.h"
 #include "lib/mountinfo.h"
+#include "policy/sysctl_check.h"
 
 static const char fixed_mountinfo[] =
 	"31 22 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
@@ -36,15 +38,19 @@ static void one(const char *state, size_t state_len, const uint8_t *data,
 	if (oci_parse_bundle_config("/fuzz/bundle/config.json",
 				    (const char *)data, size, &st,
 				    FUZZ_ERR) == 0) {
+		const struct sh_config *cfg = fuzz_fixed_config();
 		struct mountinfo mi = { .text = fixed_mountinfo };
 		struct bundle_cg_reach reach;
 
-		fuzz_resolve(fuzz_fixed_config(), &st);
+		fuzz_resolve(cfg, &st);
 		if (bundle_joined_pid(&st) < 0)
 			abort(); /* a pid, or 0 */
 		bundle_cgroup_reach(&st, "/sys/fs/cgroup/unified", &mi, &reach);
 		if ((reach.fresh || reach.bound) != !!reach.why[0])
 			abort(); /* a reach always names its mount */
+		for (size_t i = 0; i < cfg->nr_policies; i++)
+			FUZZ_ASSERT(sysctl_check(&cfg->policies[i], &st,
+						 FUZZ_ERR) <= 0);
 	}
 	oci_state_free(&st);
 }

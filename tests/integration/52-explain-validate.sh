@@ -259,7 +259,9 @@ vcase()
 	shift 2
 	out=$("$HOOK" validate "$@" 2>"$TMP/verr")
 	rc=$?
-	err=$(cat "$TMP/verr")
+	# The node's TCP autotuning warning about restricted's clamp depends
+	# on the kernel's tcp_rmem, not on these files (82-sysctls.sh).
+	err=$(grep -v 'TCP autotuning' "$TMP/verr")
 	[ "$rc" = 0 ] && [[ $out == *": valid ("* ]] || ok=1
 	if [ "$want" = - ]; then
 		[ -z "$err" ] || ok=1
@@ -269,7 +271,8 @@ vcase()
 	fi
 	tap_ok $ok "validate, $desc: exit 0, ${want/#-/no warning}" ||
 		tap_diag "exit $rc; stdout: $out" "stderr: $err"
-	json=$("$HOOK" validate --json "$@" 2>/dev/null)
+	json=$("$HOOK" validate --json "$@" 2>/dev/null |
+		jq -c '.warnings |= map(select(test("TCP autotuning") | not))')
 	# jq 1.6 -e exits 0 on empty input.
 	if [ -z "$json" ]; then
 		false

@@ -49,9 +49,9 @@ NOFILE=$(ct_config nofile '.log_format = "json"')
 BADFMT=$(ct_config badfmt '.log_format = "xml"')
 out=$("$HOOK" validate "$JSON" 2>&1)
 tap_ok $? "validate: log_format json with a log_file is valid" || tap_diag "$out"
-[ "$(grep -c warning <<<"$out")" = 0 ]
+[ "$(grep -v 'TCP autotuning' <<<"$out" | grep -c warning)" = 0 ]
 tap_ok $? "validate: no warning about it" || tap_diag "$out"
-err=$("$HOOK" validate "$NOFILE" 2>&1 >/dev/null)
+err=$("$HOOK" validate "$NOFILE" 2>&1 >/dev/null | grep -v 'TCP autotuning')
 tap_like "$err" "^oci-sockopt-hook: warning: log_format is 'json' but no log_file is set" \
 	"validate: log_format json without log_file is one warning"
 rc=0

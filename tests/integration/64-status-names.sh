@@ -235,8 +235,8 @@ cav()
 {
 	rec "$1" | jq -r '[.enforcement.caveats[].id] | join(" ")'
 }
-tap_is "$(cav plain)" "hook_made_cgroup compat_syscalls packet_sockets sock_diag" \
-	"plain: the hook made its cgroup, and the compat, packet and sock_diag caveats"
+tap_is "$(cav plain)" "hook_made_cgroup compat_syscalls packet_sockets sock_diag route_metrics" \
+	"plain: the hook made its cgroup, and the compat, packet, sock_diag and route_metrics (restricted forces TCP_CONGESTION) caveats"
 for n in web side db; do
 	tap_unlike=$(cav "$n")
 	[[ " $tap_unlike " != *" hook_made_cgroup "* ]]

@@ -29,6 +29,11 @@
  *                                 often the answer changed, and
  *                                 "mark_loop_order=ok" unless a call
  *                                 passed after one was refused
+ *   sockcheck defaults            what new sockets hold without any
+ *                                 setsockopt: SO_RCVBUF, SO_SNDBUF,
+ *                                 TCP_KEEPIDLE/INTVL/CNT, TCP_LINGER2,
+ *                                 TCP_CONGESTION and IP_TTL of a TCP socket,
+ *                                 SO_RCVBUF of a UDP socket ("tcp_rcvbuf=")
  *   sockcheck setopt TYPE LEVEL OPTION VALUE
  *                                 setsockopt(LEVEL, OPTION, VALUE) as an
  *                                 int on an AF_INET socket of TYPE, any
@@ -322,13 +327,43 @@ static int setopt(int socktype, int level, int opt, int val)
 	return 0;
 }
 
+/* Only getsockopt: what the network namespace's sysctls gave them. */
+static int check_defaults(void)
+{
+	char cc[NAME_MAX_LEN] = "";
+	socklen_t len = sizeof(cc) - 1;
+	int fd = tcp_socket(), ufd;
+
+	if (fd < 0)
+		return 1;
+	print_int(fd, SOL_SOCKET, SO_RCVBUF, "tcp_rcvbuf");
+	print_int(fd, SOL_SOCKET, SO_SNDBUF, "tcp_sndbuf");
+	print_int(fd, IPPROTO_TCP, TCP_KEEPIDLE, "keepidle");
+	print_int(fd, IPPROTO_TCP, TCP_KEEPINTVL, "keepintvl");
+	print_int(fd, IPPROTO_TCP, TCP_KEEPCNT, "keepcnt");
+	print_int(fd, IPPROTO_TCP, TCP_LINGER2, "linger2");
+	print_int(fd, IPPROTO_IP, IP_TTL, "ttl");
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &len) < 0)
+		printf("cc=%s\n", errname(errno));
+	else
+		printf("cc=%s\n", cc);
+	close(fd);
+	ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (ufd < 0)
+		return 1;
+	print_int(ufd, SOL_SOCKET, SO_RCVBUF, "udp_rcvbuf");
+	close(ufd);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: sockcheck set-mark N | get-mark | mark-rt N | rcvbuf N |\n"
 		"       cc NAME |\n"
 		"       keepalive | socket FAMILY TYPE | listen PORT [SECS] | all |\n"
-		"       spray N | mark-loop SECS | setopt TYPE LEVEL OPTION VALUE\n");
+		"       spray N | mark-loop SECS | defaults |\n"
+		"       setopt TYPE LEVEL OPTION VALUE\n");
 	return 2;
 }
 
@@ -371,6 +406,8 @@ int main(int argc, char **argv)
 		return mark_loop(n);
 	if (!strcmp(cmd, "all") && argc == 2)
 		return check_all();
+	if (!strcmp(cmd, "defaults") && argc == 2)
+		return check_defaults();
 	if (!strcmp(cmd, "setopt") && argc == 6 &&
 	    !LOOKUP(socktypes, argv[2], &socktype) && !parse_int(argv[3], &n) &&
 	    !parse_int(argv[4], &family) && !parse_int(argv[5], &secs))

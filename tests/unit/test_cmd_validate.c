@@ -40,6 +40,32 @@ static struct json_object *json_of(const char *key)
 	return v;
 }
 
+/* restricted clamps SO_RCVBUF: validate warns when this node's tcp_rmem
+ * lets autotuning go past it (82-sysctls.sh), whatever the config. */
+static int other_warnings(const char *err)
+{
+	int n = 0;
+
+	for (const char *p = err; *p;
+	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "") {
+		size_t len = strcspn(p, "\n");
+
+		if (len && !memmem(p, len, "TCP autotuning", 14))
+			n++;
+	}
+	return n;
+}
+
+static bool autotuning_only(struct json_object *warnings)
+{
+	for (size_t i = 0; i < json_object_array_length(warnings); i++)
+		if (!strstr(json_object_get_string(
+				    json_object_array_get_idx(warnings, i)),
+			    "TCP autotuning"))
+			return false;
+	return true;
+}
+
 static void test_valid(void)
 {
 	char want[512];
@@ -51,8 +77,8 @@ static void test_valid(void)
 		"%s/config.json: valid (3 policies)\n"
 		"sandbox_policy: pod sandboxes (pause containers) get '@deny-sockets' (built in: no AF_INET or AF_INET6 socket)\n",
 		EXAMPLES);
-	ok(run.rc == 0 && !strcmp(run.out, want) && !*run.err,
-	   "the example config: valid, 3 policies, nothing on stderr");
+	ok(run.rc == 0 && !strcmp(run.out, want) && !other_warnings(run.err),
+	   "the example config: valid, 3 policies, nothing on stderr but the node's autotuning warning");
 	run_command(&cmd_validate_command, EXAMPLES "/config.json", false, "",
 		    &run);
 	ok(run.rc == 0 && !strcmp(run.out, want),
@@ -61,7 +87,7 @@ static void test_valid(void)
 		    &run);
 	ok(run.rc == 0 && json_object_get_boolean(json_of("valid")) &&
 		   !json_object_get_boolean(json_of("has_defaults")) &&
-		   json_object_array_length(json_of("warnings")) == 0 &&
+		   autotuning_only(json_of("warnings")) &&
 		   json_of("error") == NULL,
 	   "--json: valid, no defaults, no warnings, no error");
 }
