@@ -8,6 +8,10 @@
  *
  * Policy "getforce": socket mark 7; getsockopt force SO_MARK 0,
  * TCP_CONGESTION "reno", IP_TTL 5, SO_MAX_PACING_RATE 12345.
+ *
+ * "getshort hold" makes one TCP listener on 127.0.0.1, prints "held" and
+ * keeps it until stdin ends: the suite reads the mark the kernel really
+ * stamped through sock_diag (ss -e), which no getsockopt rule hides.
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -83,9 +87,32 @@ static void pacing(int cap)
 	close(fd);
 }
 
-int main(void)
+static int hold(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = new_socket(AF_INET, SOCK_STREAM, 0);
+	char c;
+
+	if (!tap_ok(fd >= 0 && !bind(fd, (void *)&a, sizeof(a)) &&
+			    !listen(fd, 1),
+		    "a TCP listener on 127.0.0.1 is up (%s)",
+		    fd >= 0 ? "ok" : errname(errno)))
+		return tap_done();
+	printf("held\n");
+	fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		;
+	close(fd);
+	return tap_done();
+}
+
+int main(int argc, char **argv)
 {
 	static const int caps[] = { 1, 2, 3, 4, 8, 16, 64 };
+
+	if (argc > 1 && !strcmp(argv[1], "hold"))
+		return hold();
 
 	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
 		mark(caps[i]);

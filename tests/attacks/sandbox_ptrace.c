@@ -13,14 +13,21 @@
  * PID is the pause process in this container's pid namespace (1). WANT:
  *   escapes  the sandbox is not policed: socket(AF_INET) and (denied by
  *            the container's policy) socket(AF_INET6) made there open,
- *            SO_RCVBUF 4 MiB reads back above the container's clamp (2 x
- *            65536), and a congestion control other than reno stays (the
- *            container's policy forces reno)
+ *            SO_RCVBUF 4 MiB reads back what the kernel keeps with no
+ *            policy (twice the request, capped by net.core.rmem_max), and
+ *            a congestion control other than reno stays (the container's
+ *            policy forces reno)
  *   EPERM    socket(AF_INET) and socket(AF_INET6) in the sandbox fail
  *            with EPERM (sandbox_policy)
+ *   clamp:N  the sandbox's own policy, which allows sockets and clamps
+ *            SO_RCVBUF to N: both sockets open (the container's
+ *            socket.deny does not apply), SO_RCVBUF 4 MiB reads back 2 x N
+ *            (the sandbox's clamp, not the container's), the congestion
+ *            control stays (the container's forced reno does not apply)
  * Either way the container's own sockets are checked to be policed
  * (restricted: SO_RCVBUF clamped, reno forced, AF_INET6 denied), and the
- * pause process is left as it was: it goes on waiting.
+ * pause process is left as it was: in the state it had before it was
+ * traced (sleeping in its wait), no longer traced.
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -163,7 +170,28 @@ static void check_own(const char *cc)
 		close(six);
 }
 
-static void check_escape(pid_t pid, int pidfd, const char *cc)
+/* What SO_RCVBUF of BIG_RCVBUF reads back with no policy: twice the
+ * request, capped by net.core.rmem_max (sock_setsockopt). -1 when that
+ * cannot be read. */
+static int unpoliced_rcvbuf(void)
+{
+	FILE *f = fopen("/proc/sys/net/core/rmem_max", "re");
+	int max = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &max) != 1)
+		max = -1;
+	fclose(f);
+	if (max < 0)
+		return -1;
+	return 2 * (max < BIG_RCVBUF ? max : BIG_RCVBUF);
+}
+
+/* want_rcvbuf: what SO_RCVBUF must read back on the sandbox's socket;
+ * what: why. */
+static void check_escape(pid_t pid, int pidfd, const char *cc, int want_rcvbuf,
+			 const char *what)
 {
 	int fd = steal_socket(pid, pidfd, AF_INET, SOCK_STREAM);
 	int six = steal_socket(pid, pidfd, AF_INET6, SOCK_STREAM);
@@ -179,9 +207,9 @@ static void check_escape(pid_t pid, int pidfd, const char *cc)
 	if (fd < 0)
 		return;
 	try_options(fd, cc, &rcvbuf, got, sizeof(got));
-	tap_ok(rcvbuf > CLAMPED_MAX,
-	       "the container sets SO_RCVBUF %d on it: reads back %d (its clamp does not apply)",
-	       BIG_RCVBUF, rcvbuf);
+	tap_ok(rcvbuf == want_rcvbuf,
+	       "the container sets SO_RCVBUF %d on it: reads back %d, want %d (%s)",
+	       BIG_RCVBUF, rcvbuf, want_rcvbuf, what);
 	if (cc[0])
 		tap_ok(!strcmp(got, cc),
 		       "the container sets TCP_CONGESTION %s on it: reads back %s (its forced reno does not apply)",
@@ -207,6 +235,25 @@ static void check_denied(pid_t pid, int pidfd)
 		close(six);
 }
 
+/* The process's state letter (/proc/PID/stat) and TracerPid. */
+static int proc_state(pid_t pid, char *state, int *tracer)
+{
+	char path[64], line[256];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		n += sscanf(line, "State: %c", state) == 1;
+		n += sscanf(line, "TracerPid: %d", tracer) == 1;
+	}
+	fclose(f);
+	return n == 2 ? 0 : -EBADMSG;
+}
+
 /* Seized, stopped at an interrupt inside its wait. */
 static bool seize(pid_t pid)
 {
@@ -229,16 +276,20 @@ static bool seize(pid_t pid)
 
 int main(int argc, char **argv)
 {
-	char cc[CC_MAX];
+	char cc[CC_MAX], before = '?', after = '?';
+	int pidfd, clamp = 0, tracer = -1;
 	pid_t pid;
-	int pidfd;
 
 	if (argc != 3 ||
-	    (strcmp(argv[2], "escapes") && strcmp(argv[2], "EPERM"))) {
-		fprintf(stderr, "usage: sandbox_ptrace PID escapes|EPERM\n");
+	    (strcmp(argv[2], "escapes") && strcmp(argv[2], "EPERM") &&
+	     strncmp(argv[2], "clamp:", 6))) {
+		fprintf(stderr,
+			"usage: sandbox_ptrace PID escapes|EPERM|clamp:N\n");
 		return 2;
 	}
 	pid = atoi(argv[1]);
+	if (!strncmp(argv[2], "clamp:", 6))
+		clamp = atoi(argv[2] + 6);
 	other_cc(cc, sizeof(cc));
 	if (!cc[0])
 		tap_diag(
@@ -249,14 +300,31 @@ int main(int argc, char **argv)
 		tap_ok(false, "pidfd_open(%d): %s", pid, errname(errno));
 		return tap_done();
 	}
+	if (proc_state(pid, &before, &tracer))
+		tap_diag("no state of the pause process %d: %s", pid,
+			 errname(errno));
 	if (seize(pid)) {
 		if (!strcmp(argv[2], "escapes"))
-			check_escape(pid, pidfd, cc);
+			check_escape(pid, pidfd, cc, unpoliced_rcvbuf(),
+				     "no policy applies");
+		else if (clamp > 0)
+			check_escape(
+				pid, pidfd, cc, 2 * clamp,
+				"the sandbox's clamp, not the container's");
 		else
 			check_denied(pid, pidfd);
 		ptrace(PTRACE_DETACH, pid, NULL, NULL);
 	}
 	close(pidfd);
-	tap_ok(kill(pid, 0) == 0, "the pause process is still there");
+	/* PTRACE_DETACH resumes it; it goes back to its wait. */
+	for (int i = 0; i < 100; i++) {
+		if (proc_state(pid, &after, &tracer) == 0 && after == before &&
+		    tracer == 0)
+			break;
+		usleep(10000);
+	}
+	tap_ok(before == 'S' && after == before && tracer == 0,
+	       "the pause process is left as it was: state %c before, %c after, traced by %d",
+	       before, after, tracer);
 	return tap_done();
 }

@@ -9,7 +9,9 @@
 # (tests/attacks/sandbox_ptrace):
 #  - sandbox_policy "" (the old behaviour): the socket escapes the app's
 #    policy: AF_INET6 opens under socket.deny, SO_RCVBUF 4 MiB reads back
-#    8 MiB under the 65536 clamp, the congestion control is not forced;
+#    exactly what the kernel keeps with no policy (8 MiB here: twice the
+#    request, capped by net.core.rmem_max) under the 65536 clamp, the
+#    congestion control is not forced;
 #  - the default (built-in @deny-sockets), the sandbox seen by the hook as
 #    CRI-O runs it (its own prestart/poststop): socket() in the sandbox
 #    gives EPERM; the sandbox's record names the policy; poststop releases;
@@ -17,6 +19,12 @@
 #    containerd builds the sandbox spec without the handler's base spec):
 #    the app's prestart polices the sandbox it joins, and a reaper
 #    releases the sandbox's record when the sandbox goes;
+#  - a sandbox_policy of the operator's that allows sockets and clamps
+#    SO_RCVBUF to 16384: the socket made in the sandbox obeys it, not the
+#    app's policy: AF_INET6 opens, SO_RCVBUF 4 MiB reads back exactly
+#    32768, the congestion control is not forced;
+#  - in every case the pause process is left as it was: the state it had
+#    before it was traced (S), no tracer;
 #  - a sandbox-id that is not the cgroup of the pid the app joins: the
 #    app is refused with one line;
 #  - explain shows a sandbox's policy, validate warns about "".
@@ -36,6 +44,10 @@ export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
 LOG=$CT_TMP/hook.log
 ON=$(ct_config on ". + {log_file: \"$LOG\", log_level: \"debug\"}")
 OFF=$(ct_config off ". + {log_file: \"$LOG\", sandbox_policy: \"\"}")
+# shellcheck disable=SC2016 # $log is jq's
+SBCLAMP=$(ct_config sbclamp '. + {log_file: $log, sandbox_policy: "sbclamp"} |
+	.policies.sbclamp = {setsockopt: [{level: "SOL_SOCKET", option: "SO_RCVBUF", action: "clamp", max: 16384}]}' \
+	--arg log "$LOG")
 CRI_NS=io.kubernetes.cri
 CRIO=io.kubernetes.cri-o
 POD_UID=65535
@@ -174,6 +186,16 @@ if sandbox ctrd-sb "$ON" containerd; then
 	done
 	tap_is "$(state_policy "$SB_ID")" none \
 		"containerd style: the reaper released the sandbox's record when the sandbox went"
+fi
+
+# --- 3b. a sandbox policy of the operator's that allows sockets ----------
+
+if sandbox clamp-sb "$SBCLAMP" crio; then
+	tap_is "$(ct_our_progs "$SB_CG")" "cgroup_setsockopt sh_setsockopt" \
+		"sandbox_policy sbclamp: only setsockopt attached to the sandbox's cgroup"
+	attack "sandbox policed by its own policy, not the app's" clamp-app "$SBCLAMP" crio clamp:16384
+	ct_delete runc "$(ct_id clamp-app)"
+	ct_delete runc "$SB_ID"
 fi
 
 # --- 4. a sandbox-id that does not match ---------------------------------

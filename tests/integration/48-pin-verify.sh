@@ -14,8 +14,11 @@
 #    named sh_getsockopt that attaches as setsockopt (the wrong attach
 #    type): the old hook tried to attach them and the container failed;
 #    now each is a warning and a fresh load, and the container is policed;
-#  - the prestart that refused them pins its own copies in their place;
-#    planted again, preload replaces them (the old one kept them);
+#  - the prestart that refused them pins its own copies in their place:
+#    each pin is then the very program that prestart attached (its id),
+#    with the tag of the genuine pin (the same instructions), not the
+#    planted one; the next container attaches those pins; planted again,
+#    preload replaces them (the old one kept them);
 #  - record mode: a pinned footprint table replaced by a hash map with
 #    64-byte keys and 256-byte values is not read (the old hook read its
 #    keys into an 8-byte buffer), with a warning; the container's poststop
@@ -42,16 +45,45 @@ CFG=$(ct_config pins '.annotations = {"allow_policies": ["restricted"]} |
 	.log_file = $log | .record = {"allow": true, "dir": $rec}' \
 	--arg log "$LOG" --arg rec "$CT_TMP/recorded")
 
-# run NAME: a restricted container running sockcheck all; sets RC and OUT.
+# run NAME: a restricted container that runs sockcheck all, then is
+# deleted; sets RC, OUT and ATTACHED (the sorted ids of the sh_* programs
+# on its cgroup while it ran).
 run()
 {
-	local b
+	local b id
 
-	b=$(ct_bundle -c "$CFG" -a sockopt-hook.io/policy=restricted "$1" -- sockcheck all)
+	b=$(ct_bundle -c "$CFG" -a sockopt-hook.io/policy=restricted "$1" -- sh -c 'sockcheck all; sleep 600')
+	id=$(ct_id "$1")
 	: >"$LOG"
-	ct_run runc "$(ct_id "$1")" "$b"
+	ct_start runc "$id" "$b" '^done='
 	RC=$CT_RC
 	OUT=$(cat "$CT_OUT" "$CT_ERR")
+	ATTACHED=null
+	[ -n "$CT_PID" ] && ATTACHED=$(timeout 20 bpftool -j cgroup show "$(ct_cgroup_of "$CT_PID")" |
+		jq -c '[.[]? | select(.name | startswith("sh_")) | .id] | sort')
+	ct_delete runc "$id"
+}
+
+# pin_show PIN: "id tag type name" of the program pinned as PIN.
+pin_show()
+{
+	timeout 20 bpftool -j prog show pinned "$CT_PIN_DIR/$1" 2>/dev/null |
+		jq -r '"\(.id) \(.tag) \(.type) \(.name)"'
+}
+
+# repinned PIN PLANTED-ID GENUINE: PIN is now one of ATTACHED (the copy
+# the last prestart loaded), not the planted program, and it is the
+# genuine program again: same tag, type and name as GENUINE
+# ("id tag type name" of the pin before it was replaced).
+repinned()
+{
+	local now id
+
+	now=$(pin_show "$1")
+	id=${now%% *}
+	[ -n "$id" ] && [ "$id" != "$2" ] && [ "${now#* }" = "${3#* }" ] &&
+		jq -e --argjson id "$id" 'index($id) != null' <<<"$ATTACHED" >/dev/null
+	tap_ok $? "the prestart that refused $1 pinned the copy it attached in its place (now: $now; attached $ATTACHED; planted id $2; genuine: $3)"
 }
 
 val()
@@ -85,22 +117,26 @@ done
 [ -n "$SOCK" ] && [ -n "$SET" ] && [ -n "$GET" ]
 tap_ok $? "restricted's three programs are pins: $SOCK $SET $GET"
 ct_delete runc "$(ct_id genuine)"
+G_SOCK=$(pin_show "$SOCK") G_SET=$(pin_show "$SET") G_GET=$(pin_show "$GET")
 
 # --- a pin of the right type, attach type and name that allows all -------
 rm "$CT_PIN_DIR/$SOCK"
 "$CGPROG" pin "$CT_PIN_DIR/$SOCK" sock_create sh_sock_create
 tap_ok $? "planted: an allow-all sh_sock_create (cgroup_sock, inet_sock_create) as $SOCK"
+P_SOCK=$(pin_show "$SOCK")
 run impostor
 tap_is "$RC $(val socket_inet6_stream) $(val socket_inet_raw)" "0 EPERM EPERM" \
 	"the impostor is not used: socket(AF_INET6) and SOCK_RAW still give EPERM" || tap_diag "$OUT"
 tap_like "$(cat "$LOG")" "warning: container [^ ]*: pinned program $SOCK in $CT_PIN_DIR is not the one this policy needs: it has no .rodata; loading a copy instead" \
 	"one warning naming the pin and why"
+repinned "$SOCK" "${P_SOCK%% *}" "$G_SOCK"
 
 # --- the wrong program type, the wrong attach type ------------------------
 rm "$CT_PIN_DIR/$SET" "$CT_PIN_DIR/$GET"
 "$CGPROG" pin "$CT_PIN_DIR/$SET" skb sh_setsockopt &&
 	"$CGPROG" pin "$CT_PIN_DIR/$GET" setsockopt sh_getsockopt
 tap_ok $? "planted: a cgroup_skb sh_setsockopt as $SET, a sh_getsockopt that attaches as setsockopt as $GET"
+P_SET=$(pin_show "$SET") P_GET=$(pin_show "$GET")
 run mistyped
 tap_is "$RC $(val setsockopt) $(val mark) $(val cc)" "0 EPERM EPERM reno" \
 	"the container starts policed: SO_MARK denied both ways, reno forced" || tap_diag "$OUT"
@@ -108,13 +144,16 @@ tap_like "$(cat "$LOG")" "pinned program $SET in $CT_PIN_DIR is not the one this
 	"the wrong program type is named"
 tap_like "$(cat "$LOG")" "pinned program $GET in $CT_PIN_DIR is not the one this policy needs: it does not attach as getsockopt" \
 	"the wrong attach type is named"
+repinned "$SET" "${P_SET%% *}" "$G_SET"
+repinned "$GET" "${P_GET%% *}" "$G_GET"
 
 # The prestart that refused them pinned the copies it loaded in their
-# place, as a prestart does for a policy it finds no pin of.
-: >"$LOG"
+# place, as a prestart does for a policy it finds no pin of: the next
+# container attaches those very pins.
+pins=$(for p in "$SOCK" "$SET" "$GET"; do pin_show "$p"; done | jq -Rsc 'split("\n") | map(select(. != "") | split(" ")[0] | tonumber) | sort')
 run repinned
-tap_is "$RC $(grep -c 'is not the one' "$LOG")" "0 0" \
-	"the next container finds the pins good: the prestart that refused them pinned its own copies in their place"
+tap_is "$RC $(grep -c 'is not the one' "$LOG") $ATTACHED" "0 0 $pins" \
+	"the next container finds the pins good and attaches them"
 
 # --- preload replaces what fails the check --------------------------------
 rm "$CT_PIN_DIR/$SOCK" "$CT_PIN_DIR/$SET" "$CT_PIN_DIR/$GET"

@@ -229,8 +229,24 @@ else
 fi
 tap_like "$(cat "$A/out")" "apply: 0 updated, 0 unchanged, 0 left as it was, 0 failed, 0 gone \(config $A/config.json\)" \
 	"at start the agent preloads and applies the node's config (here: no container)"
+# rewritten_twice FILE: the agent rewrote FILE twice from now (or 30 s
+# passed, or it ended): a whole round of its loop, which begins with the
+# ConfigMap, ran after this point.
+rewritten_twice() {
+	local i n=0 was now
+
+	was=$(stat -c '%i %y' "$1" 2>/dev/null)
+	for ((i = 0; i < 300 && n < 2; i++)); do
+		kill -0 "$agent" 2>/dev/null || break
+		now=$(stat -c '%i %y' "$1" 2>/dev/null)
+		[ "$now" != "$was" ] && n=$((n + 1)) was=$now
+		sleep 0.1
+	done
+	[ "$n" = 2 ]
+}
 echo '{"policies": {' >"$A/configmap/config.json" # a broken edit
-sleep 2
+rewritten_twice "$A/features.d/oci-sockopt-hook"
+tap_ok $? "after the broken edit the agent went round its loop (it rewrote the feature file twice)"
 tap_is "$(cmp "$EX/config.json" "$A/config.json" && grep -c '^apply:' "$A/out")" 1 \
 	"a ConfigMap that does not validate is not installed, nor applied"
 jq '.policies.restricted.mode = "audit"' "$EX/config.json" >"$A/configmap/config.json"

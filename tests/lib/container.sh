@@ -479,7 +479,8 @@ ct_cri()
 }
 
 # ct_snapshot [-d STATE-DIR] [PART...]: what a container must not leave
-# behind. PARTs: progs, state (the hook's state dir, $CT_STATE_DIR unless
+# behind. PARTs: progs (the ids of the loaded BPF programs), state (the
+# hook's state dir, $CT_STATE_DIR unless
 # -d names another), cgroups (default: all three). In the state dir,
 # poststop's gc stamp and the index of shared copies are left out: poststop
 # leaves both to gc, which runs at most once a minute (45-preload checks
@@ -499,7 +500,7 @@ ct_snapshot()
 	[ $# -gt 0 ] || parts=(progs state cgroups)
 	for part in "${parts[@]}"; do
 		case $part in
-		progs) echo "bpf programs: $(host_prog_count)" ;;
+		progs) echo "bpf programs: $(host_prog_ids)" ;;
 		state)
 			echo "state dir $state:"
 			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" \

@@ -171,9 +171,11 @@ ctd_mounts()
 	awk -v t="$CT_TMP" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo
 }
 
-ctd_stop()
+# ctd_stop_daemon: containerd itself, TERM then KILL; its shims stay, as
+# they do when containerd stops on a node.
+ctd_stop_daemon()
 {
-	local i pid
+	local i
 
 	[ -n "$CTD_PID" ] || return 0
 	kill -TERM "$CTD_PID" 2>/dev/null
@@ -184,6 +186,13 @@ ctd_stop()
 	kill -KILL "$CTD_PID" 2>/dev/null
 	wait "$CTD_PID" 2>/dev/null
 	CTD_PID=
+}
+
+ctd_stop()
+{
+	local pid
+
+	ctd_stop_daemon
 	# Shims of containers we could not remove (a failed run).
 	for pid in $(ctd_processes); do
 		kill -KILL "$pid" 2>/dev/null
@@ -209,17 +218,28 @@ ctd_cleanup()
 }
 
 # ctd_check_clean NAME: after the pods: no sandbox, no kubepods cgroup,
-# containerd stopped with no shim, no mount, no shim socket.
+# containerd stopped with no shim, no mount, no shim socket. What is left
+# is seen before anything is killed or unmounted (a shim gets 5 s to end
+# after its pod), then cleaned up.
 ctd_check_clean()
 {
-	local m
+	local m i left mounts
 
 	tap_is "$(cri pods)" "" "$1: containerd lists no pod sandbox"
+	# kubelet's part: rmdir, which fails on a cgroup with a process in it
 	ctd_remove_pod_cgroups
 	tap_is "$(ctd_kubepods_left)" "" "$1: no kubepods cgroup left in any hierarchy"
-	ctd_stop
-	tap_is "$(ctd_processes)" "" "$1: containerd stopped, no shim left"
-	ctd_mounts | sort -r | while read -r m; do umount "$m"; done
-	tap_is "$(ctd_mounts)" "" "$1: no mount left under the test's directory"
+	ctd_stop_daemon
+	for ((i = 0; i < 50; i++)); do
+		left=$(ctd_processes)
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	mounts=$(ctd_mounts)
+	tap_is "$left" "" "$1: containerd stopped, no shim left" ||
+		tap_diag "$(for m in $left; do tr '\0' ' ' <"/proc/$m/cmdline"; echo; done 2>/dev/null)"
+	tap_is "$mounts" "" "$1: no mount left under the test's directory"
 	tap_is "$(ls -A /run/containerd/s 2>/dev/null)" "" "$1: no shim socket left in /run/containerd/s"
+	ctd_stop
+	ctd_mounts | sort -r | while read -r m; do umount "$m"; done
 }

@@ -67,6 +67,15 @@ host_prog_count()
 		jq --arg re "${1:-}" '[.[]? | select((.name // "") | test($re))] | length'
 }
 
+# host_prog_ids: the ids of the loaded BPF programs, sorted, on one line
+# (a snapshot by ids: one program leaked while another is freed is a
+# difference, as it would not be in a count).
+host_prog_ids()
+{
+	timeout 20 bpftool -j prog show 2>/dev/null |
+		jq -r '[.[]?.id] | sort | map(tostring) | join(" ")'
+}
+
 # host_qemu_suite SCRIPT PREFIX REPORT-RE: run a QEMU suite (tests/vm,
 # tests/node) on this tree's build directory, show its output, report its
 # "# figures" block (which ends at its "PREFIX:" lines) and the lines

@@ -14,7 +14,8 @@
 #   tap_skip "description" "reason"
 #   tap_diag "text..."              (comment lines on stdout)
 #   tap_relay PREFIX RC <<<"$out"   (the TAP lines of another program)
-#   tap_done                        (exits 0 if all passed, 1 otherwise)
+#   tap_done                        (exits 0 if all passed, 1 otherwise
+#                                    or when no check ran)
 #
 # tap_skip_all "reason" prints "1..0 # SKIP reason" and exits 77;
 # tap_bail "reason" prints "Bail out! reason" and exits 1.
@@ -170,8 +171,15 @@ tap_require_bpf()
 		tap_skip_all "BPF unavailable ('bpftool prog list' fails)"
 }
 
+# A file that ran no check at all failed: it never got as far as its
+# first claim (a skip is a check; tap_skip_all is the way to run none).
 tap_done()
 {
+	if [ "$TAP_COUNT" = 0 ]; then
+		echo "1..0"
+		tap_diag "no check ran"
+		exit 1
+	fi
 	if [ -z "$TAP_PLANNED" ]; then
 		echo "1..$TAP_COUNT"
 	elif [ "$TAP_PLANNED" != "$TAP_COUNT" ]; then

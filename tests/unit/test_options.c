@@ -26,18 +26,23 @@ static const struct sh_policy *compile(const char *text, struct sh_config *cfg)
 
 static void test_table(void)
 {
-	const struct sh_option_name *o;
+	const struct sh_option_name *o, *lost = NULL;
+	size_t i;
 
-	for (size_t i = 0; (o = options_at(i)); i++) {
+	for (i = 0; (o = options_at(i)); i++) {
 		const struct sh_option_name *again;
 
 		if (options_find(o->level, o->name, &again) || again != o ||
-		    options_by_value(o->level, o->optname) != o)
+		    options_by_value(o->level, o->optname) != o) {
+			lost = o;
 			break;
-		if (i + 1 == options_count())
-			ok(1, "all %zu options are found by name and value",
-			   options_count());
+		}
 	}
+	ok(!lost && i == options_count() && i > 0,
+	   "all %zu options are found by name and value", options_count());
+	if (lost)
+		tap_diag("  not found again: level %d, %s (%d)", lost->level,
+			 lost->name, lost->optname);
 	o = options_by_value(1, 8);
 	ok(o && o->domain == SH_DOM_U32, "SO_RCVBUF is kept unsigned");
 	o = options_by_value(1, 18);
@@ -176,6 +181,8 @@ static void test_domains(void)
 
 int main(void)
 {
+	/* 8 table checks, 8 alias checks, 10 domain checks */
+	tap_plan(26);
 	test_table();
 	test_aliases();
 	test_domains();

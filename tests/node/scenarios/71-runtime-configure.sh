@@ -259,14 +259,23 @@ labels=$("$NODE_HOOK" features 2>/dev/null)
 tap_like "$labels" 'sockopt-hook.io/installed=false' "features: installed=false again"
 out=$(node_make uninstall)
 tap_ok $? "make uninstall" || tap_diag "$out"
-cp "$CRI_DIR/config.toml.orig" "$MAIN"
-# The operator's directory for drop-ins, if this test made it.
-[ "$CONFD_EXISTED" = 1 ] || rmdir /etc/containerd/conf.d
-systemctl restart containerd
-cri --wait 60 version >/dev/null
+# The operator's own edit undone, and nothing else: the imports line it
+# added (config.toml is compared with Debian's as the hook left it), and
+# the drop-in directory, empty, where the node had none.
+awk -v w="$want" 'NR == 1 && $0 == w { next } { print }' "$MAIN" >"$CRI_DIR/config.toml.now" &&
+	cat "$CRI_DIR/config.toml.now" >"$MAIN"
+if [ "$CONFD_EXISTED" = 0 ]; then
+	rmdir /etc/containerd/conf.d
+	tap_ok $? "the drop-in directory is left empty" || ls -la /etc/containerd/conf.d | sed 's/^/# /'
+fi
 after=$(node_state)
 tap_is "$after" "$BEFORE" "the node as it was: files, pins, units, containerd's config" ||
 	diff <(echo "$BEFORE") <(echo "$after") | sed 's/^/# /'
+# The node back to Debian's config.toml whatever the check found.
+cp "$CRI_DIR/config.toml.orig" "$MAIN"
+[ "$CONFD_EXISTED" = 1 ] || rm -rf /etc/containerd/conf.d
+systemctl restart containerd
+cri --wait 60 version >/dev/null
 
 out=$(node_make install)
 tap_ok $? "00-node's install put back for later scenarios" || tap_diag "$out"

@@ -184,19 +184,23 @@ cri_run_pod "$POD"
 BENCH_POD=$POD BENCH_SANDBOX=$CRI_SANDBOX
 # median of a create-loop's times
 median() { jq '.create_us | sort | .[length / 2 | floor]'; }
-# loop N: N creations, the times on stdout; a failed call is a failed test
+# loop N: N creations, the times in $CRI_DIR/loop.out; a failed call is a
+# failed test (LOOP_FAILED: loop runs in this shell, never in a pipe or
+# $(...), where the flag would be lost)
 loop() {
-	cri create-loop "$BENCH_POD" "$BENCH_SANDBOX" "$1" 2>"$CRI_DIR/loop.err" ||
+	cri create-loop "$BENCH_POD" "$BENCH_SANDBOX" "$1" >"$CRI_DIR/loop.out" 2>"$CRI_DIR/loop.err" ||
 		{ tap_diag "$(cat "$CRI_DIR/loop.err")"; LOOP_FAILED=1; }
 }
 LOOP_FAILED=0
 declare -a WITH=() WITHOUT=()
 for round in 1 2; do
 	systemctl stop "$UNIT"
-	WITHOUT+=("$(loop 20 | median)")
+	loop 20
+	WITHOUT+=("$(median <"$CRI_DIR/loop.out")")
 	systemctl start "$UNIT"
 	wait_until 20 nri_registered
-	WITH+=("$(loop 20 | median)")
+	loop 20
+	WITH+=("$(median <"$CRI_DIR/loop.out")")
 	echo "# round $round: CreateContainer median without ${WITHOUT[-1]} us, with ${WITH[-1]} us"
 done
 w=$(printf '%s\n' "${WITH[@]}" | sort -n | head -n1)
@@ -209,11 +213,11 @@ tap_ok $? "CreateContainer timed with and without the plugin (figures)"
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$(systemctl show -P MainPID "$UNIT")/status"; }
 # (make bench-nri does 1,050 natively; under TCG each takes 0.1 to 0.2 s)
 LOOP_FAILED=0
-loop 50 >/dev/null
+loop 50
 rss0=$(rss)
-loop 250 >/dev/null
+loop 250
 rss1=$(rss)
-loop 250 >/dev/null
+loop 250
 rss2=$(rss)
 echo "FIGURE NRI plugin VmRSS over 550 CreateContainer: ${rss0} kB after 50, ${rss1} kB after 300, ${rss2} kB after 550"
 [ "$LOOP_FAILED" = 0 ] && [ -n "$rss2" ] && [ "$rss2" -le $((rss0 + 1024)) ]
