@@ -9,6 +9,11 @@
 # when the suite fails (VERBOSE=1 shows it always).
 # The run holds the machine-wide tests' lock from start to end (see
 # tests/lib/host.sh): its suites inherit it, and other runs wait.
+# The run ends with every skip and its reason: the suites that skipped
+# (exit 77, the reason from their "1..0 # SKIP" plan) and the checks
+# that did ("ok N - ... # SKIP reason"), per suite and reason, then
+# "N passed, N failed, N skipped (K checks skipped)". A skip says what
+# this machine lacks; a step that was tried and failed is a failure.
 # The QEMU suites (TESTS_BACKGROUND, patterns, default "90-vm 95-node";
 # empty: none) touch no host BPF program, cgroup or hook state: they run
 # one after the other in the background from the start, beside the host
@@ -83,11 +88,11 @@ if [ ${#behind[@]} -gt 0 ]; then
 	set +m
 	trap '[ -z "$bgpid" ] || kill -- "-$bgpid" 2>/dev/null' EXIT
 fi
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 checks_skipped=0 skips=()
 # report SUITE: its line, from its log and LOG.rc.
 report()
 {
-	local name log rc secs todo
+	local name log rc secs todo why n
 
 	name=$(basename "$1")
 	log=$logs/$name.log
@@ -101,14 +106,21 @@ report()
 		;;
 	77)
 		skipped=$((skipped + 1))
-		printf 'SKIP %s: %s\n' "$name" \
-			"$(sed -n 's/^1\.\.0 # SKIP //p' "$log" | head -n 1)"
+		why=$(sed -n 's/^1\.\.0 # SKIP //p' "$log" | head -n 1)
+		printf 'SKIP %s: %s\n' "$name" "${why:-(no reason given)}"
+		skips+=("$name: ${why:-(no reason given)}")
 		;;
 	*)
 		failed=$((failed + 1))
 		printf 'FAIL %s (exit %s, %ss; log %s)\n' "$name" "$rc" "$secs" "$log"
 		;;
 	esac
+	# Its skipped checks, per reason.
+	while read -r n why; do
+		[ -n "$n" ] || continue
+		checks_skipped=$((checks_skipped + n))
+		skips+=("$name ($n check$([ "$n" = 1 ] || echo s)): ${why:-(no reason given)}")
+	done < <(sed -n 's/^ok [0-9]* .*# SKIP *\(.*\)$/\1/p' "$log" | sort | uniq -c)
 	# Measured figures a suite wants seen, pass or fail.
 	sed -n 's/^# report: /    /p' "$log"
 	if [ "${VERBOSE:-0}" = 1 ] || { [ "$rc" != 0 ] && [ "$rc" != 77 ]; }; then
@@ -125,5 +137,11 @@ if [ -n "$bgpid" ]; then
 	bgpid=
 	for f in "${behind[@]}"; do report "$f"; done
 fi
-echo "$passed passed, $failed failed, $skipped skipped"
+if [ ${#skips[@]} -gt 0 ]; then
+	echo "skips: $skipped suite(s), $checks_skipped check(s):"
+	printf '  %s\n' "${skips[@]}"
+else
+	echo "skips: none"
+fi
+echo "$passed passed, $failed failed, $skipped skipped ($checks_skipped checks skipped)"
 [ "$failed" = 0 ]
