@@ -479,9 +479,10 @@ ct_cri()
 }
 
 # ct_snapshot [-d STATE-DIR] [PART...]: what a container must not leave
-# behind. PARTs: progs (the ids of the loaded BPF programs), state (the
-# hook's state dir, $CT_STATE_DIR unless
-# -d names another), cgroups (default: all three). In the state dir,
+# behind. PARTs: progs (the ids of the loaded BPF programs, those pinned
+# in the test's pin directory by pin name and tag), state (the hook's
+# state dir, $CT_STATE_DIR unless -d names another), cgroups (default:
+# all three). In the state dir,
 # poststop's gc stamp and the index of shared copies are left out: poststop
 # leaves both to gc, which runs at most once a minute (45-preload checks
 # that gc removes the index); so are the node's stats (stats, its lock and
@@ -500,7 +501,17 @@ ct_snapshot()
 	[ $# -gt 0 ] || parts=(progs state cgroups)
 	for part in "${parts[@]}"; do
 		case $part in
-		progs) echo "bpf programs: $(host_prog_ids)" ;;
+		progs)
+			# By id, but a program pinned in the test's pin directory
+			# by pin name and tag: a re-preload pins an equal copy
+			# under a new id.
+			local pinned ids
+			pinned=$(ct_pinned_progs)
+			ids=$(host_prog_ids)
+			echo "bpf programs: $(comm -23 <(tr ' ' '\n' <<<"$ids" | sort) \
+				<(cut -d' ' -f1 <<<"$pinned" | sort) | sort -n | tr '\n' ' ')"
+			echo "pinned in the test's pin directory: $(cut -d' ' -f2- <<<"$pinned" | sort | tr '\n' ' ')"
+			;;
 		state)
 			echo "state dir $state:"
 			(cd "$state" && find . ! -name last-gc ! -name "shared-*.id" \
@@ -513,6 +524,19 @@ ct_snapshot()
 			ct_cgroup_dirs
 			;;
 		esac
+	done
+}
+
+# ct_pinned_progs: "id pin-name tag" of each program pinned under the
+# test's pin directory (nothing when it is not on a BPF filesystem).
+ct_pinned_progs()
+{
+	local f
+
+	[ -n "$CT_PIN_DIR" ] && [ -d "$CT_PIN_DIR" ] || return 0
+	find "$CT_PIN_DIR" -type f 2>/dev/null | sort | while read -r f; do
+		timeout 20 bpftool -j prog show pinned "$f" 2>/dev/null |
+			jq -r --arg f "${f#"$CT_PIN_DIR"/}" '"\(.id) \($f) \(.tag)"'
 	done
 }
 
