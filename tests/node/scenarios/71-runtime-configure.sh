@@ -266,7 +266,7 @@ awk -v w="$want" 'NR == 1 && $0 == w { next } { print }' "$MAIN" >"$CRI_DIR/conf
 	cat "$CRI_DIR/config.toml.now" >"$MAIN"
 if [ "$CONFD_EXISTED" = 0 ]; then
 	rmdir /etc/containerd/conf.d
-	tap_ok $? "the drop-in directory is left empty" || ls -la /etc/containerd/conf.d | sed 's/^/# /'
+	tap_ok $? "the drop-in directory is left empty" || find /etc/containerd/conf.d | sed "s/^/# /"
 fi
 after=$(node_state)
 tap_is "$after" "$BEFORE" "the node as it was: files, pins, units, containerd's config" ||
