@@ -178,8 +178,10 @@ int sh_getsockopt(struct bpf_sockopt *ctx)
 
 	if (zerocopy(ctx))
 		return 1;
+	if (!footprint_on)
+		return apply_get(ctx, find_rule(ctx), NULL);
 	noted = footprint_get(ctx); /* record mode */
-	verdict = apply_get(ctx, find_rule(ctx), NULL);
+	verdict = apply_get(ctx, rule_uses ? find_rule(ctx) : NULL, NULL);
 	footprint_verdict(noted, verdict);
 	return verdict;
 }

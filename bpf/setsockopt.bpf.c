@@ -244,10 +244,15 @@ int sh_gen_set(struct bpf_sockopt *ctx)
 SEC("cgroup/setsockopt")
 int sh_setsockopt(struct bpf_sockopt *ctx)
 {
-	struct sh_fp_value *noted =
-		footprint_set(ctx, &fp_domains); /* record mode */
-	int verdict = decide(ctx);
+	struct sh_fp_value *noted;
+	int verdict;
 
+	if (!footprint_on)
+		return decide(ctx);
+	noted = footprint_set(ctx, &fp_domains); /* record mode */
+	/* A copy with no rule finds none: no lookup (rule_uses is 0 exactly
+	 * then; record mode runs for every call, so as to note it). */
+	verdict = rule_uses ? decide(ctx) : no_rule(ctx, default_deny, NULL);
 	footprint_verdict(noted, verdict);
 	return verdict;
 }

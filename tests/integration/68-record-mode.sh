@@ -88,6 +88,21 @@ b=$(ct_bundle -c "$cfg" -a sockopt-hook.io/record=live live -- \
 	/bin/sh -c 'sockcheck keepalive; sockcheck listen 4680 60')
 ct_start runc "$(ct_id live)" "$b" '^listen='
 tap_ok $? "a recorded container runs detached" || tap_diag "$(cat "$CT_ERR")"
+# With no policy there is no rule to find: the sockopt programs never
+# look in their rules map (record mode notes every call with a hash
+# lookup; a rules lookup beside it cost as much again).
+live_cg=$(ct_cgroup_of "$CT_PID")
+for type in cgroup_setsockopt cgroup_getsockopt; do
+	prog=$(timeout 20 bpftool -j cgroup show "$live_cg" 2>/dev/null |
+		jq -r --arg t "$type" '.[]? | select(.attach_type == $t) | .id')
+	rules=
+	for m in $(timeout 20 bpftool -j prog show id "$prog" 2>/dev/null | jq -r '.map_ids[]?'); do
+		[ "$(timeout 20 bpftool -j map show id "$m" 2>/dev/null | jq -r .name)" = rules ] && rules=$m
+	done
+	n=$(timeout 20 bpftool prog dump xlated id "$prog" 2>/dev/null | grep -c "map\[id:$rules\]")
+	tap_is "${rules:+found} $n" "found 0" \
+		"$type of a container recorded under no policy never reads its rules map"
+done
 b=$(ct_bundle -c "$cfg" -a sockopt-hook.io/record=live live2 -- \
 	/bin/sh -c 'sockcheck listen 4681 60')
 ct_start runc "$(ct_id live2)" "$b" '^listen='
