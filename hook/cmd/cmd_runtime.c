@@ -10,6 +10,7 @@
 
 #include "cmd/commands.h"
 #include "config/config.h"
+#include "input/cdi.h"
 #include "input/container.h"
 #include "input/oci.h"
 #include "lib/cleanup.h"
@@ -41,12 +42,15 @@ static void apply_log_settings(const struct sh_config *cfg)
 struct runtime_options {
 	const char *stage; /* prestart, createRuntime, poststop, hook */
 	const char *config; /* --config, or NULL */
+	const char *cdi_device; /* --cdi-device (cdi.h), or NULL */
 };
 
-static int read_state(struct oci_state *st, struct sh_error *err)
+static int read_state(const struct runtime_options *opts, struct oci_state *st,
+		      struct sh_error *err)
 {
 	int r = oci_read_state(STDIN_FILENO, st, err);
 
+	st->cdi_device = opts->cdi_device;
 	if (r)
 		error_reason(err, SH_REASON_STATE_INVALID);
 	else
@@ -163,7 +167,7 @@ static int run_stage(const struct runtime_options *opts, stage_fn stage)
 	int r;
 
 	log_open(1);
-	r = read_state(&st, &err) ?: stage(opts, &st, &c, &err);
+	r = read_state(opts, &st, &err) ?: stage(opts, &st, &c, &err);
 	if (r) {
 		error_report(&err, r);
 		/* Refused before prestart read the container (the state or
@@ -189,7 +193,7 @@ static int poststop(const struct runtime_options *opts)
 	int r;
 
 	log_open(1);
-	r = read_state(&st, &err);
+	r = read_state(opts, &st, &err);
 	if (r)
 		error_report(&err, r);
 	poststop_with_state(opts, &st, r);
@@ -257,10 +261,13 @@ static int run_stage_command(const struct cli_command *cmd,
 {
 	struct runtime_options opts = { .stage = cmd->name };
 	struct cli_parser p;
-	int end = cli_parse(&p, cmd, global, argc, argv);
+	int id;
 
-	if (end)
-		return cli_exit(end);
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0)
+		opts.cdi_device = p.value; /* OPT_CDI_DEVICE, the only one */
+	if (id)
+		return cli_exit(id);
 	opts.config = p.config;
 	return stage(&opts);
 }
@@ -294,8 +301,12 @@ static int run_gc(const struct cli_command *cmd,
 	return gc(p.json);
 }
 
+enum { OPT_CDI_DEVICE = CLI_OPT_OWN };
+
 static const struct cli_option stage_options[] = {
 	CLI_CONFIG,
+	{ OPT_CDI_DEVICE, SH_CDI_OPTION, "DEVICE",
+	  "the CDI device (" SH_CDI_KIND "=NAME) whose spec runs this hook" },
 	{ 0 },
 };
 

@@ -20,9 +20,11 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "config/config.h"
+#include "input/cdi.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "wiring/wiring.h"
+#include "wiring/wiring_cdi.h"
 #include "wiring/wiring_crio.h"
 #include "wiring/wiring_ctd.h"
 #include "wiring/wiring_ctd_nri.h"
@@ -68,6 +70,10 @@ static const struct runtime runtimes[] = {
 	  wiring_crio_nri_unfallback },
 	{ "podman", NULL, wiring_hooksd_configure, wiring_hooksd_unconfigure,
 	  NULL, NULL, NULL },
+	/* --cdi alone: every runtime that reads CDI specs reads them when a
+	 * container asks for a device, so there is nothing to restart. */
+	{ "cdi", NULL, wiring_cdi_configure, wiring_cdi_unconfigure, NULL, NULL,
+	  NULL },
 };
 
 /* The NRI plugin as o->nri says, after the runtime's NRI settings; the
@@ -109,31 +115,10 @@ static const struct runtime *find_runtime(const char *name)
 	return NULL;
 }
 
-/* The binary the runtime will run: --hook-path, else this one. It runs as
- * root for every container, so it must be root's alone. */
+/* The binary the runtime will run: --hook-path, else this one. */
 static int hook_path(struct wiring_opts *o, char *buf, struct sh_error *err)
 {
-	struct stat st;
-
-	if (!o->hook) {
-		if (!realpath("/proc/self/exe", buf))
-			return error_errno(
-				err, -errno,
-				"cannot tell where this binary is: use --hook-path");
-		o->hook = buf;
-	}
-	if (o->hook[0] != '/' || stat(o->hook, &st) < 0)
-		return error_set(
-			err, -ENOENT,
-			"--hook-path %.200s: need the absolute path of an existing binary",
-			o->hook);
-	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0100) || st.st_uid != 0 ||
-	    (st.st_mode & 022))
-		return error_set(
-			err, -EPERM,
-			"%.200s: the hook runs as root for every container: it must be an executable owned by root and writable by no one else",
-			o->hook);
-	return 0;
+	return wiring_hook_binary(&o->hook, buf, err);
 }
 
 static int restart(const struct runtime *rt, const struct wiring_opts *o,
@@ -143,8 +128,8 @@ static int restart(const struct runtime *rt, const struct wiring_opts *o,
 			 NULL };
 
 	if (!argv[2]) {
-		printf("%s reads its hooks.d files at each container start: nothing to restart\n",
-		       rt->name);
+		printf("%s reads its %s at each container start: nothing to restart\n",
+		       rt->name, o->cdi ? "CDI specs" : "hooks.d files");
 		return 0;
 	}
 	if (wiring_exec_run(argv, NULL, NULL, err))
@@ -249,6 +234,8 @@ enum {
 	OPT_UNIT,
 	OPT_NRI,
 	OPT_ADD_IMPORT,
+	OPT_CDI,
+	OPT_CDI_DIR,
 };
 
 /* An option into o; false, with one line, for a --hook-env too many. */
@@ -264,13 +251,15 @@ static bool take(const struct cli_command *cmd, struct wiring_opts *o, int id,
 		[OPT_CRIO_DIR] = &o->crio_dir,
 		[OPT_UNIT] = &o->unit,
 		[OPT_NRI] = &o->nri,
+		[OPT_CDI_DIR] = &o->cdi_dir,
 	};
 
 	if (id == OPT_DRY_RUN || id == OPT_RESTART || id == OPT_KEEP_NET_RAW ||
-	    id == OPT_ADD_IMPORT) {
+	    id == OPT_ADD_IMPORT || id == OPT_CDI) {
 		*(id == OPT_DRY_RUN    ? &o->dry_run :
 		  id == OPT_RESTART    ? &o->restart :
 		  id == OPT_ADD_IMPORT ? &o->add_import :
+		  id == OPT_CDI	       ? &o->cdi :
 					 &o->keep_net_raw) = true;
 		return true;
 	}
@@ -303,10 +292,12 @@ static bool valid(const struct cli_command *cmd, const struct wiring_opts *o,
 				o->env[i]);
 		return false;
 	}
-	if (!find_runtime(o->runtime)) {
-		cli_usage_error(cmd,
-				"--runtime containerd, crio or podman%s%.32s",
-				o->runtime ? ", not " : "", o->runtime ?: "");
+	if (!find_runtime(o->runtime) ||
+	    (!o->cdi && !strcmp(o->runtime, "cdi"))) {
+		cli_usage_error(
+			cmd,
+			"--runtime containerd, crio or podman, or --cdi%s%.32s",
+			o->runtime ? ", not " : "", o->runtime ?: "");
 		return false;
 	}
 	if (o->nri && strcmp(o->nri, "service") && strcmp(o->nri, "plugin") &&
@@ -344,6 +335,14 @@ static int run_runtime(const struct cli_command *cmd,
 	if (id)
 		return cli_exit(id);
 	o.config = p.config;
+	if (o.cdi && o.runtime) {
+		cli_usage_error(cmd,
+				"--cdi stands alone: not with --runtime %.32s",
+				o.runtime);
+		return CMD_USAGE;
+	}
+	if (o.cdi)
+		o.runtime = "cdi";
 	if (!valid(cmd, &o, p.operand[0]))
 		return CMD_USAGE;
 	return run(!strcmp(p.operand[0], "configure"), &o);
@@ -375,6 +374,10 @@ static const struct cli_option options[] = {
 	{ OPT_CRIO_DIR, "crio-dir", "DIR",
 	  "CRI-O's drop-in directory (else /etc/crio/crio.conf.d)" },
 	{ OPT_UNIT, "unit", "NAME", "the unit --restart restarts" },
+	{ OPT_CDI, "cdi", NULL,
+	  "the CDI spec of kind " SH_CDI_KIND " instead (`cdi generate`)" },
+	{ OPT_CDI_DIR, "cdi-dir", "DIR",
+	  "where the CDI spec goes (else " SH_CDI_ETC ")" },
 	{ OPT_NRI, "nri", "MODE",
 	  "wire the NRI plugin instead of the handlers: service (a systemd "
 	  "unit), plugin (started by the runtime) or pod (a DaemonSet's)" },

@@ -6,19 +6,24 @@
  * only for annotated containers leaves every other container without
  * them: a warning, since the config itself is valid.
  */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/commands.h"
 #include "config/config.h"
 #include "config/families.h"
 #include "config/lint.h"
+#include "input/cdi.h"
 #include "lib/cleanup.h"
 #include "lib/jsonw.h"
 #include "lib/log.h"
 #include "lib/sh_types.h"
 #include "policy/sysctl_check.h"
 #include "wiring/hooksd.h"
+#include "wiring/wiring.h"
+#include "wiring/wiring_cdi.h"
 
 #define MAX_HOOKS_DIRS 16 /* --hooks-dir options */
 #define MAX_DIRS (MAX_HOOKS_DIRS + 3) /* and the three standard ones */
@@ -201,6 +206,11 @@ static void print_warnings(const struct lint_warnings *w)
 		log_warn("and %d more warning(s)", w->dropped);
 }
 
+static void add_device_json(const char *name, void *arg)
+{
+	json_object_array_add(arg, json_object_new_string(name));
+}
+
 static void print_json(const char *path, int r, const struct sh_error *err,
 		       const struct sh_config *cfg,
 		       const struct lint_warnings *w)
@@ -227,11 +237,80 @@ static void print_json(const char *path, int r, const struct sh_error *err,
 		r || !cfg->sandbox_policy ?
 			NULL :
 			json_object_new_string(cfg->sandbox_policy->name));
+	if (!r) {
+		struct json_object *devices = json_object_new_array();
+
+		wiring_cdi_devices(cfg, add_device_json, NULL, devices);
+		json_object_object_add(o, "cdi_devices", devices);
+	} else {
+		json_object_object_add(o, "cdi_devices", NULL);
+	}
 	for (int i = 0; i < w->nr; i++)
 		json_object_array_add(list, json_object_new_string(w->text[i]));
 	json_object_object_add(o, "warnings", list);
 	puts(json_object_to_json_string_ext(
 		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static void warn_skipped(const char *policy, const char *why, void *arg)
+{
+	lint_add(
+		arg,
+		"policy '%s' in annotations.allow_policies gets no CDI device (%s): a workload can name it by annotation only",
+		policy, why);
+}
+
+/* A spec of ours in dir for this config that offers other devices than
+ * the config gives now: a runtime would inject a device the hook then
+ * refuses, or lack one a workload may ask for. */
+static void check_cdi_spec(const char *path, const struct sh_config *cfg,
+			   const char *dir, struct lint_warnings *w)
+{
+	_cleanup_free_ char *text = NULL, *hook = NULL;
+	char file[PATH_MAX], *env[8] = { NULL };
+	size_t n = strlen(SH_CONFIG_ENV "=");
+	const char *config = SH_DEFAULT_CONFIG;
+	int nr_env = 0, r;
+
+	snprintf(file, sizeof(file), "%s/" SH_CDI_SPEC_NAME, dir);
+	text = wiring_read(file, &r);
+	if (r || !wiring_cdi_is_ours(text) ||
+	    wiring_cdi_hook_of(text, &hook, env, 8, &nr_env))
+		return;
+	for (int i = 0; i < nr_env; i++)
+		if (!strncmp(env[i], SH_CONFIG_ENV "=", n))
+			config = env[i] + n;
+	if (!strcmp(config, path) && !wiring_cdi_same_devices(text, cfg))
+		lint_add(
+			w,
+			"%s offers other CDI devices than %s gives now: run `oci-sockopt-hook cdi refresh` (the preload unit does when the config changes)",
+			file, path);
+	for (int i = 0; i < nr_env; i++)
+		free(env[i]);
+}
+
+static void check_cdi(const char *path, const struct sh_config *cfg,
+		      struct lint_warnings *w)
+{
+	wiring_cdi_devices(cfg, NULL, warn_skipped, w);
+	check_cdi_spec(path, cfg, SH_CDI_ETC, w);
+	check_cdi_spec(path, cfg, SH_CDI_RUN, w);
+}
+
+static void print_device(const char *name, void *arg)
+{
+	int *n = arg;
+
+	printf("%s" SH_CDI_KIND "=%s", (*n)++ ? ", " : "", name);
+}
+
+static void print_cdi(const struct sh_config *cfg)
+{
+	int n = 0;
+
+	printf("CDI devices (`cdi generate`): ");
+	wiring_cdi_devices(cfg, print_device, NULL, &n);
+	printf("%s\n", n ? "" : "none");
 }
 
 /* log_format changes log_file only: without one it does nothing. */
@@ -287,6 +366,7 @@ static int validate(const struct validate_options *opts)
 	lint_policies(&cfg, &w);
 	check_autotuning(&cfg, &w);
 	check_logging(&cfg, &w);
+	check_cdi(path, &cfg, &w);
 	check_families(&w);
 	print_warnings(&w);
 	if (opts->json) {
@@ -295,6 +375,7 @@ static int validate(const struct validate_options *opts)
 		printf("%s: valid (%zu policies)\n", path, cfg.nr_policies);
 		print_require(&cfg);
 		print_sandbox(&cfg);
+		print_cdi(&cfg);
 	}
 	config_free(&cfg);
 	return 0;

@@ -100,7 +100,9 @@ void container_read(const struct oci_state *st, struct sh_container *c)
 	c->handler = oci_annotation(st, SH_ANNOTATION_HANDLER);
 	c->nri_mark = oci_annotation(st, SH_ANNOTATION_NRI);
 	c->sandbox_id = oci_annotation(st, SH_ANNOTATION_SANDBOX_ID);
-	c->has_policy_key = has_policy_key(st);
+	c->nr_cdi = cdi_requested(st->config_root, st->cdi_device, c->cdi,
+				  SH_CDI_MAX);
+	c->has_policy_key = has_policy_key(st) || c->nr_cdi;
 }
 
 static int invalid_list(const char *key, const char *value, const char *why,
@@ -155,8 +157,9 @@ static int list_entry(const char *key, const char *list, const char *name,
 	return found;
 }
 
-int container_pick(const struct sh_container *c, enum container_setting s,
-		   struct annotation_pick *pick, struct sh_error *err)
+static int pick_annotation(const struct sh_container *c,
+			   enum container_setting s,
+			   struct annotation_pick *pick, struct sh_error *err)
 {
 	const struct container_setting_values *v = &c->setting[s];
 	const char *key = setting_keys[s].key;
@@ -183,5 +186,99 @@ int container_pick(const struct sh_container *c, enum container_setting s,
 	}
 	snprintf(pick->key, sizeof(pick->key), "%s", key);
 	pick->value = v->plain;
+	return 0;
+}
+
+static bool device_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+}
+
+/* A device of ours: *name its policy, or NULL for the bypass device. */
+static int parse_device(const char *dev, const char **name,
+			struct sh_error *err)
+{
+	size_t n = strlen(SH_CDI_KIND), len = strlen(dev);
+	const char *v = dev + n + 1;
+
+	if (len < SH_CDI_DEVICE_MAX && len > n + 1 &&
+	    !strncmp(dev, SH_CDI_KIND "=", n + 1) &&
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._-") == strlen(v) &&
+	    device_char(*v)) {
+		*name = strcmp(v, SH_CDI_BYPASS) ? v : NULL;
+		return 0;
+	}
+	error_reason(err, SH_REASON_ANNOTATION_INVALID);
+	error_cause(err, "CDI device", dev);
+	return error_set(
+		err, -EINVAL,
+		"CDI device %s refused: not a device of kind " SH_CDI_KIND
+		" (a policy's name, or " SH_CDI_BYPASS ")",
+		LOG_Q(dev));
+}
+
+/* The CDI device that asks for s (the policy or the bypass), if any. */
+static int pick_device(const struct sh_container *c, enum container_setting s,
+		       struct annotation_pick *pick, struct sh_error *err)
+{
+	const char *name = NULL, *found = NULL;
+	int r;
+
+	pick->value = NULL;
+	if (c->nr_cdi < 0) {
+		error_reason(err, SH_REASON_ANNOTATION_INVALID);
+		return error_set(
+			err, -E2BIG,
+			"CDI devices refused: more than %d devices of kind " SH_CDI_KIND,
+			SH_CDI_MAX);
+	}
+	for (int i = 0; i < c->nr_cdi; i++) {
+		r = parse_device(c->cdi[i], &name, err);
+		if (r)
+			return r;
+		if (s == CONTAINER_BYPASS ? !!name : !name)
+			continue;
+		if (found) {
+			error_reason(err, SH_REASON_ANNOTATION_INVALID);
+			error_cause(err, "CDI device", c->cdi[i]);
+			return error_set(
+				err, -EINVAL,
+				"CDI devices %s and %s refused: a container takes one policy",
+				found, c->cdi[i]);
+		}
+		found = c->cdi[i];
+	}
+	if (!found)
+		return 0;
+	snprintf(pick->key, sizeof(pick->key), "CDI device %s", found);
+	snprintf(pick->entry, sizeof(pick->entry), "%s",
+		 s == CONTAINER_BYPASS ? "true" :
+					 found + strlen(SH_CDI_KIND) + 1);
+	pick->value = pick->entry;
+	return 0;
+}
+
+int container_pick(const struct sh_container *c, enum container_setting s,
+		   struct annotation_pick *pick, struct sh_error *err)
+{
+	struct annotation_pick dev;
+	int r = pick_annotation(c, s, pick, err);
+
+	if (r || !c->nr_cdi || (s != CONTAINER_POLICY && s != CONTAINER_BYPASS))
+		return r;
+	r = pick_device(c, s, &dev, err);
+	if (r || !dev.value)
+		return r;
+	if (pick->value && strcmp(pick->value, dev.value)) {
+		error_reason(err, SH_REASON_ANNOTATION_INVALID);
+		error_cause(err, pick->key, pick->value);
+		return error_set(err, -EINVAL,
+				 "%s refused: annotation %s=%s asks otherwise",
+				 dev.key, pick->key, LOG_Q(pick->value));
+	}
+	*pick = dev;
+	pick->value = pick->entry; /* dev's pointed into dev */
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "input/cdi.h"
 #include "input/oci.h"
 #include "input/pod.h"
 #include "lib/error.h"
@@ -49,7 +50,12 @@ struct sh_container {
 	const char *handler; /* SH_ANNOTATION_HANDLER */
 	const char *nri_mark; /* SH_ANNOTATION_NRI */
 	const char *sandbox_id; /* SH_ANNOTATION_SANDBOX_ID */
-	/* A key the hooks.d file's regex reacts to is present. */
+	/* The CDI devices of ours the spec's hooks ask for (cdi.h): each
+	 * one a request as an annotation would be. nr_cdi < 0: too many. */
+	const char *cdi[SH_CDI_MAX];
+	int nr_cdi;
+	/* A key the hooks.d file's regex reacts to is present, or a CDI
+	 * device of ours is asked for. */
 	bool has_policy_key;
 };
 
@@ -65,7 +71,11 @@ struct annotation_pick {
  * oci_load_bundle(). Never fails: a name pod_check() refuses is kept. */
 void container_read(const struct oci_state *st, struct sh_container *c);
 /* KEY.<name>, else <name>'s entry in containers.KEY, else KEY: 0 (value
- * NULL when none), or -EINVAL for a containers.KEY that is no list. */
+ * NULL when none), or -EINVAL for a containers.KEY that is no list. For
+ * the policy and the bypass, a CDI device asking for one is the pick
+ * (its key "CDI device sockopt-hook.io/policy=NAME"); one that is not a
+ * device of ours, two policies, or an annotation saying otherwise is
+ * refused. */
 int container_pick(const struct sh_container *c, enum container_setting s,
 		   struct annotation_pick *pick, struct sh_error *err);
 

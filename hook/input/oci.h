@@ -22,6 +22,8 @@ struct oci_state {
 	struct json_object *annotations; /* merged: config.json, then state */
 	struct json_object *state_root;
 	struct json_object *config_root;
+	/* The hook's own --cdi-device (cdi.h), or NULL: not freed. */
+	const char *cdi_device;
 };
 
 int oci_parse_state(const char *text, size_t len, struct oci_state *st,

@@ -16,6 +16,20 @@
 #include "policy/policy.h"
 #include "state/state_record.h"
 
+/* How a message names a request: "annotation KEY=VALUE", or a CDI
+ * device's key (container.h), which holds the request whole. */
+static const char *said(const char *key, const char *value, char *buf,
+			size_t len)
+{
+	if (!strncmp(key, "CDI device ", 11))
+		snprintf(buf, len, "%s", key);
+	else
+		snprintf(buf, len, "annotation %s=%s", key, LOG_Q(value));
+	return buf;
+}
+
+#define SAID_MAX (SH_ANNOTATION_KEY_MAX + SH_LOG_QUOTE_MAX * 4 + 64)
+
 const char *policy_source_name(enum sh_source src)
 {
 	switch (src) {
@@ -37,9 +51,12 @@ void policy_source_text(const struct sh_effective *eff, bool bypass, char *buf,
 {
 	enum sh_source src = bypass ? eff->bypass_source : eff->policy_source;
 
-	if (src == SRC_ANNOTATION)
-		snprintf(buf, len, "annotation %s",
-			 bypass ? eff->bypass_key : eff->policy_key);
+	const char *key = bypass ? eff->bypass_key : eff->policy_key;
+
+	if (src == SRC_ANNOTATION && !strncmp(key, "CDI device ", 11))
+		snprintf(buf, len, "%s", key);
+	else if (src == SRC_ANNOTATION)
+		snprintf(buf, len, "annotation %s", key);
 	else if (src == SRC_SANDBOX)
 		snprintf(buf, len, "sandbox_policy");
 	else if (src == SRC_POLICY)
@@ -72,6 +89,8 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 			 const char *name, struct sh_effective *eff,
 			 struct sh_error *err)
 {
+	char buf[SAID_MAX];
+
 	if (!config_policy_allowed(cfg, name)) {
 		error_cause(err, key, name);
 		/* allow_policies names only policies that exist. */
@@ -80,17 +99,17 @@ static int choose_policy(const struct sh_config *cfg, const char *key,
 					  SH_REASON_POLICY_UNKNOWN);
 		return error_set(
 			err, -EPERM,
-			"annotation %s=%s refused: %s is not in annotations.allow_policies of %s",
-			key, LOG_Q(name), LOG_Q(name), cfg->path);
+			"%s refused: %s is not in annotations.allow_policies of %s",
+			said(key, name, buf, sizeof(buf)), LOG_Q(name),
+			cfg->path);
 	}
 	eff->policy = config_find_policy(cfg, name);
 	if (!eff->policy) {
 		error_reason(err, SH_REASON_POLICY_UNKNOWN);
 		error_cause(err, key, name);
-		return error_set(
-			err, -ENOENT,
-			"annotation %s=%s refused: no such policy in %s", key,
-			LOG_Q(name), cfg->path);
+		return error_set(err, -ENOENT,
+				 "%s refused: no such policy in %s",
+				 said(key, name, buf, sizeof(buf)), cfg->path);
 	}
 	eff->policy_source = SRC_ANNOTATION;
 	snprintf(eff->policy_key, sizeof(eff->policy_key), "%s", key);
@@ -103,11 +122,13 @@ static int refuse_annotation(const struct sh_config *cfg, const char *key,
 			     const char *value, enum sh_reason reason,
 			     const char *setting, struct sh_error *err)
 {
+	char buf[SAID_MAX];
+
 	error_reason(err, reason);
 	error_cause(err, key, value);
-	return error_set(err, -EPERM,
-			 "annotation %s=%s refused: %s is false in %s", key,
-			 LOG_Q(value), setting, cfg->path);
+	return error_set(err, -EPERM, "%s refused: %s is false in %s",
+			 said(key, value, buf, sizeof(buf)), setting,
+			 cfg->path);
 }
 
 static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
@@ -203,6 +224,7 @@ static int check_audit_policy(const struct sh_config *cfg,
 			      struct sh_error *err)
 {
 	const struct sh_policy *p = eff->policy;
+	char buf[SAID_MAX];
 
 	if (!p || !p->audit || eff->policy_source != SRC_ANNOTATION ||
 	    cfg->allow_audit_mode || p->audit_by_annotation)
@@ -211,8 +233,9 @@ static int check_audit_policy(const struct sh_config *cfg,
 	error_cause(err, eff->policy_key, p->name);
 	return error_set(
 		err, -EPERM,
-		"annotation %s=%s refused: policy %s is in audit mode, and neither annotations.allow_audit_mode nor policies.%s.audit_by_annotation is true in %s",
-		eff->policy_key, LOG_Q(p->name), p->name, p->name, cfg->path);
+		"%s refused: policy %s is in audit mode, and neither annotations.allow_audit_mode nor policies.%s.audit_by_annotation is true in %s",
+		said(eff->policy_key, p->name, buf, sizeof(buf)), p->name,
+		p->name, cfg->path);
 }
 
 /* The policy's own mode (audit), once check_audit_policy() allows it. */

@@ -336,3 +336,28 @@ char *wiring_toml_text(struct json_object *doc, const char *fmt, ...)
 	}
 	return toml_write_text(header, doc);
 }
+
+int wiring_hook_binary(const char **hook, char *buf, struct sh_error *err)
+{
+	struct stat st;
+
+	if (!*hook) {
+		if (!realpath("/proc/self/exe", buf))
+			return error_errno(
+				err, -errno,
+				"cannot tell where this binary is: use --hook-path");
+		*hook = buf;
+	}
+	if ((*hook)[0] != '/' || stat(*hook, &st) < 0)
+		return error_set(
+			err, -ENOENT,
+			"--hook-path %.200s: need the absolute path of an existing binary",
+			*hook);
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0100) || st.st_uid != 0 ||
+	    (st.st_mode & 022))
+		return error_set(
+			err, -EPERM,
+			"%.200s: the hook runs as root for every container: it must be an executable owned by root and writable by no one else",
+			*hook);
+	return 0;
+}

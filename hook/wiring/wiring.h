@@ -2,10 +2,10 @@
 /*
  * `runtime configure` and `runtime unconfigure`: the files that wire the
  * hook into a container runtime (wiring_containerd.c, wiring_crio.c,
- * wiring_hooksd.c), planned in full before anything is written, printed
- * as a diff for --dry-run, then written all or nothing. Only files of our
- * own are ever written or removed: a drop-in, base runtime specs, a
- * hooks.d file; a runtime's main config only with --add-import
+ * wiring_hooksd.c, wiring_cdi.c), planned in full before anything is
+ * written, printed as a diff for --dry-run, then written all or nothing.
+ * Only files of our own are ever written or removed: a drop-in, base
+ * runtime specs, a hooks.d file, the CDI spec; a runtime's main config only with --add-import
  * (wiring_ctd_import.c), which keeps a copy and puts it back.
  */
 #ifndef SH_WIRING_H
@@ -58,6 +58,8 @@ struct wiring_opts {
 	const char *unit; /* the systemd unit --restart restarts */
 	const char *nri; /* --nri: service, plugin or pod; NULL: handlers */
 	bool add_import; /* containerd: add the imports line it lacks */
+	bool cdi; /* --cdi: the CDI spec (wiring_cdi.c) */
+	const char *cdi_dir; /* where it goes, if not /etc/cdi */
 };
 
 /* One file the plan writes (text) or removes (text NULL). */
@@ -112,6 +114,11 @@ void wiring_plan_print(const struct wiring_plan *plan, FILE *out, bool dry_run);
  * failure puts back what was there. */
 int wiring_plan_apply(struct wiring_plan *plan, struct sh_error *err);
 void wiring_plan_free(struct wiring_plan *plan);
+
+/* The binary a runtime will run: *hook (--hook-path), else this one
+ * (its real path, into buf of PATH_MAX). It runs as root for every
+ * container, so it must be root's alone: else one line in err. */
+int wiring_hook_binary(const char **hook, char *buf, struct sh_error *err);
 
 /* The file's text, or NULL (errno-style code in *r: -ENOENT when absent). */
 char *wiring_read(const char *path, int *r);

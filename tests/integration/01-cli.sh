@@ -28,10 +28,10 @@ CONFIG=$top/examples/config.json
 
 # command -> the options it takes after its name.
 declare -A TAKES=(
-	[prestart]="config"
-	[createRuntime]="config"
-	[poststop]="config"
-	[hook]="config"
+	[prestart]="config cdi-device"
+	[createRuntime]="config cdi-device"
+	[poststop]="config cdi-device"
+	[hook]="config cdi-device"
 	[probe]="json"
 	[status]="config json namespace pod container policy"
 	[explain]="config json bundle"
@@ -43,15 +43,16 @@ declare -A TAKES=(
 	[preload]="config json unpin"
 	[apply]="config json dry-run all"
 	[nri]="config socket"
-	[runtime]="config runtime dry-run restart hook-path hook-env ctd-config drop-in keep-net-raw hooks-dir crio-dir unit nri add-import"
+	[runtime]="config runtime dry-run restart hook-path hook-env ctd-config drop-in keep-net-raw hooks-dir crio-dir unit nri add-import cdi cdi-dir"
+	[cdi]="config output hook-path hook-env cdi-dir"
 	[help]=""
 )
-COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload apply nri runtime help"
+COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload apply nri runtime cdi help"
 # Every option any command takes, and two no command takes.
 OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin socket
-ctd-config runtime dry-run all restart hook-path hook-env drop-in keep-net-raw crio-dir unit nri add-import
+ctd-config runtime dry-run all restart hook-path hook-env drop-in keep-net-raw crio-dir unit nri add-import cdi-dir cdi-device
 version verbose"
-FLAGS=" json unpin dry-run all restart keep-net-raw add-import version verbose "
+FLAGS=" json unpin dry-run all restart keep-net-raw add-import version verbose cdi "
 
 takes() # CMD OPT
 {
@@ -207,6 +208,18 @@ for c in $COMMANDS; do
 		usage_error "runtime --nri for a runtime without NRI" \
 			"runtime: --nri: podman has no NRI \\(containerd and crio have\\)" \
 			runtime configure --runtime podman --nri service ;;
+	cdi) usage_of "$c" "$c" generate --help
+		usage_error "cdi without generate or refresh" \
+			"cdi: generate\|refresh missing" cdi
+		usage_error "cdi with another verb" \
+			"cdi: generate or refresh, not 'one'" cdi one
+		usage_error "cdi refresh with generate's options" \
+			"cdi: refresh keeps the hook of the spec it finds" cdi refresh --output x
+		usage_error "cdi --hook-env without '='" \
+			"cdi: --hook-env takes KEY=VALUE, not 'x'" cdi generate --hook-env x
+		usage_error "runtime --cdi with --runtime" \
+			"runtime: --cdi stands alone: not with --runtime podman" \
+			runtime configure --cdi --runtime podman ;;
 	*) usage_error "$c with an operand" \
 		"$c: unexpected argument 'one'" "$c" one ;;
 	esac

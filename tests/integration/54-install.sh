@@ -62,8 +62,9 @@ tap_is "$(jq -c '[.version, .hook.path, .hook.args, .hook.env, .stages]' "$H" 2>
 U=$D/usr/local/lib/systemd/system
 tap_is "$(sed -n 's/^ExecStart=//p' "$U/oci-sockopt-hook-preload.service")" \
 	"/usr/local/libexec/oci/hooks.d/oci-sockopt-hook --config /etc/oci-sockopt-hook/config.json preload
+/usr/local/libexec/oci/hooks.d/oci-sockopt-hook --config /etc/oci-sockopt-hook/config.json cdi refresh
 /usr/local/libexec/oci/hooks.d/oci-sockopt-hook --config /etc/oci-sockopt-hook/config.json apply" \
-	"the preload service runs the installed binary's preload, then apply, with the installed config"
+	"the preload service runs the installed binary's preload, cdi refresh, then apply, with the installed config"
 tap_is "$(sed -n 's/^\(PathChanged\|Unit\)=//p' "$U/oci-sockopt-hook-preload.path" | tr '\n' ' ')" \
 	"/etc/oci-sockopt-hook/config.json oci-sockopt-hook-preload.service " \
 	"the preload path unit starts it again when the config changes"

@@ -75,7 +75,8 @@ static void test_valid(void)
 	snprintf(
 		want, sizeof(want),
 		"%s/config.json: valid (3 policies)\n"
-		"sandbox_policy: pod sandboxes (pause containers) get '@deny-sockets' (built in: no AF_INET or AF_INET6 socket)\n",
+		"sandbox_policy: pod sandboxes (pause containers) get '@deny-sockets' (built in: no AF_INET or AF_INET6 socket)\n"
+		"CDI devices (`cdi generate`): sockopt-hook.io/policy=restricted, sockopt-hook.io/policy=bulk, sockopt-hook.io/policy=setonly, sockopt-hook.io/policy=bypass-prot-mem\n",
 		EXAMPLES);
 	ok(run.rc == 0 && !strcmp(run.out, want) && !other_warnings(run.err),
 	   "the example config: valid, 3 policies, nothing on stderr but the node's autotuning warning");
@@ -88,8 +89,9 @@ static void test_valid(void)
 	ok(run.rc == 0 && json_object_get_boolean(json_of("valid")) &&
 		   !json_object_get_boolean(json_of("has_defaults")) &&
 		   autotuning_only(json_of("warnings")) &&
-		   json_of("error") == NULL,
-	   "--json: valid, no defaults, no warnings, no error");
+		   json_of("error") == NULL &&
+		   json_object_array_length(json_of("cdi_devices")) == 4,
+	   "--json: valid, no defaults, no warnings, no error, 4 CDI devices");
 }
 
 static void test_invalid(void)
