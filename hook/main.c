@@ -14,6 +14,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "lib/context.h"
 #include "lib/log.h"
 #include "lib/log_libbpf.h"
 #include "lib/timing.h"
@@ -151,6 +152,25 @@ static int parse_global(int argc, char **argv, struct cli_global *global)
 	return 0;
 }
 
+/* The run's context (lib/context.h), from the environment: the one place
+ * the hook reads it, but for the NRI plugin's own variables (cmd_nri.c). */
+static void context_from_env(void)
+{
+	const char *timing = getenv("OCI_SOCKOPT_HOOK_TIMING");
+	struct sh_context ctx = {
+		.config = getenv(SH_CONFIG_ENV),
+		.state_dir = getenv("OCI_SOCKOPT_HOOK_STATE_DIR"),
+		.pin_dir = getenv("OCI_SOCKOPT_HOOK_PIN_DIR"),
+		.keys_cgroup = getenv("OCI_SOCKOPT_HOOK_KEYS_CGROUP"),
+		.modules_dir = getenv("OCI_SOCKOPT_HOOK_MODULES_DIR"),
+		.path = getenv("PATH"),
+		.tmpdir = secure_getenv("TMPDIR"),
+		.timing = timing && !strcmp(timing, "1"),
+	};
+
+	context_set(&ctx);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_global global = { 0 };
@@ -158,6 +178,7 @@ int main(int argc, char **argv)
 	int r;
 
 	timing_start();
+	context_from_env();
 	r = parse_global(argc, argv, &global);
 	if (r)
 		return r > 0 ? 0 : 2;

@@ -21,7 +21,10 @@ checked from the source and the objects:
   - nor has the two together: A including B's header while B calls into
     A is a cycle too (B depends on A's code, A on B's declarations);
   - the "## Map" section names every module, and every folder of hook/
-    in one line (a table row) that names each module of the folder.
+    in one line (a table row) that names each module of the folder;
+  - only main.c and hook/cmd/ read the environment (getenv,
+    secure_getenv): the modules below take it from the run's context
+    (lib/context.h), made in main.
 
 Usage: check-modules.py [--layers] BUILD-OBJ-DIR [HOOK-DIR [MAP-FILE]]
 Prints one line per violation, then the counts, and exits 1 if there is
@@ -155,6 +158,24 @@ def check_order(order, where, deps, what):
                 bad.append(f"{shown(where, mod)} {what} {shown(where, d)}: "
                            f"hook/{where[d]}/ is above hook/{where[mod]}/ "
                            f"in the folder order")
+    return bad
+
+
+ENV_READERS = ("", "cmd")
+ENV_CALLS = ("getenv", "secure_getenv")
+
+
+def check_env(objdir, where, modules):
+    """No module below hook/cmd/ reads the environment."""
+    bad = []
+    for mod in modules:
+        obj = object_of(objdir, where, mod)
+        if where[mod] in ENV_READERS or not os.path.exists(obj):
+            continue
+        for name in sorted(set(symbols(obj, True)) & set(ENV_CALLS)):
+            bad.append(f"{shown(where, mod)} calls {name}: below hook/cmd/, "
+                       f"take it from the context (lib/context.h) made in "
+                       f"main.c")
     return bad
 
 
@@ -303,6 +324,7 @@ def main():
         bad.append(f"{mapfile}: hook/{folder}/ is not in the folder table")
     bad += check_order(order, where, includes_of, "includes")
     bad += check_order(order, where, calls_of, "calls")
+    bad += check_env(objdir, where, modules)
     for line in bad:
         print(line)
     print(f"{len(modules)} modules in "

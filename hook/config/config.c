@@ -21,19 +21,18 @@
 #include "config/config_require.h"
 #include "input/strictjson.h"
 #include "lib/cleanup.h"
+#include "lib/context.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
 #include "lib/trust.h"
 
 const char *config_path(const char *cli_path)
 {
-	const char *env = getenv(SH_CONFIG_ENV);
+	const char *env = context_value(context_get()->config);
 
 	if (cli_path)
 		return cli_path;
-	if (env && *env)
-		return env;
-	return SH_DEFAULT_CONFIG;
+	return env ? env : SH_DEFAULT_CONFIG;
 }
 
 static int parse_defaults(struct config_ctx *ctx, struct json_object *obj,

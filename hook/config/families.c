@@ -18,6 +18,7 @@
 
 #include "config/families.h"
 #include "lib/cleanup.h"
+#include "lib/context.h"
 #include "lib/fileio.h"
 
 #define PROTOCOLS_MAX (64 << 10)
@@ -76,10 +77,10 @@ static bool has_line(const char *text, const char *word)
 
 static void modules_dir(char *buf, size_t len)
 {
-	const char *env = getenv("OCI_SOCKOPT_HOOK_MODULES_DIR");
+	const char *env = context_value(context_get()->modules_dir);
 	struct utsname u;
 
-	if (env && *env)
+	if (env)
 		snprintf(buf, len, "%s", env);
 	else if (uname(&u) == 0)
 		snprintf(buf, len, "/lib/modules/%s", u.release);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/context.h"
 #include "lib/log.h"
 #include "lib/timing.h"
 
@@ -53,7 +54,6 @@ double timing_elapsed(void)
 
 void timing_report(const char *command)
 {
-	const char *env = getenv("OCI_SOCKOPT_HOOK_TIMING");
 	char line[TIMING_LINE_MAX];
 	size_t len = 0;
 
@@ -65,7 +65,7 @@ void timing_report(const char *command)
 		len = sizeof(line) - 1;
 	snprintf(line + len, sizeof(line) - len, "total %lld",
 		 (now_ns() - timing.start) / 1000);
-	if (env && !strcmp(env, "1"))
+	if (context_get()->timing)
 		fprintf(stderr, "timing: %s: %s (us)\n", command, line);
 	else
 		log_debug("timing: %s (us)", line);

@@ -20,6 +20,7 @@
 #include "cgroup/cg.h"
 #include "lib/bpfinfo.h"
 #include "lib/cleanup.h"
+#include "lib/context.h"
 #include "prog/keys.h"
 
 /* More programs of one type than anything attaches to our cgroup. */
@@ -27,9 +28,9 @@
 
 const char *keys_cgroup(void)
 {
-	const char *env = getenv("OCI_SOCKOPT_HOOK_KEYS_CGROUP");
+	const char *env = context_value(context_get()->keys_cgroup);
 
-	return env && *env ? env : SH_KEYS_CGROUP;
+	return env ? env : SH_KEYS_CGROUP;
 }
 
 /* Relative, and no "." or ".." component: it stays below the mount. */

@@ -18,6 +18,7 @@
 #include <linux/magic.h>
 
 #include "lib/cleanup.h"
+#include "lib/context.h"
 #include "lib/kind.h"
 #include "lib/trust.h"
 #include "prog/bpffs.h"
@@ -31,9 +32,9 @@
 
 const char *pin_dir(void)
 {
-	const char *env = getenv("OCI_SOCKOPT_HOOK_PIN_DIR");
+	const char *env = context_value(context_get()->pin_dir);
 
-	return env && *env ? env : SH_PIN_DIR;
+	return env ? env : SH_PIN_DIR;
 }
 
 static int check_bpffs(int fd, const char *dir, struct sh_error *err)

@@ -21,6 +21,7 @@
 
 #include "input/strictjson.h"
 #include "lib/cleanup.h"
+#include "lib/context.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
 #include "lib/trust.h"
@@ -30,9 +31,9 @@
 
 const char *state_dir(void)
 {
-	const char *env = getenv("OCI_SOCKOPT_HOOK_STATE_DIR");
+	const char *env = context_value(context_get()->state_dir);
 
-	return env && *env ? env : SH_STATE_DIR;
+	return env ? env : SH_STATE_DIR;
 }
 
 int state_dir_open(bool create, struct sh_error *err)

@@ -31,6 +31,7 @@
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
+#include "lib/context.h"
 #include "lib/fileio.h"
 #include "wiring/toml/toml.h"
 #include "wiring/wiring.h"
@@ -139,7 +140,7 @@ static bool same_but_imports(const struct ctd *c, const char *glob)
 /* The candidate where containerd reads it: a file in a directory of ours. */
 static int write_candidate(struct ctd *c, struct sh_error *err)
 {
-	const char *tmp = secure_getenv("TMPDIR") ?: "/tmp";
+	const char *tmp = context_get()->tmpdir ?: "/tmp";
 	_cleanup_close_ int fd = -1;
 	int r;
 

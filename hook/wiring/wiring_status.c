@@ -37,6 +37,7 @@
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
+#include "lib/context.h"
 #include "lib/log.h"
 #include "nri/nri_status.h"
 #include "wiring/hooksd.h"
@@ -65,7 +66,8 @@ static void why(struct wiring_state *st, const char *fmt, ...)
 
 static bool on_path(const char *name)
 {
-	const char *path = getenv("PATH") ?: "/usr/sbin:/usr/bin:/sbin:/bin";
+	const char *path = context_get()->path ?:
+						 "/usr/sbin:/usr/bin:/sbin:/bin";
 	_cleanup_free_ char *copy = strdup(path);
 	char file[PATH_MAX];
 

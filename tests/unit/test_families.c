@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/context.h"
 #include "config/families.h"
 #include "tap.h"
 
@@ -50,7 +51,7 @@ int main(void)
 
 	if (!mkdtemp(root))
 		return 1;
-	setenv("OCI_SOCKOPT_HOOK_MODULES_DIR", root, 1);
+	context_set(&(struct sh_context){ .modules_dir = root });
 	put("kernel/net/smc/smc.ko.xz", "");
 	put("kernel/net/rds/rds.ko.zst", "");
 	put("modules.alias", "alias net-pf-430 other\nalias net-pf-43 smc\n");
@@ -73,7 +74,8 @@ int main(void)
 	ok(strstr(warning, "this kernel offers AF_SMC") &&
 		   strstr(warning, "seccomp-socket-allowlist.json"),
 	   "the warning names them and the seccomp example");
-	setenv("OCI_SOCKOPT_HOOK_MODULES_DIR", "/nonexistent-modules", 1);
+	context_set(
+		&(struct sh_context){ .modules_dir = "/nonexistent-modules" });
 	families_probe(seen);
 	ok(state_is(seen, "AF_SMC", FAMILY_ABSENT) &&
 		   state_is(seen, "AF_RDS", FAMILY_ABSENT),

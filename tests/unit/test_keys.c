@@ -15,19 +15,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/context.h"
 #include "lib/error.h"
 #include "prog/keys.h"
 #include "tap.h"
 
-#define ENV "OCI_SOCKOPT_HOOK_KEYS_CGROUP"
 
 static void test_name(void)
 {
-	unsetenv(ENV);
+	context_set(&(struct sh_context){ 0 });
 	is_str(keys_cgroup(), SH_KEYS_CGROUP, "no environment: the default");
-	setenv(ENV, "", 1);
+	context_set(&(struct sh_context){ .keys_cgroup = "" });
 	is_str(keys_cgroup(), SH_KEYS_CGROUP, "an empty one: the default");
-	setenv(ENV, "a/b", 1);
+	context_set(&(struct sh_context){ .keys_cgroup = "a/b" });
 	is_str(keys_cgroup(), "a/b", "else the environment's");
 	ok(strncmp(SH_KEYS_CGROUP, "oci-sockopt-hook-", 17) != 0,
 	   "the default is no name a container's cgroup gets");
@@ -55,7 +55,7 @@ static void test_refused(void)
 		struct sh_error err = { 0 };
 		struct keys_state st;
 
-		setenv(ENV, bad[i], 1);
+		context_set(&(struct sh_context){ .keys_cgroup = bad[i] });
 		ok(keys_query(&st, &err) == -EINVAL &&
 			   strstr(err.msg, "not a relative path below") &&
 			   strstr(err.msg, bad[i]) && !st.cgroup[0],
@@ -77,7 +77,7 @@ static void test_absent(void)
 
 	snprintf(name, sizeof(name), "oci-sockopt-hook.unit-keys-%d/absent",
 		 (int)getpid());
-	setenv(ENV, name, 1);
+	context_set(&(struct sh_context){ .keys_cgroup = name });
 	memset(&st, 'x', sizeof(st));
 	ok(keys_query(&st, &err) == 0 && !st.cgroup[0] &&
 		   !st.kept[SH_PROG_SOCK] && !st.kept[SH_PROG_SET] &&
@@ -117,6 +117,6 @@ int main(void)
 	test_refused();
 	test_absent();
 	test_text();
-	unsetenv(ENV);
+	context_set(&(struct sh_context){ 0 });
 	return tap_done();
 }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/context.h"
 #include "cgroup/cg.h"
 #include "helpers.h"
 #include "observe/metrics.h"
@@ -224,7 +225,7 @@ int main(void)
 	if (cg_find_root(&root, &err))
 		return tap_skip_all(err.msg);
 	snprintf(state, sizeof(state), "%s/state", unit_dir);
-	setenv("OCI_SOCKOPT_HOOK_STATE_DIR", state, 1);
+	context_set(&(struct sh_context){ .state_dir = state });
 	test_empty();
 	test_records();
 	test_file();

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "lib/context.h"
 #include "config/config.h"
 #include "helpers.h"
 #include "nri/nri_status.h"
@@ -147,7 +148,7 @@ int main(void)
 
 	tmpdir_make();
 	snprintf(state, sizeof(state), "%s/state", unit_dir);
-	setenv("OCI_SOCKOPT_HOOK_STATE_DIR", state, 1);
+	context_set(&(struct sh_context){ .state_dir = state });
 	test_lock();
 	test_status();
 	test_config();

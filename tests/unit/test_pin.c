@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "lib/context.h"
 #include "prog/pin.h"
 #include "tap.h"
 
@@ -67,11 +68,11 @@ int main(void)
 	ok(pin_is_temp("tmp-42") && !pin_is_temp("setsockopt-0000000000000001"),
 	   "pin_is_temp: the tmp- prefix only");
 
-	unsetenv("OCI_SOCKOPT_HOOK_PIN_DIR");
+	context_set(&(struct sh_context){ 0 });
 	is_str(pin_dir(), "/sys/fs/bpf/oci-sockopt-hook",
 	       "pin_dir: under /sys/fs/bpf by default");
 	snprintf(dir, sizeof(dir), "%s/pins", unit_dir);
-	setenv("OCI_SOCKOPT_HOOK_PIN_DIR", dir, 1);
+	context_set(&(struct sh_context){ .pin_dir = dir });
 	is_str(pin_dir(), dir, "OCI_SOCKOPT_HOOK_PIN_DIR moves it");
 
 	ok(pin_dir_open(false, &err) == -ENOENT,

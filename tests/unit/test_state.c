@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/context.h"
 #include "cgroup/cg.h"
 #include "helpers.h"
 #include "state/state.h"
@@ -109,10 +110,10 @@ static void test_absent(void)
 	struct sh_record rec;
 	struct seen s = { 0 };
 
-	unsetenv("OCI_SOCKOPT_HOOK_STATE_DIR");
+	context_set(&(struct sh_context){ 0 });
 	is_str(state_dir(), "/run/oci-sockopt-hook",
 	       "state_dir: /run/oci-sockopt-hook by default");
-	setenv("OCI_SOCKOPT_HOOK_STATE_DIR", state, 1);
+	context_set(&(struct sh_context){ .state_dir = state });
 	is_str(state_dir(), state, "... OCI_SOCKOPT_HOOK_STATE_DIR moves it");
 	ok(state_dir_check(&err) == 0, "no directory yet: nothing to check");
 	ok(state_read("c1", &rec) == -ENOENT, "no directory: no record");

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/context.h"
 #include "state/stats.h"
 #include "state/stats_log.h"
 #include "tap.h"
@@ -249,7 +250,7 @@ static void test_file(void)
 	if (!mkdtemp(dir))
 		return;
 	snprintf(state, sizeof(state), "%s/state", dir);
-	setenv("OCI_SOCKOPT_HOOK_STATE_DIR", state, 1);
+	context_set(&(struct sh_context){ .state_dir = state });
 	ok(stats_log_read(&s, &err) == 0 && s.nr_rows == 0,
 	   "no state directory: zeros");
 	stats_log_add(STATS_PRESTART, STATS_UNPOLICED, NULL, 0.001);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "lib/context.h"
 #include "lib/log.h"
 #include "tap.h"
 #include "lib/timing.h"
@@ -20,7 +21,7 @@ int main(void)
 	char *text, step[20][16];
 
 	tmpdir_make();
-	setenv("OCI_SOCKOPT_HOOK_TIMING", "1", 1);
+	context_set(&(struct sh_context){ .timing = true });
 	timing_start();
 	usleep(2000);
 	timing_mark("read");
@@ -49,7 +50,7 @@ int main(void)
 		   strstr(said, "total "),
 	   "20 marks: the first 16 steps, then the total");
 
-	setenv("OCI_SOCKOPT_HOOK_TIMING", "0", 1);
+	context_set(&(struct sh_context){ .timing = false });
 	log_set_file(TMP_PATH("log"));
 	log_set_level(LOG_DEBUG);
 	capture_start();
