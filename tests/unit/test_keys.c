@@ -20,7 +20,6 @@
 #include "prog/keys.h"
 #include "tap.h"
 
-
 static void test_name(void)
 {
 	context_set(&(struct sh_context){ 0 });
