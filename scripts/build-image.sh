@@ -3,7 +3,7 @@
 #
 # build-image.sh BUILD_DIR VERSION COMMIT
 #
-# The DaemonSet's image (examples/kubernetes/daemonset.yaml), built here
+# The DaemonSet's image (examples/kubernetes/base/daemonset.yaml), built here
 # from Debian's tools alone and offline: `make image` calls it after
 # `make all`. It holds
 #   /dist/         the tree of `make install DESTDIR=/dist` (PREFIX

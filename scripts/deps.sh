@@ -19,7 +19,7 @@ IMAGE_PKGS="umoci busybox-static jq"
 TEST_PKGS="shellcheck podman python3 python3-jsonschema python3-yaml libclang-rt-14-dev valgrind
 qemu-system-x86 cpio xz-utils zstd clang-format gcc-multilib man-db strace linux-perf
 iptables containerd python3-grpc-tools python3-pkg-resources mmdebstrap e2fsprogs procps
-umoci skopeo"
+umoci skopeo nodejs"
 
 case "${1:-build}" in
 build) want="$BUILD_PKGS" ;;
@@ -29,13 +29,25 @@ image) want="$BUILD_PKGS $IMAGE_PKGS" ;;
 *) echo "deps.sh: unknown set '$1' (build, demo, check, image)" >&2; exit 2 ;;
 esac
 
+# nodejs: npm, for the Kubernetes API schemas (its nodejs brings npm).
+# check also wants kubectl (Debian unstable's) and the Kubernetes API
+# schemas (npm), under the build directory: scripts/k8s-tools.sh.
+tools()
+{
+	[ "${1:-build}" = check ] || return 0
+	"$(dirname "$0")/k8s-tools.sh" "${BUILD:-build}"
+}
+
 missing=""
 for pkg in $want; do
 	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
 		missing="$missing $pkg"
 	fi
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	tools "${1:-build}"
+	exit 0
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "deps.sh: missing packages:$missing (run as root to install them)" >&2
@@ -46,3 +58,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing >/dev/null
+tools "${1:-build}"

@@ -32,7 +32,7 @@
 POD.json is a Kubernetes Pod (what `kubectl get pod -o json` shows) with
 the fields used here: metadata.name, namespace, uid, labels, annotations;
 spec.runtimeClassName (taken as the RuntimeClass's handler, as in
-examples/kubernetes/runtimeclass.yaml), spec.hostNetwork (false: the
+examples/kubernetes/overlays/runtimeclass/runtimeclass.yaml), spec.hostNetwork (false: the
 runtime's CNI sets up the pod's network), spec.hostPID,
 spec.shareProcessNamespace, spec.securityContext.runAsUser and runAsGroup
 (the sandbox's and every container's), spec.terminationGracePeriodSeconds,

@@ -38,8 +38,7 @@ schema_for() # FILE: which schema describes it
 	esac
 }
 
-for f in "$top"/examples/*.json "$top"/examples/*/*.json; do
-	[ -f "$f" ] || continue
+while IFS= read -r f; do
 	schema=$(schema_for "$f")
 	if [ -z "$schema" ]; then
 		tap_ok 1 "$(basename "$f") has a schema"
@@ -54,7 +53,7 @@ for f in "$top"/examples/*.json "$top"/examples/*/*.json; do
 			tap_diag "$out"
 		;;
 	esac
-done
+done < <(find "$top/examples" -name '*.json' | sort)
 
 bad=$(mktemp)
 trap 'rm -f "$bad"' EXIT

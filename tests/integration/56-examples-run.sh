@@ -8,7 +8,7 @@
 #    annotations containerd gives the containers of
 #    examples/kubernetes/pod-per-container.yaml: web is restricted, the
 #    sandbox gets sandbox_policy (no socket at all);
-#  - the init container of examples/kubernetes/daemonset.yaml under runc,
+#  - the init container of examples/kubernetes/base/daemonset.yaml (its ConfigMap from base/kustomization.yaml) under runc,
 #    as kubelet would run it (no capabilities, read-only image, the
 #    volumes bind-mounted): it installs the three files on the "node" (a
 #    temp dir), and refuses a broken ConfigMap without touching them.
@@ -108,7 +108,7 @@ for ctr in web POD; do
 done
 
 # --- DaemonSet init container -------------------------------------------
-DS=$EX/kubernetes/daemonset.yaml
+DS=$EX/kubernetes/base/daemonset.yaml
 IMG=$CT_TMP/ds-image
 NODE=$CT_TMP/node
 CM=$CT_TMP/configmap
@@ -131,7 +131,14 @@ tap_ok $? "DaemonSet: an image with the 'make install DESTDIR=/dist' tree" || ta
 # or ConfigMap name, readOnly), and the ConfigMap's data.
 ds_json=$($PY - "$DS" <<'PY'
 import json, sys, yaml
+import os
 docs = {d["kind"]: d for d in yaml.safe_load_all(open(sys.argv[1]))}
+# the ConfigMap as the base's configMapGenerator makes it
+base = os.path.dirname(sys.argv[1])
+gen = yaml.safe_load(open(os.path.join(base, "kustomization.yaml")))["configMapGenerator"][0]
+data = dict(lit.split("=", 1) for lit in gen.get("literals", []))
+for f in gen.get("files", []):
+    data[os.path.basename(f)] = open(os.path.join(base, f)).read()
 spec = docs["DaemonSet"]["spec"]["template"]["spec"]
 init = spec["initContainers"][0]
 vols = {v["name"]: v for v in spec["volumes"]}
@@ -146,7 +153,7 @@ print(json.dumps({"argv": init["command"] + init.get("args", []),
                   "mounts": mounts, "uid": sc.get("runAsUser", 0),
                   "drop_all": "ALL" in sc.get("capabilities", {}).get("drop", []),
                   "ro_root": bool(sc.get("readOnlyRootFilesystem")),
-                  "data": docs["ConfigMap"]["data"]}))
+                  "data": data}))
 PY
 )
 tap_ok $? "DaemonSet: init container, volumes and ConfigMap read from the YAML" ||

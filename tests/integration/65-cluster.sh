@@ -172,7 +172,7 @@ tap_is "$(ls -A "$TMP/features.d")" "oci-sockopt-hook" "the failures wrote nothi
 sel=$($PY -c 'import json, sys, yaml
 print(json.dumps({d["metadata"]["name"]: d["scheduling"]["nodeSelector"]
                   for d in yaml.safe_load_all(open(sys.argv[1]))}))' \
-	"$EX/kubernetes/runtimeclass.yaml")
+	"$EX/kubernetes/overlays/runtimeclass/runtimeclass.yaml")
 ex=$(env PATH="$TMP/empty" "$HOOK" --config "$EX/config.json" --json features --hooks-dir "$TMP/hooksd" 2>/dev/null | jq -c .labels)
 tap_is "$(jq -c '[.[] | keys[]] | unique' <<<"$sel")" \
 	"$(jq -c '[keys[] | select((startswith("sockopt-hook.io/policy.") or . == "sockopt-hook.io/nri") | not)] | sort' <<<"$ex")" \
@@ -186,10 +186,13 @@ tap_is "$(jq -c --argjson l "$ex" 'map_values(to_entries | all(.value == $l[.key
 # kubelet: sh runs it directly; the node's hook is this one, on a state
 # and a pin directory of the test's own, every 1 s). It preloads and
 # applies at start, writes the feature file, repeats; a changed ConfigMap
-# it installs, preloads and applies, a broken one it leaves out; on
-# SIGTERM it removes the file and exits 0.
+# it installs, preloads and applies, a broken one it leaves out; the
+# hooks.d file removed from the node it puts back from the image and
+# counts (oci_sockopt_hook_wiring_repairs_total); on SIGTERM it removes
+# the feature file and exits 0.
 A=$TMP/agent
-mkdir -p "$A/features.d" "$A/textfile" "$A/configmap" "$A/state"
+mkdir -p "$A/features.d" "$A/textfile" "$A/configmap" "$A/state" "$A/hooks.d"
+cp "$EX/hooks.d-oci-sockopt-hook.json" "$A/hooks.d/oci-sockopt-hook.json"
 cp "$EX/config.json" "$A/config.json"
 cp "$EX/config.json" "$A/configmap/config.json"
 $PY -c 'import sys, yaml
@@ -197,14 +200,16 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
     if d["kind"] == "DaemonSet":
         print(next(c["args"][0] for c in d["spec"]["template"]["spec"]["containers"]
                    if c["name"] == "agent"))' \
-	"$EX/kubernetes/daemonset.yaml" |
+	"$EX/kubernetes/base/daemonset.yaml" |
 	sed -e "s|^host=.*|host=\"env PATH=$TMP/empty\"|" \
 		-e "s|^hook=.*|hook=$HOOK|" -e "s|^config=.*|config=$A/config.json|" \
 		-e "s|^image_hook=.*|image_hook=$HOOK|" \
 		-e "s|^configmap=.*|configmap=$A/configmap/config.json|" \
 		-e "s|^installed=.*|installed=$A/config.json|" -e "s|^every=.*|every=1|" \
 		-e "s|^nfd=/etc/kubernetes/node-feature-discovery/features.d/|nfd=$A/features.d/|" \
-		-e "s|^prom=/var/lib/prometheus/node-exporter/|prom=$A/textfile/|" >"$A/script.sh"
+		-e "s|^prom=/var/lib/prometheus/node-exporter/|prom=$A/textfile/|" \
+		-e "s|^textfile=.*|textfile=$A/textfile|" -e "s|^hooksd=.*|hooksd=$A/hooks.d/oci-sockopt-hook.json|" \
+		-e "s|^hooksd_src=.*|hooksd_src=$EX/hooks.d-oci-sockopt-hook.json|" >"$A/script.sh"
 tap_like "$(cat "$A/script.sh")" "nfd=$A/features.d/oci-sockopt-hook" \
 	"the agent's script, from the DaemonSet, with its paths under \$TMP"
 OCI_SOCKOPT_HOOK_STATE_DIR=$A/state OCI_SOCKOPT_HOOK_PIN_DIR=$A/no-pins \
@@ -254,6 +259,16 @@ until [ "$(grep -c '^apply:' "$A/out")" = 2 ] || ! kill -0 "$agent" 2>/dev/null;
 tap_ok "$(cmp -s "$A/configmap/config.json" "$A/config.json"; echo $?)" \
 	"a changed ConfigMap that validates is installed on the node"
 tap_is "$(grep -c '^apply:' "$A/out")" 2 "and applied to the running containers (apply ran again)"
+# repairs N M: the agent's counter says N repaired, M failed
+repairs() { sed -n 's/^oci_sockopt_hook_wiring_repairs_total{runtime="none",outcome="\(repaired\|failed\)"} //p' "$A/textfile/oci-sockopt-hook-agent.prom" 2>/dev/null | tr '\n' ' '; }
+tap_is "$(repairs)" "0 0 " "the agent's repairs counter: written at start, 0 repaired, 0 failed"
+rm "$A/hooks.d/oci-sockopt-hook.json" # node tooling removed it
+wait_file "$A/hooks.d/oci-sockopt-hook.json"
+cmp -s "$A/hooks.d/oci-sockopt-hook.json" "$EX/hooks.d-oci-sockopt-hook.json"
+tap_ok $? "the hooks.d file removed from the node: the agent puts the image's back"
+until [ "$(repairs)" = "1 0 " ] || ! kill -0 "$agent" 2>/dev/null; do sleep 0.1; done
+tap_is "$(repairs)" "1 0 " "counted: oci_sockopt_hook_wiring_repairs_total{outcome=repaired} 1"
+tap_like "$(cat "$A/out")" "wiring missing: the hooks.d file; putting it back" "and said in its log"
 kill -TERM "$agent"
 wait "$agent"
 rc=$?
@@ -271,7 +286,7 @@ elif ! [ -x "$vapcheck" ]; then
 	tap_diag "$(tail -n 20 "$TMP/cel.err")"
 else
 	tap_diag "vapcheck: $(grep -o 'go version .*' "$TMP/cel.err" || echo cached)"
-	POL=$EX/kubernetes/admission-sockopt-hook.yaml
+	POL=$EX/kubernetes/overlays/admission/admission-sockopt-hook.yaml
 	out=$("$vapcheck" "$POL" "$top"/tests/cel/cases/*.yaml 2>&1)
 	tap_relay cel $? <<<"$out"
 	# The cases can fail: let namespace web bypass, and 01 must say so.

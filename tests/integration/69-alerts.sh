@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The alerts and the dashboard, against Prometheus itself. The rule file
-# is the spec of examples/kubernetes/prometheusrule.yaml (one source):
+# is the spec of examples/kubernetes/overlays/monitoring/prometheusrule.yaml (one source):
 # `promtool check rules` and `promtool test rules`
 # (tests/alerts/oci-sockopt-hook.test.yml) pass, and the same tests fail
 # on the naive rule that counts a refusal with increase() alone. Then
@@ -15,7 +15,7 @@
 # relabels it): one as the operator's default (honor_labels false), one
 # with honorLabels: true. Checked: what each does to our namespace, pod
 # and container labels (docs/cluster.md, Metrics); every query and
-# variable of examples/grafana/oci-sockopt-hook-dashboard.json returns
+# variable of examples/kubernetes/overlays/monitoring/oci-sockopt-hook-dashboard.json returns
 # data with honorLabels, and the per-pod panel names the workload's pod
 # only with it; a refusal and a fallback made while Prometheus runs fire
 # their alerts (those counted before it started do not).
@@ -38,8 +38,8 @@ PROMETHEUS=$PROMTOOLS_DIR/root/usr/bin/prometheus
 ct_init
 BASE=$(ct_snapshot progs cgroups)
 export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
-RULE=$TESTS_TOP/examples/kubernetes/prometheusrule.yaml
-DASH=$TESTS_TOP/examples/grafana/oci-sockopt-hook-dashboard.json
+RULE=$TESTS_TOP/examples/kubernetes/overlays/monitoring/prometheusrule.yaml
+DASH=$TESTS_TOP/examples/kubernetes/overlays/monitoring/oci-sockopt-hook-dashboard.json
 NODE=node-1
 
 # --- the rules, offline ---------------------------------------------------
@@ -65,7 +65,7 @@ tap_ok $? "the rule file is the PrometheusRule's spec"
 cp "$TESTS_TOP/tests/alerts/oci-sockopt-hook.test.yml" "$R/"
 out=$("$PROMTOOL" check rules "$R/oci-sockopt-hook.rules.yml" 2>&1)
 tap_ok $? "promtool check rules" || tap_diag "$out"
-tap_like "$out" "SUCCESS: 4 rules found" "4 rules: refusals, fallbacks, collect_errors, a stale file"
+tap_like "$out" "SUCCESS: 6 rules found" "6 rules: refusals, fallbacks, collect_errors, a stale file, a wiring repaired, a repair failed"
 out=$("$PROMTOOL" test rules "$R/oci-sockopt-hook.test.yml" 2>&1)
 tap_ok $? "promtool test rules" || tap_diag "$out"
 

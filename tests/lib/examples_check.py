@@ -94,6 +94,10 @@ def yaml_examples():
     docs = {}
     for path in files:
         name = os.path.relpath(path, EX)
+        # a kustomization is no object (tests/integration/28-kustomize.sh
+        # renders and checks what it makes)
+        if os.path.basename(path) == "kustomization.yaml":
+            continue
         try:
             items = load_yaml(path)
         except yaml.YAMLError as e:
@@ -110,7 +114,7 @@ def yaml_examples():
 
 
 def runtime_classes(docs):
-    rcs = {d["metadata"]["name"]: d for d in docs["kubernetes/runtimeclass.yaml"]}
+    rcs = {d["metadata"]["name"]: d for d in docs["kubernetes/overlays/runtimeclass/runtimeclass.yaml"]}
     check(sorted(rcs) == ["sockopt", "sockopt-bypass"] and
           all(d["kind"] == "RuntimeClass" and d["apiVersion"] == "node.k8s.io/v1"
               for d in rcs.values()),
@@ -191,8 +195,9 @@ def admission_shape(vap, binding):
           "CREATE and UPDATE", sorted(want - got))
     exprs = mc.get("namespaceSelector", {}).get("matchExpressions", [])
     check({"key": "kubernetes.io/metadata.name", "operator": "NotIn",
-           "values": ["kube-system"]} in exprs,
-          "admission policy: namespace kube-system left out", exprs)
+           "values": ["kube-system", "oci-sockopt-hook"]} in exprs,
+          "admission policy: namespaces kube-system and oci-sockopt-hook "
+          "(the DaemonSet's) left out", exprs)
     check(any("sockopt-hook.io/" in c["expression"]
               for c in vap["spec"].get("matchConditions", [])),
           "admission policy: only objects with our keys are looked at "
@@ -200,9 +205,9 @@ def admission_shape(vap, binding):
 
 
 def admission(docs):
-    """examples/kubernetes/admission-sockopt-hook.yaml: its shape. Its CEL
+    """examples/kubernetes/overlays/admission/admission-sockopt-hook.yaml: its shape. Its CEL
     is compiled and run by tests/cel/vapcheck.go (65-cluster.sh)."""
-    items = docs["kubernetes/admission-sockopt-hook.yaml"]
+    items = docs["kubernetes/overlays/admission/admission-sockopt-hook.yaml"]
     vaps = {d["metadata"]["name"]: d for d in items
             if d["kind"] == "ValidatingAdmissionPolicy"}
     bindings = {d["spec"]["policyName"]: d for d in items
@@ -228,7 +233,7 @@ def admission(docs):
               "whatever happens to the ConfigMap)")
         text = " ".join(v["expression"] for v in rc["spec"]["validations"])
         names = [d["metadata"]["name"]
-                 for d in docs["kubernetes/runtimeclass.yaml"]]
+                 for d in docs["kubernetes/overlays/runtimeclass/runtimeclass.yaml"]]
         check(all("'%s'" % n in text for n in names),
               "sockopt-hook-runtimeclass names every RuntimeClass of "
               "runtimeclass.yaml", names)
@@ -249,21 +254,28 @@ def admission(docs):
 
 
 def daemonset(docs):
-    items = docs["kubernetes/daemonset.yaml"]
+    items = docs["kubernetes/base/daemonset.yaml"]
     kinds = {d["kind"]: d for d in items}
-    check(set(kinds) == {"ConfigMap", "DaemonSet"},
-          "daemonset.yaml holds a ConfigMap and a DaemonSet", sorted(kinds))
-    cm, ds = kinds["ConfigMap"], kinds["DaemonSet"]
+    check(set(kinds) == {"DaemonSet"},
+          "base/daemonset.yaml holds the DaemonSet (its ConfigMap is the "
+          "kustomization's configMapGenerator)", sorted(kinds))
+    ds = kinds["DaemonSet"]
+    # the ConfigMap as base/kustomization.yaml's generator makes it
+    kust = load_yaml(os.path.join(EX, "kubernetes", "base",
+                                  "kustomization.yaml"))[0]
+    gen = kust["configMapGenerator"][0]
+    cm = {"metadata": {"name": gen["name"]},
+          "data": dict(lit.split("=", 1) for lit in gen.get("literals", []))}
     with open(os.path.join(EX, "config.json")) as f:
         want = json.load(f)
     try:
-        got = json.loads(cm["data"]["config.json"])
-    except (KeyError, ValueError) as e:
+        with open(os.path.join(EX, "kubernetes", "base", "config.json")) as f:
+            got = json.load(f)
+    except (OSError, ValueError) as e:
         got = e
-    check(got == want, "the ConfigMap's config.json is examples/config.json")
-    check(ds["apiVersion"] == "apps/v1" and
-          cm["metadata"]["namespace"] == ds["metadata"]["namespace"],
-          "apps/v1 DaemonSet in the ConfigMap's namespace")
+    check(got == want, "the ConfigMap's config.json (base/config.json) is "
+          "examples/config.json")
+    check(ds["apiVersion"] == "apps/v1", "an apps/v1 DaemonSet")
     spec = ds["spec"]["template"]["spec"]
     check(ds["spec"]["selector"]["matchLabels"].items() <=
           ds["spec"]["template"]["metadata"]["labels"].items(),
@@ -381,7 +393,8 @@ def configure(spec, cm):
     check(conf.get("securityContext", {}).get("privileged") is True and
           "nsenter --target 1 --mount" in script and
           'runtime configure --runtime "$RUNTIME" "$@"' in script and
-          "configure --restart || exit 1" in script and
+          "configure --restart $add || exit 1" in script and
+          '[ "$ADD_IMPORT" != true ] || add=--add-import' in script and
           '[ -z "$NRI" ] || configure --nri "$NRI" --restart' in script and
           '[ -z "$RUNTIME" ]' in script,
           "configure: the installed hook's `runtime configure --restart` in "
@@ -399,9 +412,12 @@ def agent(spec, vols):
     made = sorted(vols[m["name"]]["hostPath"]["path"] for m in mounts
                   if "hostPath" in vols[m["name"]])
     check(made == sorted([NFD_DIR, "/var/lib/prometheus/node-exporter",
-                          "/etc/oci-sockopt-hook"]),
+                          "/etc/oci-sockopt-hook",
+                          "/usr/share/containers/oci/hooks.d"]),
           "the agent's host volumes: features.d and the textfile directory "
-          "(made by the kubelet), the node's config directory (apply)",
+          "(made by the kubelet; the repairs counter), the hooks.d "
+          "directory (a removed hooks.d file put back), the node's config "
+          "directory (apply)",
           made)
     config = [m for m in mounts if "configMap" in vols[m["name"]]]
     check(len(config) == 1 and config[0].get("readOnly") is True,
@@ -519,7 +535,8 @@ def containerd_handler(name, cfg, version, plugin):
           stages == ["poststop", "prestart"],
           "the base spec runs the installed hook at prestart and poststop",
           (paths, stages))
-    rc = load_yaml(os.path.join(EX, "kubernetes", "runtimeclass.yaml"))[0]
+    rc = load_yaml(os.path.join(EX, "kubernetes", "overlays", "runtimeclass",
+                                "runtimeclass.yaml"))[0]
     check(spec.get("annotations", {}).get(HANDLER_KEY) == rc["handler"],
           "the base spec names its handler (%s) in %s, for "
           "require_annotations" % (rc["handler"], HANDLER_KEY))

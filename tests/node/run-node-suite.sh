@@ -16,6 +16,8 @@
 #     images/ (75-examples' servers image, apps/build-apps.sh),
 #     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook),
 #     image/oci-sockopt-hook.tar (`make image`, for 70-daemonset)
+#     kubernetes/NAME.yaml (`kubectl kustomize` of kustomize/NAME, for
+#     70-daemonset; scripts/k8s-tools.sh fetches kubectl)
 #   BUILD_DIR/node/console.log, results.tap
 #
 # Environment: TESTS_CACHE (a directory for the kernel and the image
@@ -158,6 +160,16 @@ if selected 70-daemonset.sh && command -v umoci >/dev/null; then
 	img=$(make -s -C "$top" BUILD="$build" -o "$build/oci-sockopt-hook" image 2>"$node/image.err" | tail -n1) ||
 		say "make image failed: $(tail -n 3 "$node/image.err")"
 	[ -r "$img" ] && install -D -m 0644 "$img" "$stage/image/oci-sockopt-hook.tar"
+fi
+# the DaemonSet's objects as `kubectl kustomize` renders the overlays of
+# tests/node/kustomize/ (over examples/kubernetes/), for 70-daemonset:
+# the node runs what an operator would apply, not a copy
+if selected 70-daemonset.sh && [ -x "$build/k8s/kubectl" ]; then
+	mkdir -p "$stage/kubernetes"
+	for k in "$here"/kustomize/*/; do
+		"$build/k8s/kubectl" kustomize "$k" >"$stage/kubernetes/$(basename "$k").yaml" ||
+			rigfail "kubectl kustomize $k failed"
+	done
 fi
 payload="$node/payload.img"
 rm -f "$payload"

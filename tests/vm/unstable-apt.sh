@@ -101,7 +101,12 @@ unstable_apt_init() {
 	fi
 }
 
+# (apt-cache's output is read whole first: an awk that exits at the
+# field would kill apt-cache with SIGPIPE, which pipefail turns into a
+# failure at random.)
 unstable_field() {
-	apt-cache "${apt_opts[@]}" show "$1" 2>/dev/null |
-		awk -v f="$2:" '$1 == f { $1 = ""; sub(/^ /, ""); print; exit } /^$/ { exit }'
+	local out
+
+	out=$(apt-cache "${apt_opts[@]}" show "$1" 2>/dev/null) || true
+	awk -v f="$2:" '$1 == f { $1 = ""; sub(/^ /, ""); print; exit } /^$/ { exit }' <<<"$out"
 }

@@ -1,17 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The DaemonSet installed from the image, through containerd's CRI (issue
-# 23): 00-node's install undone, containerd 2.x with Debian's config.toml
-# and the one line a node image adds for drop-ins (imports), the image
-# that `make image` built (the payload's image/) imported with
-# `ctr images import`, and the DaemonSet's own pod spec and ConfigMap,
-# taken from examples/kubernetes/daemonset.yaml (the image replaced by the
-# imported one, the ConfigMap's runtime key set to containerd), run by
-# tests/cri/cri.py as kubelet runs it (cgroupfs driver):
-#  - install, configure (runtime configure --restart: containerd restarts
-#    under the pod; then --nri pod, which checks containerd's NRI) and
-#    preload exit 0, in order; the nri container (the NRI plugin, the
-#    ConfigMap's default nri: pod) and the agent run;
+# The DaemonSet installed from the image, through containerd's CRI: 00-node's
+# install undone and its state directory moved aside (a node that never
+# saw the hook), containerd 2.x with Debian's own config.toml (no imports
+# line), the image that `make image` built (the payload's image/)
+# imported with `ctr images import` and tagged
+# localhost/oci-sockopt-hook:node-suite, and the objects `kubectl
+# kustomize` rendered on the host from tests/node/kustomize/daemonset (an
+# operator's overlay over examples/kubernetes/overlays/runtimeclass:
+# nri=pod, add_import=true, that image), the DaemonSet's pod and its
+# ConfigMap run by tests/cri/cri.py as kubelet runs it (cgroupfs driver):
+#  - install, configure (runtime configure --add-import --restart: the
+#    imports line added to Debian's config.toml, containerd restarts under
+#    the pod; then --nri pod, which checks containerd's NRI) and preload
+#    exit 0, in order; the nri container (the NRI plugin) and the agent run;
 #  - the node has the binary (the one built), the ConfigMap's config, the
 #    hooks.d file, the handlers sockopt and sockopt-bypass, the pins;
 #  - the agent's feature file (installed=true, bypass-prot-mem=true,
@@ -22,13 +24,21 @@
 #    annotated pod on the default handler (no RuntimeClass, no base spec)
 #    gets its policy from the plugin running in the DaemonSet's pod, and a
 #    plain one on it stays unpoliced;
-#  - the uninstall path: the pods removed (the agent's SIGTERM removes the
-#    feature file, the plugin's its status), then the docs' commands on the
-#    node: the node is as it was before the DaemonSet came (files, pins,
-#    containerd's config); before those, no plugin holds its lock.
-# 00-node's install and Debian's config.toml are put back at the end.
-# About 1.5 minutes (containerd restarted four times, the image imported), more
-# under TCG on a loaded host:
+#  - wiring that heals: config.toml overwritten with Debian's (as node
+#    tooling would) and containerd restarted: the handlers are gone; with
+#    no hand on the node the agent puts the imports line and the drop-in
+#    back and restarts containerd, a new pod on sockopt is policed, and
+#    the agent's oci_sockopt_hook_wiring_repairs_total says 1 repaired;
+#  - the uninstall: the pods removed (the agent's SIGTERM removes the
+#    feature file, the plugin's its status), then the pod of
+#    tests/node/kustomize/uninstall (examples/kubernetes/overlays/uninstall)
+#    run the same way: its init container undoes the install on the node,
+#    and a before/after snapshot (files, config.toml byte for byte,
+#    containerd's config dump, pins, the keys cgroup, the state directory,
+#    units, records) finds the node as it was before the DaemonSet came.
+# 00-node's install and state directory are put back at the end.
+# About 2.5 minutes (containerd restarted six times, the image imported),
+# more under TCG on a loaded host:
 # node-timeout: 600
 # shellcheck source=tests/node/guest/lib.sh
 . "$NODE_PAYLOAD/lib.sh"
@@ -41,38 +51,50 @@ CRI_DIR=$NODE_VAR/ds-pods
 CRI_DRIVER=cgroupfs
 MAIN=/etc/containerd/config.toml
 IMAGE_TAR=$NODE_PAYLOAD/image/oci-sockopt-hook.tar
-DS_YAML=$SRC/examples/kubernetes/daemonset.yaml
+DS_YAML=$NODE_PAYLOAD/kubernetes/daemonset.yaml
+UNINSTALL_YAML=$NODE_PAYLOAD/kubernetes/uninstall.yaml
 NFD=/etc/kubernetes/node-feature-discovery/features.d/oci-sockopt-hook
 PROM=/var/lib/prometheus/node-exporter/oci-sockopt-hook.prom
 rm -rf "$CRI_DIR" && mkdir -p "$CRI_DIR"
 # No image: the build host lacks what make image needs (it says what);
 # anything else is the rig's failure. python3-yaml is in the image's
-# package list: without it the image is broken.
+# package list: without it the image is broken. No rendered overlays:
+# the build host has no kubectl (scripts/k8s-tools.sh says why).
 [ -s "$NODE_PAYLOAD/image/none" ] && tap_skip_all "$(cat "$NODE_PAYLOAD/image/none")"
 [ -r "$IMAGE_TAR" ] || tap_bail "no image in the payload, and no reason why"
+{ [ -r "$DS_YAML" ] && [ -r "$UNINSTALL_YAML" ]; } ||
+	tap_skip_all "no rendered overlays in the payload (no kubectl on the build host: scripts/k8s-tools.sh)"
 python3 -c 'import yaml' 2>/dev/null || tap_bail "python3-yaml is not in the node image (tests/node/image/packages lists it)"
 node_cri_stubs
 
 node_forget_hook
 tap_ok $? "00-node's install undone (make uninstall): no binary, config, hooks.d file or pins"
+# and its state directory aside: the node never saw the hook
+rm -rf "$CRI_DIR/state.saved"
+[ ! -e "$NODE_STATE" ] || mv "$NODE_STATE" "$CRI_DIR/state.saved"
 cp "$MAIN" "$CRI_DIR/config.toml.orig"
-# The node image's part: containerd reads drop-ins from a directory it
-# ships (runtime configure never writes the main config).
-CONFD_EXISTED=$([ -d /etc/containerd/conf.d ] && echo 1 || echo 0)
-sed -i '1i imports = ["/etc/containerd/conf.d/*.toml"]' "$MAIN"
-mkdir -p /etc/containerd/conf.d
-systemctl restart containerd
+tap_is "$(grep -c '^imports' "$MAIN")" 0 "containerd's config.toml is Debian's: no imports line"
 VERSION=$(cri --wait 60 version 2>&1)
-tap_like "$VERSION" '^containerd ' "containerd with an imports line answers CRI: $VERSION"
+tap_like "$VERSION" '^containerd ' "containerd answers CRI: $VERSION"
 node_cri_images
-BEFORE=$(node_state)
+# snap: node_state and what only an uninstall must put back: the state
+# directory, the keys cgroup, the uninstall's own directory
+snap() {
+	node_state
+	find "$NODE_STATE" /run/oci-sockopt-hook-uninstall -printf '%p %y\n' 2>/dev/null | sort
+	ls -d /sys/fs/cgroup/oci-sockopt-hook.keys 2>&1
+	sha256sum "$MAIN"
+}
+BEFORE=$(snap)
 
 # --- the image and the DaemonSet's pod ----------------------------------------
 
 out=$(ctr -n k8s.io images import --base-name localhost/oci-sockopt-hook "$IMAGE_TAR" 2>&1)
 tag=$(tar -xOf "$IMAGE_TAR" index.json | jq -r '.manifests[0].annotations["org.opencontainers.image.ref.name"]')
-IMAGE=localhost/oci-sockopt-hook:$tag
-tap_like "$(cri image-id "$IMAGE" 2>&1)" '^sha256:' "ctr images import: $IMAGE in CRI's store" ||
+# the tag tests/node/kustomize/ names (the archive's is VERSION-COMMIT)
+out="$out $(ctr -n k8s.io images tag --force "localhost/oci-sockopt-hook:$tag" localhost/oci-sockopt-hook:node-suite 2>&1)"
+IMAGE=localhost/oci-sockopt-hook:node-suite
+tap_like "$(cri image-id "$IMAGE" 2>&1)" '^sha256:' "ctr images import and tag: $IMAGE (built as $tag) in CRI's store" ||
 	tap_diag "$out"
 POD=$CRI_DIR/daemonset-pod.json
 CMS=$CRI_DIR/configmaps.json
@@ -80,14 +102,11 @@ UID_DS=$(cat /proc/sys/kernel/random/uuid)
 out=$(python3 - "$DS_YAML" "$IMAGE" "$UID_DS" "$POD" "$CMS" <<'PY'
 import json, sys, yaml
 src, image, uid, pod_out, cms_out = sys.argv[1:]
-docs = {d["kind"]: d for d in yaml.safe_load_all(open(src))}
+docs = {d["kind"]: d for d in yaml.safe_load_all(open(src)) if d}
 ds, cm = docs["DaemonSet"], docs["ConfigMap"]
-cm["data"]["runtime"] = "containerd"
 tmpl = ds["spec"]["template"]
 cs = tmpl["spec"]["initContainers"] + tmpl["spec"]["containers"]
 placeholder = {c["image"] for c in cs}
-for c in cs:
-    c["image"] = image
 pod = {"apiVersion": "v1", "kind": "Pod",
        "metadata": {"name": ds["metadata"]["name"] + "-node",
                     "namespace": ds["metadata"]["namespace"], "uid": uid,
@@ -98,8 +117,10 @@ json.dump([cm], open(cms_out, "w"))
 print(" ".join(c["name"] for c in cs), "|", " ".join(sorted(placeholder)))
 PY
 )
-tap_like "$out" '^install configure preload nri agent \| ghcr\.io/example/oci-sockopt-hook:' \
-	"the DaemonSet's pod spec from the YAML: $out"
+tap_like "$out" '^install configure preload nri agent \| localhost/oci-sockopt-hook:node-suite$' \
+	"the DaemonSet's pod spec as kubectl kustomize rendered it, its image set by the overlay's images: $out"
+tap_is "$(jq -c '.[0].data | [.runtime, .nri, .add_import]' "$CMS")" '["containerd","pod","true"]' \
+	"its ConfigMap: runtime containerd (overlays/runtimeclass), nri pod and add_import true (the operator's overlay)"
 # nri_files: what `runtime configure --nri` could write for the plugin:
 # its unit, its link in /opt/nri/plugins, an NRI drop-in of containerd's.
 nri_files() {
@@ -129,6 +150,10 @@ tap_is "$(jq -r .hook.path "$NODE_HOOKSD/oci-sockopt-hook.json")" "$NODE_HOOK" \
 dump=$(containerd config dump)
 [[ $dump == *"runtimes.sockopt]"* && $dump == *"runtimes.sockopt-bypass]"* ]]
 tap_ok $? "configure: containerd (restarted) has the handlers sockopt and sockopt-bypass"
+tap_is "$(grep -c '^imports = \["/etc/containerd/conf.d/\*.toml"\]$' "$MAIN")" 1 \
+	"configure --add-import: Debian's config.toml imports /etc/containerd/conf.d/*.toml"
+cmp -s /etc/containerd/oci-sockopt-hook/main-config-before-import.toml "$CRI_DIR/config.toml.orig"
+tap_ok $? "and the file as it was is kept byte for byte"
 tap_like "$(ls /sys/fs/bpf/oci-sockopt-hook 2>&1)" 'sock_create-[0-9a-f]{16}' \
 	"preload: the programs are pinned (<kind>-<policy hash>)"
 tap_like "$(cri logs "$(jq -r '.init.configure // empty' <<<"$CRI_RUN_OUT")" 2>&1)" \
@@ -195,12 +220,44 @@ wait_until 40 metrics_name_both
 tap_ok $? "the agent's metrics name both workloads (container_info: web with policy restricted, loader with the bypass)" ||
 	tap_diag "$(grep container_info "$PROM")"
 
-# --- the uninstall path --------------------------------------------------------
+# --- wiring that heals ----------------------------------------------------------
+
+# repairs: the agent's counter, "REPAIRED FAILED"
+AGENT_PROM=/var/lib/prometheus/node-exporter/oci-sockopt-hook-agent.prom
+repairs() { sed -n 's/^oci_sockopt_hook_wiring_repairs_total{runtime="containerd",outcome="\(repaired\|failed\)"} //p' "$AGENT_PROM" 2>/dev/null | tr '\n' ' '; }
+tap_is "$(repairs)" "0 0 " "the agent's repairs counter: 0 repaired, 0 failed"
+# shellcheck disable=SC2317 # called through wait_until
+handlers_back() { containerd config dump 2>/dev/null | grep -q 'runtimes\.sockopt\]'; }
+cp "$CRI_DIR/config.toml.orig" "$MAIN" # node tooling writes its config.toml
+systemctl restart containerd
+cri --wait 60 version >/dev/null
+handlers_back
+tap_is "$?" 1 "config.toml overwritten with Debian's, containerd restarted: the handlers are gone"
+t0=$SECONDS
+wait_until 120 handlers_back
+tap_ok $? "with no hand on the node, the agent put them back ($((SECONDS - t0)) s)" ||
+	tap_diag "$(cri logs "$AGENT" 2>&1 | tail -n 10)"
+cri --wait 60 version >/dev/null
+tap_is "$(grep -c '^imports = \["/etc/containerd/conf.d/\*.toml"\]$' "$MAIN")" 1 \
+	"config.toml imports the drop-in's directory again (add_import)"
+tap_like "$(cri logs "$AGENT" 2>&1)" "wiring missing: containerd's handlers; putting it back" \
+	"the agent's log says what it put back"
+wait_until 40 test "$(repairs)" = "1 0 "
+tap_is "$(repairs)" "1 0 " "oci_sockopt_hook_wiring_repairs_total: 1 repaired, 0 failed"
+m=$(cri_pod healed sockopt '{"sockopt-hook.io/policy": "restricted"}' \
+	"[{\"name\": \"healed\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\", \"NET_RAW\"]}]")
+cri_run_pod "$m"
+tap_ok $? "a new pod on handler sockopt runs"
+PROBE_OUT=$(cri_exec "${CRI_IDS[healed]}" /probe)
+check_restricted "after the repair, on sockopt"
+
+# --- the uninstall --------------------------------------------------------------
 
 rc=0
 for entry in "${CRI_PODS[@]}"; do
 	cri_remove_pod "${entry%% *}" || rc=1
 done
+CRI_PODS=()
 tap_ok $rc "the workloads and the DaemonSet's pod stop and go"
 tap_check "the agent removed its feature file as it stopped" test ! -e "$NFD"
 tap_check "the plugin removed its status as it stopped" test ! -e "$NODE_STATE/nri.status"
@@ -211,33 +268,44 @@ wait_until 20 pod_cgroups_gone
 tap_ok $? "no pod cgroup left" ||
 	find /sys/fs/cgroup/kubepods -name cgroup.procs -exec grep -H . {} + | sed 's/^/# /'
 
-# The docs' Uninstall commands, on the node.
-hook=/usr/local/libexec/oci/hooks.d/oci-sockopt-hook
-out=$({
-	"$hook" runtime unconfigure --runtime containerd --restart &&
-		"$hook" runtime unconfigure --runtime containerd --nri pod --restart &&
-		rm -f /usr/share/containers/oci/hooks.d/oci-sockopt-hook.json \
-			/run/oci-sockopt-hook/nri.lock &&
-		"$hook" gc &&
-		"$hook" preload --unpin &&
-		rm -f "$hook" /etc/oci-sockopt-hook/config.json \
-			/var/lib/prometheus/node-exporter/oci-sockopt-hook.prom \
-			"$NFD" &&
-		rmdir -p --ignore-fail-on-non-empty /usr/local/libexec/oci/hooks.d \
-			/etc/oci-sockopt-hook /usr/share/containers/oci/hooks.d \
-			/etc/kubernetes/node-feature-discovery/features.d \
-			/var/lib/prometheus/node-exporter
-} 2>&1)
-tap_ok $? "the node's uninstall commands" || tap_diag "$out"
+UPOD=$CRI_DIR/uninstall-pod.json
+out=$(python3 - "$UNINSTALL_YAML" "$(cat /proc/sys/kernel/random/uuid)" "$UPOD" <<'PY'
+import json, sys, yaml
+src, uid, pod_out = sys.argv[1:]
+ds = next(d for d in yaml.safe_load_all(open(src)) if d and d["kind"] == "DaemonSet")
+tmpl = ds["spec"]["template"]
+json.dump({"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": ds["metadata"]["name"] + "-node",
+                        "namespace": ds["metadata"]["namespace"], "uid": uid,
+                        "labels": tmpl["metadata"]["labels"]},
+           "spec": tmpl["spec"]}, open(pod_out, "w"))
+print(" ".join(c["name"] for c in tmpl["spec"]["initContainers"] + tmpl["spec"]["containers"]),
+      "|", " ".join(sorted({c["image"] for c in tmpl["spec"]["initContainers"] + tmpl["spec"]["containers"]})))
+PY
+)
+tap_is "$out" "uninstall done | localhost/oci-sockopt-hook:node-suite" "the uninstall DaemonSet's pod, as kubectl kustomize rendered it"
+CRI_OPTS=(--timeout 300)
+cri_run_pod "$UPOD"
+tap_ok $? "its init container undid the install on the node, exit 0; the pod waits" ||
+	journalctl -u containerd --no-pager | tail -n 20 | sed 's/^/# /'
+CRI_OPTS=()
+tap_diag "uninstall: $(cri logs "$(jq -r '.init.uninstall // empty' <<<"$CRI_RUN_OUT")" 2>&1 | grep -v '^[-+@ ]' | tr '\n' ' ' | cut -c1-600)"
+for entry in "${CRI_PODS[@]}"; do
+	cri_remove_pod "${entry%% *}" >/dev/null 2>&1
+done
+CRI_PODS=()
 cri --wait 60 version >/dev/null
-tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook record left"
-after=$(node_state)
-tap_is "$after" "$BEFORE" "the node as it was before the DaemonSet: files, pins, containerd's config" ||
+wait_until 20 pod_cgroups_gone
+cmp -s "$MAIN" "$CRI_DIR/config.toml.orig"
+tap_ok $? "config.toml byte-identical to Debian's (the --add-import edit undone)"
+tap_is "$(state_records | tr '\n' ' ')" "" "no hook record left"
+after=$(snap)
+tap_is "$after" "$BEFORE" "the node as it was before the DaemonSet: files, containerd's config, pins, keys cgroup, state directory, units" ||
 	diff <(echo "$BEFORE") <(echo "$after") | sed 's/^/# /'
 
-cp "$CRI_DIR/config.toml.orig" "$MAIN"
-[ "$CONFD_EXISTED" = 1 ] || rmdir /etc/containerd/conf.d
-systemctl restart containerd
+cmp -s "$MAIN" "$CRI_DIR/config.toml.orig" || { cp "$CRI_DIR/config.toml.orig" "$MAIN"; systemctl restart containerd; }
+rm -rf "$NODE_STATE"
+[ ! -e "$CRI_DIR/state.saved" ] || mv "$CRI_DIR/state.saved" "$NODE_STATE"
 out=$(node_make install)
-tap_ok $? "00-node's install and Debian's config.toml put back for later scenarios" || tap_diag "$out"
+tap_ok $? "00-node's install and state directory put back for later scenarios" || tap_diag "$out"
 tap_done

@@ -8,8 +8,10 @@
 #   make install
 #   oci-sockopt-hook runtime configure --runtime containerd
 #     -> refused in one line: config.toml imports no drop-in, and what to
-#        add; the operator adds that line
-#   oci-sockopt-hook runtime configure --runtime containerd (--dry-run first)
+#        add, or --add-import
+#   oci-sockopt-hook runtime configure --runtime containerd --add-import
+#     (--dry-run first: the imports line in config.toml's diff): the line
+#     added, Debian's file kept byte for byte beside the base specs
 #   systemctl restart containerd
 # then: a pod on RuntimeClass handler sockopt gets its policy and keeps the
 # default handler's open-files limits, without CAP_NET_RAW; one on
@@ -27,9 +29,10 @@
 # starts it); NRI turned off in a drop-in: refused in one line naming the
 # setting; `runtime unconfigure --nri plugin --restart`: the node as
 # before --nri. Then
-# `runtime unconfigure --runtime containerd --restart`, `make uninstall`
-# and the imports line taken out: containerd's config and every file as
-# before; 00-node's install is put back for later scenarios.
+# `runtime unconfigure --runtime containerd --restart` (config.toml
+# byte-identical to Debian's again, conf.d gone) and `make uninstall`:
+# containerd's config and every file as before; 00-node's install is put
+# back for later scenarios.
 # About 2.5 minutes (containerd restarted seven times), more under TCG on
 # a loaded host:
 # node-timeout: 900
@@ -64,18 +67,20 @@ rc=$?
 tap_is "$rc:$(wc -l <<<"$out")" "1:1" "runtime configure: refused, one line" || tap_diag "$out"
 want='imports = ["/etc/containerd/conf.d/*.toml"]'
 # shellcheck disable=SC2016 # backquotes of the message, not a command
-tap_like "$out" 'config\.toml imports no directory \(DIR/\*\.toml\); add `imports = \["/etc/containerd/conf\.d/\*\.toml"\]` above its first \[table\]' \
-	"it names the line to add"
+tap_like "$out" 'config\.toml imports no directory \(DIR/\*\.toml\); add `imports = \["/etc/containerd/conf\.d/\*\.toml"\]` above its first \[table\] and run this again, or run this again with --add-import$' \
+	"it names the line to add, or --add-import"
 tap_is "$(node_state)" "$installed" "nothing written by the refusal"
-# The operator adds the line (at the top: TOML keys come before tables).
-sed -i "1i $want" "$MAIN"
-out=$("$NODE_HOOK" runtime configure --runtime containerd --dry-run 2>&1)
-tap_like "$?:$out" "^0:.*/etc/containerd/conf.d/99-oci-sockopt-hook.toml: would create" \
-	"runtime configure --dry-run: the drop-in it would create" || tap_diag "$out"
-tap_check "--dry-run wrote nothing" test ! -e /etc/containerd/conf.d/99-oci-sockopt-hook.toml
-out=$("$NODE_HOOK" runtime configure --runtime containerd 2>&1)
-tap_like "$?:$out" "^0:.*99-oci-sockopt-hook.toml: created.*restart containerd to load the change" \
-	"runtime configure: the drop-in and the base specs, and it says to restart" || tap_diag "$out"
+out=$("$NODE_HOOK" runtime configure --runtime containerd --add-import --dry-run 2>&1)
+tap_like "$?:$out" "^0:.*/etc/containerd/conf.d/99-oci-sockopt-hook.toml: would create.*$MAIN: would update" \
+	"runtime configure --add-import --dry-run: the drop-in it would create, config.toml it would update" || tap_diag "$out"
+tap_is "$(grep -cxF "+$want" <<<"$out")" 1 "and the imports line in config.toml's diff"
+tap_is "$(node_state)" "$installed" "--dry-run wrote nothing"
+out=$("$NODE_HOOK" runtime configure --runtime containerd --add-import 2>&1)
+tap_like "$?:$out" "^0:.*99-oci-sockopt-hook.toml: created.*$MAIN: updated.*restart containerd to load the change" \
+	"runtime configure --add-import: the drop-in, the base specs, the imports line, and it says to restart" || tap_diag "$out"
+cmp -s /etc/containerd/oci-sockopt-hook/main-config-before-import.toml "$CRI_DIR/config.toml.orig"
+tap_ok $? "Debian's config.toml kept byte for byte beside the base specs"
+tap_is "$(grep -cxF "$want" "$MAIN")" 1 "config.toml imports /etc/containerd/conf.d/*.toml"
 tap_diag "$(grep -v '^[-+@ ]' <<<"$out")"
 drop=$(sed -n '/^\[/p' /etc/containerd/conf.d/99-oci-sockopt-hook.toml | tr '\n' ' ')
 tap_like "$drop" '^\[plugins\] \[plugins\."io\.containerd\.grpc\.v1\.cri"\] .*runtimes\.sockopt\] .*runtimes\.sockopt-bypass\]' \
@@ -252,22 +257,18 @@ tap_is "$(node_state)" "$before_nri" "the node as before --nri: files, units, co
 # --- unconfigure, uninstall -------------------------------------------------
 
 out=$("$NODE_HOOK" runtime unconfigure --runtime containerd --restart 2>&1)
-tap_like "$?:$out" "^0:.*99-oci-sockopt-hook.toml: removed.*restarted containerd" \
-	"runtime unconfigure --restart: files removed, containerd restarted" || tap_diag "$out"
+tap_like "$?:$out" "^0:.*99-oci-sockopt-hook.toml: removed.*$MAIN: updated.*restarted containerd" \
+	"runtime unconfigure --restart: files removed, config.toml written back, containerd restarted" || tap_diag "$out"
+cmp -s "$MAIN" "$CRI_DIR/config.toml.orig"
+tap_ok $? "config.toml byte-identical to Debian's again"
+[ "$CONFD_EXISTED" = 1 ] || tap_check "the conf.d it made is gone" test ! -e /etc/containerd/conf.d
 cri --wait 60 version >/dev/null
 labels=$("$NODE_HOOK" features 2>/dev/null)
 tap_like "$labels" 'sockopt-hook.io/installed=false' "features: installed=false again"
 out=$(node_make uninstall)
 tap_ok $? "make uninstall" || tap_diag "$out"
-# The operator's own edit undone, and nothing else: the imports line it
-# added (config.toml is compared with Debian's as the hook left it), and
-# the drop-in directory, empty, where the node had none.
-awk -v w="$want" 'NR == 1 && $0 == w { next } { print }' "$MAIN" >"$CRI_DIR/config.toml.now" &&
-	cat "$CRI_DIR/config.toml.now" >"$MAIN"
-if [ "$CONFD_EXISTED" = 0 ]; then
-	rmdir /etc/containerd/conf.d
-	tap_ok $? "the drop-in directory is left empty" || find /etc/containerd/conf.d | sed "s/^/# /"
-fi
+systemctl restart containerd
+cri --wait 60 version >/dev/null
 after=$(node_state)
 tap_is "$after" "$BEFORE" "the node as it was: files, pins, units, containerd's config" ||
 	diff <(echo "$BEFORE") <(echo "$after") | sed 's/^/# /'
