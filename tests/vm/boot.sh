@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# boot.sh -k KERNEL -i INITRD -l LOG [-r RESULTS] [-t SECS] [-m MEM]
-#         [-s SMP] [-a APPEND] [-d DISK[,OPTS]]...
+# boot.sh -k KERNEL -i INITRD -l LOG [-r RESULTS] [-t SECS] [-p SECS]
+#         [-m MEM] [-s SMP] [-a APPEND] [-d DISK[,OPTS]]...
 #
 # Boot KERNEL with INITRD under qemu-system-x86_64 (KVM when it runs the
 # kernel, else TCG; no NIC), the serial console going to LOG. Each -d attaches a raw virtio disk
@@ -12,7 +12,10 @@
 #   @@VM-BOOTED uptime=S@@
 #   @@VM-RESULTS-BEGIN@@ ... @@VM-RESULTS-END rc=N uptime=S@@
 # and the lines between the two results markers are written to RESULTS
-# (default LOG with .results instead of .log).
+# (default LOG with .results instead of .log). -t bounds the whole run;
+# -p bounds progress instead: the guest is stopped when its console has
+# printed nothing for that many seconds (a guest that keeps working is
+# never cut off by the wall clock of a slower machine).
 #
 # Environment: VM_VERBOSE=1 shows the console while it runs; VM_BOOT_MAX
 # (seconds, default 30): a slower boot to /init is a failure; VM_ACCEL:
@@ -26,19 +29,20 @@ set -euo pipefail
 
 prog=boot
 usage() {
-	echo "usage: $0 -k KERNEL -i INITRD -l LOG [-r RESULTS] [-t SECS] [-m MEM] [-s SMP] [-a APPEND] [-d DISK[,OPTS]]..." >&2
+	echo "usage: $0 -k KERNEL -i INITRD -l LOG [-r RESULTS] [-t SECS] [-p SECS] [-m MEM] [-s SMP] [-a APPEND] [-d DISK[,OPTS]]..." >&2
 	exit 2
 }
 
-kernel="" initrd="" log="" results="" secs=240 mem=1G smp=2 append=""
+kernel="" initrd="" log="" results="" secs=240 idle="" mem=1G smp=2 append=""
 drives=()
-while getopts "k:i:l:r:t:m:s:a:d:" opt; do
+while getopts "k:i:l:r:t:p:m:s:a:d:" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
 	l) log=$OPTARG ;;
 	r) results=$OPTARG ;;
 	t) secs=$OPTARG ;;
+	p) idle=$OPTARG ;;
 	m) mem=$OPTARG ;;
 	s) smp=$OPTARG ;;
 	a) append=$OPTARG ;;
@@ -106,14 +110,36 @@ tcg) accel=("${tcg[@]}") ;;
 esac
 
 start=$(date +%s.%N)
+rm -f "$log.idle"
 set +e
 timeout --kill-after=10 "$secs" "$qemu" \
 	-nodefaults -no-user-config -nographic -monitor none \
 	-machine pc "${accel[@]}" -m "$mem" -smp "$smp" -no-reboot \
 	-chardev "file,id=con,path=$log" -serial chardev:con \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" "${drives[@]}" \
-	</dev/null >"$log.qemu" 2>&1
+	</dev/null >"$log.qemu" 2>&1 &
+qpid=$!
+dogpid=""
+if [ -n "$idle" ]; then
+	# the progress watchdog: the console's size, every 5 s
+	(
+		last=-1 quiet=0
+		while kill -0 "$qpid" 2>/dev/null; do
+			now=$(stat -c %s "$log" 2>/dev/null || echo 0)
+			if [ "$now" = "$last" ]; then quiet=$((quiet + 5)); else quiet=0 last=$now; fi
+			if [ "$quiet" -ge "$idle" ]; then
+				echo "$quiet" >"$log.idle"
+				kill -TERM "$qpid" 2>/dev/null
+				break
+			fi
+			sleep 5
+		done
+	) &
+	dogpid=$!
+fi
+wait "$qpid"
 qrc=$?
+[ -z "$dogpid" ] || { kill "$dogpid" 2>/dev/null; wait "$dogpid" 2>/dev/null; }
 set -e
 end=$(date +%s.%N)
 [ -z "$tailpid" ] || kill "$tailpid" 2>/dev/null || true
@@ -123,6 +149,8 @@ if grep -q 'Kernel panic' "$log"; then
 	grep -m1 -A3 'Kernel panic' "$log" | sed 's/^/  | /' >&2
 	fail "kernel panic (after ${wall}s)"
 fi
+[ ! -s "$log.idle" ] ||
+	fail "no progress: the guest's console printed nothing for $(cat "$log.idle")s (limit -p ${idle}s)"
 case $qrc in
 0) ;;
 124 | 137) fail "timeout: the guest did not power off within ${secs}s" ;;

@@ -357,3 +357,83 @@ node_cri_images() {
 		"ctr images import: the busybox and pause images are in CRI's store${want:+ (pause as $want)}" ||
 		tap_diag "$out" "$ids"
 }
+
+# --- the known node: what run.sh puts back after a scenario -----------------
+# After 00-node, run.sh saves the node as every later scenario must find it
+# (node_known_save); after each scenario, a node that differs (a scenario
+# stopped by its budget before it put containerd back, or one that failed
+# half-way) is put back (node_known_restore), outside the scenario's
+# budget, so that the next one starts from the known node.
+NODE_KNOWN=$NODE_VAR/known
+NODE_KNOWN_UNITS="containerd.service oci-sockopt-hook-preload.path oci-sockopt-hook-metrics.timer oci-sockopt-hook-nri.service"
+
+node_units() {
+	local u
+
+	for u in $NODE_KNOWN_UNITS; do
+		echo "$u $(systemctl is-enabled "$u" 2>/dev/null || true) $(systemctl is-active "$u" 2>/dev/null || true)"
+	done
+}
+
+node_known_save() {
+	local p
+
+	rm -rf "$NODE_KNOWN" && mkdir -p "$NODE_KNOWN" || return 1
+	for p in $NODE_STATE_PATHS; do
+		[ "$p" != /sys/fs/bpf ] && [ -e "$p" ] && echo "${p#/}"
+	done >"$NODE_KNOWN/paths"
+	tar -C / --numeric-owner -cpf "$NODE_KNOWN/files.tar" -T "$NODE_KNOWN/paths" || return 1
+	node_units >"$NODE_KNOWN/units"
+	node_state >"$NODE_KNOWN/state"
+}
+
+# node_known_same: the node is the known one
+node_known_same() { [ "$(node_state)" = "$(cat "$NODE_KNOWN/state")" ]; }
+
+# node_known_restore: every container gone, the known files, units and
+# pins back, containerd restarted on them; fails if the node still
+# differs (the difference as comments).
+node_known_restore() {
+	local ns id p u en act
+
+	for ns in $(timeout 20 ctr namespaces list -q 2>/dev/null); do
+		for id in $(timeout 20 ctr -n "$ns" tasks list -q 2>/dev/null); do
+			timeout 20 ctr -n "$ns" tasks kill -s KILL "$id" >/dev/null 2>&1
+			timeout 20 ctr -n "$ns" tasks delete -f "$id" >/dev/null 2>&1
+		done
+		for id in $(timeout 20 ctr -n "$ns" containers list -q 2>/dev/null); do
+			timeout 20 ctr -n "$ns" containers delete "$id" >/dev/null 2>&1
+		done
+	done
+	for id in $(runc list -q 2>/dev/null) $(crun list -q 2>/dev/null); do
+		runc delete -f "$id" >/dev/null 2>&1 || crun delete -f "$id" >/dev/null 2>&1
+	done
+	timeout 60 podman rm -a -f >/dev/null 2>&1
+	systemctl stop containerd oci-sockopt-hook-nri.service >/dev/null 2>&1
+	pod_cgroups_gone
+	for p in $NODE_STATE_PATHS; do
+		[ "$p" = /sys/fs/bpf ] || rm -rf "$p"
+	done
+	tar -C / --numeric-owner -xpf "$NODE_KNOWN/files.tar"
+	systemctl daemon-reload
+	while read -r u en act; do
+		case $en in
+		enabled) systemctl enable "$u" >/dev/null 2>&1 ;;
+		disabled) systemctl disable "$u" >/dev/null 2>&1 ;;
+		esac
+		case $act in
+		active) systemctl restart "$u" >/dev/null 2>&1 ;;
+		*) systemctl stop "$u" >/dev/null 2>&1 ;;
+		esac
+	done <"$NODE_KNOWN/units"
+	# the hook's records of containers now gone, its pins as the config says
+	if [ -x "$NODE_HOOK" ]; then
+		"$NODE_HOOK" gc >/dev/null 2>&1
+		"$NODE_HOOK" preload --unpin >/dev/null 2>&1
+		"$NODE_HOOK" preload >/dev/null 2>&1
+	fi
+	wait_until 60 test -S /run/containerd/containerd.sock
+	wait_until 20 node_known_same && return 0
+	diff "$NODE_KNOWN/state" <(node_state) | sed 's/^/# /'
+	return 1
+}
