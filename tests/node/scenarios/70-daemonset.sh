@@ -228,11 +228,14 @@ repairs() { sed -n 's/^oci_sockopt_hook_wiring_repairs_total{runtime="containerd
 tap_is "$(repairs)" "0 0 " "the agent's repairs counter: 0 repaired, 0 failed"
 # shellcheck disable=SC2317 # called through wait_until
 handlers_back() { containerd config dump 2>/dev/null | grep -q 'runtimes\.sockopt\]'; }
-cp "$CRI_DIR/config.toml.orig" "$MAIN" # node tooling writes its config.toml
+# node tooling writes its config.toml, then restarts containerd (the
+# agent may repair at any moment after the write: what it sees is read
+# at once)
+cp "$CRI_DIR/config.toml.orig" "$MAIN"
+gone=$(containerd config dump 2>/dev/null | grep -c 'runtimes\.sockopt\]')
 systemctl restart containerd
 cri --wait 60 version >/dev/null
-handlers_back
-tap_is "$?" 1 "config.toml overwritten with Debian's, containerd restarted: the handlers are gone"
+tap_is "$gone" 0 "config.toml overwritten with Debian's (containerd restarted): its config has no handler sockopt"
 t0=$SECONDS
 wait_until 120 handlers_back
 tap_ok $? "with no hand on the node, the agent put them back ($((SECONDS - t0)) s)" ||
