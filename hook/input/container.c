@@ -99,7 +99,7 @@ void container_read(const struct oci_state *st, struct sh_container *c)
 		read_setting(st, c->who.name, s, &c->setting[s]);
 	c->handler = oci_annotation(st, SH_ANNOTATION_HANDLER);
 	c->nri_mark = oci_annotation(st, SH_ANNOTATION_NRI);
-	c->sandbox_id = oci_annotation(st, SH_ANNOTATION_SANDBOX_ID);
+	c->sandbox_id = c->who.sandbox_id;
 	c->nr_cdi = cdi_requested(st->config_root, st->cdi_device, c->cdi,
 				  SH_CDI_MAX);
 	c->has_policy_key = has_policy_key(st) || c->nr_cdi;

@@ -49,7 +49,7 @@ struct sh_container {
 	/* The operator's node.sockopt-hook.io/ keys and the runtime's. */
 	const char *handler; /* SH_ANNOTATION_HANDLER */
 	const char *nri_mark; /* SH_ANNOTATION_NRI */
-	const char *sandbox_id; /* SH_ANNOTATION_SANDBOX_ID */
+	const char *sandbox_id; /* who.sandbox_id */
 	/* The CDI devices of ours the spec's hooks ask for (cdi.h): each
 	 * one a request as an annotation would be. nr_cdi < 0: too many. */
 	const char *cdi[SH_CDI_MAX];

@@ -23,6 +23,9 @@
  * io.kubernetes.cri.sandbox-namespace and sandbox-name
  * (DefaultCRIAnnotations), CRI-O's io.kubernetes.pod.namespace and
  * io.kubernetes.pod.name (the kubelet's container labels, added last).
+ * The sandbox's id for a workload container: containerd's
+ * io.kubernetes.cri.sandbox-id, CRI-O's io.kubernetes.cri-o.SandboxID
+ * (set after the pod's annotations in SpecAddAnnotations).
  */
 #include <errno.h>
 #include <string.h>
@@ -32,19 +35,22 @@
 
 static const struct runtime_keys {
 	const char *runtime;
-	const char *key[POD_NR_KEYS]; /* type, name, namespace, pod */
+	/* type, name, namespace, pod, sandbox id */
+	const char *key[POD_NR_KEYS];
 } runtimes[POD_NR_RUNTIMES] = {
 	{ "containerd",
 	  { "io.kubernetes.cri.container-type",
 	    "io.kubernetes.cri.container-name",
 	    "io.kubernetes.cri.sandbox-namespace",
-	    "io.kubernetes.cri.sandbox-name" } },
+	    "io.kubernetes.cri.sandbox-name",
+	    "io.kubernetes.cri.sandbox-id" } },
 	/* Last: when both sets claim a container, CRI-O's wins, since CRI-O
 	 * copies every pod annotation while containerd passes another
 	 * runtime's keys only if the operator's globs let them through. */
 	{ "CRI-O",
 	  { "io.kubernetes.cri-o.ContainerType", "io.kubernetes.container.name",
-	    "io.kubernetes.pod.namespace", "io.kubernetes.pod.name" } },
+	    "io.kubernetes.pod.namespace", "io.kubernetes.pod.name",
+	    "io.kubernetes.cri-o.SandboxID" } },
 };
 
 const char *pod_key_name(size_t runtime, enum pod_key k)
@@ -105,6 +111,22 @@ static void names_from(const struct pod_annotations *seen, int i,
 	id->pod_key = runtimes[i].key[POD_POD];
 }
 
+/* The type writer's sandbox id; where it wrote none (a pod's copy of its
+ * type key under the other runtime), the other runtime's. */
+static void sandbox_id_from(const struct pod_annotations *seen, int writer,
+			    struct pod_identity *id)
+{
+	for (int k = 0; k < POD_NR_RUNTIMES; k++) {
+		int i = k ? POD_NR_RUNTIMES - 1 - writer : writer;
+
+		if (seen->value[i][POD_SANDBOX_ID]) {
+			id->sandbox_id = seen->value[i][POD_SANDBOX_ID];
+			id->sandbox_id_key = runtimes[i].key[POD_SANDBOX_ID];
+			return;
+		}
+	}
+}
+
 /* Without a type key no runtime vouches for either key set: the first
  * one with a container name, as plain runc or podman users set them by
  * hand. */
@@ -160,6 +182,7 @@ void pod_identify(const struct pod_annotations *seen, struct pod_identity *id)
 	} else if (writer >= 0) {
 		id->runtime = runtimes[writer].runtime;
 		names_from(seen, writer, id);
+		sandbox_id_from(seen, writer, id);
 	} else {
 		names_from_any(seen, id);
 	}

@@ -24,6 +24,17 @@ struct pod_identity {
 	 * decision. */
 	const char *namespace;
 	const char *pod;
+	/*
+	 * The pod sandbox's id for a workload container, and its key: the
+	 * type writer's (CRI-O writes io.kubernetes.cri-o.SandboxID after
+	 * copying the pod's annotations, so a copied
+	 * io.kubernetes.cri.sandbox-id never counts there), the other
+	 * runtime's only where the writer's is absent; NULL without a type
+	 * key. Pod-settable at worst: sandbox.c accepts only an id the
+	 * sandbox's cgroup is named after, exactly.
+	 */
+	const char *sandbox_id;
+	const char *sandbox_id_key;
 };
 
 /* A Kubernetes (DNS label) or podman name: [A-Za-z0-9][A-Za-z0-9_.-]*,
@@ -32,7 +43,14 @@ bool pod_valid_name(const char *name);
 /* The runtimes whose keys say who a container is: containerd's, then
  * CRI-O's. */
 #define POD_NR_RUNTIMES 2
-enum pod_key { POD_TYPE, POD_NAME, POD_NAMESPACE, POD_POD, POD_NR_KEYS };
+enum pod_key {
+	POD_TYPE,
+	POD_NAME,
+	POD_NAMESPACE,
+	POD_POD,
+	POD_SANDBOX_ID,
+	POD_NR_KEYS
+};
 /* The annotation key of runtime i's k. */
 const char *pod_key_name(size_t runtime, enum pod_key k);
 

@@ -35,9 +35,6 @@
 /* Set by the NRI plugin on every container it handled (nri_deliver.c),
  * over any copy of a pod's. */
 #define SH_ANNOTATION_NRI "node.sockopt-hook.io/nri"
-/* containerd's own key (DefaultCRIAnnotations), applied after the pod's
- * passed-through annotations. */
-#define SH_ANNOTATION_SANDBOX_ID "io.kubernetes.cri.sandbox-id"
 
 /* The operator config, unless --config or this variable names another. */
 #define SH_DEFAULT_CONFIG "/etc/oci-sockopt-hook/config.json"

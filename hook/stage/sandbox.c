@@ -76,18 +76,57 @@ int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
 	return police_sandbox(cfg, sb, &done, err);
 }
 
-/* The sandbox's cgroup is named after it: cri-containerd-<id>.scope
- * (systemd), <id> (cgroupfs), /k8s.io/<id> (no cgroup parent). */
+/* name is prefix, id, suffix, exactly. */
+static bool named(const char *name, size_t len, const char *prefix,
+		  const char *id, const char *suffix)
+{
+	size_t p = strlen(prefix), i = strlen(id), s = strlen(suffix);
+
+	return len == p + i + s && !strncmp(name, prefix, p) &&
+	       !strncmp(name + p, id, i) && !strncmp(name + p + i, suffix, s);
+}
+
+static bool component_named(const char *name, size_t len, const char *id)
+{
+	return named(name, len, "", id, "") ||
+	       named(name, len, "cri-containerd-", id, ".scope") ||
+	       named(name, len, "crio-", id, ".scope") ||
+	       named(name, len, "crio-", id, "");
+}
+
+/* Where the last component of the path [rel, end) starts. */
+static const char *last_component(const char *rel, const char *end)
+{
+	while (end > rel && end[-1] != '/')
+		end--;
+	return end;
+}
+
+bool sandbox_cgroup_named(const char *rel, const char *id)
+{
+	const char *end = rel + strlen(rel);
+	const char *last = last_component(rel, end);
+
+	if (!*id)
+		return false;
+	if (component_named(last, (size_t)(end - last), id))
+		return true;
+	/* crun's child for systemd's single-owner rule */
+	if (strcmp(last, "container") || last == rel)
+		return false;
+	end = last - 1;
+	last = last_component(rel, end);
+	return component_named(last, (size_t)(end - last), id);
+}
+
 static int check_cgroup(pid_t pid, const char *id, struct sh_error *err)
 {
 	char rel[PATH_MAX];
-	const char *last;
 	int r = cg_pid_path(pid, rel, sizeof(rel), err);
 
 	if (r)
 		return r;
-	last = strrchr(rel, '/');
-	if (last && strstr(last + 1, id))
+	if (sandbox_cgroup_named(rel, id))
 		return 0;
 	error_reason(err, SH_REASON_CGROUP_UNAVAILABLE);
 	return error_set(
@@ -109,10 +148,10 @@ int sandbox_police_pod_of(const struct sh_config *cfg,
 		return 0;
 	if (!oci_valid_id(id)) {
 		error_reason(err, SH_REASON_STATE_INVALID);
-		error_cause(err, SH_ANNOTATION_SANDBOX_ID, id);
+		error_cause(err, c->who.sandbox_id_key, id);
 		return error_set(err, -EINVAL,
 				 "annotation %s=%s is not a container id",
-				 SH_ANNOTATION_SANDBOX_ID, LOG_Q(id));
+				 c->who.sandbox_id_key, LOG_Q(id));
 	}
 	/* A container that joins none of the sandbox's namespaces cannot
 	 * see the pause process, let alone trace it. */

@@ -22,6 +22,7 @@
 #ifndef SH_SANDBOX_H
 #define SH_SANDBOX_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "config/config.h"
@@ -57,8 +58,9 @@ int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
 /*
  * From a workload container's prestart (c read with its bundle loaded,
  * eff its effective policy): polices the pod's sandbox when the container's
- * spec names it (io.kubernetes.cri.sandbox-id, and a /proc/<pid>/ns/...
- * path in linux.namespaces, checked against the cgroup that pid is in).
+ * spec names it (the sandbox id its runtime writes: pod.h, and a
+ * /proc/<pid>/ns/... path in linux.namespaces, checked against the cgroup
+ * that pid is in: sandbox_cgroup_named()).
  * 0 when there is none, or nothing to do; -EAGAIN with
  * done->config_changed as police_container() says.
  */
@@ -66,5 +68,16 @@ int sandbox_police_pod_of(const struct sh_config *cfg,
 			  const struct sh_container *c,
 			  const struct sh_effective *eff,
 			  struct prestart_outcome *done, struct sh_error *err);
+
+/*
+ * The cgroup rel (a path below the cgroup2 mount) is the one containerd
+ * or CRI-O made for the sandbox id, by name, exactly: its last component
+ * is cri-containerd-<id>.scope (containerd, systemd), <id> (containerd,
+ * cgroupfs, and /k8s.io/<id> without a cgroup parent), crio-<id>.scope
+ * (CRI-O, systemd) or crio-<id> (CRI-O, cgroupfs), or the component above
+ * crun's "container" child (systemd's single-owner rule). A pod-chosen
+ * "crio" or "scope" names no such cgroup.
+ */
+bool sandbox_cgroup_named(const char *rel, const char *id);
 
 #endif /* SH_SANDBOX_H */

@@ -26,7 +26,10 @@
 #  - in every case the pause process is left as it was: the state it had
 #    before it was traced (S), no tracer;
 #  - a sandbox-id that is not the cgroup of the pid the app joins: the
-#    app is refused with one line;
+#    app is refused with one line; so is one that is only a part of its
+#    name ("sb" of <prefix>-plant-sb, as "crio" of crio-<id>.scope); with
+#    CRI-O's keys a pod's copy of io.kubernetes.cri.sandbox-id is not the
+#    sandbox's id, CRI-O's io.kubernetes.cri-o.SandboxID is;
 #  - explain shows a sandbox's policy, validate warns about "".
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
@@ -94,6 +97,8 @@ sandbox()
 # app NAME CONFIG STYLE SANDBOX-ID WANT: runs sandbox_ptrace in an app
 # container that joins the sandbox's pid and network namespaces, under
 # policy restricted; prints the runtime's exit code, then its output.
+# STYLE crio-ids: CRI-O's keys with its own SandboxID ($SB_ID) and a pod's
+# copy of containerd's sandbox-id, SANDBOX-ID.
 app()
 {
 	local name=$1 cfg=$2 style=$3 sid=$4 want=$5 b
@@ -101,6 +106,11 @@ app()
 	if [ "$style" = crio ]; then
 		b=$(ct_bundle -c "$cfg" -a "$CRIO.ContainerType=container" \
 			-a "io.kubernetes.container.name=app" \
+			-a sockopt-hook.io/policy=restricted "$name" -- sandbox_ptrace 1 "$want")
+	elif [ "$style" = crio-ids ]; then
+		b=$(ct_bundle -c "$cfg" -a "$CRIO.ContainerType=container" \
+			-a "io.kubernetes.container.name=app" -a "$CRIO.SandboxID=$SB_ID" \
+			-a "$CRI_NS.sandbox-id=$sid" \
 			-a sockopt-hook.io/policy=restricted "$name" -- sandbox_ptrace 1 "$want")
 	else
 		b=$(ct_bundle -c "$cfg" -a "$CRI_NS.container-type=container" \
@@ -210,6 +220,39 @@ if sandbox liar-sb "$ON" containerd; then
 	tap_is "$(ct_our_progs "$SB_CG")" "" "nothing was attached to the sandbox"
 	ct_delete runc "$(ct_id liar-app)"
 	ct_delete runc "$SB_ID"
+fi
+
+# --- 4b. a short id planted by the pod -----------------------------------
+# An id that is only a part of the sandbox cgroup's name ("sb" of
+# <prefix>-plant-sb, as "crio" or "scope" of every crio-<id>.scope) names
+# no sandbox. Under CRI-O, which copies every pod annotation, a copied
+# io.kubernetes.cri.sandbox-id is not the sandbox's id: CRI-O's own
+# io.kubernetes.cri-o.SandboxID is.
+
+if sandbox plant-sb "$ON" containerd; then
+	out=$(app plant-app "$ON" containerd sb EPERM)
+	[ "$(head -n1 <<<"$out")" != 0 ]
+	tap_ok $? "containerd style, sandbox-id 'sb' (a part of the sandbox cgroup's name): the app is refused" ||
+		tap_diag "$out"
+	tap_like "$out" "pod sandbox sb: pid [0-9]+, whose namespaces the container joins, is in cgroup /$SB_ID, not the sandbox's" \
+		"the refusal names the id and the cgroup"
+	tap_is "$(ct_our_progs "$SB_CG") / $(state_policy sb)" " / none" \
+		"nothing attached to the sandbox, no record under the planted id"
+	ct_delete runc "$(ct_id plant-app)"
+	out=$(app plant-crio "$ON" crio-ids sb EPERM)
+	rc=$(head -n1 <<<"$out")
+	tap_relay "CRI-O keys, a copied sandbox-id 'sb'" "$rc" <<<"$(tail -n +2 <<<"$out")"
+	tap_ok "$rc" "CRI-O keys and a pod's io.kubernetes.cri.sandbox-id 'sb': the app runs (exit $rc)" ||
+		tap_diag "$out"
+	tap_is "$(state_policy "$SB_ID") / $(state_policy sb)" "@deny-sockets sandbox_policy / none" \
+		"the sandbox is policed under CRI-O's own SandboxID, nothing under the copy"
+	ct_delete runc "$(ct_id plant-crio)"
+	ct_delete runc "$SB_ID"
+	for _ in $(seq 1 50); do
+		[ "$(state_policy "$SB_ID")" = none ] && break
+		sleep 0.1
+	done
+	tap_is "$(state_policy "$SB_ID")" none "the reaper released the sandbox's record"
 fi
 
 # --- 5. explain and validate ---------------------------------------------

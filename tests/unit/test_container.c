@@ -76,8 +76,9 @@ static void test_containerd(void)
 		   eq(c.who.namespace, "shop") &&
 		   eq(c.who.name_key, "io.kubernetes.cri.container-name"),
 	   "containerd: identity from its own keys");
-	ok(eq(c.sandbox_id, "abc123") && !c.handler && !c.nri_mark &&
-		   c.has_policy_key,
+	ok(eq(c.sandbox_id, "abc123") &&
+		   eq(c.who.sandbox_id_key, "io.kubernetes.cri.sandbox-id") &&
+		   !c.handler && !c.nri_mark && c.has_policy_key,
 	   "containerd: sandbox id, no node keys, a policy key");
 	ok(!pick(CONTAINER_POLICY, &p, said, sizeof(said)) &&
 		   eq(p.key, "sockopt-hook.io/policy.app") &&
@@ -113,6 +114,28 @@ static void test_crio(void)
 		   eq(p.key, "sockopt-hook.io/mode"),
 	   "CRI-O: the copy's name gets nothing of the list");
 	ok(!c.has_policy_key, "CRI-O: mode alone is no hooks.d policy key");
+	/* CRI-O writes its SandboxID after the pod's annotations: a pod's
+	 * containerd-style sandbox-id ("crio" matched every crio-<id>.scope
+	 * as a substring) is not the sandbox's id. */
+	ok(!read_state(
+		   STATE("\"io.kubernetes.cri.sandbox-id\":\"crio\","
+			 "\"io.kubernetes.cri-o.SandboxID\":\"f00d\"," CRIO)),
+	   "CRI-O with a pod's sandbox-id: state read");
+	ok(eq(c.sandbox_id, "f00d") &&
+		   eq(c.who.sandbox_id_key, "io.kubernetes.cri-o.SandboxID"),
+	   "CRI-O: the sandbox id is CRI-O's SandboxID, not the pod's copy");
+	/* Under containerd a pod's copy of CRI-O's type key (globs that let
+	 * it through) must not hide containerd's sandbox id. */
+	ok(!read_state(STATE(CONTAINERD
+			     ",\"io.kubernetes.cri-o.ContainerType\":"
+			     "\"container\"")),
+	   "containerd with a pod's CRI-O type key: state read");
+	ok(eq(c.sandbox_id, "abc123") &&
+		   eq(c.who.sandbox_id_key, "io.kubernetes.cri.sandbox-id"),
+	   "... containerd's sandbox id still counts (cgroup names check it)");
+	ok(!read_state(STATE("\"io.kubernetes.cri.sandbox-id\":\"abc\"")),
+	   "no type key: state read");
+	ok(!c.sandbox_id, "no type key: no runtime vouches for a sandbox id");
 }
 
 static void test_sandbox(void)
