@@ -140,6 +140,8 @@ static int apply_bypass_annotation(const struct sh_config *cfg, const char *key,
 
 	if (r)
 		return r;
+	if (bypass == eff->bypass)
+		return 0; /* what the defaults give: no request at all */
 	if (!cfg->allow_bypass)
 		return refuse_annotation(cfg, key, value,
 					 SH_REASON_BYPASS_NOT_ALLOWED,
@@ -185,6 +187,8 @@ static int apply_mode_annotation(const struct sh_config *cfg, const char *key,
 			"annotation %s=%s is invalid: expected 'audit' or 'enforce'",
 			key, LOG_Q(value));
 	}
+	if (audit == eff->audit)
+		return 0; /* what the policy gives: no request at all */
 	if (!cfg->allow_audit_mode)
 		return refuse_annotation(cfg, key, value,
 					 SH_REASON_AUDIT_MODE_NOT_ALLOWED,
@@ -438,6 +442,22 @@ int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
 			return r;
 	}
 	return reresolve_mode(cfg, rec, eff, err);
+}
+
+void policy_defaults(const struct sh_config *cfg, const struct sh_record *rec,
+		     struct sh_effective *eff)
+{
+	memset(eff, 0, sizeof(*eff));
+	eff->who.namespace = rec->k8s_namespace[0] ? rec->k8s_namespace : NULL;
+	eff->who.pod = rec->pod[0] ? rec->pod : NULL;
+	eff->who.name = rec->container[0] ? rec->container : NULL;
+	apply_defaults(cfg, eff);
+	take_policy_bypass(eff);
+	/* No annotation chose the policy: its audit mode is the operator's. */
+	if (eff->policy && eff->policy->audit) {
+		eff->audit = true;
+		eff->mode_source = SRC_POLICY;
+	}
 }
 
 void policy_record(const struct sh_effective *eff, struct sh_record *rec)

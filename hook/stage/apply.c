@@ -98,18 +98,30 @@ int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
 		    bool bypass_ok, struct apply_target *t,
 		    struct sh_error *err)
 {
+	struct sh_error refusal = { 0 };
 	struct sh_effective without;
 	int r;
 
 	memset(t, 0, sizeof(*t));
-	r = policy_reresolve(cfg, rec, &t->eff, err);
-	if (r)
-		return r;
+	r = policy_reresolve(cfg, rec, &t->eff, &refusal);
+	if (r) {
+		/* Refused now, as prestart would: never its old programs. */
+		policy_defaults(cfg, rec, &t->eff);
+		t->defaults = true;
+		snprintf(t->refused, sizeof(t->refused), "%s (%s)", refusal.msg,
+			 error_reason_text(&refusal));
+	}
 	r = target_bypass(cfg, bypass_ok, t, err);
 	if (r)
 		return r;
 	without = t->eff;
 	without.bypass = t->bypass;
+	if (policy_is_empty(&without) && t->defaults) {
+		/* Refused, and the defaults give nothing: nothing would be
+		 * weaker than what it has. */
+		*err = refusal;
+		return err->code;
+	}
 	if (policy_is_empty(&without)) {
 		error_reason(err, SH_REASON_POLICY_REMOVED);
 		return error_set(
@@ -201,6 +213,9 @@ static void describe(const struct sh_record *rec, const struct apply_target *t,
 	const char *policy = eff->policy ? eff->policy->name : "";
 
 	buf[0] = '\0';
+	if (t->defaults)
+		add_text(buf, len, "%s: the node's defaults instead",
+			 t->refused);
 	if (strcmp(rec->policy, policy))
 		add_text(buf, len, "policy '%s' -> '%s'", rec->policy, policy);
 	if (rec->audit != eff->audit)

@@ -6,8 +6,10 @@
  * differs from what its cgroup has, or it still runs a generic program,
  * the specialised copies (pinned by preload, shared, or loaded here) take
  * the old programs' place atomically (replace.h) and its record is
- * rewritten, all or nothing. A container the config no longer gives a
- * policy, or refuses, keeps its programs and is reported.
+ * rewritten, all or nothing. A container whose annotations prestart would
+ * refuse now gets the node's defaults instead (policy_defaults()), never
+ * its old programs, and the change says why; one the config no longer
+ * gives a policy keeps its programs and is reported.
  */
 #ifndef SH_APPLY_H
 #define SH_APPLY_H
@@ -28,7 +30,7 @@ enum apply_outcome {
 	APPLY_GONE, /* its container is gone: gc releases it */
 };
 
-#define APPLY_CHANGE_MAX 256
+#define APPLY_CHANGE_MAX 512
 
 /* One container, as apply saw it. */
 struct apply_entry {
@@ -71,12 +73,18 @@ struct apply_target {
 	bool bypass; /* its sock_create copy is the bypass variant */
 	uint64_t hash[SH_PROG_KINDS]; /* 0: no program of that kind */
 	uint64_t total; /* as apply_progs_hash() combines them */
+	/* Its annotations are refused now: the node's defaults, and why. */
+	bool defaults;
+	char refused[SH_ERROR_MSG_MAX];
 };
 
 /*
- * bypass_ok: whether this kernel takes the bypass variant. The error is a
- * refusal prestart would give the container now (err's reason says why),
- * or, with -ENODATA, that the config gives it no policy any more.
+ * bypass_ok: whether this kernel takes the bypass variant. Where prestart
+ * would refuse the container's annotations now, the target is the node's
+ * defaults (t->defaults, t->refused says why). The error is a refusal of
+ * the defaults themselves (bypass-prot-mem on a kernel without it, with
+ * on_unsupported 'fail'), or, with -ENODATA, that the config gives it no
+ * policy any more.
  */
 int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
 		    bool bypass_ok, struct apply_target *t,

@@ -14,7 +14,16 @@
 #  - its policy no longer allowed: listed as left, exit 1, programs kept.
 # Under runc also a policy removed from the config (left, with its
 # reason, for a container that got it from an annotation and one that
-# got it from the defaults), and `status` and `apply --dry-run`.
+# got it from the defaults), and `status` and `apply --dry-run`; and a
+# node tightened under three containers (defaults.policy restricted, no
+# bypass-prot-mem or audit-mode annotations, only restricted allowed):
+# one whose annotations ask for what the defaults gave
+# (bypass-prot-mem "false", mode "enforce"), one in audit mode by
+# annotation, one on a policy no longer allowed each get restricted
+# enforced, never their old programs (other program ids on the cgroup,
+# SO_MARK and SO_PRIORITY refused), one line each saying so, the dry run
+# first saying which and changing nothing; a new container with those
+# default-asking annotations starts under the tightened config.
 # After each runtime, nothing is left behind (the reaper's cgroup too).
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
@@ -193,6 +202,79 @@ tap_like "$("$HOOK" --config "$removed" status "$(ct_id bydefault)")" \
 	"status says the config gives it none now"
 ct_delete runc "$(ct_id named)"
 ct_delete runc "$(ct_id bydefault)"
+reset_pins
+ct_check_same "after delete, BPF programs, hook state and cgroups are as before" \
+	"$before"
+
+# ---- a node tightened: never weaker than prestart would be now ----------------
+before=$(ct_snapshot)
+# shellcheck disable=SC2016 # jq program
+loose=$(ct_config loose '.defaults.policy = "setonly" |
+	.annotations.allow_audit_mode = true |
+	.policies.lax = {"setsockopt": [{"level": "SOL_SOCKET", "option": "SO_PRIORITY", "action": "deny"}]} |
+	.annotations.allow_policies += ["lax"]')
+tight=$(ct_config tight '.defaults.policy = "restricted" |
+	.policies.lax = {"setsockopt": [{"level": "SOL_SOCKET", "option": "SO_PRIORITY", "action": "deny"}]} |
+	.annotations.allow_bypass_prot_mem = false |
+	.annotations.allow_audit_mode = false |
+	.annotations.allow_policies = ["restricted"]')
+"$HOOK" --config "$loose" preload >/dev/null 2>&1
+declare -A TCG TIDS
+# tight_start NAME ANNOTATION...: a sleeping container under loose.
+tight_start()
+{
+	local name=$1 args=() b
+
+	shift
+	for a in "$@"; do args+=(-a "$a"); done
+	b=$(ct_bundle -c "$loose" "${args[@]}" "$name" -- /bin/sh -c 'sleep 120')
+	ct_start_ok "$name: starts under the loose config" runc "$(ct_id "$name")" "$b"
+	TCG[$name]=$CT_CG
+	TIDS[$name]=$(CG=$CT_CG cg_ids)
+}
+tight_start asksdefault sockopt-hook.io/bypass-prot-mem=false sockopt-hook.io/mode=enforce
+tight_start auditing sockopt-hook.io/policy=restricted sockopt-hook.io/mode=audit
+tight_start laxpol sockopt-hook.io/policy=lax
+tap_is "$(for n in asksdefault auditing laxpol; do ct_record "$(ct_id "$n")" | jq -r '"\(.policy)/\(.mode)"'; done | xargs)" \
+	"setonly/enforce restricted/audit lax/enforce" "their records: setonly, restricted in audit mode, lax"
+out=$("$HOOK" --config "$tight" apply --dry-run 2>&1)
+rc=$?
+tap_is "$rc $(grep -c '^would update' <<<"$out")" "0 3" "apply --dry-run of the tightened config: all three would be updated" ||
+	tap_diag "$out"
+tap_like "$(grep "$(ct_id auditing)" <<<"$out")" \
+	"^would update +$(ct_id auditing): annotation sockopt-hook.io/mode='audit' refused: annotations.allow_audit_mode is false in $tight \(audit_mode_not_allowed\): the node's defaults instead; mode audit -> enforce; " \
+	"the dry run says which annotation is refused, and that the defaults come instead" || tap_diag "$out"
+tap_like "$(grep "$(ct_id laxpol)" <<<"$out")" \
+	"^would update +$(ct_id laxpol): annotation sockopt-hook.io/policy='lax' refused: .*\(policy_not_allowed\): the node's defaults instead; policy 'lax' -> 'restricted'" \
+	"and for the policy no longer allowed" || tap_diag "$out"
+tap_like "$(grep "$(ct_id asksdefault)" <<<"$out")" \
+	"^would update +$(ct_id asksdefault): policy 'setonly' -> 'restricted'; " \
+	"annotations that ask for the defaults are no request: the new defaults, nothing refused" || tap_diag "$out"
+same=0
+for n in asksdefault auditing laxpol; do
+	[ "$(CG=${TCG[$n]} cg_ids)" = "${TIDS[$n]}" ] || same=1
+done
+tap_ok "$same" "the dry run changes no program"
+"$HOOK" --config "$tight" preload >/dev/null 2>&1
+apply "$tight"
+tap_is "$rc $(grep -c '^updated' <<<"$out")" "0 3" "apply of the tightened config: all three updated, none left" ||
+	tap_diag "$out"
+tap_is "$(grep -c "the node's defaults instead" <<<"$out")" 2 "one line each for the two refused, saying so"
+for n in asksdefault auditing laxpol; do
+	CG=${TCG[$n]}
+	tap_ok "$([ -n "$(cg_ids)" ] && [ "$(cg_ids)" != "${TIDS[$n]}" ]; echo $?)" \
+		"$n: other programs on its cgroup (${TIDS[$n]} -> $(cg_ids))"
+	tap_is "$(ct_record "$(ct_id "$n")" | jq -r '"\(.policy)/\(.mode)"') $(in_cg set-mark 1) $(in_cg setopt dgram 1 12 1)" \
+		"restricted/enforce setsockopt=EPERM setopt_1_12=EPERM" \
+		"$n: restricted, enforced: SO_MARK and SO_PRIORITY refused, no restart"
+done
+b=$(ct_bundle -c "$tight" -a sockopt-hook.io/bypass-prot-mem=false \
+	-a sockopt-hook.io/mode=enforce newdefault -- /bin/sh -c 'sockcheck set-mark 1')
+ct_run runc "$(ct_id newdefault)" "$b"
+tap_is "$CT_RC $(sed -n 's/^setsockopt=//p' "$CT_OUT")" "0 EPERM" \
+	"prestart under the tightened config: bypass-prot-mem false and mode enforce ask for nothing, the container starts on restricted" ||
+	tap_diag "$(cat "$CT_ERR")"
+for n in asksdefault auditing laxpol; do ct_delete runc "$(ct_id "$n")"; done
 reset_pins
 ct_check_same "after delete, BPF programs, hook state and cgroups are as before" \
 	"$before"

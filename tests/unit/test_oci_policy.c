@@ -330,6 +330,19 @@ static void test_refused_bypass(void)
 		   strstr(err, "annotations.allow_bypass_prot_mem is false"),
 	   "bypass annotation refused when not allowed");
 	oci_state_free(&st);
+	r = state("{\"id\":\"m\",\"annotations\":{"
+		  "\"sockopt-hook.io/bypass-prot-mem\":\"false\","
+		  "\"sockopt-hook.io/mode\":\"enforce\"}}",
+		  &st);
+	capture_start();
+	r = r ?: resolve(&cfg, &st, &eff);
+	capture_end();
+	ok(r == 0 && !eff.bypass && eff.bypass_source == SRC_DEFAULTS &&
+		   !eff.audit && eff.mode_source == SRC_NONE,
+	   "bypass-prot-mem false and mode enforce, what the defaults give: "
+	   "no request, nothing refused, the defaults' (%d)",
+	   r);
+	oci_state_free(&st);
 	config_free(&cfg);
 }
 
@@ -533,6 +546,27 @@ static void test_reresolve(void)
 		      strict, &eff, name, &why);
 	ok(r == -EPERM && !strcmp(why, "audit_mode_not_allowed"),
 	   "its mode annotation no longer allowed: refused (%s)", why);
+	r = reresolve(a,
+		      "{\"sockopt-hook.io/bypass-prot-mem\":\"false\","
+		      "\"sockopt-hook.io/mode\":\"enforce\"}",
+		      strict, &eff, name, &why);
+	ok(r == 0 && eff.bypass_source == SRC_DEFAULTS &&
+		   eff.mode_source == SRC_NONE,
+	   "bypass-prot-mem false and mode enforce, what the defaults give: "
+	   "no request, not refused when no longer allowed (%s)",
+	   r ? why : "0");
+	r = reresolve(a,
+		      "{\"sockopt-hook.io/policy\":\"p\","
+		      "\"sockopt-hook.io/mode\":\"enforce\"}",
+		      a, &eff, name, &why);
+	ok(r == 0 && !eff.audit && eff.mode_source == SRC_ANNOTATION,
+	   "mode enforce over a policy that audits: a request, asked again");
+	r = reresolve(a,
+		      "{\"sockopt-hook.io/policy\":\"p\","
+		      "\"sockopt-hook.io/mode\":\"enforce\"}",
+		      enforce, &eff, name, &why);
+	ok(r == 0 && !eff.audit && eff.mode_source == SRC_NONE,
+	   "and once the policy enforces: what it gives, no request");
 	r = reresolve(a, "{}", strict, &eff, name, &why);
 	ok(r == 0 && !eff.policy && policy_is_empty(&eff),
 	   "its policy came from the defaults, which name none now: nothing");
