@@ -8,8 +8,11 @@
  * operand with a '/') one recording file, or an earlier merge. They must
  * all have run under the same policy, as the config had it: a union of
  * recordings made under different policies would propose less than one of
- * them ran under. The result, checked by the config parser, goes to
- * stdout, with every recording's provenance.
+ * them ran under. The record name is the pod's choice, so a NAME stays
+ * within one namespace: recordings of more than one under it are refused
+ * in one line naming them, unless --namespace names the ones to take (a
+ * FILE is named by the operator, and always taken). The result, checked
+ * by the config parser, goes to stdout, with every recording's provenance.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,6 +33,8 @@
 #include "record/recording.h"
 
 #define MERGE_FILES_MAX 4096
+#define MERGE_NAMESPACES_MAX 16
+#define MERGE_REFUSED_MAX 1024
 
 struct merge {
 	const char *config; /* --config, or NULL */
@@ -41,6 +46,10 @@ struct merge {
 	char first[SH_RECORDING_FILE_MAX + 64]; /* where it came from */
 	const char *name; /* the proposed policy's */
 	int nr;
+	/* --namespace: the namespaces a NAME's recordings are taken from
+	 * ("-" for a recording of none); none given: one, whichever. */
+	const char *namespaces[MERGE_NAMESPACES_MAX];
+	int nr_namespaces;
 };
 
 static const char *get_str(struct json_object *o, const char *key)
@@ -196,6 +205,91 @@ static const struct sh_config *config(struct merge *m)
 	return &m->cfg;
 }
 
+/* A recording's namespace as its provenance has it; "-" for none. */
+static const char *namespace_of(struct json_object *prov)
+{
+	const char *ns = get_str(prov, "namespace");
+
+	return *ns ? ns : "-";
+}
+
+static bool namespace_named(const struct merge *m, const char *ns)
+{
+	for (int i = 0; i < m->nr_namespaces; i++)
+		if (!strcmp(m->namespaces[i], ns))
+			return true;
+	return false;
+}
+
+/* The namespace of a recording file's first provenance, or NULL when it
+ * cannot be read (add_file_at() then says why). */
+static char *file_namespace(int dir, const char *name)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_json_ struct json_object *doc = NULL;
+	struct sh_error err = { 0 };
+	struct json_object *arr;
+	size_t len;
+
+	if (fileio_read_at(dir, name, 1, SH_MAX_FILE_SIZE, &text, &len) ||
+	    strictjson_parse(name, text, len, &doc, &err) ||
+	    !json_object_object_get_ex(doc, "recordings", &arr) ||
+	    !json_object_is_type(arr, json_type_array) ||
+	    !json_object_array_length(arr))
+		return NULL;
+	return strdup(namespace_of(json_object_array_get_idx(arr, 0)));
+}
+
+/* Appends ", word" (or word, first) to buf. */
+static void add_word(char *buf, size_t len, const char *word)
+{
+	size_t pos = strlen(buf);
+
+	if (pos + 1 < len)
+		snprintf(buf + pos, len - pos, "%s%s", pos ? ", " : "", word);
+}
+
+/*
+ * A NAME is the pod's choice: a pod of namespace evil that records as
+ * web would be merged into shop's proposal for web. Without --namespace,
+ * its recordings must all be of one namespace; with it, only those of the
+ * named ones are taken. keep[i]: whether names[i] is taken.
+ */
+static int scope_name(struct merge *m, const char *name, int dir, char **names,
+		      size_t nr, bool *keep)
+{
+	char other[MERGE_REFUSED_MAX] = "", first_ns[SH_MAX_CONTAINER_NAME + 2];
+	int taken = 0;
+
+	first_ns[0] = '\0';
+	for (size_t i = 0; i < nr; i++) {
+		_cleanup_free_ char *ns = file_namespace(dir, names[i]);
+
+		keep[i] = !ns ||
+			  (m->nr_namespaces ?
+				   namespace_named(m, ns) :
+				   !first_ns[0] || !strcmp(ns, first_ns));
+		if (ns && !first_ns[0] && !m->nr_namespaces)
+			snprintf(first_ns, sizeof(first_ns), "%s", ns);
+		if (!keep[i] && !m->nr_namespaces)
+			add_word(other, sizeof(other), names[i]);
+		taken += keep[i];
+	}
+	if (other[0]) {
+		log_error(
+			"record merge: '%s' holds recordings of more than one namespace (the record name is the pod's choice): %s is of namespace %s, and %s are not; name the namespace to take with --namespace NS (or give each file)",
+			name, names[0], first_ns, other);
+		return -EPERM;
+	}
+	if (!taken) {
+		log_error(
+			"record merge: no recording of '%s' is of the namespaces named with --namespace",
+			name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /* Every recording under record.dir/NAME, reached as the hook writes it. */
 static int add_name(struct merge *m, const char *name)
 {
@@ -204,6 +298,7 @@ static int add_name(struct merge *m, const char *name)
 	_cleanup_close_ int top = -1, dir = -1;
 	char path[SH_RECORD_DIR_MAX + SH_POLICY_NAME_MAX + 2];
 	char what[sizeof(path) + SH_RECORDING_FILE_MAX];
+	_cleanup_free_ bool *keep = NULL;
 	char **names = NULL;
 	size_t nr = 0;
 	int r = 0;
@@ -226,7 +321,14 @@ static int add_name(struct merge *m, const char *name)
 	if (r)
 		log_error("no recordings of '%s' in %s: %s", name, path,
 			  strerror(-r));
+	keep = r ? NULL : calloc(nr, sizeof(*keep));
+	if (!r && !keep)
+		r = -ENOMEM;
+	if (!r)
+		r = scope_name(m, name, dir, names, nr, keep);
 	for (size_t i = 0; !r && i < nr; i++) {
+		if (!keep[i])
+			continue;
 		snprintf(what, sizeof(what), "%s/%s", path, names[i]);
 		r = add_file_at(m, dir, names[i], what);
 	}
@@ -278,15 +380,15 @@ static int print_merged(struct merge *m)
 	return 0;
 }
 
-static int merge(const char *config, int argc, char **argv)
+static int merge(struct merge *m0, int argc, char **argv)
 {
 	_cleanup_json_ struct json_object *recordings = json_object_new_array();
 	_cleanup_free_ struct footprint *fp = calloc(1, sizeof(*fp));
-	struct merge m = { .config = config,
-			   .fp = fp,
-			   .recordings = recordings };
+	struct merge m = *m0;
 	int r;
 
+	m.fp = fp;
+	m.recordings = recordings;
 	if (!fp || !recordings)
 		return -ENOMEM;
 	r = add_operands(&m, argc, argv);
@@ -299,19 +401,36 @@ out:
 	return r;
 }
 
+enum { OPT_NAMESPACE = CLI_OPT_OWN };
+
 static int run(const struct cli_command *cmd, const struct cli_global *global,
 	       int argc, char **argv)
 {
+	struct merge m = { 0 };
 	struct cli_parser p;
-	int end = cli_parse(&p, cmd, global, argc, argv);
+	int id;
 
-	if (end)
-		return cli_exit(end);
-	return merge(p.config, p.nr_operands, p.operand);
+	cli_start(&p, cmd, global, argc, argv);
+	while ((id = cli_next(&p)) > 0) {
+		if (id != OPT_NAMESPACE)
+			continue;
+		if (m.nr_namespaces == MERGE_NAMESPACES_MAX) {
+			log_error("record merge: at most %d --namespace",
+				  MERGE_NAMESPACES_MAX);
+			return cli_exit(2);
+		}
+		m.namespaces[m.nr_namespaces++] = p.value;
+	}
+	if (id)
+		return cli_exit(id);
+	m.config = p.config;
+	return merge(&m, p.nr_operands, p.operand);
 }
 
 static const struct cli_option options[] = {
 	CLI_CONFIG,
+	{ OPT_NAMESPACE, "namespace", "NS",
+	  "take a NAME's recordings of namespace NS ('-' for none); repeat to merge several" },
 	{ 0 },
 };
 
@@ -328,7 +447,9 @@ const struct cli_command cmd_record_merge_command = {
 		"up (counts summed, value ranges widened) and proposed under the\n"
 		"policy they ran under, with every recording's provenance, on\n"
 		"stdout; the config parser checks it first. Recordings made under\n"
-		"different policies are refused.\n",
+		"different policies are refused. The record name is the pod's\n"
+		"choice: a NAME whose recordings are of more than one namespace is\n"
+		"refused unless --namespace names the ones to take.\n",
 	.options = options,
 	.run = run,
 };

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Record mode keeps each option's type, under real runc:
+# Record mode keeps each option's type and each workload's recordings
+# apart, under real runc:
 #  - a workload that sets SO_MARK to 0 and to 0xffffffff, and IP_TOS to
 #    16 and to 256 (the kernel keeps its low byte, 0), gets its recording
 #    written: the footprint says 0..4294967295 and 0..16, the proposal
@@ -9,7 +10,11 @@
 #  - `record merge` of that recording with one that set SO_MARK 5 only,
 #    and with an older hook's file (its ranges the ints as given, -1 for
 #    0xffffffff, no "values"), widens SO_MARK to 0..4294967295, in the
-#    option's type; `validate` takes the merge.
+#    option's type; `validate` takes the merge;
+#  - `record merge web` of pods of namespaces shop and evil that both
+#    record as web is refused in one line naming the recordings of each;
+#    --namespace shop takes shop's only, --namespace shop --namespace
+#    evil both, and the files named one by one are merged.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -31,17 +36,18 @@ cfg=$(ct_config record '.record = {"allow": true, "dir": $d} | .log_file = $log'
 recordings() { find "$recdir/$1" -name '*.json' 2>/dev/null | sort; }
 out_val() { sed -n "s/^$1=//p" "$CT_OUT" | head -n 1; }
 
-# record NAME SCRIPT: runs SCRIPT recorded as NAME in a container of its
-# own.
+# record NAME SCRIPT [ANNOTATION-ARGS...]: runs SCRIPT recorded as NAME
+# in a container of its own.
 REC_N=0
 record()
 {
-	local b
+	local name=$1 script=$2 b
 
+	shift 2
 	REC_N=$((REC_N + 1))
-	b=$(ct_bundle -c "$cfg" -a "sockopt-hook.io/record=$1" "$1-$REC_N" \
-		-- /bin/sh -c "$2")
-	ct_run runc "$(ct_id "$1-$REC_N")" "$b"
+	b=$(ct_bundle -c "$cfg" -a "sockopt-hook.io/record=$name" "$@" \
+		"$name-$REC_N" -- /bin/sh -c "$script")
+	ct_run runc "$(ct_id "$name-$REC_N")" "$b"
 }
 
 # SO_MARK is SOL_SOCKET (1) 36, IP_TOS SOL_IP (0) 1; -1 is 0xffffffff.
@@ -96,6 +102,31 @@ tap_ok $? "validate takes the merge" || tap_diag "$out"
 tap_is "$("$HOOK" record merge "$old" | jq -c '.policies.marks.setsockopt[] | select(.option == "SO_MARK") | [.min, .max]')" \
 	'[4294967295,4294967295]' "the older file alone: its SO_MARK -1 is 4294967295" ||
 	tap_diag "$("$HOOK" record merge "$old" 2>&1)"
+
+# ---- 3. A record name stays within one namespace ----------------------------
+ct_cri shop web-0 app
+record web 'sockcheck keepalive' "${CRI[@]}"
+ct_cri evil web-0 app
+record web 'sockcheck rcvbuf 4096' "${CRI[@]}"
+shopf=$(recordings web | grep /shop_) evilf=$(recordings web | grep /evil_)
+err=$("$HOOK" --config "$cfg" record merge web 2>&1 >/dev/null)
+rc=$?
+tap_ok "$([ "$rc" != 0 ] && [ "$(grep -c . <<<"$err")" = 1 ]; echo $?)" \
+	"record merge web of namespaces shop and evil: refused, in one line (exit $rc)" || tap_diag "$err"
+tap_like "$err" "'web' holds recordings of more than one namespace .*${evilf##*/} is of namespace evil, and ${shopf##*/} are not; name the namespace to take with --namespace NS" \
+	"the line names the recordings of each namespace and the flag"
+out=$("$HOOK" --config "$cfg" record merge --namespace shop web 2>&1)
+tap_is "$? $(jq -c '[.recordings[].namespace] | unique' <<<"$out" 2>/dev/null) $(jq -c '[.policies.web.setsockopt[].option]' <<<"$out" 2>/dev/null)" \
+	'0 ["shop"] ["SO_KEEPALIVE"]' "--namespace shop: shop's recording only" || tap_diag "$out"
+out=$("$HOOK" --config "$cfg" record merge --namespace shop --namespace evil web 2>&1)
+tap_is "$? $(jq -c '[.recordings[].namespace] | sort' <<<"$out" 2>/dev/null)" '0 ["evil","shop"]' \
+	"--namespace shop --namespace evil: both, as the operator named them" || tap_diag "$out"
+out=$("$HOOK" record merge "$shopf" "$evilf" 2>&1)
+tap_is "$? $(jq -c '[.recordings[].namespace] | sort' <<<"$out" 2>/dev/null)" '0 ["evil","shop"]' \
+	"the two files named one by one: merged" || tap_diag "$out"
+err=$("$HOOK" --config "$cfg" record merge --namespace other web 2>&1 >/dev/null)
+tap_like "$? $err" "^[1-9][0-9]* .*no recording of 'web' is of the namespaces named with --namespace" \
+	"--namespace of none of them: refused, one line"
 
 tap_is "$(find "$CT_PIN_DIR-footprint" -mindepth 1 2>/dev/null | wc -l)" 0 "no footprint pins are left"
 ct_check_same "BPF programs and cgroups are as before" "$BEFORE" progs cgroups
