@@ -108,8 +108,8 @@ static bool xattr_refused(int code)
 	       code == E2BIG || code == ERANGE;
 }
 
-/* The temp file, its text written as attr (when set and taken) or as its
- * content, renamed to name. */
+/* The temp file, its text written as attr (when set: an error when it is
+ * not taken) or as its content, renamed to name. */
 static int replace_at(int dir, const char *name, const char *attr,
 		      const char *text, size_t len)
 {
@@ -124,10 +124,11 @@ static int replace_at(int dir, const char *name, const char *attr,
 		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 		    0600);
 	r = fd < 0 ? -errno : 1;
-	/* An empty text could not be told from an empty file: content. */
-	if (r == 1 && attr && len)
+	if (r == 1 && attr && !len)
+		r = -EINVAL;
+	else if (r == 1 && attr)
 		r = fsetxattr(fd, attr, text, len, 0) < 0 ? -errno : 0;
-	if (r == 1 || (r < 0 && xattr_refused(-r)))
+	if (r == 1)
 		r = fileio_write_all(fd, text, len);
 	return fileio_commit_temp(dir, tmp, name, r);
 }
@@ -216,11 +217,5 @@ int fileio_read_xattr_at(int dir, const char *name, const char *attr,
 		return -EINVAL;
 	if (ino)
 		*ino = st.st_ino;
-	if (st.st_size == 0) {
-		int r = read_xattr(fd, attr, max, out, len);
-
-		if (r != -ENODATA)
-			return r;
-	}
-	return fileio_read_fd(fd, max, out, len);
+	return read_xattr(fd, attr, max, out, len);
 }

@@ -24,14 +24,16 @@ int fileio_commit_temp(int dir, const char *tmp, const char *name, int r);
 int fileio_replace_at(int dir, const char *name, const char *text, size_t len);
 /*
  * The same, the text kept in the extended attribute attr of an empty file
- * where the file system takes one: on tmpfs a file's content takes a
- * whole page of memory, an attribute only its size. Elsewhere (no xattr
- * support, or not allowed) the text is the file's content.
+ * (on tmpfs a file's content takes a whole page of memory, an attribute
+ * only its size). Nowhere else: a file system that takes no such
+ * attribute, or does not let us set it, is an error (-EOPNOTSUPP, or the
+ * errno), never the file's content, which anyone who may write the file
+ * can forge, where a trusted.* attribute takes CAP_SYS_ADMIN.
  */
 int fileio_replace_xattr_at(int dir, const char *name, const char *attr,
 			    const char *text, size_t len);
-/* What fileio_replace_xattr_at() wrote: the file's content, or when it
- * is empty, its attribute attr; as fileio_read_at() with nofollow. The
+/* What fileio_replace_xattr_at() wrote: the attribute attr of the file
+ * name (not followed), never its content; -ENODATA when it has none. The
  * file's inode number in *ino (unless NULL): a replaced file has another. */
 int fileio_read_xattr_at(int dir, const char *name, const char *attr,
 			 size_t max, char **out, size_t *len, ino_t *ino);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * One JSON record per container under /run/oci-sockopt-hook (the
- * attribute SH_RECORD_XATTR of an empty <id>.json, or its content where
- * the file system takes no attribute), written atomically (temp file +
+ * attribute SH_RECORD_XATTR of an empty <id>.json, never its content:
+ * a trusted.* attribute takes CAP_SYS_ADMIN to write, so a root without
+ * capabilities that can write the directory (the DaemonSet's nri
+ * container mounts it) cannot plant one), written atomically (temp file +
  * rename), so a reader never sees half a record
  * and concurrent hooks for different containers never share a file. The
  * directory must be ours alone, and a record read back is checked before
@@ -198,6 +200,11 @@ int state_write(const struct sh_record *rec, struct sh_error *err)
 	if (r)
 		goto fail;
 	r = record_replace(name, text, strlen(text), err);
+	if (r == -EOPNOTSUPP || r == -EPERM)
+		return error_errno(
+			err, r,
+			"cannot write state for %s in %s, whose file system must take trusted.* attributes (tmpfs, ext4, xfs, btrfs) from us",
+			rec->id, state_dir());
 	if (r)
 		goto fail;
 	return 0;
@@ -259,6 +266,9 @@ static int read_record_at(int dir, const char *name, struct mount_cache *m,
 
 	if (r == -ENOENT)
 		return r;
+	if (r == -ENODATA)
+		why = "it has no record attribute (" SH_RECORD_XATTR
+		      "), which only the hook, with CAP_SYS_ADMIN, writes";
 	if (r)
 		goto ignore;
 	if (cached_mount(m, &root))
@@ -269,8 +279,8 @@ static int read_record_at(int dir, const char *name, struct mount_cache *m,
 		return 0;
 ignore:
 	log_warn("ignoring state record %s in %s: %s", LOG_Q(name), state_dir(),
-		 r && r != -EBADMSG ? strerror(-r) : why);
-	return r ? r : -EBADMSG;
+		 r && r != -EBADMSG && r != -ENODATA ? strerror(-r) : why);
+	return r && r != -ENODATA ? r : -EBADMSG;
 }
 
 int state_read(const char *id, struct sh_record *rec)

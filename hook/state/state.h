@@ -15,8 +15,8 @@
 
 #define SH_STATE_DIR "/run/oci-sockopt-hook"
 /* Where a record's JSON is kept: this extended attribute of its (empty)
- * file, or the file's content where the file system takes none. trusted.*:
- * only root (CAP_SYS_ADMIN) reads or writes it. */
+ * file, never the file's content. trusted.*: only root with CAP_SYS_ADMIN
+ * reads or writes it, so a uid 0 without capabilities cannot plant one. */
 #define SH_RECORD_XATTR "trusted.oci-sockopt-hook.record"
 /* A record's file name: the container id and ".json". */
 #define SH_STATE_NAME_MAX (SH_MAX_ID_LEN + sizeof(".json"))

@@ -346,8 +346,7 @@ b=$(ct_bundle -a sockopt-hook.io/policy=setonly earlier-setonly -- true)
 FSTATE=$(jq -c --arg b "$b" '.bundle = $b' <<<"$restricted_state")
 hook prestart
 tap_is "$RC $(ct_our_progs "$FCG")" "0 cgroup_setsockopt sh_setsockopt" "$name: the earlier container's policy is attached"
-ct_record "$FID" | jq '.pid_start -= 1' >"$CT_TMP/rec.json" &&
-	mv "$CT_TMP/rec.json" "$CT_STATE_DIR/$FID.json"
+ct_record "$FID" | jq '.pid_start -= 1' | ct_write_record "$CT_STATE_DIR/$FID.json"
 FSTATE=$restricted_state
 hook prestart
 tap_is "$RC" 0 "$name: prestart succeeds" || tap_diag "$ERR"

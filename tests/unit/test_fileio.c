@@ -162,7 +162,7 @@ static void test_dir(const char *base)
 	size_t len = 0;
 	struct stat st;
 	ino_t ino = 0, ino2 = 0;
-	int dir;
+	int dir, r;
 
 	snprintf(tmpl, sizeof(tmpl), "%s/test-fileio-XXXXXX", base);
 	if (!mkdtemp(tmpl)) {
@@ -189,38 +189,50 @@ static void test_dir(const char *base)
 	out = NULL;
 	ok(fileio_replace_at(dir, "c.json", "{\"c\":3}", 7) == 0 &&
 		   fileio_read_xattr_at(dir, "c.json", ATTR, 1024, &out, &len,
-					NULL) == 0 &&
-		   !strcmp(out, "{\"c\":3}"),
-	   "%s: a record in the file's content (older versions, by hand) reads as before",
+					NULL) == -ENODATA &&
+		   !out,
+	   "%s: a record in the file's content (planted by anyone who may write the file) is never read: ENODATA",
 	   base);
 	free(out);
 	out = NULL;
 	ok(fileio_replace_at(dir, "e.json", "", 0) == 0 &&
 		   fileio_read_xattr_at(dir, "e.json", ATTR, 1024, &out, &len,
-					NULL) == 0 &&
-		   len == 0,
-	   "%s: an empty file without the attribute reads as empty", base);
+					NULL) == -ENODATA,
+	   "%s: an empty file without the attribute: ENODATA", base);
+	ok(fileio_replace_xattr_at(dir, "z.json", ATTR, "", 0) == -EINVAL,
+	   "%s: an empty text is no attribute: EINVAL", base);
 	free(out);
 	out = NULL;
 	memset(big, 'x', sizeof(big));
-	ok(fileio_replace_xattr_at(dir, "b.json", ATTR, big, sizeof(big)) ==
-			   0 &&
-		   fileio_read_xattr_at(dir, "b.json", ATTR, 8192, &out, &len,
-					NULL) == 0 &&
-		   len == sizeof(big) && !memcmp(out, big, len),
-	   "%s: an attribute bigger than the first read (5000 bytes)", base);
-	free(out);
-	out = NULL;
-	ok(fileio_read_xattr_at(dir, "b.json", ATTR, 4000, &out, &len, NULL) ==
-		   -EFBIG,
-	   "%s: beyond max: EFBIG", base);
+	r = fileio_replace_xattr_at(dir, "b.json", ATTR, big, sizeof(big));
+	if (r == -E2BIG || r == -ENOSPC) {
+		ok(fstatat(dir, "b.json", &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+			   errno == ENOENT,
+		   "%s: an attribute of 5000 bytes the file system does not take: %s, and no file (never the content)",
+		   base, strerror(-r));
+		tap_skip("an attribute bigger than the first read",
+			 "the file system takes none of 5000 bytes");
+	} else {
+		ok(r == 0 &&
+			   fileio_read_xattr_at(dir, "b.json", ATTR, 8192, &out,
+						&len, NULL) == 0 &&
+			   len == sizeof(big) && !memcmp(out, big, len),
+		   "%s: an attribute bigger than the first read (5000 bytes)",
+		   base);
+		free(out);
+		out = NULL;
+		ok(fileio_read_xattr_at(dir, "b.json", ATTR, 4000, &out, &len,
+					NULL) == -EFBIG,
+		   "%s: beyond max: EFBIG", base);
+	}
 	ok(symlinkat("r.json", dir, "l.json") == 0 &&
 		   fileio_read_xattr_at(dir, "l.json", ATTR, 1024, &out, &len,
 					NULL) == -ELOOP,
 	   "%s: a symlink is not followed", base);
 	for (const char *const *n =
 		     (const char *const[]){ "r.json", "c.json", "e.json",
-					    "b.json", "l.json", NULL };
+					    "b.json", "l.json", "z.json",
+					    NULL };
 	     *n; n++)
 		unlinkat(dir, *n, 0);
 	close(dir);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "lib/context.h"
@@ -169,6 +170,18 @@ static void test_round_trip(void)
 	   "an id with '/' removes nothing else");
 }
 
+/* A record as the hook writes it: the attribute of an empty file. */
+static void write_record(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0 || fsetxattr(fd, SH_RECORD_XATTR, text, strlen(text), 0))
+		tap_diag("cannot write %s as an attribute: %s", path,
+			 strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 static void test_not_records(void)
 {
 	struct sh_record rec;
@@ -177,11 +190,17 @@ static void test_not_records(void)
 	const char *said;
 
 	snprintf(path, sizeof(path), "%s/broken.json", state);
-	write_file(path, "{\"id\": ", 0600);
+	write_record(path, "{\"id\": ");
 	snprintf(path, sizeof(path), "%s/other.json", state);
-	write_file(path,
-		   "{\"id\": \"c2\", \"pid\": 1, \"cgroup\": \"/test/c2\"}",
-		   0600);
+	write_record(path,
+		     "{\"id\": \"c2\", \"pid\": 1, \"cgroup\": \"/test/c2\"}");
+	/* c2's record, as a file's content: what anyone who may write the
+	 * directory can plant. */
+	snprintf(path, sizeof(path), "%s/planted.json", state);
+	write_file(
+		path,
+		"{\"id\": \"planted\", \"pid\": 1, \"cgroup\": \"/test/c2\"}",
+		0600);
 	snprintf(path, sizeof(path), "%s/notes.txt", state);
 	write_file(path, "hello", 0600);
 	snprintf(path, sizeof(path), "%s/.c3.json", state);
@@ -204,10 +223,15 @@ static void test_not_records(void)
 	   "a symbolic link: not followed, ignored with a warning");
 	ok(!strstr(said, "notes.txt") && !strstr(said, ".c3.json"),
 	   "other names and hidden files: silently skipped");
+	ok(strstr(said, "ignoring state record 'planted.json'") &&
+		   strstr(said, "it has no record attribute"),
+	   "a record as a file's content: never read, ignored with a warning");
 
 	capture_start();
 	ok(state_read("broken", &rec) == -EBADMSG, "state_read of a broken "
 						   "record: -EBADMSG");
+	ok(state_read("planted", &rec) == -EBADMSG,
+	   "state_read of a file-content record: -EBADMSG");
 	capture_end();
 }
 
