@@ -108,7 +108,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all man deps demo check check-quick check-node check-fresh unit hook-dyn bench fuzz format format-check shellcheck modules-check clean install uninstall image
+.PHONY: FORCE all man deps demo check check-quick check-mutants check-node check-fresh unit hook-dyn bench fuzz format format-check shellcheck modules-check clean install uninstall image
 all: $(BIN) man
 
 deps:
@@ -216,6 +216,14 @@ check-quick:
 	$(MAKE) -j$(CHECK_JOBS) format-check shellcheck all test-progs unit-progs unit-san-progs
 	$(MAKE) modules-check
 	TESTS='$(CHECK_QUICK_TESTS)' ./tests/run.sh
+
+# Mutation testing (tests/mutants/README.md, not part of check): the hook
+# built with one mutation at a time on a copy of the tree in
+# $(BUILD)/mutants, and the suites that claim to cover it must fail.
+# MUTANTS="pattern..." picks mutants by name.
+check-mutants:
+	./scripts/deps.sh check
+	./tests/mutants/run.py -B $(BUILD)
 
 # The node suite alone (tests/node/README.md): a Debian unstable node with
 # systemd and cgroup v2 only, under QEMU; `make check` runs it as
