@@ -245,7 +245,9 @@ tap_is "$(grep -c '^imports = \["/etc/containerd/conf.d/\*.toml"\]$' "$MAIN")" 1
 	"config.toml imports the drop-in's directory again (add_import)"
 tap_like "$(cri logs "$AGENT" 2>&1)" "wiring missing: containerd's handlers; putting it back" \
 	"the agent's log says what it put back"
-wait_until 40 test "$(repairs)" = "1 0 "
+# shellcheck disable=SC2317 # called through wait_until
+repaired_once() { [ "$(repairs)" = "1 0 " ]; }
+wait_until 40 repaired_once
 tap_is "$(repairs)" "1 0 " "oci_sockopt_hook_wiring_repairs_total: 1 repaired, 0 failed"
 m=$(cri_pod healed sockopt '{"sockopt-hook.io/policy": "restricted"}' \
 	"[{\"name\": \"healed\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\", \"NET_RAW\"]}]")
