@@ -8,7 +8,9 @@ what bench/start.sh measured into raw/:
                           preloaded, plshared, noop; STEP: true, pre, post)
   rt.KEY                  runc/crun run (runc_none, runc_true, runc_read,
                           runc_ours, runc_noop, runc_fresh, runc_shared,
-                          crun_none, crun_read, crun_ours, crun_noop)
+                          crun_none, crun_read, crun_ours, crun_noop,
+                          crun_generic; runc_V_nw: runc_V without the
+                          cgroup moves before it)
   parts.KEY               --version, validate, empty-policy and full
                           prestarts
   steps.VARIANT           the hook's own step timings (stderr lines of
@@ -193,14 +195,18 @@ def report_alone(t):
 
 
 RUNC = ("none", "true", "read", "ours", "quiet", "noop", "fresh", "generic",
-        "shared")
-CRUN = ("none", "read", "ours", "noop")
+        "shared", "true_nw", "ours_nw", "noop_nw", "generic_nw")
+CRUN = ("none", "read", "ours", "noop", "generic")
 RT_NAMES = {"none": "no hooks", "true": "/bin/true", "read": "readstate",
             "ours": "ours preloaded",
             "quiet": "ours preloaded, quiet host (keys off)",
             "noop": "ours, nothing to attach",
             "fresh": "ours fallback", "shared": "ours shared, no pins",
-            "generic": "ours, policy not preloaded"}
+            "generic": "ours, policy not preloaded",
+            "true_nw": "/bin/true, no cgroup moves first",
+            "ours_nw": "ours preloaded, no cgroup moves first",
+            "noop_nw": "ours, nothing to attach, no cgroup moves first",
+            "generic_nw": "ours, policy not preloaded, no cgroup moves first"}
 # The differences shown, as (runtime, variant, baseline, target):
 # /bin/true for runc, as the millisecond targets have it; readstate for
 # crun, which fails a hook that exits before it has written the state
@@ -211,8 +217,11 @@ RT_DIFFS = (("runc", "ours", "true", "<= 1.0"), ("runc", "quiet", "true", "-"),
             ("runc", "fresh", "true", "-"), ("runc", "shared", "true", "-"),
             ("runc", "true", "none", "-"), ("runc", "read", "true", "-"),
             ("runc", "ours", "read", "-"),
+            ("runc", "ours_nw", "true_nw", "-"),
+            ("runc", "noop_nw", "true_nw", "-"),
+            ("runc", "generic_nw", "true_nw", "-"),
             ("crun", "ours", "read", "<= 1.0"), ("crun", "noop", "read", "-"),
-            ("crun", "read", "none", "-"))
+            ("crun", "generic", "read", "-"), ("crun", "read", "none", "-"))
 
 
 def report_runtimes(t):

@@ -34,7 +34,11 @@ import sys
 
 from runc_gap_trace import cut_runs, read_trace
 
-WITH_OURS = ("ours", "shared", "wours", "solo")
+WITH_OURS = ("ours", "shared", "noop", "pre", "gen", "wours", "solo")
+# The variants with a table of their own against /bin/true, and its title.
+TABLES = (("ours", "ours (fresh load)"), ("noop", "ours, nothing to attach"),
+          ("pre", "ours, preloaded"),
+          ("gen", "ours, a policy added after preload (generic)"))
 
 # ---- statistics ------------------------------------------------------------
 
@@ -129,12 +133,12 @@ def row(label, d, xa, xb):
                    ms(mean(d)), ms(ci95(d), "%.2f"))
 
 
-def table(by_round, order):
-    a, b = "true", "ours"
+def table(by_round, order, b="ours", title="ours (fresh load)"):
+    a = "true"
     whole = pair(by_round, a, b, lambda r: seg(r, "begin", "end"))
-    out = ["== runc run, ours (fresh load) - /bin/true hooks: %d rounds, "
-           "order %s; ms" % (len(whole[0]), order),
-           COLS % ("", "true", "ours", "ours-true", "ours-true", "95%"),
+    out = ["== runc run, %s - /bin/true hooks: %d rounds, "
+           "order %s; ms" % (title, len(whole[0]), order),
+           COLS % ("", "true", b, b + "-true", b + "-true", "95%"),
            COLS % ("", "p50", "p50", "p50", "mean", "CI +-")]
     rows = hooks = 0.0
     for label, s, e in SEGMENTS:
@@ -424,8 +428,9 @@ def main():
         if not r.error:
             by_round.setdefault(r.round, {})[r.variant] = r
     lines = []
-    if "true" in variants and "ours" in variants:
-        lines += table(by_round, args.order)
+    for v, title in TABLES:
+        if "true" in variants and v in variants:
+            lines += table(by_round, args.order, v, title)
     lines += attach_table(runs, events)
     lines += hook_detail(by_round, runs, args.raw)
     lines += others(by_round, variants)

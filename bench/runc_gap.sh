@@ -13,6 +13,11 @@
 #           dir where no other container uses the policy (a fresh load)
 #   shared  our hook, a state dir where another container (a sleeping
 #           process in a cgroup of ours) has the policy attached
+#   noop    our hook, no annotation: nothing to attach
+#   pre     our hook, the policy preloaded (its pins in our bpffs), no
+#           other container of it
+#   gen     our hook, only the generic programs pinned: a policy added
+#           to the config after the last preload
 #   wtrue   /bin/true through a wrapper (sh) that appends stderr to a file
 #   wours   our hook through the same wrapper, OCI_SOCKOPT_HOOK_TIMING=1:
 #           its step timings (runc throws the hook's stderr away)
@@ -51,7 +56,7 @@ set -u
 B_OUT=$BUILD/bench/gap
 ROUNDS=${GAP_ROUNDS:-40}
 TRACE_ROUNDS=${GAP_TRACE_ROUNDS:-3}
-read -ra VARIANTS <<<"${GAP_VARIANTS:-none true ours shared wtrue wours solo}"
+read -ra VARIANTS <<<"${GAP_VARIANTS:-none true ours shared noop pre gen wtrue wours solo}"
 ORDER=${GAP_ORDER:-shuffle}
 SEED=${GAP_SEED:-1}
 PAUSE=${GAP_PAUSE:-0}
@@ -67,15 +72,17 @@ g_id()
 
 # ---- bundles -------------------------------------------------------------
 
-# g_hook_json STATE-DIR [WRAP-ARGS...]: hooks calling our hook.
+# g_hook_json STATE-DIR [WRAP-ARGS...]: hooks calling our hook, with
+# the pin dir G_PINS (default: one in our bpffs with nothing pinned).
 g_hook_json()
 {
 	local state=$1 env
 
 	shift
 	env=$(jq -cn --arg s "$state" --arg t "${G_TIMING:-0}" \
+		--arg p "${G_PINS:-$OCI_SOCKOPT_HOOK_PIN_DIR}" \
 		'["PATH=/usr/sbin:/usr/bin:/sbin:/bin", "OCI_SOCKOPT_HOOK_STATE_DIR=" + $s,
-		  "OCI_SOCKOPT_HOOK_TIMING=" + $t]')
+		  "OCI_SOCKOPT_HOOK_PIN_DIR=" + $p, "OCI_SOCKOPT_HOOK_TIMING=" + $t]')
 	jq -cn --arg h "$HOOK" --arg c "$B_CONFIG" --argjson env "$env" \
 		--args '$ARGS.positional as $w |
 		def hook($stage): {path: ($w[0] // $h),
@@ -105,6 +112,9 @@ g_bundle()
 	wtrue) hooks=$(g_true_json "${wrap[@]}") ;;
 	ours) hooks=$(g_hook_json "$B_TMP/state-fresh") ann=$pol ;;
 	shared) hooks=$(g_hook_json "$B_TMP/state") ann=$pol ;;
+	noop) hooks=$(G_PINS=$B_PINS g_hook_json "$B_TMP/state") ;;
+	pre) hooks=$(G_PINS=$B_PINS g_hook_json "$B_TMP/state/pre") ann=$pol ;;
+	gen) hooks=$(G_PINS=$B_GEN_PINS g_hook_json "$B_TMP/state/gen") ann=$pol ;;
 	wours) hooks=$(G_TIMING=1 g_hook_json "$B_TMP/state-fresh" "${wrap[@]}") ann=$pol ;;
 	esac
 	b_runtime_spec "$dir" "$hooks" "$ann"
@@ -122,6 +132,10 @@ g_setup()
 	# shellcheck disable=SC2016 # the wrapper's own variables
 	printf '#!/bin/sh\nf=$1\nshift\nexec "$@" 2>>"$f"\n' >"$B_TMP/wrap.sh" &&
 		chmod 755 "$B_TMP/wrap.sh" || return 1
+	# The pins of pre and noop, and gen's pin dir with only the generic
+	# programs; pre and gen have state dirs of their own (on the tmpfs).
+	b_preload && mkdir -m 0700 "$B_TMP/state/pre" "$B_TMP/state/gen" &&
+		b_preload_generic || return 1
 	for v in "${VARIANTS[@]}"; do
 		[ "$v" = solo ] && continue
 		g_bundle "$v" || return 1
