@@ -30,7 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "lib/cleanup.h"
 #include "lib/fileio.h"
@@ -487,6 +491,199 @@ int sysctl_check(const struct sh_policy *policy, const struct oci_state *st,
 		if (!o.rule)
 			continue;
 		r = check_one(&o, val, err);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * A network namespace someone else made: the bundle names it by a path
+ * (a pod sandbox's, /proc/<pid>/ns/net under containerd, a pinned file
+ * under CRI-O), and its sysctls were applied when it was made.
+ */
+static bool joins_netns(const struct oci_state *st)
+{
+	struct json_object *linux_obj, *nss;
+
+	if (!st->config_root ||
+	    !json_object_object_get_ex(st->config_root, "linux", &linux_obj) ||
+	    !json_object_object_get_ex(linux_obj, "namespaces", &nss) ||
+	    !json_object_is_type(nss, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(nss); i++) {
+		struct json_object *ns = json_object_array_get_idx(nss, i), *v;
+
+		if (json_object_object_get_ex(ns, "type", &v) &&
+		    json_object_is_type(v, json_type_string) &&
+		    !strcmp(json_object_get_string(v), "network"))
+			return json_object_object_get_ex(ns, "path", &v) &&
+			       json_object_is_type(v, json_type_string) &&
+			       json_object_get_string_len(v) > 0;
+	}
+	return false;
+}
+
+#define LIVE_MAX (ARRAY_SIZE(table) + 1)
+
+struct live_key {
+	const struct sysctl_map *m;
+	char key[SH_SYSCTL_KEY_MAX];
+};
+
+/* One value, as the child read it; fits a pipe's atomic write. */
+struct live_rec {
+	unsigned int idx;
+	char value[SH_SYSCTL_VALUE_MAX + 1];
+};
+
+/* The table sysctls whose options the policy governs; for the hop limit,
+ * the "all" and "default" devices. */
+static size_t live_keys(const struct sh_policy *p, struct live_key *keys)
+{
+	static const char *const hop[] = { "net.ipv6.conf.all.hop_limit",
+					   "net.ipv6.conf.default.hop_limit" };
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		const struct sysctl_map *m = &table[i];
+
+		if (!rule_of(p, m->level, m->optname))
+			continue;
+		for (size_t k = 0; k < (strchr(m->key, '*') ? 2u : 1u); k++) {
+			keys[n].m = m;
+			snprintf(keys[n].key, sizeof(keys[n].key), "%s",
+				 strchr(m->key, '*') ? hop[k] : m->key);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* In the child: joins the namespace, writes what it reads, exits. */
+__attribute__((noreturn)) static void
+live_child(int nsfd, int out, const struct live_key *keys, size_t n)
+{
+	if (setns(nsfd, CLONE_NEWNET) < 0)
+		_exit(1);
+	for (size_t i = 0; i < n; i++) {
+		struct live_rec rec = { .idx = (unsigned int)i };
+		char path[sizeof("/proc/sys/") + SH_SYSCTL_KEY_MAX];
+		ssize_t len;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/sys/%s", keys[i].key);
+		for (char *p = path + sizeof("/proc/sys/") - 1; *p; p++)
+			if (*p == '.')
+				*p = '/';
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, rec.value, SH_SYSCTL_VALUE_MAX);
+		close(fd);
+		if (len < 0)
+			continue;
+		/* The kernel ends what it prints with a newline. */
+		if (len > 0 && rec.value[len - 1] == '\n')
+			len--;
+		rec.value[len] = '\0';
+		if (write(out, &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* The n values of keys as the namespace nsfd holds them, into recs. */
+static int live_read(int nsfd, const struct live_key *keys, size_t n,
+		     struct live_rec *recs, size_t *nr, struct sh_error *err)
+{
+	int fds[2], status;
+	ssize_t got;
+	pid_t pid;
+
+	*nr = 0;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return error_errno(err, -errno, "cannot make a pipe");
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return error_errno(err, -errno, "cannot fork");
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		live_child(nsfd, fds[1], keys, n);
+	}
+	close(fds[1]);
+	while (*nr < n) {
+		got = read(fds[0], &recs[*nr], sizeof(recs[0]));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got != (ssize_t)sizeof(recs[0]))
+			break;
+		if (recs[*nr].idx < n)
+			(*nr)++;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return error_set(
+			err, -EIO,
+			"cannot read the sysctls of the network namespace the container joins");
+	return 0;
+}
+
+static bool same_ns(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int sysctl_check_netns(const struct sh_policy *policy,
+		       const struct oci_state *st, struct sh_error *err)
+{
+	struct live_key keys[LIVE_MAX];
+	struct live_rec recs[LIVE_MAX];
+	struct one o = {
+		.policy = policy,
+		.src = "in the network namespace the container joins, sysctl",
+	};
+	_cleanup_close_ int nsfd = -1, self = -1;
+	char path[64];
+	size_t n, nr;
+	int r;
+
+	if (!has_rules(policy) || st->pid <= 0 || !joins_netns(st))
+		return 0;
+	n = live_keys(policy, keys);
+	if (!n)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)st->pid);
+	nsfd = open(path, O_RDONLY | O_CLOEXEC);
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	/* An init already gone is police_container()'s to report. */
+	if (nsfd < 0 || self < 0)
+		return errno == ENOENT || errno == ESRCH ?
+			       0 :
+			       error_errno(err, -errno, "cannot open %s", path);
+	/* The node's own namespace: its values are the operator's. */
+	if (same_ns(nsfd, self))
+		return 0;
+	r = live_read(nsfd, keys, n, recs, &nr, err);
+	if (r)
+		return r;
+	for (size_t i = 0; i < nr; i++) {
+		const struct live_key *k = &keys[recs[i].idx];
+
+		o.m = k->m;
+		o.rule = rule_of(policy, k->m->level, k->m->optname);
+		o.key = k->key;
+		o.value = recs[i].value;
+		snprintf(o.norm, sizeof(o.norm), "%s", k->key);
+		r = check_text(&o, err);
 		if (r)
 			return r;
 	}

@@ -48,6 +48,14 @@ int sysctl_parse_ints(const char *text, long long *vals, int max);
 int sysctl_check(const struct sh_policy *policy, const struct oci_state *st,
 		 struct sh_error *err);
 /*
+ * The same for the sysctls a network namespace the container joins by a
+ * path already holds (a pod's: containerd and CRI-O apply the pod's
+ * sysctls to its sandbox, whose namespace the containers join), read in
+ * a child process that joins it; nothing for the node's own namespace.
+ */
+int sysctl_check_netns(const struct sh_policy *policy,
+		       const struct oci_state *st, struct sh_error *err);
+/*
  * The node's own value of a table sysctl (this process's network
  * namespace): its integers (as sysctl_parse_ints()), or -errno.
  */

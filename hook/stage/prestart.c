@@ -42,6 +42,11 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 	r = sysctl_check(eff.audit ? NULL : eff.policy, st, err);
 	if (r)
 		return r;
+	/* And those a pod's network namespace already holds (the pod's
+	 * sysctls are its sandbox's, under containerd and CRI-O). */
+	r = sysctl_check_netns(eff.audit ? NULL : eff.policy, st, err);
+	if (r)
+		return r;
 	timing_mark("policy");
 	/* A sandbox no hook runs for (containerd's) is policed before any
 	 * of its pod's containers runs. */

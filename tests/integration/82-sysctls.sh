@@ -24,6 +24,13 @@
 #      one at connect(); a socket that set IP_TTL keeps its clamped TTL.
 #      Without CAP_NET_ADMIN the route change gives EPERM. status names the
 #      route_metrics caveat.
+#   4. A pod's sysctls are its sandbox's under containerd and CRI-O: a
+#      container that joins a sandbox's network namespace by a path (as
+#      containerd writes /proc/<pid>/ns/net) carries none. Unpoliced it
+#      holds the pod's values (control); under the policy, values past it
+#      in the namespace it joins are refused in one line
+#      (sysctl_exceeds_policy); a sandbox without sysctls and the node's
+#      own namespace (host network) are not.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -207,6 +214,72 @@ for caps in net_admin no_net_admin; do
 	fi
 	ct_delete runc "$ID"
 done
+
+# ---- 4. The pod's network namespace -------------------------------------------
+
+# Under containerd and CRI-O a pod's sysctls are its sandbox's: the pod's
+# containers join the sandbox's network namespace by a path and carry no
+# linux.sysctl of their own. A "sandbox" here: an unpoliced runc container
+# (no hook) with the pod's sysctls, holding its network namespace.
+# netns_sandbox NAME SYSCTL-JSON: sets NS_PID (empty on failure).
+netns_sandbox()
+{
+	local b
+
+	NS_PID=
+	b=$(ct_bundle -c "$CFG" "$1" -- sleep 600) &&
+		jq --argjson s "$2" 'del(.hooks) | .linux.sysctl = $s' "$b/config.json" \
+			>"$b/config.json.new" && mv "$b/config.json.new" "$b/config.json" ||
+		return 1
+	ct_start_ok "$1: a pod sandbox with linux.sysctl $2 starts (no hook)" runc "$(ct_id "$1")" "$b" ||
+		return 1
+	NS_PID=$CT_PID
+}
+
+# joining NAME POLICY PID: a bundle running sockcheck defaults in PID's
+# network namespace (by its /proc path, as containerd writes it), no
+# linux.sysctl, under POLICY ("" for none); prints its path.
+joining()
+{
+	local b
+
+	b=$(bundle "$1" null "$2") &&
+		jq --arg p "/proc/$3/ns/net" 'del(.linux.sysctl) |
+			.linux.namespaces |= map(if .type == "network" then . + {path: $p} else . end)' \
+			"$b/config.json" >"$b/config.json.new" && mv "$b/config.json.new" "$b/config.json" ||
+		return 1
+	echo "$b"
+}
+
+if netns_sandbox pod-sb '{"net.ipv4.tcp_rmem": "4096 1048576 6291456", "net.ipv4.tcp_keepalive_time": "1"}'; then
+	b=$(joining pod-control "" "$NS_PID")
+	started runc pod-control "$b"
+	grep -qx tcp_rcvbuf=1048576 "$CT_OUT" && grep -qx keepidle=1 "$CT_OUT"
+	tap_ok $? "pod: unpoliced, a container that joins the pod's namespace holds the pod's sysctls (tcp_rcvbuf=1048576, keepidle=1)" ||
+		tap_diag "$(cat "$CT_OUT")"
+	b=$(joining pod-app sysctls "$NS_PID")
+	: >"$LOG"
+	refused runc pod-app "$b" \
+		"in the network namespace the container joins, sysctl 'net\.ipv4\.tcp_(rmem|keepalive_time)'" \
+		'beyond what policy sysctls lets a setsockopt of (SO_RCVBUF|TCP_KEEPIDLE) reach' 'refusing'
+	tap_is "$(jq -r 'select(.event == "refused") | .reason' "$LOG" 2>/dev/null)" \
+		sysctl_exceeds_policy "pod: the audit line's reason is sysctl_exceeds_policy" ||
+		tap_diag "$(cat "$LOG")"
+	ct_delete runc "$(ct_id pod-sb)"
+fi
+if netns_sandbox plain-sb '{}'; then
+	b=$(joining plain-app sysctls "$NS_PID")
+	started runc plain-app "$b"
+	grep -qx "tcp_rcvbuf=$(awk '{print $2}' <<<"$NODE_RMEM")" "$CT_OUT"
+	tap_ok $? "pod without sysctls: the policed container starts, with the node's defaults" ||
+		tap_diag "$(cat "$CT_OUT")"
+	ct_delete runc "$(ct_id plain-sb)"
+fi
+# The node's own namespace holds the operator's values: never refused.
+b=$(bundle hostnet null) &&
+	jq 'del(.linux.sysctl) | .linux.namespaces |= map(select(.type != "network"))' \
+		"$b/config.json" >"$b/config.json.new" && mv "$b/config.json.new" "$b/config.json"
+started runc hostnet "$b"
 
 ct_check_same "after delete, BPF programs, hook state and cgroups are as before" "$BASE"
 tap_done
