@@ -303,7 +303,12 @@ static pid_t joined_pid_of(struct json_object *nss, const char *type)
 
 pid_t bundle_joined_pid(const struct oci_state *st)
 {
-	static const char *const types[] = { "pid", "ipc", "uts", "network" };
+	/* containerd joins every container to the sandbox's IPC, UTS and
+	 * network namespaces, and its pid namespace to the sandbox's under
+	 * shareProcessNamespace, or to the target's: an ephemeral container
+	 * with a target (kubectl debug --target) names the target container's
+	 * pid there (WithPodNamespaces, targetPid), not the sandbox's. */
+	static const char *const types[] = { "ipc", "uts", "network", "pid" };
 	struct json_object *linux_obj, *nss;
 	pid_t pid = 0;
 

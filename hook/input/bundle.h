@@ -42,8 +42,10 @@ bool bundle_own_cgroupns(const struct oci_state *st);
 /*
  * The process whose namespaces the container joins by a /proc/<pid>/ns/
  * path (a pod's sandbox: containerd writes the pause process's pid there
- * for the pod's pid, ipc, uts and network namespaces), the pid namespace's
- * first; 0 when it joins none that way.
+ * for the pod's ipc, uts and network namespaces, and for its pid
+ * namespace unless the container targets another container's), the IPC
+ * namespace's first, the pid namespace's last; 0 when it joins none that
+ * way.
  */
 pid_t bundle_joined_pid(const struct oci_state *st);
 

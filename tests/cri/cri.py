@@ -23,6 +23,13 @@
                                  the pod's containers, StopPodSandbox,
                                  RemovePodSandbox
     pods                         the ids of all pod sandboxes, one a line
+    debug POD.json SANDBOX-ID    what kubelet does for each of
+                                 spec.ephemeralContainers (kubectl debug
+                                 --target): CreateContainer with the pid
+                                 namespace of the container named by
+                                 targetContainerName (NamespaceMode TARGET,
+                                 target_id), StartContainer; prints
+                                 {"ephemeral": {NAME: ID}}
     create-loop POD.json SANDBOX-ID N
                                  N times CreateContainer of the pod's first
                                  container in its running sandbox, each
@@ -562,6 +569,37 @@ class Pod:
         return {"sandbox": sandbox, "init": init, "containers": ids}
 
 
+    def debug(self, sandbox):
+        """kuberuntime_container.go startContainer for an ephemeral
+        container: its config as a container's, the pid namespace the
+        target's (generateContainerConfig sets NamespaceOptions.Pid to
+        TARGET and TargetId when targetContainerName is set)."""
+        pb = self.pb
+        config = self.sandbox_config()
+        by_name = {}
+        for c in self.cri.runtime("ListContainers", filter=pb.ContainerFilter(
+                pod_sandbox_id=sandbox)).containers:
+            by_name[c.labels.get("io.kubernetes.container.name")] = c.id
+        ids = {}
+        for container in self.spec.get("ephemeralContainers") or []:
+            image_id = self.cri.image_id(container["image"])
+            cfg = self.container_config(container, image_id)
+            target = container.get("targetContainerName")
+            if target:
+                if target not in by_name:
+                    raise LookupError("no container %s in the pod" % target)
+                ns = cfg.linux.security_context.namespace_options
+                ns.pid = enum(pb, "NamespaceMode", "TARGET")
+                ns.target_id = by_name[target]
+            os.makedirs(os.path.join(self.log_dir, container["name"]),
+                        mode=0o755, exist_ok=True)
+            cid = self.cri.runtime("CreateContainer", pod_sandbox_id=sandbox,
+                                   config=cfg,
+                                   sandbox_config=config).container_id
+            self.cri.runtime("StartContainer", container_id=cid)
+            ids[container["name"]] = cid
+        return {"ephemeral": ids}
+
     def create_loop(self, count, sandbox):
         """count times what kubelet does to create the pod's first
         container (CreateContainer, the call NRI plugins see), each removed
@@ -702,6 +740,10 @@ def run_command(cri, opts):
         print(r.status.network.ip)
     elif cmd == "remove-pod" and len(args) == 1:
         remove_pod(cri, args[0])
+    elif cmd == "debug" and len(args) == 2:
+        with open(args[0]) as f:
+            manifest = json.load(f)
+        print(json.dumps(Pod(cri, manifest, opts).debug(args[1])))
     elif cmd == "create-loop" and len(args) == 3:
         with open(args[0]) as f:
             manifest = json.load(f)

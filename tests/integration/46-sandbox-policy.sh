@@ -25,6 +25,10 @@
 #    32768, the congestion control is not forced;
 #  - in every case the pause process is left as it was: the state it had
 #    before it was traced (S), no tracer;
+#  - an ephemeral debug container with a target (kubectl debug --target),
+#    as containerd builds it: the sandbox's IPC and network namespaces, the
+#    target container's pid namespace: policed like its pod (restricted
+#    holds in it, the sandbox is policed), not refused;
 #  - a sandbox-id that is not the cgroup of the pid the app joins: the
 #    app is refused with one line; so is one that is only a part of its
 #    name ("sb" of <prefix>-plant-sb, as "crio" of crio-<id>.scope); with
@@ -206,6 +210,60 @@ if sandbox clamp-sb "$SBCLAMP" crio; then
 	attack "sandbox policed by its own policy, not the app's" clamp-app "$SBCLAMP" crio clamp:16384
 	ct_delete runc "$(ct_id clamp-app)"
 	ct_delete runc "$SB_ID"
+fi
+
+# --- 3c. an ephemeral container with a target (kubectl debug --target) ---
+
+# containerd's WithPodNamespaces: the target's pid namespace, the
+# sandbox's IPC, UTS and network namespaces, the pod's annotations.
+# ns_paths PID-OF-PID-NS PID-OF-OTHERS: the jq filter for linux.namespaces.
+ns_paths()
+{
+	echo '.linux.namespaces |= map(if .type == "pid" then . + {"path": "/proc/'"$1"'/ns/pid"}
+		elif .type == "network" then . + {"path": "/proc/'"$2"'/ns/net"}
+		elif .type == "ipc" or .type == "uts" then . + {"path": "/proc/'"$2"'/ns/\(.type)"}
+		else . end)'
+}
+
+if sandbox debug-sb "$ON" containerd; then
+	# The target: a pod container with a pid namespace of its own (no
+	# shareProcessNamespace), started detached.
+	b=$(ct_bundle -c "$ON" -a "$CRI_NS.container-type=container" \
+		-a "$CRI_NS.container-name=target" -a "$CRI_NS.sandbox-id=$SB_ID" \
+		-a "$CRI_NS.sandbox-namespace=shop" -a "$CRI_NS.sandbox-name=debug-sb" \
+		-a sockopt-hook.io/policy=restricted debug-target -- sleep 600) &&
+		jq_bundle "$b" "$UNPRIVILEGED | $(ns_paths self "$SB_PID") |
+			.linux.namespaces |= map(if .type == \"pid\" then del(.path) else . end)"
+	ct_start_ok "debug: the target container starts" runc "$(ct_id debug-target)" "$b"
+	TARGET_PID=$CT_PID
+	: >"$LOG"
+	b=$(ct_bundle -c "$ON" -a "$CRI_NS.container-type=container" \
+		-a "$CRI_NS.container-name=debugger" -a "$CRI_NS.sandbox-id=$SB_ID" \
+		-a "$CRI_NS.sandbox-namespace=shop" -a "$CRI_NS.sandbox-name=debug-sb" \
+		-a sockopt-hook.io/policy=restricted debug-eph -- \
+		/bin/sh -c 'ps -o pid,args; sockcheck set-mark 5; sockcheck socket inet6 stream; echo done=ok') &&
+		jq_bundle "$b" "$(ns_paths "$TARGET_PID" "$SB_PID")"
+	ct_run runc "$(ct_id debug-eph)" "$b"
+	[ "$CT_RC" = 0 ] && grep -q '^done=ok' "$CT_OUT"
+	tap_ok $? "debug: the ephemeral container with the target's pid namespace starts, not refused" ||
+		ct_diag_run "$b"
+	grep -q 'sleep 600' "$CT_OUT"
+	tap_ok $? "debug: it sees the target's processes (the target's pid namespace)" ||
+		tap_diag "$(cat "$CT_OUT")"
+	tap_is "$(grep -E '^(setsockopt|socket_inet6_stream)=' "$CT_OUT" | tr '\n' ' ')" \
+		"setsockopt=EPERM socket_inet6_stream=EPERM " \
+		"debug: policed like its pod (restricted: SO_MARK and AF_INET6 give EPERM)"
+	tap_is "$(ct_our_progs "$SB_CG")" "cgroup_inet_sock_create sh_sock_create" \
+		"debug: the sandbox (found through the IPC namespace) is policed"
+	ct_delete runc "$(ct_id debug-eph)"
+	ct_delete runc "$(ct_id debug-target)"
+	ct_delete runc "$SB_ID"
+	for _ in $(seq 1 50); do
+		[ "$(state_policy "$SB_ID")" = none ] && break
+		sleep 0.1
+	done
+	tap_is "$(state_policy "$SB_ID")" none \
+		"debug: the reaper released the sandbox's record when the sandbox went"
 fi
 
 # --- 4. a sandbox-id that does not match ---------------------------------

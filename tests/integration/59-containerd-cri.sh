@@ -16,6 +16,10 @@
 #    the default handler, where a handler whose base spec carries
 #    `ctr oci spec`'s process.rlimits (the example before 039d559) caps
 #    it at 1024: SOCKOPT_BASE_SPEC=<that file> makes the check fail;
+#  - an ephemeral debug container with a target (kubectl debug --target:
+#    CreateContainer with NamespaceMode TARGET and target_id) in a pod
+#    whose pod-wide key is restricted: it starts in the target's pid
+#    namespace, policed like its pod;
 #  - a pod with the annotation on the default handler (no RuntimeClass) is
 #    not policed: the silent case, as it is today;
 #  - after the pods are removed and containerd stopped: no record, no
@@ -185,6 +189,36 @@ else
 		"the hook ran for the pause sandbox and attached sandbox_policy"
 fi
 
+# --- kubectl debug --target ------------------------------------------------------
+
+POD=$(cri_pod debugged sockopt '{"sockopt-hook.io/policy": "restricted"}' \
+	"[{\"name\": \"web\", \"command\": $SLEEPER, \"caps\": [\"NET_ADMIN\"]}]")
+CTD_UIDS+=("$(jq -r .metadata.uid "$POD")")
+cri_run_pod "$POD"
+tap_ok $? "debug: pod debugged (pod-wide restricted) with web: runs"
+DEBUG_SB=$CRI_SANDBOX
+DEBUG_WEB=${CRI_IDS[web]}
+jq --arg image "$CRI_BUSYBOX" '.spec.ephemeralContainers = [{
+	name: "debugger", image: $image, command: ["sleep", "3600"],
+	targetContainerName: "web",
+	securityContext: {capabilities: {add: ["NET_ADMIN"]}}}]' "$POD" >"$CRI_DIR/debugged-eph.json"
+out=$(cri debug "$CRI_DIR/debugged-eph.json" "$DEBUG_SB" 2>&1)
+DEBUGGER=$(jq -r '.ephemeral.debugger // empty' <<<"$out" 2>/dev/null)
+tap_ok "$([ -n "$DEBUGGER" ]; echo $?)" \
+	"debug: the ephemeral container targeting web starts, not refused" ||
+	tap_diag "$out" "$(tail -n 5 "$LOG" 2>/dev/null)"
+if [ -n "$DEBUGGER" ]; then
+	spec=$(cri inspect "$DEBUGGER" | jq -c '[.info.runtimeSpec.linux.namespaces[] | select(.path) | "\(.type)=\(.path)"]')
+	[[ $spec == *"\"pid=/proc/$(cri_pid "$DEBUG_WEB")/ns/pid\""* &&
+		$spec == *"\"ipc=/proc/$(cri_sandbox_pid "$DEBUG_SB")/ns/ipc\""* ]]
+	tap_ok $? "debug: containerd joins it to web's pid namespace and the sandbox's ipc one ($spec)"
+	tap_like "$(cri_exec "$DEBUGGER" ps -o pid,args)" "sleep 3600" "debug: it sees web's processes"
+	tap_is "$(cri_exec "$DEBUGGER" sockcheck set-mark 5)" "setsockopt=EPERM" \
+		"debug: policed like its pod (restricted: setsockopt(SO_MARK) gives EPERM)"
+	tap_is "$(cri_exec "$DEBUGGER" sockcheck socket inet6 stream)" "socket_inet6_stream=EPERM" \
+		"debug: socket(AF_INET6) gives EPERM"
+fi
+
 # --- the open-files limit ------------------------------------------------------
 
 POD=$(cri_pod default-handler "" '{"sockopt-hook.io/policy": "restricted"}' \
@@ -236,7 +270,7 @@ rc=0
 for entry in "${CRI_PODS[@]}"; do
 	cri_remove_pod "${entry%% *}" || rc=1
 done
-tap_ok $rc "StopContainer, RemoveContainer, StopPodSandbox, RemovePodSandbox of the three pods"
+tap_ok $rc "StopContainer, RemoveContainer, StopPodSandbox, RemovePodSandbox of the four pods"
 tap_is "$(cri pods)" "" "containerd lists no pod sandbox"
 # The sandboxes' records: their reapers release them as the cgroups go.
 for _ in $(seq 1 50); do
