@@ -45,7 +45,8 @@ static const struct cli_command *const commands[] = {
 	&cmd_features_command, &cmd_record_command,
 	&cmd_preload_command,  &cmd_apply_command,
 	&cmd_nri_command,      &cmd_runtime_config_command,
-	&cmd_cdi_command,      &help_command,
+	&cmd_cdi_command,      &cmd_runtime_exec_command,
+	&help_command,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

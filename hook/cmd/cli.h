@@ -67,7 +67,7 @@ enum {
 
 /* At most this many options per command, and operands kept (`record
  * merge` takes that many files or record names). */
-#define CLI_MAX_OPTIONS 16
+#define CLI_MAX_OPTIONS 24
 #define CLI_MAX_OPERANDS 64
 
 struct cli_parser {

@@ -28,6 +28,7 @@
 #include "wiring/wiring_crio.h"
 #include "wiring/wiring_ctd.h"
 #include "wiring/wiring_ctd_nri.h"
+#include "wiring/wiring_docker.h"
 #include "wiring/wiring_exec.h"
 #include "wiring/wiring_hooksd.h"
 #include "wiring/wiring_nri.h"
@@ -70,6 +71,8 @@ static const struct runtime runtimes[] = {
 	  wiring_crio_nri_unfallback },
 	{ "podman", NULL, wiring_hooksd_configure, wiring_hooksd_unconfigure,
 	  NULL, NULL, NULL },
+	{ "docker", "docker", wiring_docker_configure,
+	  wiring_docker_unconfigure, NULL, NULL, NULL },
 	/* --cdi alone: every runtime that reads CDI specs reads them when a
 	 * container asks for a device, so there is nothing to restart. */
 	{ "cdi", NULL, wiring_cdi_configure, wiring_cdi_unconfigure, NULL, NULL,
@@ -236,6 +239,8 @@ enum {
 	OPT_ADD_IMPORT,
 	OPT_CDI,
 	OPT_CDI_DIR,
+	OPT_DOCKER_CONFIG,
+	OPT_DEFAULT_RUNTIME,
 };
 
 /* An option into o; false, with one line, for a --hook-env too many. */
@@ -252,15 +257,18 @@ static bool take(const struct cli_command *cmd, struct wiring_opts *o, int id,
 		[OPT_UNIT] = &o->unit,
 		[OPT_NRI] = &o->nri,
 		[OPT_CDI_DIR] = &o->cdi_dir,
+		[OPT_DOCKER_CONFIG] = &o->docker_config,
 	};
 
 	if (id == OPT_DRY_RUN || id == OPT_RESTART || id == OPT_KEEP_NET_RAW ||
-	    id == OPT_ADD_IMPORT || id == OPT_CDI) {
-		*(id == OPT_DRY_RUN    ? &o->dry_run :
-		  id == OPT_RESTART    ? &o->restart :
-		  id == OPT_ADD_IMPORT ? &o->add_import :
-		  id == OPT_CDI	       ? &o->cdi :
-					 &o->keep_net_raw) = true;
+	    id == OPT_ADD_IMPORT || id == OPT_CDI ||
+	    id == OPT_DEFAULT_RUNTIME) {
+		*(id == OPT_DRY_RUN	    ? &o->dry_run :
+		  id == OPT_RESTART	    ? &o->restart :
+		  id == OPT_ADD_IMPORT	    ? &o->add_import :
+		  id == OPT_CDI		    ? &o->cdi :
+		  id == OPT_DEFAULT_RUNTIME ? &o->docker_default :
+					      &o->keep_net_raw) = true;
 		return true;
 	}
 	if (id != OPT_HOOK_ENV) {
@@ -296,7 +304,7 @@ static bool valid(const struct cli_command *cmd, const struct wiring_opts *o,
 	    (!o->cdi && !strcmp(o->runtime, "cdi"))) {
 		cli_usage_error(
 			cmd,
-			"--runtime containerd, crio or podman, or --cdi%s%.32s",
+			"--runtime containerd, crio, podman or docker, or --cdi%s%.32s",
 			o->runtime ? ", not " : "", o->runtime ?: "");
 		return false;
 	}
@@ -350,7 +358,8 @@ static int run_runtime(const struct cli_command *cmd,
 
 static const struct cli_option options[] = {
 	CLI_CONFIG,
-	{ OPT_RUNTIME, "runtime", "NAME", "containerd, crio or podman" },
+	{ OPT_RUNTIME, "runtime", "NAME",
+	  "containerd, crio, podman or docker" },
 	{ OPT_DRY_RUN, "dry-run", NULL,
 	  "print what would change, as a diff; write nothing" },
 	{ OPT_RESTART, "restart", NULL,
@@ -374,6 +383,10 @@ static const struct cli_option options[] = {
 	{ OPT_CRIO_DIR, "crio-dir", "DIR",
 	  "CRI-O's drop-in directory (else /etc/crio/crio.conf.d)" },
 	{ OPT_UNIT, "unit", "NAME", "the unit --restart restarts" },
+	{ OPT_DOCKER_CONFIG, "docker-config", "FILE",
+	  "Docker's daemon.json (else " SH_DOCKER_DAEMON_JSON ")" },
+	{ OPT_DEFAULT_RUNTIME, "default-runtime", NULL,
+	  "docker: make the runtime " SH_DOCKER_RUNTIME " Docker's default" },
 	{ OPT_CDI, "cdi", NULL,
 	  "the CDI spec of kind " SH_CDI_KIND " instead (`cdi generate`)" },
 	{ OPT_CDI_DIR, "cdi-dir", "DIR",

@@ -30,6 +30,7 @@ extern const struct cli_command cmd_apply_command;
 extern const struct cli_command cmd_nri_command;
 extern const struct cli_command cmd_runtime_config_command;
 extern const struct cli_command cmd_cdi_command;
+extern const struct cli_command cmd_runtime_exec_command;
 
 /* status's filters (--namespace, --pod, --container, --policy): exact
  * names, NULL for any. */

@@ -59,6 +59,8 @@ struct wiring_opts {
 	const char *nri; /* --nri: service, plugin or pod; NULL: handlers */
 	bool add_import; /* containerd: add the imports line it lacks */
 	bool cdi; /* --cdi: the CDI spec (wiring_cdi.c) */
+	const char *docker_config; /* daemon.json, if not /etc/docker's */
+	bool docker_default; /* --default-runtime: Docker's default */
 	const char *cdi_dir; /* where it goes, if not /etc/cdi */
 };
 

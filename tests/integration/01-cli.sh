@@ -43,16 +43,17 @@ declare -A TAKES=(
 	[preload]="config json unpin"
 	[apply]="config json dry-run all"
 	[nri]="config socket"
-	[runtime]="config runtime dry-run restart hook-path hook-env ctd-config drop-in keep-net-raw hooks-dir crio-dir unit nri add-import cdi cdi-dir"
+	[runtime]="config runtime dry-run restart hook-path hook-env ctd-config drop-in keep-net-raw hooks-dir crio-dir unit nri add-import cdi cdi-dir docker-config default-runtime"
+	[runtime-exec]="config runc hook-env"
 	[cdi]="config output hook-path hook-env cdi-dir"
 	[help]=""
 )
-COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload apply nri runtime cdi help"
+COMMANDS="prestart createRuntime poststop hook probe status explain validate gc metrics features record preload apply nri runtime cdi runtime-exec help"
 # Every option any command takes, and two no command takes.
 OPTIONS="config json namespace pod container policy bundle hooks-dir output nfd-file unpin socket
-ctd-config runtime dry-run all restart hook-path hook-env drop-in keep-net-raw crio-dir unit nri add-import cdi-dir cdi-device
+ctd-config runtime dry-run all restart hook-path hook-env drop-in keep-net-raw crio-dir unit nri add-import cdi-dir cdi-device docker-config runc
 version verbose"
-FLAGS=" json unpin dry-run all restart keep-net-raw add-import version verbose cdi "
+FLAGS=" json unpin dry-run all restart keep-net-raw add-import version verbose cdi default-runtime "
 
 takes() # CMD OPT
 {
@@ -198,7 +199,7 @@ for c in $COMMANDS; do
 		usage_error "runtime with another verb" \
 			"runtime: configure or unconfigure, not 'one'" runtime one --runtime podman
 		usage_error "runtime without --runtime" \
-			"runtime: --runtime containerd, crio or podman" runtime configure
+			"runtime: --runtime containerd, crio, podman or docker" runtime configure
 		usage_error "runtime --hook-env without '='" \
 			"runtime: --hook-env takes KEY=VALUE, not 'x'" runtime configure \
 			--runtime podman --hook-env x
@@ -220,6 +221,9 @@ for c in $COMMANDS; do
 		usage_error "runtime --cdi with --runtime" \
 			"runtime: --cdi stands alone: not with --runtime podman" \
 			runtime configure --cdi --runtime podman ;;
+	runtime-exec) usage_of "$c" "$c" create --help
+		usage_error "runtime-exec without runc's arguments" \
+			"runtime-exec: -- RUNC-ARGS... missing" runtime-exec ;;
 	*) usage_error "$c with an operand" \
 		"$c: unexpected argument 'one'" "$c" one ;;
 	esac
