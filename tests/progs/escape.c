@@ -6,7 +6,8 @@
  * Like sockcheck, every step prints one line "key=value" (the errno name
  * when the kernel refuses, for example "detach=EPERM") and the program
  * exits 0 whatever the kernel decided; only usage errors and failures of
- * the probe itself exit non-zero. Built static, and also with -m32.
+ * the probe itself exit non-zero. Built static, and also with -m32 and
+ * -mx32.
  *
  *   escape bpf CGDIR PROG-ID   with the bpf() syscall: query the programs
  *                              on cgroup CGDIR, get an fd for PROG-ID,
@@ -22,6 +23,10 @@
  *   escape uring-get-mark      getsockopt(SO_MARK) through io_uring
  *   escape int80-set-mark N    setsockopt(SO_MARK, N) through the i386
  *                              syscall ABI (int $0x80) of a 64-bit process
+ *   escape x32-set-mark N      setsockopt(SO_MARK, N) through the x32
+ *                              syscall ABI (the number with
+ *                              __X32_SYSCALL_BIT) of a 64-bit process,
+ *                              then getsockopt(SO_MARK) the same way
  *   escape fd-serve PATH       make a TCP socket here, hand it to the
  *                              first client of unix socket PATH over
  *                              SCM_RIGHTS, wait until the client is done,
@@ -382,6 +387,54 @@ static int cmd_int80_set_mark(int mark)
 }
 #endif
 
+/* ---- the x32 syscall ABI from a 64-bit process ---- */
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+/* arch/x86/entry/syscalls/syscall_64.tbl: the x32 entries */
+#define X32_SYSCALL_BIT 0x40000000L
+#define X32_NR_SETSOCKOPT (X32_SYSCALL_BIT + 541)
+#define X32_NR_GETSOCKOPT (X32_SYSCALL_BIT + 542)
+
+static int cmd_x32_set_mark(int mark)
+{
+	int fd = tcp_socket();
+	int *val;
+	unsigned int *len;
+	long r;
+
+	if (fd < 0)
+		return 1;
+	/* x32 pointers are 32 bits wide. */
+	val = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	if (val == MAP_FAILED) {
+		printf("mmap=%s\n", errname(errno));
+		return 1;
+	}
+	*val = mark;
+	r = syscall(X32_NR_SETSOCKOPT, fd, SOL_SOCKET, SO_MARK, val,
+		    sizeof(int));
+	printf("x32_setsockopt=%s\n", r < 0 ? errname(errno) : "ok");
+	len = (unsigned int *)(val + 1);
+	*val = -1;
+	*len = sizeof(int);
+	r = syscall(X32_NR_GETSOCKOPT, fd, SOL_SOCKET, SO_MARK, val, len);
+	if (r < 0)
+		printf("x32_getsockopt=%s\n", errname(errno));
+	else
+		printf("x32_getsockopt=ok\nx32_mark=%d\n", *val);
+	print_mark(fd, "mark");
+	return 0;
+}
+#else
+static int cmd_x32_set_mark(int mark)
+{
+	(void)mark;
+	printf("x32_setsockopt=unsupported\n");
+	return 0;
+}
+#endif
+
 /* ---- a socket passed over SCM_RIGHTS ---- */
 
 static int unix_addr(const char *path, struct sockaddr_un *sa)
@@ -514,7 +567,8 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: escape bpf CGDIR PROG-ID | uring-set mark|rcvbuf N |\n"
-		"       uring-get-mark | int80-set-mark N | fd-serve PATH |\n"
+		"       uring-get-mark | int80-set-mark N | x32-set-mark N |\n"
+		"       fd-serve PATH |\n"
 		"       fd-take PATH N\n");
 	return 2;
 }
@@ -540,6 +594,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "int80-set-mark") && argc == 3 &&
 	    !parse_int(argv[2], &n))
 		return cmd_int80_set_mark(n);
+	if (!strcmp(cmd, "x32-set-mark") && argc == 3 &&
+	    !parse_int(argv[2], &n))
+		return cmd_x32_set_mark(n);
 	if (!strcmp(cmd, "fd-serve") && argc == 3)
 		return cmd_fd_serve(argv[2]);
 	if (!strcmp(cmd, "fd-take") && argc == 4 && !parse_int(argv[3], &n))
