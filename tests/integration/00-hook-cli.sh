@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The hook called directly, without a runtime: each kind of bad input gives
 # exactly one line on stderr ("oci-sockopt-hook: ..."), a non-zero exit and
-# nothing attached. A valid call on the same process is the control.
+# nothing attached. A valid call on the same process is the control; and
+# poststop on a cgroup a runtime leaves in place (empty) detaches the
+# container's programs from it.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -121,5 +123,27 @@ err=$(jq -cn --arg id "$(ct_id cli)" --arg b "$GOOD" \
 	OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR timeout 30 "$HOOK" "${CFG[@]}" poststop 2>&1)
 tap_ok $? "control: poststop after the cgroup is gone succeeds" || tap_diag "stderr:" "$err"
 ct_check_same "control: after teardown, BPF programs, hook state and cgroups are as before" "$BASE"
+
+# Tear down like a runtime that leaves the cgroup (an empty one stays):
+# poststop detaches the container's programs itself.
+KEEP=$CT_CG2/$(ct_id keep)
+ct_sleeper "$KEEP" || tap_bail "cannot put a process in $KEEP"
+keep_state()
+{
+	jq -cn --arg id "$(ct_id keep)" --arg s "$1" --argjson pid "${2:-0}" --arg b "$GOOD" \
+		'{ociVersion: "1.0.2", id: $id, status: $s, pid: $pid, bundle: $b,
+		  annotations: {"sockopt-hook.io/policy": "restricted"}}'
+}
+err=$(keep_state creating "$CT_SLEEPER" | OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR \
+	timeout 30 "$HOOK" "${CFG[@]}" prestart 2>&1 >/dev/null)
+tap_is "$?:$(ct_our_progs "$KEEP" | wc -l)" "0:3" "a cgroup the runtime keeps: restricted's 3 programs attached" ||
+	tap_diag "stderr:" "$err"
+ct_kill "$CT_SLEEPER"
+err=$(keep_state stopped | OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR \
+	timeout 30 "$HOOK" "${CFG[@]}" poststop 2>&1)
+tap_is "$?:$([ -d "$KEEP" ] && echo kept):$(ct_our_progs "$KEEP")" "0:kept:" \
+	"poststop detaches them from the empty cgroup that stays" || tap_diag "stderr:" "$err"
+rmdir "$KEEP"
+ct_check_same "and then, BPF programs, hook state and cgroups are as before" "$BASE"
 
 tap_done
