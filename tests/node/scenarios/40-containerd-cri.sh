@@ -16,11 +16,18 @@
 #  - open files (soft and hard) in a pod on sockopt = on the default
 #    handler; a control handler with `ctr oci spec`'s rlimits in its base
 #    spec (the example before 039d559) caps them at 1024;
+#  - an ephemeral debug container with a target (kubectl debug --target:
+#    CreateContainer with NamespaceMode TARGET, target_id web) in a pod
+#    whose pod-wide key is restricted: containerd joins it to web's pid
+#    namespace and the sandbox's others; it starts, sees web's processes,
+#    is policed like its pod (restricted, in a scope of its own), and the
+#    sandbox is policed;
 #  - the annotation on the default handler: not policed (silent);
 #  - the tcp_mem pressure scenario (tests/vm/guest) with the workload run
 #    by CRI: a pod annotated sockopt-hook.io/bypass-prot-mem: "true" sees no
 #    memory pressure, one without it does (figures);
 #  - after the pods are removed: no record, no program, no scope or slice.
+# node-timeout: 600
 # shellcheck source=tests/node/guest/lib.sh
 . "$NODE_PAYLOAD/lib.sh"
 SRC=$NODE_PAYLOAD/src
@@ -123,6 +130,42 @@ tap_is "$(record_json "$SANDBOX" 2>&1 | jq -r .policy 2>&1)" @deny-sockets \
 	"the pause sandbox: a record of its own (@deny-sockets)"
 tap_diag "the sandbox's OCI spec hooks (containerd $(containerd --version | awk '{print $3}')): $(cri inspect-pod "$SANDBOX" | jq -c '.info.runtimeSpec.hooks // {}')"
 
+# --- kubectl debug --target -----------------------------------------------
+
+POD=$(cri_pod debugged sockopt '{"sockopt-hook.io/policy": "restricted"}' \
+	"[{\"name\": \"web\", \"command\": $SLEEPER, \"caps\": $CAPS}]")
+UID_DEBUGGED=$(jq -r .metadata.uid "$POD")
+cri_run_pod "$POD"
+tap_ok $? "debug: pod debugged (pod-wide restricted) with web: runs"
+DEBUG_SB=$CRI_SANDBOX
+DEBUG_WEB=${CRI_IDS[web]}
+jq --arg image "$CRI_BUSYBOX" --argjson caps "$CAPS" '.spec.ephemeralContainers = [{
+	name: "debugger", image: $image, command: ["sleep", "3600"],
+	targetContainerName: "web",
+	securityContext: {capabilities: {add: $caps}}}]' "$POD" >"$CRI_DIR/debugged-eph.json"
+out=$(cri debug "$CRI_DIR/debugged-eph.json" "$DEBUG_SB" 2>&1)
+DEBUGGER=$(jq -r '.ephemeral.debugger // empty' <<<"$out" 2>/dev/null)
+tap_ok "$([ -n "$DEBUGGER" ]; echo $?)" \
+	"debug: the ephemeral container targeting web starts (CreateContainer, StartContainer), not refused" ||
+	{ tap_diag "$out"; journalctl -u containerd --no-pager | tail -n 10 | sed 's/^/# /'; }
+if [ -n "$DEBUGGER" ]; then
+	spec=$(cri inspect "$DEBUGGER" | jq -c '[.info.runtimeSpec.linux.namespaces[] | select(.path) | "\(.type)=\(.path)"]')
+	web_pid=$(cri_pid "$DEBUG_WEB")
+	sb_pid=$(cri_sandbox_pid "$DEBUG_SB")
+	[[ $spec == *"\"pid=/proc/$web_pid/ns/pid\""* && $spec == *"\"ipc=/proc/$sb_pid/ns/ipc\""* ]]
+	tap_ok $? "debug: containerd joins it to web's pid namespace and the sandbox's ipc one ($spec)"
+	tap_like "$(cri_exec "$DEBUGGER" ps -o pid,args)" "sleep 3600" \
+		"debug: it sees web's processes"
+	PROBE_OUT=$(cri_exec "$DEBUGGER" /probe)
+	check_restricted "CRI debugger (ephemeral, --target web, pod-wide restricted)"
+	tap_like "$(cgroup_of "$(cri_pid "$DEBUGGER")")" "/cri-containerd-$DEBUGGER\.scope\$" \
+		"debug: policed in a scope of its own"
+	tap_is "$(sh_progs "$(cgroup_of "$sb_pid")")" "sh_sock_create" \
+		"debug: the pod's sandbox has sandbox_policy's sock_create"
+fi
+cri_remove_pod "$DEBUG_SB"
+tap_ok $? "debug: the pod is removed"
+
 # --- open files, and the silent case --------------------------------------
 
 POD=$(cri_pod default-handler "" '{"sockopt-hook.io/policy": "restricted"}' \
@@ -197,7 +240,7 @@ tap_ok $rc "Stop/Remove of every container and pod sandbox"
 tap_is "$(cri pods)" "" "containerd lists no pod sandbox"
 # kubelet's pod container manager removes the pod slices (this node has no
 # kubelet: and the kubepods slices, which it would keep).
-for uid in "$UID_POLICED" "$UID_DEFAULT" "$UID_RLIMITS" "$UID_BYPASS" "$UID_NOBYPASS"; do
+for uid in "$UID_POLICED" "$UID_DEBUGGED" "$UID_DEFAULT" "$UID_RLIMITS" "$UID_BYPASS" "$UID_NOBYPASS"; do
 	systemctl stop "kubepods-besteffort-pod${uid//-/_}.slice" 2>/dev/null
 done
 systemctl stop kubepods-besteffort.slice kubepods.slice 2>/dev/null
