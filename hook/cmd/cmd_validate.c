@@ -20,7 +20,7 @@
 #include "lib/jsonw.h"
 #include "lib/log.h"
 #include "lib/sh_types.h"
-#include "policy/sysctl_check.h"
+#include "policy/sysctl.h"
 #include "wiring/hooksd.h"
 #include "wiring/wiring.h"
 #include "wiring/wiring_cdi.h"

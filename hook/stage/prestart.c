@@ -8,7 +8,7 @@
  */
 #include "lib/timing.h"
 #include "policy/require.h"
-#include "policy/sysctl_check.h"
+#include "policy/sysctl.h"
 #include "stage/police.h"
 #include "stage/prestart.h"
 #include "stage/sandbox.h"

@@ -133,7 +133,7 @@ int wiring_ctd_configure(const struct wiring_opts *o,
 			 struct wiring_plan *plan, struct sh_error *err)
 {
 	struct ctd c = { 0 };
-	int r = wiring_ctd_node_open(&c, o, err) ?:
+	int r = wiring_ctd_import_open(&c, o, err) ?:
 			wiring_ctd_build(&c, hook, plan, err);
 
 	if (r)

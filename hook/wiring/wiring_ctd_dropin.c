@@ -149,32 +149,6 @@ static char *render(const struct ctd *c, struct json_object *doc)
 			"");
 }
 
-bool wiring_ctd_dropin_differ(struct json_object *a, struct json_object *b,
-			      char *path, size_t len)
-{
-	size_t used = strlen(path);
-
-	if (json_object_get_type(a) != json_object_get_type(b) ||
-	    !json_object_is_type(a, json_type_object))
-		return !json_object_equal(a, b);
-	json_object_object_foreach(a, k, va) {
-		struct json_object *vb = NULL;
-
-		snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
-		if (!json_object_object_get_ex(b, k, &vb) ||
-		    wiring_ctd_dropin_differ(va, vb, path, len))
-			return true;
-	}
-	json_object_object_foreach(b, kb, vb) {
-		(void)vb;
-		snprintf(path + used, len - used, "%s%s", used ? "." : "", kb);
-		if (!json_object_object_get_ex(a, kb, NULL))
-			return true;
-	}
-	path[used] = '\0';
-	return false;
-}
-
 /* A dump less what the drop-in may change: our handlers, the list of
  * files loaded. */
 static struct json_object *comparable(const struct ctd *c,
@@ -202,7 +176,7 @@ static int compare(const struct ctd *c, struct json_object *doc,
 
 	if (!a || !b)
 		return error_set(err, -ENOMEM, "runtime: out of memory");
-	if (wiring_ctd_dropin_differ(a, b, path, sizeof(path)))
+	if (wiring_ctd_node_differ(a, b, path, sizeof(path)))
 		return error_set(
 			err, -EINVAL,
 			"containerd would load more than the handlers from %s: '%s' changes (a handler of that name configured elsewhere, or a file imported after it)",
@@ -216,7 +190,7 @@ static int compare(const struct ctd *c, struct json_object *doc,
 		json_object_object_get_ex(want, handlers[i], &exp);
 		path[0] = '\0';
 		if (!got ||
-		    wiring_ctd_dropin_differ(exp, got, path, sizeof(path)))
+		    wiring_ctd_node_differ(exp, got, path, sizeof(path)))
 			return error_set(
 				err, -EINVAL,
 				"containerd does not load handler %s as %s has it ('%s' differs): another file of its config sets it too, or one imported later replaces the CRI section",

@@ -27,8 +27,5 @@ int wiring_ctd_dropin_plan(const struct ctd *c, struct json_object *doc,
 int wiring_ctd_dropin_try(const struct ctd *c, const char *text,
 			  struct wiring_plan *plan, struct json_object **after,
 			  struct sh_error *err);
-/* The first key path where a and b differ, into path; false if none. */
-bool wiring_ctd_dropin_differ(struct json_object *a, struct json_object *b,
-			      char *path, size_t len);
 
 #endif /* SH_WIRING_CTD_DROPIN_H */

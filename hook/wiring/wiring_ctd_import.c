@@ -35,7 +35,6 @@
 #include "lib/fileio.h"
 #include "wiring/toml/toml.h"
 #include "wiring/wiring.h"
-#include "wiring/wiring_ctd_dropin.h"
 #include "wiring/wiring_ctd_import.h"
 #include "wiring/wiring_ctd_node.h"
 
@@ -183,7 +182,7 @@ static int check_dump(struct ctd *c, const char *glob, struct sh_error *err)
 	b = without_imports(now);
 	if (!a || !b)
 		return error_set(err, -ENOMEM, "runtime: out of memory");
-	if (wiring_ctd_dropin_differ(a, b, path, sizeof(path)))
+	if (wiring_ctd_node_differ(a, b, path, sizeof(path)))
 		return error_set(
 			err, -EEXIST,
 			"--add-import: with `imports = [\"%s\"]` containerd would load more than our drop-in ('%s' changes): %s holds other files; import them yourself or move them away",
@@ -191,7 +190,7 @@ static int check_dump(struct ctd *c, const char *glob, struct sh_error *err)
 	return 0;
 }
 
-int wiring_ctd_import_prepare(struct ctd *c, struct sh_error *err)
+static int prepare(struct ctd *c, struct sh_error *err)
 {
 	struct json_object *imports = NULL;
 	bool has_key = json_object_object_get_ex(c->main, "imports", &imports);
@@ -323,13 +322,12 @@ int wiring_ctd_import_undo(struct ctd *c, const char *other,
 	return 0;
 }
 
-void wiring_ctd_import_close(struct ctd *c)
+int wiring_ctd_import_open(struct ctd *c, const struct wiring_opts *o,
+			   struct sh_error *err)
 {
-	if (c->dump_path[0])
-		unlink(c->dump_path);
-	if (c->dump_dir[0])
-		rmdir(c->dump_dir);
-	c->dump_path[0] = c->dump_dir[0] = '\0';
-	free(c->main_new);
-	c->main_new = NULL;
+	int r = wiring_ctd_node_open(c, o, err);
+
+	if (r || !c->needs_import)
+		return r;
+	return prepare(c, err);
 }

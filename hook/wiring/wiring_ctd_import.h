@@ -9,6 +9,7 @@
 #include "lib/error.h"
 
 struct ctd;
+struct wiring_opts;
 struct wiring_plan;
 
 /* The copy of the main config as it was before the edit: beside the base
@@ -16,11 +17,6 @@ struct wiring_plan;
  * takes it with them. */
 #define SH_WIRING_CTD_IMPORT_COPY "main-config-before-import.toml"
 
-/* For a main config that imports no directory: the edited text into
- * c->main_new, checked (it parses, and containerd's `config dump` of it
- * without our drop-in is the node's config as it is), and every later
- * dump of c reads it (c->dump_path). c->dropin is set. */
-int wiring_ctd_import_prepare(struct ctd *c, struct sh_error *err);
 /* The copy and the edited main config into plan, after the drop-in. */
 int wiring_ctd_import_plan(const struct ctd *c, struct wiring_plan *plan,
 			   struct sh_error *err);
@@ -29,7 +25,13 @@ int wiring_ctd_import_plan(const struct ctd *c, struct wiring_plan *plan,
  * in the drop-in's directory) needs the import; else a note. */
 int wiring_ctd_import_undo(struct ctd *c, const char *other,
 			   struct wiring_plan *plan, struct sh_error *err);
-void wiring_ctd_import_close(struct ctd *c);
+/* wiring_ctd_node_open(), then, for a main config that imports no
+ * directory and --add-import: the edited text into c->main_new, checked
+ * (it parses, and containerd's `config dump` of it without our drop-in
+ * is the node's config as it is), and every later dump of c reads it
+ * (c->dump_path). c->dropin is set. */
+int wiring_ctd_import_open(struct ctd *c, const struct wiring_opts *o,
+			   struct sh_error *err);
 
 /* text with our imports line for glob, into *out: in place of its one
  * `imports = []` line (has_key; -EINVAL when there is none or more), else

@@ -23,7 +23,6 @@
 #include "lib/cleanup.h"
 #include "wiring/toml/toml.h"
 #include "wiring/wiring.h"
-#include "wiring/wiring_ctd_import.h"
 #include "wiring/wiring_ctd_node.h"
 #include "wiring/wiring_exec.h"
 
@@ -147,8 +146,11 @@ static int find_dropin(struct ctd *c, struct sh_error *err)
 			   json_object_get_string(json_object_array_get_idx(imports, i)) ?:
 				   ""))
 			return 0;
-	if (c->o->add_import)
-		return wiring_ctd_import_prepare(c, err);
+	if (c->o->add_import) {
+		/* wiring_ctd_import_open() makes the edit */
+		c->needs_import = true;
+		return 0;
+	}
 	if (c->dropin[0])
 		return error_set(
 			err, -ENOENT,
@@ -254,11 +256,43 @@ void wiring_ctd_node_close(struct ctd *c)
 	c->main = c->before = NULL;
 	free(c->main_text);
 	c->main_text = NULL;
-	wiring_ctd_import_close(c);
+	if (c->dump_path[0])
+		unlink(c->dump_path);
+	if (c->dump_dir[0])
+		rmdir(c->dump_dir);
+	c->dump_path[0] = c->dump_dir[0] = '\0';
+	free(c->main_new);
+	c->main_new = NULL;
 }
 
 void wiring_ctd_node_spec_path(const struct ctd *c, const char *handler,
 			       char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s-base-spec.json", c->spec_dir, handler);
+}
+
+bool wiring_ctd_node_differ(struct json_object *a, struct json_object *b,
+			    char *path, size_t len)
+{
+	size_t used = strlen(path);
+
+	if (json_object_get_type(a) != json_object_get_type(b) ||
+	    !json_object_is_type(a, json_type_object))
+		return !json_object_equal(a, b);
+	json_object_object_foreach(a, k, va) {
+		struct json_object *vb = NULL;
+
+		snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
+		if (!json_object_object_get_ex(b, k, &vb) ||
+		    wiring_ctd_node_differ(va, vb, path, len))
+			return true;
+	}
+	json_object_object_foreach(b, kb, vb) {
+		(void)vb;
+		snprintf(path + used, len - used, "%s%s", used ? "." : "", kb);
+		if (!json_object_object_get_ex(a, kb, NULL))
+			return true;
+	}
+	path[used] = '\0';
+	return false;
 }

@@ -43,6 +43,8 @@ struct ctd {
 	/* --add-import: the main config with our imports line (main_new),
 	 * which every dump reads (dump_path, in a directory of our own) */
 	bool add_import;
+	/* find_dropin(): no import covers the drop-in, --add-import given */
+	bool needs_import;
 	char *main_new;
 	char dump_dir[PATH_MAX];
 	char dump_path[PATH_MAX];
@@ -71,5 +73,9 @@ void wiring_ctd_node_spec_path(const struct ctd *c, const char *handler,
 			       char *buf, size_t len);
 /* The drop-in's path (absolute) into c->dropin, _dir and _name. */
 int wiring_ctd_node_set_dropin(struct ctd *c, const char *path);
+
+/* The first key path where a and b differ, into path; false if none. */
+bool wiring_ctd_node_differ(struct json_object *a, struct json_object *b,
+			    char *path, size_t len);
 
 #endif /* SH_WIRING_CTD_NODE_H */

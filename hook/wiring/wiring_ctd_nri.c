@@ -155,7 +155,7 @@ static int check(const struct ctd *c, const char *spec,
 				  c->default_name, &h);
 	json_object_object_add(h, "base_runtime_spec",
 			       json_object_new_string(spec));
-	if (wiring_ctd_dropin_differ(want, got, path, sizeof(path)))
+	if (wiring_ctd_node_differ(want, got, path, sizeof(path)))
 		return error_set(
 			err, -EINVAL,
 			"containerd would load more than the default handler's base_runtime_spec from %s: '%s' changes (a file imported after it, or a setting of the same key elsewhere)",
@@ -220,7 +220,7 @@ int wiring_ctd_nri_fallback(const struct wiring_opts *o,
 			    struct wiring_plan *plan, struct sh_error *err)
 {
 	struct ctd c = { .name = FALLBACK_DROPIN };
-	int r = wiring_ctd_node_open(&c, o, err);
+	int r = wiring_ctd_import_open(&c, o, err);
 
 	if (r)
 		goto out;

@@ -4,12 +4,12 @@
  * the annotations, merged under those of a fixed, valid OCI state, the
  * pid of the pod sandbox whose namespaces it joins (sandbox.c), the
  * mounts that reach the cgroup2 tree, against a fixed mountinfo, and its
- * linux.sysctl against each policy's rules (sysctl_check.c).
+ * linux.sysctl against each policy's rules (sysctl.c).
  */
 #include "input/bundle.h"
 #include "fuzz_common.h"
 #include "lib/mountinfo.h"
-#include "policy/sysctl_check.h"
+#include "policy/sysctl.h"
 
 static const char fixed_mountinfo[] =
 	"31 22 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* linux.sysctl against the setsockopt rules (hook/policy/sysctl_check.c). */
+/* linux.sysctl against the setsockopt rules (hook/policy/sysctl.c). */
 #include <errno.h>
 #include <string.h>
 
 #include "config/config.h"
 #include "helpers.h"
 #include "input/oci.h"
-#include "policy/sysctl_check.h"
+#include "policy/sysctl.h"
 #include "tap.h"
 
 #define POLICY                                                             \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * linux.sysctl against the setsockopt rules (sysctl_check.h). Each table
+ * linux.sysctl against the setsockopt rules (sysctl.h). Each table
  * sysctl sets, for the network namespace, what a socket holds for one
  * option until it calls setsockopt, read in the kernel's sources:
  *  - tcp_rmem/tcp_wmem "min default max": tcp_init_sock() starts a TCP
@@ -39,7 +39,7 @@
 #include "lib/cleanup.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
-#include "policy/sysctl_check.h"
+#include "policy/sysctl.h"
 
 #ifndef TCP_CONGESTION
 #define TCP_CONGESTION 13

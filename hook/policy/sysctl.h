@@ -9,8 +9,8 @@
  * gives a new network namespace anyway, is refused (sysctl_exceeds_policy).
  * docs/security.md says per rule what holds.
  */
-#ifndef SH_SYSCTL_CHECK_H
-#define SH_SYSCTL_CHECK_H
+#ifndef SH_SYSCTL_H
+#define SH_SYSCTL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,4 +61,4 @@ int sysctl_check_netns(const struct sh_policy *policy,
  */
 int sysctl_node_ints(const char *key, long long *vals, int max);
 
-#endif /* SH_SYSCTL_CHECK_H */
+#endif /* SH_SYSCTL_H */
