@@ -2,7 +2,9 @@
 /*
  * The metrics (metrics.h): families in a fixed order, each written once
  * with all its series, so none is ever duplicated. Every per-container
- * series carries container_id, which the runtime keeps unique.
+ * series carries container_id: the container id, or for a second
+ * container of the same id under another runtime root its record's key
+ * (the id, '@' and its cgroup id), so that no two series are one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -104,8 +106,9 @@ static int metrics_collect(const struct sh_record *rec, void *data)
 
 /* The labels that name a container, first in each of its samples. */
 #define CONTAINER_LABELS(rec)                                                 \
-	{ "container_id", (rec)->id }, { "namespace", (rec)->k8s_namespace }, \
-		{ "pod", (rec)->pod }, { "container", (rec)->container },     \
+	{ "container_id", (rec)->key[0] ? (rec)->key : (rec)->id },           \
+		{ "namespace", (rec)->k8s_namespace }, { "pod", (rec)->pod }, \
+		{ "container", (rec)->container },                            \
 	{                                                                     \
 		"policy", (rec)->policy                                       \
 	}

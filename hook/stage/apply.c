@@ -254,8 +254,9 @@ static int check_record(const struct sh_record *rec, struct sh_error *err)
 {
 	struct sh_record now;
 
-	if (state_read(rec->id, &now) == 0 && now.pid == rec->pid &&
-	    now.pid_start == rec->pid_start && now.cg.id == rec->cg.id &&
+	if (state_read(rec->key[0] ? rec->key : rec->id, &now) == 0 &&
+	    now.pid == rec->pid && now.pid_start == rec->pid_start &&
+	    now.cg.id == rec->cg.id &&
 	    !memcmp(&now.progs, &rec->progs, sizeof(now.progs)))
 		return 0;
 	return error_set(

@@ -68,31 +68,55 @@ static bool same_programs(const struct sh_progs *recorded,
 	return true;
 }
 
+struct earlier {
+	const struct oci_state *st;
+	uint64_t start;
+	bool attached;
+};
+
+/* One record of this id: this container's (a second prestart), an
+ * earlier container's of the same cgroup or one that is gone (released),
+ * or another runtime root's container with the same id, left alone. */
+static int visit_same_id(const struct sh_record *rec, void *data)
+{
+	struct earlier *e = data;
+	_cleanup_close_ int fd = -1;
+	struct sh_error err = { 0 };
+	struct sh_progs now;
+	struct cg_root root;
+
+	if (rec->pid == e->st->pid && rec->pid_start == e->start) {
+		fd = cg_open_recorded(&rec->cg);
+		e->attached |= fd >= 0 && !attach_query_ours(fd, &now) &&
+			       same_programs(&rec->progs, &now);
+		return 0;
+	}
+	if (!cg_find_root(&root, &err) &&
+	    !cg_pid_inside(&root, e->st->pid, &rec->cg, &err)) {
+		log_info(
+			"releasing the record of an earlier container %s (pid %d) of its cgroup",
+			rec->id, rec->pid);
+		teardown_release(rec);
+	} else if (teardown_release_empty(rec) == 0) {
+		log_info(
+			"released the record of an earlier container %s (pid %d)",
+			rec->id, rec->pid);
+	}
+	return 0;
+}
+
 /* A second prestart for the same container must not attach twice. The
  * record names this container's init only with the same pid and start
- * time (pids are reused); else an earlier container left it. */
+ * time (pids are reused); else an earlier container left it, or another
+ * runtime root runs a container of the same id. */
 static bool already_attached(const struct oci_state *st)
 {
-	_cleanup_close_ int fd = -1;
-	struct sh_record rec;
-	struct sh_progs now;
-	uint64_t start = 0;
+	struct earlier e = { .st = st };
 	char state;
 
-	if (state_read(st->id, &rec))
-		return false;
-	proc_stat(st->pid, &state, &start);
-	if (rec.pid != st->pid || rec.pid_start != start) {
-		log_info(
-			"releasing the record of an earlier container %s (pid %d)",
-			rec.id, rec.pid);
-		teardown_release(&rec);
-		return false;
-	}
-	fd = cg_open_recorded(&rec.cg);
-	if (fd < 0 || attach_query_ours(fd, &now))
-		return false;
-	return same_programs(&rec.progs, &now);
+	proc_stat(st->pid, &state, &e.start);
+	state_foreach_id(st->id, visit_same_id, &e);
+	return e.attached;
 }
 
 /*
@@ -188,6 +212,7 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	if (r)
 		goto err_detach;
 	timing_mark("verify");
+	state_key_choose(rec);
 	r = classified(state_write(rec, err), SH_REASON_RECORD_FAILED, err);
 	if (r)
 		goto err_detach;

@@ -39,13 +39,15 @@ static int drop_record(const struct sh_record *rec)
 {
 	struct sh_record now;
 
+	const char *key = rec->key[0] ? rec->key : rec->id;
+
 	if (rec->file_ino)
 		return state_remove_read(rec);
-	if (state_read(rec->id, &now) == 0 &&
+	if (state_read(key, &now) == 0 &&
 	    (now.pid != rec->pid || now.pid_start != rec->pid_start ||
 	     now.cg.id != rec->cg.id))
 		return 0;
-	return state_remove(rec->id);
+	return state_remove(key);
 }
 
 /* rmdir takes a path: only while it still names our cgroup. */
@@ -116,8 +118,9 @@ int teardown_release(const struct sh_record *rec)
 static const struct sh_record *current(const struct sh_record *rec,
 				       struct sh_record *now)
 {
-	if (state_read(rec->id, now) == 0 && now->pid == rec->pid &&
-	    now->pid_start == rec->pid_start && now->cg.id == rec->cg.id)
+	if (state_read(rec->key[0] ? rec->key : rec->id, now) == 0 &&
+	    now->pid == rec->pid && now->pid_start == rec->pid_start &&
+	    now->cg.id == rec->cg.id)
 		return now;
 	return rec;
 }
@@ -131,31 +134,38 @@ int teardown_release_empty(const struct sh_record *rec)
 	return r ? r : fd < 0;
 }
 
-static void release_container(const struct oci_state *st)
+/*
+ * One record of the stopped container's id. Ids are unique per runtime
+ * root, not per node, and poststop has no pid to tell them apart: a
+ * record is released only when its cgroup is gone or holds nothing, so
+ * that a poststop never detaches another root's container of the same
+ * id, even one whose init has exited while its cgroup still holds
+ * processes (gc or the reaper releases that one once it is empty).
+ */
+static int release_one(const struct sh_record *rec, void *data)
 {
-	struct sh_record rec;
-	int r = state_read(st->id, &rec);
+	const struct oci_state *st = data;
+	int r = teardown_release_empty(rec);
 
-	if (r == -ENOENT || r == -EBADMSG)
-		return;
-	if (r) {
-		log_warn("cannot read state of %s: %s", st->id, strerror(-r));
-		return;
-	}
-	r = teardown_release(&rec);
 	if (r == -EBUSY)
 		log_warn(
 			"container %s still runs in cgroup %s (init pid %d): its policy stays attached until it is gone",
-			st->id, rec.cg.rel, rec.pid);
+			st->id, rec->cg.rel, rec->pid);
 	else if (r == -EAGAIN)
 		; /* its recording waits for gc: said */
-	else if (r)
+	else if (r < 0)
 		log_warn("cannot release %s: %s", st->id, strerror(-r));
 	else {
-		log_info("released cgroup %s", rec.cg.rel);
+		log_info("released cgroup %s", rec->cg.rel);
 		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL,
 			      timing_elapsed());
 	}
+	return 0;
+}
+
+static void release_container(const struct oci_state *st)
+{
+	state_foreach_id(st->id, release_one, (void *)st);
 }
 
 int teardown_poststop(const struct oci_state *st, struct sh_error *err)

@@ -176,6 +176,11 @@ static int record_replace(const char *name, const char *text, size_t len,
 	return fileio_replace_xattr_at(dir, name, SH_RECORD_XATTR, text, len);
 }
 
+static const char *key_of(const struct sh_record *rec)
+{
+	return rec->key[0] ? rec->key : rec->id;
+}
+
 static int record_name(const char *id, char name[SH_STATE_NAME_MAX])
 {
 	if (snprintf(name, SH_STATE_NAME_MAX, "%s.json", id) >=
@@ -196,7 +201,7 @@ int state_write(const struct sh_record *rec, struct sh_error *err)
 				 rec->id, strerror(ENOMEM));
 	text = json_object_to_json_string_ext(
 		obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	r = record_name(rec->id, name);
+	r = record_name(key_of(rec), name);
 	if (r)
 		goto fail;
 	r = record_replace(name, text, strlen(text), err);
@@ -230,6 +235,8 @@ static int parse_record_at(int dir, const char *name, struct sh_record *rec)
 		return -EBADMSG;
 	r = state_record_from_json(obj, rec);
 	rec->file_ino = ino;
+	snprintf(rec->key, sizeof(rec->key), "%.*s",
+		 (int)(strlen(name) - strlen(".json")), name);
 	return r;
 }
 
@@ -319,7 +326,7 @@ int state_remove_read(const struct sh_record *rec)
 
 	if (dir < 0)
 		return dir == -ENOENT ? 0 : dir;
-	if (record_name(rec->id, name))
+	if (record_name(key_of(rec), name))
 		return 0;
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -357,4 +364,44 @@ int state_foreach(state_visit_fn fn, void *data)
 	struct record_walk walk = { .fn = fn, .data = data };
 
 	return state_file_foreach(visit_file, &walk);
+}
+
+struct id_walk {
+	struct record_walk walk;
+	const char *id;
+};
+
+/* "<id>.json" or "<id>@....json", read only then. */
+static int visit_id_file(int dir, const char *name, void *data)
+{
+	struct id_walk *w = data;
+	size_t n = strlen(w->id);
+
+	if (strncmp(name, w->id, n) || (name[n] != '.' && name[n] != '@') ||
+	    (name[n] == '.' && strcmp(name + n, ".json")))
+		return 0;
+	return visit_file(dir, name, &w->walk);
+}
+
+int state_foreach_id(const char *id, state_visit_fn fn, void *data)
+{
+	struct id_walk w = { { .fn = fn, .data = data }, id };
+
+	return state_file_foreach(visit_id_file, &w);
+}
+
+void state_key_choose(struct sh_record *rec)
+{
+	_cleanup_close_ int fd = -1;
+	struct sh_record first;
+
+	snprintf(rec->key, sizeof(rec->key), "%s", rec->id);
+	if (state_read(rec->id, &first) ||
+	    (first.pid == rec->pid && first.pid_start == rec->pid_start))
+		return;
+	fd = cg_open_recorded(&first.cg);
+	if (fd < 0)
+		return; /* an earlier container's, gone: replaced */
+	snprintf(rec->key, sizeof(rec->key), "%s@%016llx", rec->id,
+		 (unsigned long long)rec->cg.id);
 }

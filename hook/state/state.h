@@ -18,8 +18,9 @@
  * file, never the file's content. trusted.*: only root with CAP_SYS_ADMIN
  * reads or writes it, so a uid 0 without capabilities cannot plant one. */
 #define SH_RECORD_XATTR "trusted.oci-sockopt-hook.record"
-/* A record's file name: the container id and ".json". */
-#define SH_STATE_NAME_MAX (SH_MAX_ID_LEN + sizeof(".json"))
+/* A record's file name: its key (the container id, or the id, '@' and
+ * its cgroup id in 16 hex digits: state_key_choose()) and ".json". */
+#define SH_STATE_NAME_MAX (SH_MAX_ID_LEN + 17 + sizeof(".json"))
 
 const char *state_dir(void);
 /* The state directory, opened and checked (trust.h): an fd, or a negative
@@ -57,14 +58,24 @@ int state_file_unlink_at(int dir, const char *name);
  * is renewed now; 0 when it is younger; or a negative errno. */
 int state_stamp_renew(const char *name, int interval_sec);
 
+/*
+ * Container ids are unique per runtime root, not per node: a record's key
+ * is its id, unless "<id>.json" holds the record of another container
+ * (another pid or start time) whose cgroup is still there, when it is
+ * "<id>@<its cgroup id>". Sets rec->key; before the first state_write().
+ */
+void state_key_choose(struct sh_record *rec);
 int state_write(const struct sh_record *rec, struct sh_error *err);
-/* -ENOENT: no record; -EBADMSG: an invalid one, ignored with a warning. */
-int state_read(const char *id, struct sh_record *rec);
-int state_remove(const char *id);
+/* The record of key (an id, or rec->key of one read): -ENOENT: none;
+ * -EBADMSG: an invalid one, ignored with a warning. */
+int state_read(const char *key, struct sh_record *rec);
+int state_remove(const char *key);
+/* Calls fn for each record of container id (every key it has). */
+typedef int (*state_visit_fn)(const struct sh_record *rec, void *data);
+int state_foreach_id(const char *id, state_visit_fn fn, void *data);
 /* Removes the record rec was read from (state_read, state_foreach),
  * unless a newer one replaced it since. */
 int state_remove_read(const struct sh_record *rec);
-typedef int (*state_visit_fn)(const struct sh_record *rec, void *data);
 int state_foreach(state_visit_fn fn, void *data);
 
 #endif /* SH_STATE_H */

@@ -206,6 +206,20 @@ static const char *progs_invalid(const struct sh_progs *progs)
 	return NULL;
 }
 
+bool state_record_stem_ok(const struct sh_record *rec, const char *stem)
+{
+	size_t n = strlen(rec->id);
+	char cgid[18];
+
+	if (strncmp(rec->id, stem, n))
+		return false;
+	if (!stem[n])
+		return true;
+	snprintf(cgid, sizeof(cgid), "@%016llx",
+		 (unsigned long long)rec->cg.id);
+	return !strcmp(stem + n, cgid);
+}
+
 const char *state_record_invalid(const struct sh_record *rec, const char *stem,
 				 const struct cg_root *root)
 {
@@ -213,7 +227,7 @@ const char *state_record_invalid(const struct sh_record *rec, const char *stem,
 
 	if (!oci_valid_id(rec->id))
 		return "its id is not a valid container id";
-	if (strcmp(rec->id, stem))
+	if (!state_record_stem_ok(rec, stem))
 		return "its id is not its file name";
 	if (rec->pid <= 0)
 		return "its pid is not positive";

@@ -47,10 +47,14 @@ struct sh_record {
 	 * proposed policy goes (record.dir when it started). */
 	char footprint[SH_POLICY_NAME_MAX + 1];
 	char footprint_dir[SH_RECORD_DIR_MAX];
-	/* Not in the JSON: the inode of the file it was read from (0 when
+	/* Not in the JSON: the stem of its file name, "<id>", or
+	 * "<id>@<cgroup id, 16 hex digits>" for a second container with the
+	 * same id (another runtime root) while the first runs ("": its id),
+	 * and the inode of the file it was read from (0 when
 	 * it was not), so that dropping it can tell whether a newer record
 	 * replaced it since, without reading that one. */
 	uint64_t file_ino;
+	char key[SH_MAX_ID_LEN + 18];
 };
 
 struct json_object *state_record_to_json(const struct sh_record *rec);
@@ -59,9 +63,12 @@ int state_record_from_json(struct json_object *obj, struct sh_record *rec);
 /*
  * NULL when a record read back may be acted on, else why not. It is
  * checked before anything it names feeds unlinkat, rmdir or a detach:
- * stem is its file name without ".json", root the cgroup2 mount.
+ * stem is its file name without ".json" (its id, or its id, '@' and its
+ * cgroup id in 16 hex digits), root the cgroup2 mount.
  */
 const char *state_record_invalid(const struct sh_record *rec, const char *stem,
 				 const struct cg_root *root);
+/* stem is rec's id, or its id, '@' and its cgroup id (16 hex digits). */
+bool state_record_stem_ok(const struct sh_record *rec, const char *stem);
 
 #endif /* SH_STATE_RECORD_H */

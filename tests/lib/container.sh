@@ -282,6 +282,7 @@ ct_rt()
 	runc) CT_RT=(runc) ;;
 	crun) CT_RT=(crun) ;;
 	crun-nocg) CT_RT=(crun --cgroup-manager=disabled) ;;
+	runc@*) CT_RT=(runc --root "${1#runc@}") ;;
 	*) echo "ct_rt: unknown runtime $1" >&2; return 1 ;;
 	esac
 }

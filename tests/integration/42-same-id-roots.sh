@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Container ids are unique per runtime root, not per node. Under real
+# runc with two roots (runc --root A, runc --root B) and one id:
+#  - two running containers are two records: status, apply and metrics
+#    see both; the second's record is keyed by the id and its cgroup id;
+#    deleting one (its poststop) leaves the other's programs and record;
+#  - a container of root A whose init has exited while its cgroup still
+#    holds a process (no pid namespace of its own, started detached) keeps
+#    its programs through a whole run of a container with the same id
+#    under root B: B's prestart and poststop never touch them.
+# shellcheck source-path=SCRIPTDIR
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/tap.sh
+. "$here/../lib/tap.sh"
+# shellcheck source=../lib/container.sh
+. "$here/../lib/container.sh"
+
+ct_setup runc
+export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
+cfg=$CT_EXAMPLE_CONFIG
+A=$CT_TMP/root-a B=$CT_TMP/root-b
+mkdir -p "$A" "$B"
+BEFORE=$(ct_snapshot)
+
+# ids CGROUP: our programs' ids on a cgroup, sorted.
+ids()
+{
+	timeout 20 bpftool -j cgroup show "$1" 2>/dev/null |
+		jq '.[]? | select(.name | startswith("sh_")) | .id' | sort -n | xargs
+}
+# records ID: the records status lists for ID, as "policy cgroup" lines.
+records()
+{
+	"$HOOK" --config "$cfg" status --json 2>/dev/null |
+		jq -r --arg id "$1" '.[] | select(.id == $id) | "\(.policy) \(.cgroup)"' | sort
+}
+
+# ---- 1. Two running containers, one id ----------------------------------------
+id=$(ct_id same)
+ba=$(ct_bundle -a sockopt-hook.io/policy=restricted same-a -- /bin/sh -c 'sleep 120')
+bb=$(ct_bundle -a sockopt-hook.io/policy=setonly same-b -- /bin/sh -c 'sleep 120')
+ct_start_ok "root A: container $id (restricted) starts" "runc@$A" "$id" "$ba"
+cga=$CT_CG
+ct_start_ok "root B: container $id (setonly) starts too" "runc@$B" "$id" "$bb"
+cgb=$CT_CG
+idsa=$(ids "$cga") idsb=$(ids "$cgb")
+tap_ok "$([ -n "$idsa" ] && [ -n "$idsb" ] && [ "$cga" != "$cgb" ]; echo $?)" \
+	"each has its own cgroup and programs ($idsa; $idsb)"
+tap_is "$(records "$id" | awk '{print $1}' | xargs)" "restricted setonly" \
+	"status lists two records for the one id" || tap_diag "$("$HOOK" status 2>&1)"
+tap_is "$(find "$CT_STATE_DIR" -maxdepth 1 -name "$id*.json" -printf '%f\n' | sed "s/^$id//" | sed 's/@[0-9a-f]\{16\}/@CGID/' | sort | xargs)" \
+	".json @CGID.json" "the second is keyed by the id and its cgroup id"
+out=$("$HOOK" --config "$cfg" apply --dry-run --all 2>&1)
+tap_is "$(grep -c "$id" <<<"$out")" 2 "apply sees both" || tap_diag "$out"
+out=$("$HOOK" metrics 2>&1)
+tap_is "$(grep '^oci_sockopt_hook_container_info' <<<"$out" | grep -c "$id")" 2 \
+	"metrics have a series for each" || tap_diag "$(grep "$id" <<<"$out")"
+tap_is "$(grep '^oci_sockopt_hook_container_info' <<<"$out" | grep "$id" | sed 's/.*container_id="\([^"]*\)".*/\1/' | sort -u | wc -l)" 2 \
+	"under two container_id values"
+ct_delete "runc@$B" "$id"
+tap_is "$(ids "$cga")" "$idsa" "root B's container deleted (its poststop ran): root A's programs stay"
+tap_is "$(records "$id" | awk '{print $1}' | xargs)" "restricted" "and its record"
+ct_delete "runc@$A" "$id"
+tap_is "$(records "$id")" "" "root A's deleted too: no record left"
+
+# ---- 2. An exited init, its cgroup still held ------------------------------------
+id=$(ct_id held)
+ba=$(ct_bundle -a sockopt-hook.io/policy=restricted held-a -- /bin/sh -c 'sleep 300 & exit 0')
+jq '.linux.namespaces |= map(select(.type != "pid"))' "$ba/config.json" >"$ba/c.json" &&
+	mv "$ba/c.json" "$ba/config.json"
+ct_start_ok "root A: $id, with no pid namespace of its own, starts detached" "runc@$A" "$id" "$ba"
+cga=$CT_CG
+for _ in $(seq 50); do
+	[ "$(runc --root "$A" state "$id" 2>/dev/null | jq -r .status)" = stopped ] && break
+	sleep 0.1
+done
+idsa=$(ids "$cga")
+tap_ok "$([ -n "$idsa" ] && grep -q . "$cga/cgroup.procs" &&
+	[ "$(runc --root "$A" state "$id" | jq -r .status)" = stopped ]; echo $?)" \
+	"its init has exited, its cgroup still holds a process, its programs stay ($idsa)"
+bb=$(ct_bundle -a sockopt-hook.io/policy=setonly held-b -- true)
+ct_run "runc@$B" "$id" "$bb"
+tap_is "$CT_RC" 0 "root B: a container with the same id runs and ends (prestart, poststop)" ||
+	tap_diag "$(cat "$CT_ERR")"
+tap_is "$(ids "$cga")" "$idsa" "root A's programs are untouched by root B's prestart and poststop"
+tap_is "$(records "$id" | awk '{print $1}')" restricted "root A's record is still listed, root B's released"
+# The held process gone, gc releases root A's record.
+xargs -r kill <"$cga/cgroup.procs"
+ct_delete "runc@$A" "$id"
+"$HOOK" gc >/dev/null 2>&1
+tap_is "$(records "$id")" "" "once it is gone, nothing is left of it"
+ct_check_same "BPF programs, hook state and cgroups are as before" "$BEFORE"
+tap_done
