@@ -273,8 +273,8 @@ S2=$CT_TMP/state2 OUT2=$CT_TMP/textfile2
 cp -a "$CT_STATE_DIR" "$S2" && mkdir -p "$OUT2" && chmod 0755 "$OUT2"
 X=$A-x
 ct_record "$A" "$S2" |
-	jq --arg id "$X" --arg pod $'we"ird\\\npod\\' '.id = $id | .pod = $pod' \
-		>"$S2/$X.json"
+	jq --arg id "$X" --arg pod $'we"ird\\\npod\\' '.id = $id | .pod = $pod' |
+	ct_write_record "$S2/$X.json"
 OCI_SOCKOPT_HOOK_STATE_DIR=$S2 "$HOOK" metrics --output "$OUT2/x.prom"
 tap_ok $? "metrics on a state with a hostile pod name"
 grep -Fq -- 'pod="we\"ird\\\npod\\"' "$OUT2/x.prom"
