@@ -9,7 +9,7 @@
  *  - IPv4 and IPv6 keep the same thing in different options: a rule on
  *    one does not cover IPv6 sockets, unless AF_INET6 is denied;
  *  - a clamp on SO_RCVBUF or SO_SNDBUF governs setsockopt calls, not TCP
- *    autotuning (82-sysctls.sh).
+ *    autotuning (85-sysctls.sh).
  */
 #include <netinet/in.h>
 #include <stdarg.h>

@@ -260,7 +260,7 @@ vcase()
 	out=$("$HOOK" validate "$@" 2>"$TMP/verr")
 	rc=$?
 	# The node's TCP autotuning warning about restricted's clamp depends
-	# on the kernel's tcp_rmem, not on these files (82-sysctls.sh).
+	# on the kernel's tcp_rmem, not on these files (85-sysctls.sh).
 	err=$(grep -v 'TCP autotuning' "$TMP/verr")
 	[ "$rc" = 0 ] && [[ $out == *": valid ("* ]] || ok=1
 	if [ "$want" = - ]; then

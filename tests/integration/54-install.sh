@@ -130,7 +130,7 @@ tap_is "$(jq -c '[.hook.path, .hook.args, .hook.env, .stages]' "$H" 2>&1)" \
 	"the always hooks.d file: the installed path, the config, prestart+poststop"
 HD=$D/usr/local/share/containers/oci/hooks.d
 # (The node's TCP autotuning warning about restricted's clamp is the
-# kernel's business: 82-sysctls.sh.)
+# kernel's business: 85-sysctls.sh.)
 out=$("$BIN" validate "$C" --hooks-dir "$HD" 2>&1 >/dev/null | grep -v 'TCP autotuning')
 tap_is "$out" "" "validate --hooks-dir on what was installed: no warning"
 mk install DESTDIR="$D" HOOKS_D=annotations

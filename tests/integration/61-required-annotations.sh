@@ -392,7 +392,7 @@ tap_like "$out" "warning: require_annotations of .* will not see unannotated con
 	"validate warns when the only hooks.d file runs the hook for annotated containers alone"
 out=$("$HOOK" validate --hooks-dir "$CT_TMP/hd-handler" "$REFUSE" 2>&1 >/dev/null |
 	grep -v 'TCP autotuning')
-tap_is "$out" "" "validate: no warning with the handler hooks.d file next to it (but the node's autotuning one, 82-sysctls.sh)"
+tap_is "$out" "" "validate: no warning with the handler hooks.d file next to it (but the node's autotuning one, 85-sysctls.sh)"
 b=$CT_TMP/bundles/forgot-runc
 out=$("$HOOK" explain --config "$REFUSE" --bundle "$b" 2>/dev/null)
 tap_ok $(($? == 0)) "explain exits non-zero for a container prestart would refuse"

@@ -41,7 +41,7 @@ static struct json_object *json_of(const char *key)
 }
 
 /* restricted clamps SO_RCVBUF: validate warns when this node's tcp_rmem
- * lets autotuning go past it (82-sysctls.sh), whatever the config. */
+ * lets autotuning go past it (85-sysctls.sh), whatever the config. */
 static int other_warnings(const char *err)
 {
 	int n = 0;
