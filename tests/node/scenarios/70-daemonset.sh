@@ -81,7 +81,7 @@ node_cri_images
 # directory, the keys cgroup, the uninstall's own directory
 snap() {
 	node_state
-	find "$NODE_STATE" /run/oci-sockopt-hook-uninstall -printf '%p %y\n' 2>/dev/null | sort
+	find "$NODE_STATE" /var/lib/oci-sockopt-hook-uninstall -printf '%p %y\n' 2>/dev/null | sort
 	ls -d /sys/fs/cgroup/oci-sockopt-hook.keys 2>&1
 	sha256sum "$MAIN"
 }
