@@ -123,6 +123,24 @@ int wiring_plan_remove(struct wiring_plan *plan, const char *path,
 	return plan_add(plan, path, NULL, 0, err);
 }
 
+int wiring_plan_remove_ours(struct wiring_plan *plan, const char *path,
+			    bool (*is_ours)(const char *text),
+			    const char *not_ours, struct sh_error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	text = wiring_read(path, &r);
+	if (r == -ENOENT)
+		return wiring_plan_remove(plan, path, err);
+	if (r)
+		return error_errno(err, r, "cannot read %s", path);
+	if (!is_ours(text))
+		return error_set(err, -EPERM, "%s %s: left alone", path,
+				 not_ours);
+	return wiring_plan_remove(plan, path, err);
+}
+
 void wiring_plan_prune(struct wiring_plan *plan, const char *dir)
 {
 	for (int i = 0; i < SH_WIRING_MAX_PRUNE; i++) {

@@ -92,6 +92,11 @@ int wiring_plan_write(struct wiring_plan *plan, const char *path, char *text,
 		      mode_t mode, struct sh_error *err);
 int wiring_plan_remove(struct wiring_plan *plan, const char *path,
 		       struct sh_error *err);
+/* The same for a file that is_ours recognises, or that is already gone;
+ * another's is refused: "PATH NOT_OURS: left alone". */
+int wiring_plan_remove_ours(struct wiring_plan *plan, const char *path,
+			    bool (*is_ours)(const char *text),
+			    const char *not_ours, struct sh_error *err);
 /* The same for a symbolic link to target (NULL: remove it). A file there
  * that is no link is refused. */
 int wiring_plan_link(struct wiring_plan *plan, const char *path,

@@ -228,26 +228,6 @@ void wiring_cdi_path(const struct wiring_opts *o, char *buf, size_t len)
 	snprintf(buf, len, "%s/" SH_CDI_SPEC_NAME, o->cdi_dir ?: SH_CDI_ETC);
 }
 
-/* The spec at path out of plan, if it is ours (else refused). */
-static int remove_spec(const char *path, struct wiring_plan *plan,
-		       struct sh_error *err)
-{
-	_cleanup_free_ char *text = NULL;
-	int r;
-
-	text = wiring_read(path, &r);
-	if (r == -ENOENT)
-		return wiring_plan_remove(plan, path, err);
-	if (r)
-		return error_errno(err, r, "cannot read %s", path);
-	if (!wiring_cdi_is_ours(text))
-		return error_set(err, -EPERM,
-				 "%s is not a CDI spec of kind " SH_CDI_KIND
-				 ": left alone",
-				 path);
-	return wiring_plan_remove(plan, path, err);
-}
-
 int wiring_cdi_configure(const struct wiring_opts *o,
 			 const struct wiring_hook *hook,
 			 const struct sh_config *cfg, struct wiring_plan *plan,
@@ -262,7 +242,9 @@ int wiring_cdi_configure(const struct wiring_opts *o,
 		/* nothing to offer: no spec, and one line why */
 		wiring_plan_note(plan, "%s", err->msg);
 		memset(err, 0, sizeof(*err));
-		return remove_spec(path, plan, err);
+		return wiring_plan_remove_ours(
+			plan, path, wiring_cdi_is_ours,
+			"is not a CDI spec of kind " SH_CDI_KIND, err);
 	}
 	if (r)
 		return r;
@@ -282,5 +264,7 @@ int wiring_cdi_unconfigure(const struct wiring_opts *o,
 	char path[PATH_MAX];
 
 	wiring_cdi_path(o, path, sizeof(path));
-	return remove_spec(path, plan, err);
+	return wiring_plan_remove_ours(plan, path, wiring_cdi_is_ours,
+				       "is not a CDI spec of kind " SH_CDI_KIND,
+				       err);
 }

@@ -131,16 +131,6 @@ int wiring_hooksd_unconfigure(const struct wiring_opts *o,
 int wiring_hooksd_remove(const char *path, struct wiring_plan *plan,
 			 struct sh_error *err)
 {
-	_cleanup_free_ char *text = NULL;
-	int r;
-
-	text = wiring_read(path, &r);
-	if (r == -ENOENT)
-		return wiring_plan_remove(plan, path, err);
-	if (r)
-		return error_errno(err, r, "cannot read %s", path);
-	if (!wiring_hooksd_is_ours(text))
-		return error_set(err, -EPERM, "%s does not run %s: left alone",
-				 path, SH_IDENT);
-	return wiring_plan_remove(plan, path, err);
+	return wiring_plan_remove_ours(plan, path, wiring_hooksd_is_ours,
+				       "does not run " SH_IDENT, err);
 }

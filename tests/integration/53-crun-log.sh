@@ -26,7 +26,6 @@ CFG=$CT_TMP/configs/logged.json
 jq --arg log "$LOG" '.annotations.allow_policies = ["bulk", "setonly"] |
 	.log_file = $log | .log_level = "info"' "$CT_EXAMPLE_CONFIG" >"$CFG" || exit 1
 BYPASS=$("$HOOK" probe --json 2>/dev/null | jq -r .bypass_prot_mem)
-PY=/usr/bin/python3
 
 # Our /dev: the host's character devices bound file by file (crun opens
 # /dev/null and the like), /dev/pts and /dev/shm as directories, and
@@ -39,25 +38,8 @@ for d in null zero full random urandom tty; do
 	[ -c "/dev/$d" ] && touch "$DEV/$d"
 done
 : >"$SOUT"
-$PY - "$DEV/log" "$SOUT" <<'PYEOF' &
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-s.settimeout(600)
-with open(sys.argv[2], "a") as out:
-    try:
-        while True:
-            out.write(s.recv(65536).decode("utf-8", "replace") + "\n")
-            out.flush()
-    except socket.timeout:
-        pass
-PYEOF
-CT_PIDS+=("$!")
-for ((i = 0; i < 100; i++)); do
-	[ -S "$DEV/log" ] && break
-	sleep 0.1
-done
-[ -S "$DEV/log" ] || tap_bail "no syslog listener at $DEV/log"
+ct_syslog_listener "$DEV/log" "$SOUT" 600 ||
+	tap_bail "no syslog listener at $DEV/log"
 
 # run_logged RUNTIME ID BUNDLE: ct_run, in a mount namespace whose /dev is
 # $DEV.

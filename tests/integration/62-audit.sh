@@ -284,25 +284,8 @@ touch "$SDIR/null"
 $PY -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).bind(sys.argv[1])' \
 	"$CT_TMP/dead/journal/socket"
 SOUT=$CT_TMP/syslog.txt
-$PY - "$SDIR/log" "$SOUT" <<'PYEOF' &
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-s.settimeout(60)
-with open(sys.argv[2], "a") as out:
-    try:
-        while True:
-            out.write(s.recv(65536).decode("utf-8", "replace") + "\n")
-            out.flush()
-    except socket.timeout:
-        pass
-PYEOF
-SPID=$!
-CT_PIDS+=("$SPID")
-for ((i = 0; i < 100; i++)); do
-	[ -S "$SDIR/log" ] && break
-	sleep 0.1
-done
+ct_syslog_listener "$SDIR/log" "$SOUT" 60 || :
+SPID=$CT_SYSLOG
 : >"$LOG"
 b=$(ct_bundle -c "$JSON" "${CRI[@]}" -a "sockopt-hook.io/policy=nope" jdead -- sockcheck all)
 jq -cn --arg id "$(ct_id jdead)" --arg b "$b" \

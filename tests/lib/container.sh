@@ -596,6 +596,35 @@ ct_sleeper()
 	echo "$CT_SLEEPER" >"$1/cgroup.procs"
 }
 
+# ct_syslog_listener SOCKET OUT SECONDS: a process of ours (in CT_PIDS)
+# bound to the datagram socket SOCKET, as syslog's /dev/log is, that
+# appends each datagram it gets to OUT as a line and exits after SECONDS
+# with nothing received. Sets CT_SYSLOG to its pid; fails when the socket
+# does not appear within 10 s.
+ct_syslog_listener()
+{
+	/usr/bin/python3 - "$1" "$2" "$3" <<'PYEOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(int(sys.argv[3]))
+with open(sys.argv[2], "a") as out:
+    try:
+        while True:
+            out.write(s.recv(65536).decode("utf-8", "replace") + "\n")
+            out.flush()
+    except socket.timeout:
+        pass
+PYEOF
+	CT_SYSLOG=$!
+	CT_PIDS+=("$CT_SYSLOG")
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # ct_kill PID: kills a process of ours, waits for it, and takes it off
 # CT_PIDS (its pid may be another process's later).
 ct_kill()
