@@ -19,6 +19,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 # shellcheck source=../lib/container.sh
 . "$here/../lib/container.sh"
+# shellcheck source=../lib/podman.sh
+. "$here/../lib/podman.sh"
 
 ct_require crun
 tap_require_cmd podman conmon make
@@ -33,45 +35,15 @@ PREFIX=$PM/usr
 SYSCONF=$PM/etc
 HOOKS_DIR=$PREFIX/share/containers/oci/hooks.d
 LOG=$PM/hook.log
-CGPARENT=$CT_PREFIX-podman
-CIDS=()
-mkdir -p "$PM/cni" || exit 1
-PODMAN=(podman --root "$PM/root" --runroot "$PM/runroot" --tmpdir "$PM/tmp"
-	--network-config-dir "$PM/cni" --storage-driver vfs
-	--cgroup-manager=cgroupfs --events-backend=none --runtime crun)
+pm_setup "$PM" "$CT_PREFIX-podman" || exit 1
 
-# The sandbox caps RLIMIT_NOFILE; podman asks for more unless told.
-limit()
-{
-	local hard=$1 cap=4096
-
-	[ "$hard" = unlimited ] || [ "$hard" -gt "$cap" ] && hard=$cap
-	echo "$hard"
-}
-NOFILE=$(limit "$(ulimit -Hn)")
-NPROC=$(limit "$(ulimit -Hu)")
-
-# podman's containers (by the ids it wrote), their cgroups on every
-# hierarchy, then ct_cleanup.
 # shellcheck disable=SC2317 # run by the EXIT trap
-pm_cleanup()
+podman_cleanup()
 {
-	local cid dir
-
-	for cid in "${CIDS[@]}"; do
-		timeout 30 "${PODMAN[@]}" rm -f "$cid" >/dev/null 2>&1
-	done
-	for dir in /sys/fs/cgroup/*/"$CGPARENT"; do
-		[ -d "$dir" ] || continue
-		for _ in $(seq 1 50); do
-			find "$dir" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-			rmdir "$dir" 2>/dev/null && break
-			sleep 0.1
-		done
-	done
+	pm_remove
 	ct_cleanup
 }
-trap pm_cleanup EXIT
+trap podman_cleanup EXIT
 
 BASE=$(ct_snapshot progs state)
 
@@ -131,21 +103,16 @@ run()
 	NEWLOG=$(sed -n "$((lines + 1)),\$p" "$LOG" | grep -v ': libbpf: ')
 }
 
-diag_run()
-{
-	tap_diag "exit $RC; stdout:" "$OUT" "podman stderr:" "$(cat "$PM/$1.err")" \
-		"hook log (without libbpf lines):" "$NEWLOG"
-}
 
 run restricted restricted -- /bin/sockcheck set-mark 5
 tap_is "$OUT" "setsockopt=EPERM" \
 	"podman, --annotation sockopt-hook.io/policy=restricted: SO_MARK gives EPERM" ||
-	diag_run restricted
+	pm_diag restricted
 [[ -n $CID && $NEWLOG == *"container $CID: attached 3 program(s)"*"policy 'restricted'"* ]]
-tap_ok $? "the hook logged the attach for container ${CID:0:12}" || diag_run restricted
+tap_ok $? "the hook logged the attach for container ${CID:0:12}" || pm_diag restricted
 [[ $NEWLOG == *"container $CID: released"* ]]
 tap_ok $? "podman ran the poststop stage: the hook released the container" ||
-	diag_run restricted
+	pm_diag restricted
 
 # Another tool's hook in one of podman's own hooks directories (a stand-in
 # for /usr/share/containers/oci/hooks.d): podman-run.sh must keep it, as a
@@ -158,15 +125,15 @@ mkdir -p "$OTHER" &&
 PODMAN_HOOKS_DIRS=$OTHER run kept restricted -- /bin/sockcheck set-mark 5
 tap_is "$OUT $([ -e "$PM/other-ran" ] && echo other-ran)" "setsockopt=EPERM other-ran" \
 	"podman-run.sh keeps podman's own hooks directories: the policy applies and the other hook ran" ||
-	diag_run kept
+	pm_diag kept
 
 run none "" -- /bin/sockcheck set-mark 5
-tap_is "$OUT" "setsockopt=ok" "podman, no annotation: SO_MARK works" || diag_run none
+tap_is "$OUT" "setsockopt=ok" "podman, no annotation: SO_MARK works" || pm_diag none
 tap_is "$NEWLOG" "" "podman, no annotation: the hook did not run (no log line at all)"
 
 run other "" --annotation example.com/policy=restricted -- /bin/sockcheck set-mark 5
 tap_is "$OUT:$NEWLOG" "setsockopt=ok:" \
-	"podman, an unrelated annotation: the hook does not run" || diag_run other
+	"podman, an unrelated annotation: the hook does not run" || pm_diag other
 
 # Each key alone must trigger the hooks.d file (all of when.annotations
 # must match, so one regex covers both keys).
@@ -174,27 +141,27 @@ run perctr "" --annotation sockopt-hook.io/policy.web=restricted \
 	--annotation io.kubernetes.container.name=web -- /bin/sockcheck set-mark 5
 tap_is "$OUT" "setsockopt=EPERM" \
 	"podman, only a per-container key (policy.web, container web): SO_MARK gives EPERM" ||
-	diag_run perctr
+	pm_diag perctr
 
 run bypassoff "" --annotation sockopt-hook.io/bypass-prot-mem=false -- \
 	/bin/sockcheck set-mark 5
 [ "$OUT" = "setsockopt=ok" ] && [[ $NEWLOG == *"container $CID: "* ]]
 tap_ok $? "podman, only bypass-prot-mem=false: the hook runs, finds nothing to attach" ||
-	diag_run bypassoff
+	pm_diag bypassoff
 
 run refused nope -- /bin/sockcheck set-mark 5
 [ "$RC" != 0 ] && [ -z "$OUT" ]
 tap_ok $? "podman, policy 'nope': the container does not start (exit $RC)" ||
-	diag_run refused
+	pm_diag refused
 tap_like "$NEWLOG" "error: container $CID: annotation sockopt-hook\.io/policy='nope' refused: .*allow_policies" \
-	"podman, policy 'nope': the log file holds the reason" || diag_run refused
+	"podman, policy 'nope': the log file holds the reason" || pm_diag refused
 tap_diag "podman said: $(cat "$PM/refused.err")"
 
 # The hook's record lives in the test's state dir while the container runs.
 run detached restricted -d -- /bin/sleep 60
 [ "$RC" = 0 ] && [ -n "$CID" ] && [ -f "$CT_STATE_DIR/$CID.json" ]
 tap_ok $? "podman -d: the hook's record is in the test's state dir" || {
-	diag_run detached
+	pm_diag detached
 	tap_diag "$(ls -la "$CT_STATE_DIR")"
 }
 tap_is "$(ct_default_state_ours "${CID:-none}")" "" \
@@ -222,7 +189,7 @@ use_test_state_dir
 run defaults "" -- /bin/sockcheck set-mark 5
 tap_is "$OUT" "setsockopt=EPERM" \
 	"podman, no annotation, defaults.policy restricted: SO_MARK gives EPERM" ||
-	diag_run defaults
+	pm_diag defaults
 
 # `runtime configure --runtime podman` (the docs' podman install; here
 # into a hooks directory of the test's): the same file as make install's,
@@ -239,11 +206,11 @@ tap_is "$(jq -S -c . "$RC_DIR/oci-sockopt-hook.json")" "$(jq -S -c . "$hooksd")"
 saved=$HOOKS_DIR HOOKS_DIR=$RC_DIR
 run configured "" -- /bin/sockcheck set-mark 5
 tap_is "$OUT" "setsockopt=EPERM" "podman through it: the default policy applies" ||
-	diag_run configured
+	pm_diag configured
 out=$("$installed_hook" --config "$conf" runtime unconfigure --runtime podman --hooks-dir "$RC_DIR" 2>&1)
 tap_like "$?:$out" "^0:$RC_DIR/oci-sockopt-hook.json: removed" "runtime unconfigure removes it"
 run unconfigured "" -- /bin/sockcheck set-mark 5
-tap_is "$OUT:$NEWLOG" "setsockopt=ok:" "then podman runs no hook" || diag_run unconfigured
+tap_is "$OUT:$NEWLOG" "setsockopt=ok:" "then podman runs no hook" || pm_diag unconfigured
 HOOKS_DIR=$saved
 rmdir "$RC_DIR"
 

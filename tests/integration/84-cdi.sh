@@ -20,6 +20,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 # shellcheck source=../lib/container.sh
 . "$here/../lib/container.sh"
+# shellcheck source=../lib/podman.sh
+. "$here/../lib/podman.sh"
 
 ct_require crun
 tap_require_cmd podman conmon
@@ -33,44 +35,19 @@ $PY -c 'import jsonschema' 2>/dev/null || tap_skip_all "python3-jsonschema is no
 
 PM=$CT_TMP/podman
 LOG=$PM/hook.log
-CGPARENT=$CT_PREFIX-cdi
 CDI_DIR=/var/run/cdi
 SPEC=$CDI_DIR/sockopt-hook.io-policy.json
 MADE_CDI_DIR=0
-CIDS=()
-mkdir -p "$PM/cni" "$CT_TMP/configs" || exit 1
-PODMAN=(podman --root "$PM/root" --runroot "$PM/runroot" --tmpdir "$PM/tmp"
-	--network-config-dir "$PM/cni" --storage-driver vfs
-	--cgroup-manager=cgroupfs --events-backend=none --runtime crun)
-limit()
-{
-	local hard=$1 cap=4096
-
-	[ "$hard" = unlimited ] || [ "$hard" -gt "$cap" ] && hard=$cap
-	echo "$hard"
-}
-NOFILE=$(limit "$(ulimit -Hn)")
-NPROC=$(limit "$(ulimit -Hu)")
+mkdir -p "$CT_TMP/configs" || exit 1
+pm_setup "$PM" "$CT_PREFIX-cdi" || exit 1
 
 # shellcheck disable=SC2317 # run by the EXIT trap
 cdi_cleanup()
 {
-	local cid dir
-
-	for cid in "${CIDS[@]}"; do
-		timeout 30 "${PODMAN[@]}" rm -f "$cid" >/dev/null 2>&1
-	done
+	pm_remove
 	# only a spec of ours, only the directory this test made
 	[ "$(jq -r .kind "$SPEC" 2>/dev/null)" = sockopt-hook.io/policy ] && rm -f "$SPEC"
 	[ "$MADE_CDI_DIR" = 1 ] && rmdir "$CDI_DIR" 2>/dev/null
-	for dir in /sys/fs/cgroup/*/"$CGPARENT"; do
-		[ -d "$dir" ] || continue
-		for _ in $(seq 1 50); do
-			find "$dir" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-			rmdir "$dir" 2>/dev/null && break
-			sleep 0.1
-		done
-	done
 	ct_cleanup
 }
 trap cdi_cleanup EXIT
@@ -165,27 +142,22 @@ run()
 	[ -n "$CID" ] && CIDS+=("$CID")
 	NEWLOG=$(sed -n "$((lines + 1)),\$p" "$LOG" | grep -v ': libbpf: ')
 }
-diag_run()
-{
-	tap_diag "exit $RC; stdout:" "$OUT" "podman stderr:" "$(cat "$PM/$1.err")" \
-		"hook log (without libbpf lines):" "$NEWLOG"
-}
 val() { sed -n "s/^$1=//p" <<<"$OUT" | head -n1; }
 
 run restricted --device sockopt-hook.io/policy=restricted -- /bin/sockcheck all
 tap_is "$(val setsockopt)" EPERM "podman --device sockopt-hook.io/policy=restricted: SO_MARK gives EPERM" ||
-	diag_run restricted
+	pm_diag restricted
 rcv=$(val rcvbuf)
 [[ $rcv =~ ^[0-9]+$ ]] && [ "$rcv" -le 131072 ]
-tap_ok $? "SO_RCVBUF of 4 MiB reads back <= 131072, the clamp (got $rcv)" || diag_run restricted
-tap_is "$(val cc)" reno "TCP_CONGESTION cubic reads back reno: forced" || diag_run restricted
+tap_ok $? "SO_RCVBUF of 4 MiB reads back <= 131072, the clamp (got $rcv)" || pm_diag restricted
+tap_is "$(val cc)" reno "TCP_CONGESTION cubic reads back reno: forced" || pm_diag restricted
 [[ $NEWLOG == *"container $CID: attached"*"policy 'restricted'"* ]]
-tap_ok $? "the hook logged the attach" || diag_run restricted
+tap_ok $? "the hook logged the attach" || pm_diag restricted
 [[ $NEWLOG == *"container $CID: released"* ]]
-tap_ok $? "the device's poststop released it" || diag_run restricted
+tap_ok $? "the device's poststop released it" || pm_diag restricted
 
 run plain -- /bin/sockcheck set-mark 5
-tap_is "$OUT:$NEWLOG" "setsockopt=ok:" "podman, no device: no hook runs, SO_MARK works" || diag_run plain
+tap_is "$OUT:$NEWLOG" "setsockopt=ok:" "podman, no device: no hook runs, SO_MARK works" || pm_diag plain
 
 run detached -d --device sockopt-hook.io/policy=restricted -- /bin/sleep 60
 st=$(OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR "$HOOK" status --json 2>&1)
@@ -199,34 +171,34 @@ timeout 30 "${PODMAN[@]}" rm -f -t 0 "$CID" >/dev/null 2>&1
 run bypass --device sockopt-hook.io/policy=bypass-prot-mem -- /bin/sockcheck set-mark 5
 if [ -e /proc/sys/net/core/bypass_prot_mem ]; then
 	[ "$RC" = 0 ] && [ "$OUT" = setsockopt=ok ]
-	tap_ok $? "the bypass device alone: bypass, no policy (SO_MARK works)" || diag_run bypass
+	tap_ok $? "the bypass device alone: bypass, no policy (SO_MARK works)" || pm_diag bypass
 else
 	[ "$RC" != 0 ] && [[ $NEWLOG == *"bypass-prot-mem is requested (by CDI device sockopt-hook.io/policy=bypass-prot-mem) but this kernel lacks"* ]]
 	tap_ok $? "the bypass device alone, on this kernel without the bypass: refused by on_unsupported, naming the device" ||
-		diag_run bypass
+		pm_diag bypass
 fi
 
 run two --device sockopt-hook.io/policy=restricted --device sockopt-hook.io/policy=setonly -- \
 	/bin/sockcheck set-mark 5
 [ "$RC" != 0 ] && [ -z "$OUT" ]
-tap_ok $? "two policy devices: the container does not start" || diag_run two
+tap_ok $? "two policy devices: the container does not start" || pm_diag two
 tap_like "$NEWLOG" "CDI devices sockopt-hook\.io/policy=[a-z]+ and sockopt-hook\.io/policy=[a-z]+ refused: a container takes one policy" \
-	"and the log says why, in one line" || diag_run two
+	"and the log says why, in one line" || pm_diag two
 
 run conflict --device sockopt-hook.io/policy=restricted \
 	--annotation sockopt-hook.io/policy=setonly -- /bin/sockcheck set-mark 5
 [ "$RC" != 0 ] && [[ $NEWLOG == *"CDI device sockopt-hook.io/policy=restricted refused: annotation sockopt-hook.io/policy='setonly' asks otherwise"* ]]
-tap_ok $? "a device and an annotation that disagree: refused, in one line" || diag_run conflict
+tap_ok $? "a device and an annotation that disagree: refused, in one line" || pm_diag conflict
 
 # --- a policy no longer allowed ------------------------------------------
 jq '.annotations.allow_policies = ["bulk", "setonly"]' "$CONF" >"$CONF.new" && mv "$CONF.new" "$CONF"
 run stale --device sockopt-hook.io/policy=restricted -- /bin/sockcheck set-mark 5
 [ "$RC" != 0 ] && [ -z "$OUT" ]
 tap_ok $? "restricted no longer allowed, the stale spec's device: the container does not start" ||
-	diag_run stale
-tap_is "$(grep -c ' error: ' <<<"$NEWLOG")" 1 "one error line says why" || diag_run stale
+	pm_diag stale
+tap_is "$(grep -c ' error: ' <<<"$NEWLOG")" 1 "one error line says why" || pm_diag stale
 tap_like "$NEWLOG" "error: container $CID: CDI device sockopt-hook\.io/policy=restricted refused: 'restricted' is not in annotations\.allow_policies of $CONF" \
-	"the line names the device and the setting" || diag_run stale
+	"the line names the device and the setting" || pm_diag stale
 out=$("$HOOK" validate "$CONF" 2>&1)
 tap_like "$out" "$SPEC offers other CDI devices than $CONF gives now: run .oci-sockopt-hook cdi refresh." \
 	"validate: the installed spec is stale" || tap_diag "$out"
@@ -240,7 +212,7 @@ out=$("$HOOK" validate "$CONF" 2>&1)
 tap_ok $? "validate and the spec agree again" || tap_diag "$out"
 run gone --device sockopt-hook.io/policy=restricted -- /bin/sockcheck set-mark 5
 [ "$RC" != 0 ] && [ -z "$OUT" ] && grep -q "sockopt-hook.io/policy=restricted" "$PM/gone.err"
-tap_ok $? "podman itself refuses the device now: $(tail -n1 "$PM/gone.err")" || diag_run gone
+tap_ok $? "podman itself refuses the device now: $(tail -n1 "$PM/gone.err")" || pm_diag gone
 
 out=$("$HOOK" --config "$CONF" runtime unconfigure --cdi --cdi-dir "$CDI_DIR" 2>&1)
 tap_like "$?:$out" "^0:$SPEC: removed" "runtime unconfigure --cdi removes the spec" || tap_diag "$out"
