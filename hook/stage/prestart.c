@@ -4,7 +4,8 @@
  * container's description (container.c); operator config and
  * annotations, effective policy; then, for a container of a pod whose
  * sandbox no hook runs for, that sandbox (sandbox.c); then the container
- * itself (police.c).
+ * itself (police.c). prestart_police() is the part after the bundle, which
+ * the NRI plugin calls for a container it polices in-process.
  */
 #include "lib/timing.h"
 #include "policy/require.h"
@@ -17,7 +18,6 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		 struct sh_container *c, struct prestart_outcome *done,
 		 struct sh_error *err)
 {
-	struct sh_effective eff;
 	int r = oci_load_bundle(st, err);
 
 	/* The one read of the annotations, the bundle's joined to the
@@ -31,6 +31,20 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		error_reason(err, SH_REASON_STATE_INVALID);
 		return r;
 	}
+	return prestart_police(cfg, c, done, err);
+}
+
+int prestart_police(const struct sh_config *cfg, const struct sh_container *c,
+		    struct prestart_outcome *done, struct sh_error *err)
+{
+	const struct oci_state *st = c->st;
+	struct sh_effective eff;
+	int r;
+
+	*done = (struct prestart_outcome){
+		.outcome = STATS_UNPOLICED,
+		.config_last_try = done->config_last_try,
+	};
 	r = policy_resolve(cfg, c, &eff, err);
 	if (r)
 		return r;

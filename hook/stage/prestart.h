@@ -18,5 +18,10 @@
 int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 		 struct sh_container *c, struct prestart_outcome *done,
 		 struct sh_error *err);
+/* The rest of prestart, for a container already read into c (c->st its
+ * state, with what a bundle would add): effective policy, require and
+ * sysctl checks, the pod's sandbox, then the container. */
+int prestart_police(const struct sh_config *cfg, const struct sh_container *c,
+		    struct prestart_outcome *done, struct sh_error *err);
 
 #endif /* SH_PRESTART_H */
