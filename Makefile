@@ -170,7 +170,7 @@ $(BUILD)/obj/lib/version.o $(BUILD)/san/lib/version.o: override CFLAGS += \
 
 # The NRI plugin gives containers the hook that `make install` puts here
 # (the operator config's nri.hook_path overrides it).
-$(BUILD)/obj/config/config_nri.o $(BUILD)/san/config/config_nri.o: override CFLAGS += \
+$(BUILD)/obj/config/config.o $(BUILD)/san/config/config.o: override CFLAGS += \
 	-DSH_NRI_HOOK_PATH='"$(HOOKDIR)/oci-sockopt-hook"'
 
 # The linker's NSS warnings name libcgroup functions the hook never calls

@@ -37,7 +37,6 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "config/config.h"
-#include "config/config_nri.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "lib/number.h"

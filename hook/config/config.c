@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <string.h>
@@ -14,11 +15,8 @@
 #include <unistd.h>
 
 #include "config/config.h"
-#include "config/config_cgroup.h"
 #include "config/config_json.h"
-#include "config/config_nri.h"
 #include "config/config_policy.h"
-#include "config/config_require.h"
 #include "input/strictjson.h"
 #include "lib/cleanup.h"
 #include "lib/context.h"
@@ -470,4 +468,183 @@ bool config_policy_allowed(const struct sh_config *cfg, const char *name)
 bool config_has_defaults(const struct sh_config *cfg)
 {
 	return cfg->default_policy || cfg->default_bypass;
+}
+
+/*
+ * The operator's settings about the container's cgroup: what to do when
+ * the hook would have to make one (on_shared_cgroup), and when another
+ * tool's program on the container's path would stop running because of
+ * our attach (on_override_program). The first name is the default.
+ */
+
+int config_cgroup_parse(struct config_ctx *ctx, struct json_object *root,
+			struct sh_config *cfg)
+{
+	static const char *const shared[] = { "create", "refuse", NULL };
+	static const char *const override[] = { "refuse", "warn", NULL };
+	int shared_v = ON_SHARED_CGROUP_CREATE;
+	int override_v = ON_OVERRIDE_PROGRAM_REFUSE;
+	int r;
+
+	r = config_json_get_choice(ctx, root, NULL, "on_shared_cgroup", shared,
+				   &shared_v);
+	if (r)
+		goto out;
+	r = config_json_get_choice(ctx, root, NULL, "on_override_program",
+				   override, &override_v);
+out:
+	/* The defaults stand where a value was not read. */
+	cfg->on_shared_cgroup = shared_v;
+	cfg->on_override_program = override_v;
+	return r;
+}
+
+/*
+ * The operator config's "nri" object: what `oci-sockopt-hook nri` adds to
+ * the containers it handles. hook_path is the hook binary the runtime
+ * runs, a path on the node (the plugin may run in a container that has
+ * the binary elsewhere); by default the one `make install` puts in place.
+ */
+
+#define PATH_MAX_LEN 4095
+/* The Makefile passes where `make install` puts the binary. */
+#ifndef SH_NRI_HOOK_PATH
+#define SH_NRI_HOOK_PATH "/usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
+#endif
+
+const char *config_nri_hook_path(const struct sh_config *cfg)
+{
+	return cfg->nri_hook_path ?: SH_NRI_HOOK_PATH;
+}
+
+int config_nri_parse(struct config_ctx *ctx, struct json_object *obj,
+		     struct sh_config *cfg)
+{
+	static const char *const keys[] = { "hook_path", NULL };
+	const char *path = NULL;
+	int r = config_json_check_object(ctx, obj, "nri", keys);
+
+	if (r)
+		return r;
+	r = config_json_get_string(ctx, obj, "nri", "hook_path", &path);
+	if (r || !path)
+		return r;
+	if (path[0] != '/' || strlen(path) > PATH_MAX_LEN)
+		return config_json_error(
+			ctx, "nri.hook_path",
+			"must be an absolute path of at most %d bytes",
+			PATH_MAX_LEN);
+	cfg->nri_hook_path = path;
+	return 0;
+}
+
+/*
+ * require_annotations: the runtime handlers (Kubernetes RuntimeClasses)
+ * whose only job is to carry sockopt-hook.io/ annotations to the hook, so
+ * that a container under one of them with none of our keys shows a node
+ * that drops them (containerd without pod_annotations) or a pod that
+ * forgot them. require.c applies it; this file only parses it.
+ */
+
+#define PATH_HANDLERS "require_annotations.runtime_handlers"
+
+/* RFC 1123 label, as the RuntimeClass API validates handler. */
+static bool handler_name(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len == 0 || len > SH_HANDLER_NAME_MAX || s[0] == '-' ||
+	    s[len - 1] == '-')
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == len;
+}
+
+static int check_handler(struct config_ctx *ctx, const struct sh_require *req,
+			 struct json_object *item, size_t i)
+{
+	char where[SH_CONFIG_PATH_MAX];
+	const char *name = json_object_get_string(item);
+
+	snprintf(where, sizeof(where), "%s[%zu]", PATH_HANDLERS, i);
+	if (!json_object_is_type(item, json_type_string))
+		return config_json_error(ctx, where, "must be a string");
+	if (!handler_name(name))
+		return config_json_error(
+			ctx, where,
+			"'%.64s' is not a runtime handler name (a RuntimeClass handler: lowercase letters, digits and '-', not first or last, at most %d)",
+			name, SH_HANDLER_NAME_MAX);
+	for (size_t j = 0; j < req->nr_handlers; j++)
+		if (!strcmp(req->handlers[j], name))
+			return config_json_error(
+				ctx, where, "'%.64s' is listed twice", name);
+	return 0;
+}
+
+static int parse_handlers(struct config_ctx *ctx, struct json_object *arr,
+			  struct sh_require *req)
+{
+	size_t n = arr ? json_object_array_length(arr) : 0;
+
+	if (n == 0)
+		return config_json_error(
+			ctx, PATH_HANDLERS,
+			"needs at least one runtime handler (or require_annotations.nri: true; remove require_annotations to turn it off)");
+	req->handlers = calloc(n, sizeof(char *));
+	if (!req->handlers)
+		return error_set(ctx->err, -ENOMEM, "out of memory reading %s",
+				 ctx->file);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *item = json_object_array_get_idx(arr, i);
+		int r = check_handler(ctx, req, item, i);
+
+		if (r)
+			return r;
+		req->handlers[req->nr_handlers++] =
+			json_object_get_string(item);
+	}
+	return 0;
+}
+
+int config_require_parse(struct config_ctx *ctx, struct json_object *obj,
+			 struct sh_config *cfg)
+{
+	static const char *const keys[] = { "runtime_handlers", "nri",
+					    "on_missing", NULL };
+	static const char *const actions[] = { "refuse", "warn", NULL };
+	struct sh_require *req = &cfg->require;
+	struct json_object *arr = NULL;
+	int action = ON_MISSING_REFUSE;
+	int r;
+
+	r = config_json_check_object(ctx, obj, "require_annotations", keys);
+	if (r)
+		goto out;
+	r = config_json_get_bool(ctx, obj, "require_annotations", "nri",
+				 &req->nri);
+	if (r)
+		goto out;
+	r = config_json_get_typed(ctx, obj, "require_annotations",
+				  "runtime_handlers", json_type_array, &arr);
+	if (r)
+		goto out;
+	/* nri alone is a complete setting; otherwise a handler is needed */
+	if (arr || !req->nri) {
+		r = parse_handlers(ctx, arr, req);
+		if (r)
+			goto out;
+	}
+	r = config_json_get_choice(ctx, obj, "require_annotations",
+				   "on_missing", actions, &action);
+out:
+	/* The default stands where the value was not read. */
+	req->on_missing = action;
+	return r;
+}
+
+bool config_require_handler(const struct sh_config *cfg, const char *handler)
+{
+	for (size_t i = 0; i < cfg->require.nr_handlers; i++)
+		if (!strcmp(cfg->require.handlers[i], handler))
+			return true;
+	return false;
 }

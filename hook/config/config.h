@@ -3,6 +3,7 @@
 #ifndef SH_CONFIG_H
 #define SH_CONFIG_H
 
+#include "config/config_json.h"
 #include "config/config_types.h"
 #include "lib/error.h"
 
@@ -29,5 +30,26 @@ bool config_policy_allowed(const struct sh_config *cfg, const char *name);
 bool config_changed(const struct sh_config *cfg);
 /* defaults.policy or defaults.bypass_prot_mem: it concerns every container. */
 bool config_has_defaults(const struct sh_config *cfg);
+
+/* on_shared_cgroup and on_override_program. */
+int config_cgroup_parse(struct config_ctx *ctx, struct json_object *root,
+			struct sh_config *cfg);
+
+/* nri: {"hook_path": "/abs/path"}, the NRI plugin's settings. */
+int config_nri_parse(struct config_ctx *ctx, struct json_object *obj,
+		     struct sh_config *cfg);
+
+/* The hook the plugin gives containers: nri.hook_path, else the one
+ * `make install` put in place. */
+const char *config_nri_hook_path(const struct sh_config *cfg);
+
+/* A Kubernetes RuntimeClass handler is an RFC 1123 label. */
+#define SH_HANDLER_NAME_MAX 63
+
+/* require_annotations: {"runtime_handlers": [...], "on_missing": ...}. */
+int config_require_parse(struct config_ctx *ctx, struct json_object *obj,
+			 struct sh_config *cfg);
+/* Whether handler is one of require_annotations.runtime_handlers. */
+bool config_require_handler(const struct sh_config *cfg, const char *handler);
 
 #endif /* SH_CONFIG_H */

@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config/config_require.h"
+#include "config/config.h"
 #include "lib/log.h"
 #include "policy/require.h"
 

@@ -33,7 +33,6 @@
 #include <unistd.h>
 
 #include "config/config.h"
-#include "config/config_nri.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "wiring/wiring.h"

@@ -4,7 +4,7 @@
  * NRI plugin at a time (a second one, in another process, is refused
  * naming the first's pid), the status file written whole and read back
  * as "registered to RUNTIME VERSION" only while the lock is held, and
- * both gone with the lock. The config's "nri" object (config_nri.c) too.
+ * both gone with the lock. The config's "nri" object (config.c) too.
  */
 #include <errno.h>
 #include <signal.h>
