@@ -16,7 +16,6 @@
 #include "cmd/commands.h"
 #include "lib/context.h"
 #include "lib/log.h"
-#include "lib/log_libbpf.h"
 #include "lib/timing.h"
 #include "lib/version.h"
 

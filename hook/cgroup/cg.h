@@ -5,9 +5,12 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "config/config.h"
+#include "input/oci.h"
 #include "lib/error.h"
 
 #define SH_CGROUP_PREFIX "oci-sockopt-hook-"
@@ -51,5 +54,52 @@ int cg_pid_inside(const struct cg_root *root, pid_t pid,
 		  const struct cg_target *t, struct sh_error *err);
 int cg_populated(const char *abs, bool *populated);
 int cg_populated_at(int cg_fd, bool *populated);
+
+enum cg_choice {
+	CG_USE_OWN, /* the runtime gave the container a cgroup of its own */
+	CG_MAKE_OWN, /* the hook makes <cgroup>/oci-sockopt-hook-<id> */
+};
+
+/*
+ * What prestart does for a container whose init is in cgroup rel, which is
+ * dedicated to it or not: a cg_choice, or -EPERM (with why) when it is
+ * refused: on_shared_cgroup, or a writable way into the cgroup2 tree the
+ * container could use to leave the policed cgroup (a cgroup namespace of
+ * its own contains a cgroup2 mount made for it, and a bind of the host's
+ * tree only while the hierarchy has nsdelegate).
+ */
+int cg_choice_decide(const struct sh_config *cfg, const struct oci_state *st,
+		     const char *cg2_mount, const char *rel, bool dedicated,
+		     struct sh_error *err);
+struct mountinfo;
+/* The same, with mountinfo from mi (fixed text in tests). */
+int cg_choice_decide_in(const struct sh_config *cfg, const struct oci_state *st,
+			const char *cg2_mount, struct mountinfo *mi,
+			const char *rel, bool dedicated, struct sh_error *err);
+/*
+ * The cgroup prestart attaches to, opened once (the fd), made by the hook
+ * if need be (t->created), or -errno.
+ */
+int cg_choice_take(const struct sh_config *cfg, const struct oci_state *st,
+		   const struct cg_root *root, struct cg_target *t,
+		   struct sh_error *err);
+
+/* Creating, joining and removing the hook's own cgroups. */
+
+/*
+ * Makes <t->rel>/oci-sockopt-hook-<id> and moves pid into it; t then names
+ * the new cgroup (parent_rel the old one, created set). Returns the new
+ * cgroup's fd, or -errno with nothing left behind.
+ */
+int cg_make_own(const struct cg_root *root, pid_t pid, const char *id,
+		struct cg_target *t, struct sh_error *err);
+int cg_make_move_pid(const struct cg_root *root, const char *rel, pid_t pid,
+		     struct sh_error *err);
+/* rmdir, waiting a while for exiting tasks to let go of the cgroup. */
+int cg_make_remove(const struct cg_root *root, const char *rel,
+		   struct sh_error *err);
+/* Moves pid back to where it was and removes the cgroup the hook made. */
+int cg_make_undo(const struct cg_root *root, struct cg_target *t, pid_t pid,
+		 struct sh_error *err);
 
 #endif /* SH_CG_H */

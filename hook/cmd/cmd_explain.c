@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cgroup/cg.h"
-#include "cgroup/cg_choice.h"
 #include "cmd/commands.h"
 #include "config/config.h"
 #include "input/container.h"

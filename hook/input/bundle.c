@@ -7,7 +7,7 @@
  * in when the namespace was made, which the policy covers when that cgroup
  * is the one we attach to. A bind of the host's cgroup2 tree shows what
  * its source shows, whatever the namespace; whether the kernel lets the
- * container use it (nsdelegate) is cg_choice.c's question. The hook's own
+ * container use it (nsdelegate) is cg.c's question. The hook's own
  * cgroup2 mount is one way to the tree among many: any mount of the
  * hierarchy (Cilium keeps one at /run/cilium/cgroupv2), or a recursive
  * bind of a directory above one, is another, so a bind is judged by the

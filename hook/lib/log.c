@@ -5,6 +5,7 @@
  * message also goes to syslog/journald and to an optional file, because
  * crun and podman may throw stderr away.
  */
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -309,4 +310,33 @@ void log_close(void)
 	if (log_fd >= 0)
 		close(log_fd);
 	log_fd = -1;
+}
+
+/*
+ * libbpf's own messages go to our log at debug level, not to stderr:
+ * stderr carries one line, the error if any (runtimes show it to users).
+ */
+
+static int libbpf_to_log(enum libbpf_print_level level, const char *fmt,
+			 va_list ap) __attribute__((format(printf, 2, 0)));
+
+static int libbpf_to_log(enum libbpf_print_level level, const char *fmt,
+			 va_list ap)
+{
+	char buf[4096], *line, *save = NULL;
+
+	/* libbpf's debug level is ~130 lines per load: keep its warnings
+	 * (verifier logs among them) and information only. */
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		log_debug("%s", line);
+	return 0;
+}
+
+void log_libbpf_route(void)
+{
+	libbpf_set_print(libbpf_to_log);
 }

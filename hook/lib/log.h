@@ -71,4 +71,8 @@ void log_close(void);
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 
+/* From now on, libbpf's warnings and information are debug lines in our
+ * log, and its debug output is dropped (about 130 lines per load). */
+void log_libbpf_route(void);
+
 #endif /* SH_LOG_H */

@@ -10,8 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 
-#include "cgroup/cg_choice.h"
-#include "cgroup/cg_make.h"
+#include "cgroup/cg.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "lib/timing.h"

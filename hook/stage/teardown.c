@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup/cg_make.h"
+#include "cgroup/cg.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "lib/timing.h"

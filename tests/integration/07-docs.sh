@@ -188,7 +188,7 @@ broken "$M: hook module hook/lib/numbers.c has no unit test" "" "... and the new
 
 copy both-module tests
 # shellcheck disable=SC2016 # Markdown's backquotes
-sed -i '/^| `cg_make.c` |/i | `number.c` | a row by mistake | 00 |' "$C/$M"
+sed -i '/^| `attach.c` |/i | `number.c` | a row by mistake | 00 |' "$C/$M"
 broken "hook module hook/lib/number.c has a unit test (\`test_number.c\`) and is under \"## Modules without a unit test\": remove that row" "" \
 	"a module with a unit test and a reason not to have one is a drift"
 

@@ -4,7 +4,7 @@
  * mountinfo says, paths joined, a process's cgroup read and bad paths
  * refused, a cgroup opened by path and recognised by id, a process that
  * moved or a cgroup that was replaced noticed, cgroup.events read.
- * Making, moving into and removing cgroups (cg_make.c) needs root: the
+ * Making, moving into and removing cgroups (cg.c) needs root: the
  * suites 12, 13 and 41 run it.
  */
 #include <errno.h>

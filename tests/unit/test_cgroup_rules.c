@@ -9,7 +9,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "cgroup/cg_choice.h"
+#include "cgroup/cg.h"
 #include "config/config.h"
 #include "input/bundle.h"
 #include "helpers.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * log_libbpf.c: once routed, libbpf's warnings and information go to the
+ * log.c, libbpf's route: once routed, libbpf's warnings and information go to the
  * log at debug level, one log line per line of theirs, and nothing to
  * stderr (which carries the hook's one error line); libbpf's debug
  * output is dropped.
@@ -12,7 +12,6 @@
 
 #include "helpers.h"
 #include "lib/log.h"
-#include "lib/log_libbpf.h"
 #include "tap.h"
 
 static libbpf_print_fn_t routed;
