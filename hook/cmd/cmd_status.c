@@ -24,7 +24,7 @@
 #include "observe/audit_mode.h"
 #include "observe/caveats.h"
 #include "observe/drift.h"
-#include "observe/enforce.h"
+#include "observe/status_view.h"
 #include "prog/counters.h"
 #include "prog/keys.h"
 #include "state/state.h"
@@ -39,13 +39,13 @@ struct status_options {
 /* How to show them, and where the rules come from. */
 struct status_show {
 	bool json, one, filtered;
-	struct enforce_rules rules;
+	struct status_view_rules rules;
 };
 
 struct status_ctx {
 	const struct status_options *opts;
 	bool seen; /* the ID operand names a record */
-	struct enforce_row *rows;
+	struct status_view_row *rows;
 	size_t nr, cap;
 };
 
@@ -107,11 +107,11 @@ static const char *filter_value(const struct cmd_status_filter *f,
 
 static int add_row(struct status_ctx *ctx, const struct sh_record *rec)
 {
-	struct enforce_row *row;
+	struct status_view_row *row;
 
 	if (ctx->nr == ctx->cap) {
 		size_t cap = ctx->cap ? 2 * ctx->cap : 8;
-		struct enforce_row *rows =
+		struct status_view_row *rows =
 			reallocarray(ctx->rows, cap, sizeof(*rows));
 
 		if (!rows)
@@ -139,7 +139,7 @@ static int collect(const struct sh_record *rec, void *data)
 }
 
 /* Audit mode: what the policy would have done (NULL when unreadable). */
-static void probe_would_have(struct enforce_row *row)
+static void probe_would_have(struct status_view_row *row)
 {
 	if (!row->rec.audit)
 		return;
@@ -151,7 +151,7 @@ static void probe_would_have(struct enforce_row *row)
 	}
 }
 
-static void free_rows(struct enforce_row *rows, size_t nr)
+static void free_rows(struct status_view_row *rows, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++)
 		free(rows[i].wh);
@@ -159,7 +159,7 @@ static void free_rows(struct enforce_row *rows, size_t nr)
 }
 
 /* Counters, and the kernel's view of the cgroup. */
-static void probe_row(struct enforce_row *row)
+static void probe_row(struct status_view_row *row)
 {
 	_cleanup_close_ int fd = open_live(&row->rec);
 
@@ -175,7 +175,7 @@ static void probe_row(struct enforce_row *row)
 /* Its policy hash against the config's: no program is loaded to learn
  * whether the kernel takes the bypass variant, the sysctl of the same
  * series tells. */
-static void check_row(const struct sh_config *cfg, struct enforce_row *row)
+static void check_row(const struct sh_config *cfg, struct status_view_row *row)
 {
 	bool bypass_ok = access("/proc/sys/net/core/bypass_prot_mem", F_OK) ==
 			 0;
@@ -186,7 +186,7 @@ static void check_row(const struct sh_config *cfg, struct enforce_row *row)
 
 /* The rules come from the operator config as it is now. */
 static void load_rules(const struct status_options *opts,
-		       struct enforce_rules *rules)
+		       struct status_view_rules *rules)
 {
 	struct sh_error err = { 0 };
 	const char *path = config_path(opts->config);
@@ -220,7 +220,7 @@ void cmd_status_short_id(const char *id, char *buf, size_t len)
 
 enum { COL_ID, COL_NS, COL_POD, COL_CT, COL_POLICY, COL_BYPASS, COL_TEXTS };
 
-static void row_cells(const struct enforce_row *row, char id[],
+static void row_cells(const struct status_view_row *row, char id[],
 		      const char *cell[COL_TEXTS])
 {
 	const struct sh_record *rec = &row->rec;
@@ -231,8 +231,8 @@ static void row_cells(const struct enforce_row *row, char id[],
 	cell[COL_POD] = dash(rec->pod);
 	cell[COL_CT] = dash(rec->container);
 	cell[COL_POLICY] = dash(rec->policy);
-	cell[COL_BYPASS] = enforce_bypass_token(
-		enforce_bypass_state(rec->bypass, rec->progs.bypass_active));
+	cell[COL_BYPASS] = status_view_bypass_token(status_view_bypass_state(
+		rec->bypass, rec->progs.bypass_active));
 }
 
 static void row_counts(const struct sh_counters *c, uint64_t n[4])
@@ -248,7 +248,7 @@ static const char *const headers[COL_TEXTS] = { "ID",	  "NAMESPACE",
 						"POD",	  "CONTAINER",
 						"POLICY", "BYPASS" };
 
-static void print_table(const struct enforce_row *rows, size_t nr)
+static void print_table(const struct status_view_row *rows, size_t nr)
 {
 	int w[COL_TEXTS];
 	char id[SH_MAX_ID_LEN + 1];
@@ -277,7 +277,7 @@ static void print_table(const struct enforce_row *rows, size_t nr)
 	}
 }
 
-static void print_head(const struct enforce_row *row)
+static void print_head(const struct status_view_row *row)
 {
 	const struct sh_record *rec = &row->rec;
 	char text[SH_ERROR_MSG_MAX + 256];
@@ -298,7 +298,7 @@ static void print_head(const struct enforce_row *row)
 	printf("  mode:      %s (from %s)%s\n",
 	       rec->audit ? "audit" : "enforce", dash(rec->mode_source),
 	       rec->audit ? ": counts what it would do, applies nothing" : "");
-	enforce_policy_hash_text(row, text, sizeof(text));
+	status_view_policy_hash_text(row, text, sizeof(text));
 	printf("  policy hash: %s\n", text);
 	if (rec->footprint[0])
 		printf("  record:    '%s': its recording goes to %s/%s when it is gone "
@@ -321,7 +321,7 @@ static void print_exec(const struct sh_record *rec)
 }
 
 /* Audit mode: "    would deny SOL_SOCKET SO_MARK (setsockopt): 3". */
-static void print_would_have(const struct enforce_row *row)
+static void print_would_have(const struct status_view_row *row)
 {
 	char text[256];
 
@@ -339,7 +339,7 @@ static void print_would_have(const struct enforce_row *row)
 	}
 }
 
-static void print_counters(const struct enforce_row *row)
+static void print_counters(const struct status_view_row *row)
 {
 	const struct sh_record *rec = &row->rec;
 
@@ -356,25 +356,25 @@ static void print_counters(const struct enforce_row *row)
 	print_would_have(row);
 }
 
-static void print_prog(const struct enforce_row *row,
-		       const struct enforce_view *e, int k)
+static void print_prog(const struct status_view_row *row,
+		       const struct status_view *e, int k)
 {
 	const struct drift_kind *dk = &row->drift.kind[k];
-	char text[SH_ENFORCE_TEXT_MAX + SH_ERROR_MSG_MAX];
+	char text[SH_STATUS_VIEW_TEXT_MAX + SH_ERROR_MSG_MAX];
 
-	enforce_prog_rules(row, e, k, text, sizeof(text));
+	status_view_prog_rules(row, e, k, text, sizeof(text));
 	printf("    %s", kind_type_name(dk->type));
 	if (!row->live || row->drift_err || !dk->nr_ours)
 		printf(" (record says prog %u: %s)", dk->recorded,
-		       enforce_prog_state(row, dk));
+		       status_view_prog_state(row, dk));
 	for (int i = 0; i < dk->nr_ours; i++)
 		printf(" prog %u", dk->ours[i]);
 	printf(" on %s: %s\n", row->rec.cg.rel, text);
 }
 
-static void print_drift(const struct enforce_row *row)
+static void print_drift(const struct status_view_row *row)
 {
-	struct json_object *arr = enforce_drift_json(row);
+	struct json_object *arr = status_view_drift_json(row);
 	size_t n = json_object_array_length(arr);
 
 	printf("  drift:%s\n", n ? "" : "     none");
@@ -385,17 +385,17 @@ static void print_drift(const struct enforce_row *row)
 }
 
 static void print_enforcement(const struct status_show *show,
-			      const struct enforce_row *row)
+			      const struct status_view_row *row)
 {
-	struct enforce_view e;
+	struct status_view e;
 	int shown = 0;
 
-	enforce_view_of(&show->rules, row, &e);
+	status_view_of(&show->rules, row, &e);
 	for (int k = 0; k < SH_PROG_KINDS; k++)
-		shown += enforce_kind_shown(row, k);
+		shown += status_view_kind_shown(row, k);
 	printf("  enforced by:%s\n", shown ? "" : " no program");
 	for (int k = 0; k < SH_PROG_KINDS; k++)
-		if (enforce_kind_shown(row, k))
+		if (status_view_kind_shown(row, k))
 			print_prog(row, &e, k);
 	if (!e.rules_known)
 		printf("  rules:     unknown: %s\n", e.rules_why);
@@ -409,7 +409,7 @@ static void print_enforcement(const struct status_show *show,
 					       row->check.hash ?
 			       "; its programs run another version (policy hash)" :
 			       "");
-	printf("  bypass-prot-mem: %s\n", enforce_bypass_text(e.bypass));
+	printf("  bypass-prot-mem: %s\n", status_view_bypass_text(e.bypass));
 	print_drift(row);
 	printf("  caveats:%s\n", e.cav.nr ? "" : "   none");
 	for (int i = 0; i < e.cav.nr; i++)
@@ -417,7 +417,7 @@ static void print_enforcement(const struct status_show *show,
 }
 
 static void print_detail(const struct status_show *show,
-			 const struct enforce_row *row)
+			 const struct status_view_row *row)
 {
 	print_head(row);
 	print_exec(&row->rec);
@@ -440,7 +440,7 @@ static void print_keys(void)
 }
 
 static int status_show(const struct status_show *show,
-		       const struct enforce_row *rows, size_t nr)
+		       const struct status_view_row *rows, size_t nr)
 {
 	if (show->json)
 		return cmd_status_json(rows, nr, &show->rules);

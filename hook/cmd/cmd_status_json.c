@@ -2,7 +2,7 @@
 /*
  * `status --json`: each container's record as it is written, with what the
  * kernel has now (live, counters, audit mode's would-have counters) and
- * what enforces what (enforce.c).
+ * what enforces what (status_view.c).
  */
 #include <errno.h>
 
@@ -11,7 +11,7 @@
 #include "lib/jsonw.h"
 #include "observe/audit_mode.h"
 #include "observe/caveats.h"
-#include "observe/enforce.h"
+#include "observe/status_view.h"
 
 static struct json_object *exec_json(const struct sh_record *rec)
 {
@@ -37,8 +37,8 @@ static struct json_object *counters_json(const struct sh_counters *c)
 	return o;
 }
 
-int cmd_status_json(const struct enforce_row *rows, size_t nr,
-		    const struct enforce_rules *rules)
+int cmd_status_json(const struct status_view_row *rows, size_t nr,
+		    const struct status_view_rules *rules)
 {
 	_cleanup_json_ struct json_object *list = json_object_new_array();
 
@@ -57,7 +57,7 @@ int cmd_status_json(const struct enforce_row *rows, size_t nr,
 			json_object_object_add(o, "would_have",
 					       audit_mode_json(rows[i].wh));
 		json_object_object_add(o, "enforcement",
-				       enforce_json(rules, &rows[i]));
+				       status_view_json(rules, &rows[i]));
 		json_object_array_add(list, o);
 	}
 	puts(json_object_to_json_string_ext(

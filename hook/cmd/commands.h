@@ -50,9 +50,9 @@ bool cmd_status_match(const struct sh_record *rec,
 /* A 64 hex digit id by its first 12, any other whole. */
 void cmd_status_short_id(const char *id, char *buf, size_t len);
 /* status --json: the rows as a JSON array on stdout. */
-struct enforce_row;
-struct enforce_rules;
-int cmd_status_json(const struct enforce_row *rows, size_t nr,
-		    const struct enforce_rules *rules);
+struct status_view_row;
+struct status_view_rules;
+int cmd_status_json(const struct status_view_row *rows, size_t nr,
+		    const struct status_view_rules *rules);
 
 #endif /* SH_COMMANDS_H */

@@ -27,7 +27,7 @@ void log_set_format(enum log_format format);
 enum log_format log_get_format(void);
 int log_format_from_name(const char *name);
 /* Appends line (with its '\n') to the log file, if any, in one write(2):
- * concurrent hooks never interleave. For audit_log.c, whose lines are written
+ * concurrent hooks never interleave. For events.c, whose lines are written
  * whatever the log level. */
 void log_file_write(const char *line, size_t len);
 /* The same for a text line: it gains the time, ident, pid and level. */
@@ -35,7 +35,7 @@ void log_file_line(int priority, const char *line);
 /* The same for a JSON object: it gains time, level, ident and pid. */
 struct json_object;
 void log_file_json(int priority, struct json_object *obj);
-/* The context (log_set_context()) and syslog, as audit_log.c needs them. */
+/* The context (log_set_context()) and syslog, as events.c needs them. */
 const char *log_get_context(void);
 void log_syslog(int priority, const char *line);
 void log_set_context(const char *fmt, ...)

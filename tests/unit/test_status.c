@@ -7,7 +7,7 @@
 #include "config/config.h"
 #include "observe/caveats.h"
 #include "observe/drift.h"
-#include "observe/enforce.h"
+#include "observe/status_view.h"
 #include "tap.h"
 
 static const char config[] =
@@ -35,10 +35,10 @@ static const char config[] =
 static void rules(const struct sh_config *cfg, const char *policy,
 		  enum sh_prog_kind kind, bool bypass, const char *want)
 {
-	char buf[SH_ENFORCE_TEXT_MAX];
+	char buf[SH_STATUS_VIEW_TEXT_MAX];
 
-	enforce_rules_text(policy ? config_find_policy(cfg, policy) : NULL,
-			   kind, bypass, buf, sizeof(buf));
+	status_view_rules_text(policy ? config_find_policy(cfg, policy) : NULL,
+			       kind, bypass, buf, sizeof(buf));
 	ok(!strcmp(buf, want), "%s %s: %s", policy ? policy : "(none)",
 	   kind_get(kind)->name, buf);
 }
@@ -64,8 +64,8 @@ static void test_rules(void)
 	rules(&cfg, NULL, SH_PROG_SOCK, false, "counts sockets");
 	rules(&cfg, NULL, SH_PROG_SOCK, true, "bypass-prot-mem");
 	rules(&cfg, NULL, SH_PROG_SET, false, "no rules");
-	enforce_rules_text(config_find_policy(&cfg, "r"), SH_PROG_SOCK, false,
-			   small, sizeof(small));
+	status_view_rules_text(config_find_policy(&cfg, "r"), SH_PROG_SOCK,
+			       false, small, sizeof(small));
 	ok(strlen(small) == sizeof(small) - 1 &&
 		   !strcmp(small + strlen(small) - 3, "..."),
 	   "a text that does not fit ends in '...': %s", small);
@@ -74,13 +74,14 @@ static void test_rules(void)
 
 static void test_bypass(void)
 {
-	is_str(enforce_bypass_token(enforce_bypass_state(false, false)),
+	is_str(status_view_bypass_token(status_view_bypass_state(false, false)),
 	       "not_asked", "bypass not asked");
-	is_str(enforce_bypass_token(enforce_bypass_state(true, true)),
+	is_str(status_view_bypass_token(status_view_bypass_state(true, true)),
 	       "applied", "bypass applied");
-	is_str(enforce_bypass_token(enforce_bypass_state(true, false)),
+	is_str(status_view_bypass_token(status_view_bypass_state(true, false)),
 	       "fell_back", "bypass fell back");
-	ok(strstr(enforce_bypass_text(ENFORCE_BYPASS_FELL_BACK), "fell back"),
+	ok(strstr(status_view_bypass_text(STATUS_VIEW_BYPASS_FELL_BACK),
+		  "fell back"),
 	   "the fell-back text says so");
 }
 

@@ -10,7 +10,7 @@
 
 #include "config/render.h"
 #include "lib/jsonw.h"
-#include "observe/enforce.h"
+#include "observe/status_view.h"
 
 static void sock_text(struct render_buf *t, const struct sh_policy *p,
 		      bool bypass)
@@ -55,8 +55,8 @@ static void opt_text(struct render_buf *t, const struct sh_rule_entry *rules,
 		render_add(t, " no rules");
 }
 
-void enforce_rules_text(const struct sh_policy *p, enum sh_prog_kind kind,
-			bool bypass_active, char *buf, size_t len)
+void status_view_rules_text(const struct sh_policy *p, enum sh_prog_kind kind,
+			    bool bypass_active, char *buf, size_t len)
 {
 	struct render_buf t;
 
@@ -71,14 +71,15 @@ void enforce_rules_text(const struct sh_policy *p, enum sh_prog_kind kind,
 		opt_text(&t, p->get_rules, p->nr_get, false);
 }
 
-enum enforce_bypass enforce_bypass_state(bool asked, bool active)
+enum status_view_bypass status_view_bypass_state(bool asked, bool active)
 {
 	if (!asked)
-		return ENFORCE_BYPASS_NOT_ASKED;
-	return active ? ENFORCE_BYPASS_APPLIED : ENFORCE_BYPASS_FELL_BACK;
+		return STATUS_VIEW_BYPASS_NOT_ASKED;
+	return active ? STATUS_VIEW_BYPASS_APPLIED :
+			STATUS_VIEW_BYPASS_FELL_BACK;
 }
 
-const char *enforce_bypass_token(enum enforce_bypass b)
+const char *status_view_bypass_token(enum status_view_bypass b)
 {
 	static const char *const tokens[] = { "not_asked", "applied",
 					      "fell_back" };
@@ -86,7 +87,7 @@ const char *enforce_bypass_token(enum enforce_bypass b)
 	return tokens[b];
 }
 
-const char *enforce_bypass_text(enum enforce_bypass b)
+const char *status_view_bypass_text(enum status_view_bypass b)
 {
 	static const char *const texts[] = {
 		"not asked",
@@ -99,8 +100,8 @@ const char *enforce_bypass_text(enum enforce_bypass b)
 
 /* ---- what enforces what, for one container ---- */
 
-void enforce_view_of(const struct enforce_rules *rules,
-		     const struct enforce_row *row, struct enforce_view *e)
+void status_view_of(const struct status_view_rules *rules,
+		    const struct status_view_row *row, struct status_view *e)
 {
 	const struct sh_record *rec = &row->rec;
 	struct caveats_input in = { .rec = rec, .live = row->live };
@@ -120,26 +121,27 @@ void enforce_view_of(const struct enforce_rules *rules,
 	} else {
 		e->rules_known = true; /* no named policy: no rules */
 	}
-	e->bypass = enforce_bypass_state(rec->bypass, rec->progs.bypass_active);
+	e->bypass =
+		status_view_bypass_state(rec->bypass, rec->progs.bypass_active);
 	in.policy = e->policy;
 	in.other_programs = row->live ? row->drift.other : "";
 	in.families = rules->families;
 	caveats_collect(&in, &e->cav);
 }
 
-void enforce_prog_rules(const struct enforce_row *row,
-			const struct enforce_view *e, int k, char *buf,
-			size_t len)
+void status_view_prog_rules(const struct status_view_row *row,
+			    const struct status_view *e, int k, char *buf,
+			    size_t len)
 {
 	if (!e->rules_known)
 		snprintf(buf, len, "rules unknown");
 	else
-		enforce_rules_text(e->policy, k, row->rec.progs.bypass_active,
-				   buf, len);
+		status_view_rules_text(e->policy, k,
+				       row->rec.progs.bypass_active, buf, len);
 }
 
-const char *enforce_prog_state(const struct enforce_row *row,
-			       const struct drift_kind *k)
+const char *status_view_prog_state(const struct status_view_row *row,
+				   const struct drift_kind *k)
 {
 	if (!row->live)
 		return "cgroup_gone";
@@ -148,13 +150,13 @@ const char *enforce_prog_state(const struct enforce_row *row,
 	return drift_state_name(drift_state_of(k));
 }
 
-static struct json_object *prog_json(const struct enforce_row *row,
-				     const struct enforce_view *e, int k)
+static struct json_object *prog_json(const struct status_view_row *row,
+				     const struct status_view *e, int k)
 {
 	const struct drift_kind *dk = &row->drift.kind[k];
 	struct json_object *o = json_object_new_object();
 	struct json_object *ids = json_object_new_array();
-	char text[SH_ENFORCE_TEXT_MAX + SH_ERROR_MSG_MAX];
+	char text[SH_STATUS_VIEW_TEXT_MAX + SH_ERROR_MSG_MAX];
 
 	jsonw_str(o, "attach", kind_type_name(dk->type));
 	jsonw_str(o, "bpf_attach_type", libbpf_bpf_attach_type_str(dk->type));
@@ -165,25 +167,25 @@ static struct json_object *prog_json(const struct enforce_row *row,
 	for (int i = 0; i < dk->nr_ours; i++)
 		json_object_array_add(ids, json_object_new_int64(dk->ours[i]));
 	json_object_object_add(o, "attached_ids", ids);
-	jsonw_str(o, "state", enforce_prog_state(row, dk));
-	enforce_prog_rules(row, e, k, text, sizeof(text));
+	jsonw_str(o, "state", status_view_prog_state(row, dk));
+	status_view_prog_rules(row, e, k, text, sizeof(text));
 	jsonw_str(o, "enforces", e->rules_known ? text : NULL);
 	return o;
 }
 
-bool enforce_kind_shown(const struct enforce_row *row, int k)
+bool status_view_kind_shown(const struct status_view_row *row, int k)
 {
 	const struct drift_kind *dk = &row->drift.kind[k];
 
 	return dk->recorded || dk->nr_ours;
 }
 
-static struct json_object *rules_json(const struct enforce_row *row,
-				      const struct enforce_view *e,
-				      const struct enforce_rules *rules)
+static struct json_object *rules_json(const struct status_view_row *row,
+				      const struct status_view *e,
+				      const struct status_view_rules *rules)
 {
 	struct json_object *o;
-	char text[SH_ENFORCE_TEXT_MAX];
+	char text[SH_STATUS_VIEW_TEXT_MAX];
 
 	if (!e->rules_known)
 		return NULL;
@@ -191,16 +193,16 @@ static struct json_object *rules_json(const struct enforce_row *row,
 	jsonw_str(o, "policy", row->rec.policy);
 	jsonw_str(o, "config", rules->cfg.path);
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
-		if (!enforce_kind_shown(row, k))
+		if (!status_view_kind_shown(row, k))
 			continue;
-		enforce_prog_rules(row, e, k, text, sizeof(text));
+		status_view_prog_rules(row, e, k, text, sizeof(text));
 		jsonw_str(o, kind_get(k)->name, text);
 	}
 	return o;
 }
 
-void enforce_policy_hash_text(const struct enforce_row *row, char *buf,
-			      size_t len)
+void status_view_policy_hash_text(const struct status_view_row *row, char *buf,
+				  size_t len)
 {
 	const struct apply_check *c = &row->check;
 	const char *generic =
@@ -228,7 +230,7 @@ void enforce_policy_hash_text(const struct enforce_row *row, char *buf,
 }
 
 /* "policy": what it runs against what the config gives it now. */
-static struct json_object *policy_hash_json(const struct enforce_row *row)
+static struct json_object *policy_hash_json(const struct status_view_row *row)
 {
 	const struct apply_check *c = &row->check;
 	struct json_object *o = json_object_new_object();
@@ -255,7 +257,7 @@ static struct json_object *policy_hash_json(const struct enforce_row *row)
 	return o;
 }
 
-struct json_object *enforce_drift_json(const struct enforce_row *row)
+struct json_object *status_view_drift_json(const struct status_view_row *row)
 {
 	struct json_object *arr = json_object_new_array();
 	char text[SH_DRIFT_TEXT_MAX];
@@ -290,24 +292,24 @@ static struct json_object *caveats_json(const struct caveats *cav)
 	return arr;
 }
 
-struct json_object *enforce_json(const struct enforce_rules *rules,
-				 const struct enforce_row *row)
+struct json_object *status_view_json(const struct status_view_rules *rules,
+				     const struct status_view_row *row)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *progs = json_object_new_array();
-	struct enforce_view e;
+	struct status_view e;
 
-	enforce_view_of(rules, row, &e);
+	status_view_of(rules, row, &e);
 	for (int k = 0; k < SH_PROG_KINDS; k++)
-		if (enforce_kind_shown(row, k))
+		if (status_view_kind_shown(row, k))
 			json_object_array_add(progs, prog_json(row, &e, k));
 	json_object_object_add(o, "programs", progs);
 	json_object_object_add(o, "rules", rules_json(row, &e, rules));
 	if (!e.rules_known)
 		jsonw_str(o, "rules_error", e.rules_why);
-	jsonw_str(o, "bypass", enforce_bypass_token(e.bypass));
+	jsonw_str(o, "bypass", status_view_bypass_token(e.bypass));
 	json_object_object_add(o, "policy_hash", policy_hash_json(row));
 	json_object_object_add(o, "caveats", caveats_json(&e.cav));
-	json_object_object_add(o, "drift", enforce_drift_json(row));
+	json_object_object_add(o, "drift", status_view_drift_json(row));
 	return o;
 }

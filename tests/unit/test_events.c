@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
-#include "observe/audit_log.h"
+#include "observe/events.h"
 #include "helpers.h"
 #include "input/oci.h"
 #include "lib/log.h"
@@ -245,7 +245,7 @@ static void test_json_line(void)
 	error_cause(&err, "sockopt-hook.io/policy", "n\"o\npe\xff");
 	error_set(&err, -ENOENT, "no such policy");
 	container_read(&st, &c);
-	audit_log_refusal("prestart", &c, &err, -ENOENT);
+	events_refusal("prestart", &c, &err, -ENOENT);
 	log_close();
 	log_set_format(LOG_FORMAT_TEXT);
 	text = read_all(path);
@@ -300,8 +300,8 @@ static void test_fallback(void)
 	log_set_file(path);
 	log_set_format(LOG_FORMAT_TEXT);
 	container_read(&st, &c);
-	audit_log_fallback("prestart", &c,
-			   SH_REASON_BYPASS_PROT_MEM_UNSUPPORTED, &cause);
+	events_fallback("prestart", &c, SH_REASON_BYPASS_PROT_MEM_UNSUPPORTED,
+			&cause);
 	log_close();
 	text = read_all(path);
 	ok(strstr(text,
@@ -317,7 +317,7 @@ static void test_fallback(void)
 		abort();
 	log_set_file(path);
 	log_set_format(LOG_FORMAT_JSON);
-	audit_log_fallback("prestart", &c, SH_REASON_NONE, &cause);
+	events_fallback("prestart", &c, SH_REASON_NONE, &cause);
 	log_close();
 	log_set_format(LOG_FORMAT_TEXT);
 	text = read_all(path);

@@ -8,18 +8,18 @@
  * says: the error or warning line before it carries the severity (and is
  * the one line on stderr).
  */
-#ifndef SH_AUDIT_LOG_H
-#define SH_AUDIT_LOG_H
+#ifndef SH_EVENTS_H
+#define SH_EVENTS_H
 
 #include "input/container.h"
 #include "lib/error.h"
 
 /* After error_report(): the stage (command) refused the container. */
-void audit_log_refusal(const char *stage, const struct sh_container *c,
-		       const struct sh_error *err, int code);
+void events_refusal(const char *stage, const struct sh_container *c,
+		    const struct sh_error *err, int code);
 /* A prestart that started the container with less than it asked for:
  * why (SH_REASON_NONE for "error") and what asked for it. */
-void audit_log_fallback(const char *stage, const struct sh_container *c,
-			enum sh_reason reason, const struct sh_cause *cause);
+void events_fallback(const char *stage, const struct sh_container *c,
+		     enum sh_reason reason, const struct sh_cause *cause);
 
-#endif /* SH_AUDIT_LOG_H */
+#endif /* SH_EVENTS_H */

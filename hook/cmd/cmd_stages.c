@@ -16,7 +16,7 @@
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "lib/timing.h"
-#include "observe/audit_log.h"
+#include "observe/events.h"
 #include "stage/prestart.h"
 #include "stage/teardown.h"
 #include "state/stats.h"
@@ -74,7 +74,7 @@ static int attach_config(const struct runtime_options *opts,
 	timing_mark("config");
 	r = prestart_run(&cfg, st, c, done, err);
 	if (!r && done->outcome == STATS_FALLBACK)
-		audit_log_fallback(opts->stage, c, done->reason, &done->cause);
+		events_fallback(opts->stage, c, done->reason, &done->cause);
 	config_free(&cfg);
 	return r;
 }
@@ -174,7 +174,7 @@ static int run_stage(const struct runtime_options *opts, stage_fn stage)
 		 * the config): what the state alone says. */
 		if (!c.st)
 			container_read(&st, &c);
-		audit_log_refusal(opts->stage, &c, &err, r);
+		events_refusal(opts->stage, &c, &err, r);
 	}
 	oci_state_free(&st);
 	timing_report(opts->stage);

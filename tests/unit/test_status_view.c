@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * enforce.c, status's "enforcement" object for one container, from a
+ * status_view.c, status's "enforcement" object for one container, from a
  * record and the kernel's view of its cgroup built here by hand (what
  * drift_query() would have found): the programs with their recorded and
  * attached ids and state, the rules each enforces under the config as it
@@ -11,13 +11,13 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "observe/enforce.h"
+#include "observe/status_view.h"
 #include "helpers.h"
 #include "tap.h"
 
-static struct enforce_rules rules;
+static struct status_view_rules rules;
 
-static void row_of(struct enforce_row *row, const char *policy)
+static void row_of(struct status_view_row *row, const char *policy)
 {
 	memset(row, 0, sizeof(*row));
 	strcpy(row->rec.id, "c1");
@@ -65,11 +65,11 @@ static const char *str(struct json_object *o, const char *path)
 
 static void test_attached(void)
 {
-	struct enforce_row row;
+	struct status_view_row row;
 	struct json_object *o;
 
 	row_of(&row, "setonly");
-	o = enforce_json(&rules, &row);
+	o = status_view_json(&rules, &row);
 	is_str(str(o, "programs.0.attach"), "setsockopt",
 	       "programs: setsockopt");
 	is_str(str(o, "programs.0.bpf_attach_type"), "cgroup_setsockopt",
@@ -95,14 +95,14 @@ static void test_attached(void)
 
 static void test_drift(void)
 {
-	struct enforce_row row;
+	struct status_view_row row;
 	struct json_object *o;
 
 	row_of(&row, "setonly");
 	row.drift.kind[SH_PROG_SET].ours[0] = 99;
 	row.drift.kind[SH_PROG_GET].nr_ours = 1;
 	row.drift.kind[SH_PROG_GET].ours[0] = 77;
-	o = enforce_json(&rules, &row);
+	o = status_view_json(&rules, &row);
 	is_str(str(o, "programs.0.state"), "replaced",
 	       "another program of ours in its place: replaced");
 	is_str(str(o, "programs.1.attach"), "getsockopt",
@@ -116,7 +116,7 @@ static void test_drift(void)
 
 	row_of(&row, "setonly");
 	row.drift.kind[SH_PROG_SET].nr_ours = 0;
-	o = enforce_json(&rules, &row);
+	o = status_view_json(&rules, &row);
 	is_str(str(o, "programs.0.state"), "missing",
 	       "nothing attached: missing");
 	ok(strstr(str(o, "drift.0"), "/test/c1") != NULL,
@@ -125,7 +125,7 @@ static void test_drift(void)
 
 	row_of(&row, "setonly");
 	row.live = false;
-	o = enforce_json(&rules, &row);
+	o = status_view_json(&rules, &row);
 	is_str(str(o, "programs.0.state"), "cgroup_gone",
 	       "a cgroup that is gone");
 	is_str(str(o, "drift"), "[]", "... has no drift lines");
@@ -133,7 +133,7 @@ static void test_drift(void)
 
 	row_of(&row, "setonly");
 	row.drift_err = -EACCES;
-	o = enforce_json(&rules, &row);
+	o = status_view_json(&rules, &row);
 	is_str(str(o, "programs.0.state"), "unknown",
 	       "a cgroup that cannot be queried: unknown");
 	is_str(str(o, "drift.0"), "cannot query /test/c1: Permission denied",
@@ -143,12 +143,12 @@ static void test_drift(void)
 
 static void test_rules_unknown(void)
 {
-	struct enforce_rules broken = { .cfg_ok = false };
-	struct enforce_row row;
+	struct status_view_rules broken = { .cfg_ok = false };
+	struct status_view_row row;
 	struct json_object *o;
 
 	row_of(&row, "gone-policy");
-	o = enforce_json(&rules, &row);
+	o = status_view_json(&rules, &row);
 	is_str(str(o, "rules"), "null",
 	       "a policy no longer in the config: rules null");
 	ok(strstr(str(o, "rules_error"),
@@ -159,14 +159,14 @@ static void test_rules_unknown(void)
 
 	strcpy(broken.cfg_error, "cannot open /etc/x.json");
 	row_of(&row, "setonly");
-	o = enforce_json(&broken, &row);
+	o = status_view_json(&broken, &row);
 	is_str(str(o, "rules_error"),
 	       "the operator config cannot be read: cannot open /etc/x.json",
 	       "an unreadable config: rules unknown, with why");
 	json_object_put(o);
 
 	row_of(&row, "");
-	o = enforce_json(&rules, &row);
+	o = status_view_json(&rules, &row);
 	ok(str(o, "rules_error") == NULL && strcmp(str(o, "rules"), "null"),
 	   "no named policy: rules known (none)");
 	json_object_put(o);
@@ -174,17 +174,17 @@ static void test_rules_unknown(void)
 
 static void test_bypass(void)
 {
-	struct enforce_row row;
+	struct status_view_row row;
 	struct json_object *o;
 
 	row_of(&row, "bulk");
 	row.rec.bypass = true;
-	o = enforce_json(&rules, &row);
+	o = status_view_json(&rules, &row);
 	is_str(str(o, "bypass"), "fell_back",
 	       "bypass asked, not active: fell_back");
 	json_object_put(o);
 	row.rec.progs.bypass_active = true;
-	o = enforce_json(&rules, &row);
+	o = status_view_json(&rules, &row);
 	is_str(str(o, "bypass"), "applied", "asked and active: applied");
 	json_object_put(o);
 }

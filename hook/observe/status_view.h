@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* What a policy's programs enforce, in one line each, for `status`. */
-#ifndef SH_ENFORCE_H
-#define SH_ENFORCE_H
+#ifndef SH_STATUS_VIEW_H
+#define SH_STATUS_VIEW_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,7 +16,7 @@
 #include "prog/counters.h"
 #include "stage/apply.h"
 
-#define SH_ENFORCE_TEXT_MAX 1024
+#define SH_STATUS_VIEW_TEXT_MAX 1024
 
 /*
  * What the program of this kind enforces for policy p (NULL: no named
@@ -24,25 +24,25 @@
  * SOL_SOCKET SO_MARK; clamp SOL_SOCKET SO_RCVBUF 4096..65536"; a text
  * that does not fit ends in "...".
  */
-void enforce_rules_text(const struct sh_policy *p, enum sh_prog_kind kind,
-			bool bypass_active, char *buf, size_t len);
+void status_view_rules_text(const struct sh_policy *p, enum sh_prog_kind kind,
+			    bool bypass_active, char *buf, size_t len);
 
-enum enforce_bypass {
-	ENFORCE_BYPASS_NOT_ASKED,
-	ENFORCE_BYPASS_APPLIED,
-	ENFORCE_BYPASS_FELL_BACK,
+enum status_view_bypass {
+	STATUS_VIEW_BYPASS_NOT_ASKED,
+	STATUS_VIEW_BYPASS_APPLIED,
+	STATUS_VIEW_BYPASS_FELL_BACK,
 };
 
-enum enforce_bypass enforce_bypass_state(bool asked, bool active);
+enum status_view_bypass status_view_bypass_state(bool asked, bool active);
 /* A stable token: "not_asked", "applied", "fell_back". */
-const char *enforce_bypass_token(enum enforce_bypass b);
+const char *status_view_bypass_token(enum status_view_bypass b);
 /* For people: "applied", "fell back (...)", "not asked". */
-const char *enforce_bypass_text(enum enforce_bypass b);
+const char *status_view_bypass_text(enum status_view_bypass b);
 
 struct audit_mode_counts;
 
 /* One container: its record, and the kernel's view of its cgroup now. */
-struct enforce_row {
+struct status_view_row {
 	struct sh_record rec;
 	bool live;
 	struct sh_counters c;
@@ -56,7 +56,7 @@ struct enforce_row {
 };
 
 /* The operator config the rules come from, as it is now. */
-struct enforce_rules {
+struct status_view_rules {
 	bool cfg_ok;
 	struct sh_config cfg;
 	char cfg_error[SH_ERROR_MSG_MAX];
@@ -66,33 +66,33 @@ struct enforce_rules {
 };
 
 /* What enforces what for one container. */
-struct enforce_view {
+struct status_view {
 	const struct sh_policy *policy;
 	bool rules_known;
 	char rules_why[SH_ERROR_MSG_MAX + 64];
-	enum enforce_bypass bypass;
+	enum status_view_bypass bypass;
 	struct caveats cav;
 };
 
 /* The rules of the record's policy, what bypass did, the caveats. */
-void enforce_view_of(const struct enforce_rules *rules,
-		     const struct enforce_row *row, struct enforce_view *v);
+void status_view_of(const struct status_view_rules *rules,
+		    const struct status_view_row *row, struct status_view *v);
 /* Whether the record or the cgroup has a program of this kind. */
-bool enforce_kind_shown(const struct enforce_row *row, int k);
+bool status_view_kind_shown(const struct status_view_row *row, int k);
 /* "attached", "missing", ... (drift.h), "cgroup_gone" or "unknown". */
-const char *enforce_prog_state(const struct enforce_row *row,
-			       const struct drift_kind *k);
+const char *status_view_prog_state(const struct status_view_row *row,
+				   const struct drift_kind *k);
 /* What the program of kind k enforces, or why that is unknown. */
-void enforce_prog_rules(const struct enforce_row *row,
-			const struct enforce_view *v, int k, char *buf,
-			size_t len);
+void status_view_prog_rules(const struct status_view_row *row,
+			    const struct status_view *v, int k, char *buf,
+			    size_t len);
 /* The drift lines: an array of strings, [] when none. */
-struct json_object *enforce_drift_json(const struct enforce_row *row);
+struct json_object *status_view_drift_json(const struct status_view_row *row);
 /* "policy hash 1234...: as the config has it", or what differs. */
-void enforce_policy_hash_text(const struct enforce_row *row, char *buf,
-			      size_t len);
+void status_view_policy_hash_text(const struct status_view_row *row, char *buf,
+				  size_t len);
 /* status --json's "enforcement" object. */
-struct json_object *enforce_json(const struct enforce_rules *rules,
-				 const struct enforce_row *row);
+struct json_object *status_view_json(const struct status_view_rules *rules,
+				     const struct status_view_row *row);
 
-#endif /* SH_ENFORCE_H */
+#endif /* SH_STATUS_VIEW_H */

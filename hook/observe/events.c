@@ -18,7 +18,7 @@
 #include "lib/cleanup.h"
 #include "lib/jsonw.h"
 #include "lib/log.h"
-#include "observe/audit_log.h"
+#include "observe/events.h"
 #include "observe/journal.h"
 
 #define SH_AUDIT_VALUE_MAX 256
@@ -171,8 +171,8 @@ static void fill_identity(struct audit_event *ev, const char *stage,
 	ev->value[F_BUNDLE] = c->bundle;
 }
 
-void audit_log_refusal(const char *stage, const struct sh_container *c,
-		       const struct sh_error *err, int code)
+void events_refusal(const char *stage, const struct sh_container *c,
+		    const struct sh_error *err, int code)
 {
 	struct audit_event ev = { .priority = LOG_NOTICE };
 
@@ -192,8 +192,8 @@ static const char *fallback_text(enum sh_reason reason)
 	return "started with less than its policy asks for";
 }
 
-void audit_log_fallback(const char *stage, const struct sh_container *c,
-			enum sh_reason reason, const struct sh_cause *cause)
+void events_fallback(const char *stage, const struct sh_container *c,
+		     enum sh_reason reason, const struct sh_cause *cause)
 {
 	struct audit_event ev = { .priority = LOG_NOTICE };
 
