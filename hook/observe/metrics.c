@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -21,7 +22,6 @@
 #include "lib/log.h"
 #include "observe/audit_mode.h"
 #include "observe/metrics.h"
-#include "observe/prom.h"
 #include "prog/counters.h"
 #include "state/state.h"
 #include "state/stats.h"
@@ -115,8 +115,9 @@ static int metrics_collect(const struct sh_record *rec, void *data)
 
 static void metrics_runs(struct prom *p, const struct sh_node_stats *s)
 {
-	prom_family(p, METRICS_PREFIX "runs_total", "counter",
-		    "Hook runs on this node by stage, outcome and reason.");
+	metrics_prom_family(
+		p, METRICS_PREFIX "runs_total", "counter",
+		"Hook runs on this node by stage, outcome and reason.");
 	for (int i = 0; i < s->nr_rows; i++) {
 		const struct stats_row *row = &s->row[i];
 		struct prom_label l[] = {
@@ -125,27 +126,30 @@ static void metrics_runs(struct prom *p, const struct sh_node_stats *s)
 			{ "reason", row->reason },
 		};
 
-		prom_sample(p, "", l, ARRAY_SIZE(l), row->count);
+		metrics_prom_sample(p, "", l, ARRAY_SIZE(l), row->count);
 	}
 }
 
 static void metrics_duration(struct prom *p, const struct sh_node_stats *s)
 {
-	prom_family(p, METRICS_PREFIX "run_duration_seconds", "histogram",
-		    "Time a hook run took, by stage.");
+	metrics_prom_family(p, METRICS_PREFIX "run_duration_seconds",
+			    "histogram", "Time a hook run took, by stage.");
 	for (int st = 0; st < STATS_STAGES; st++) {
 		struct prom_label l[] = { { "stage", stats_stage_names[st] } };
 
-		prom_histogram(p, l, ARRAY_SIZE(l), stats_latency_bounds,
-			       s->latency[st].bucket, STATS_LATENCY_BUCKETS,
-			       s->latency[st].sum_seconds);
+		metrics_prom_histogram(p, l, ARRAY_SIZE(l),
+				       stats_latency_bounds,
+				       s->latency[st].bucket,
+				       STATS_LATENCY_BUCKETS,
+				       s->latency[st].sum_seconds);
 	}
 }
 
 static void metrics_info(struct prom *p, const struct metrics_ctx *ctx)
 {
-	prom_family(p, METRICS_PREFIX "container_info", "gauge",
-		    "A container the hook polices, with its names and policy.");
+	metrics_prom_family(
+		p, METRICS_PREFIX "container_info", "gauge",
+		"A container the hook polices, with its names and policy.");
 	for (int i = 0; i < ctx->nr; i++) {
 		const struct metrics_container *c = &ctx->c[i];
 		struct prom_label l[] = {
@@ -154,13 +158,13 @@ static void metrics_info(struct prom *p, const struct metrics_ctx *ctx)
 			{ "mode", c->rec.audit ? "audit" : "enforce" },
 		};
 
-		prom_sample(p, "", l, ARRAY_SIZE(l), 1);
+		metrics_prom_sample(p, "", l, ARRAY_SIZE(l), 1);
 	}
 }
 
 static void metrics_calls(struct prom *p, const struct metrics_ctx *ctx)
 {
-	prom_family(
+	metrics_prom_family(
 		p, METRICS_PREFIX "socket_calls_total", "counter",
 		"Socket calls the container's programs saw, by program and action.");
 	for (int i = 0; i < ctx->nr; i++) {
@@ -174,7 +178,8 @@ static void metrics_calls(struct prom *p, const struct metrics_ctx *ctx)
 				{ "action", metrics_counter_labels[k].action },
 			};
 
-			prom_sample(p, "", l, ARRAY_SIZE(l), c->counters.v[k]);
+			metrics_prom_sample(p, "", l, ARRAY_SIZE(l),
+					    c->counters.v[k]);
 		}
 	}
 }
@@ -196,14 +201,14 @@ static void metrics_would_have_one(struct prom *p,
 
 		audit_mode_level(e, level, sizeof(level));
 		audit_mode_option(e, option, sizeof(option));
-		prom_sample(p, "", l, ARRAY_SIZE(l), e->n);
+		metrics_prom_sample(p, "", l, ARRAY_SIZE(l), e->n);
 	}
 }
 
 static void metrics_would_have_all(struct prom *p,
 				   const struct metrics_ctx *ctx)
 {
-	prom_family(
+	metrics_prom_family(
 		p, METRICS_PREFIX "would_have_total", "counter",
 		"Audit mode: what the policy would have done (deny, clamp, force) and did not, by program, level and option.");
 	for (int i = 0; i < ctx->nr; i++)
@@ -213,8 +218,8 @@ static void metrics_would_have_all(struct prom *p,
 static void metrics_gauge(struct prom *p, const char *name, const char *help,
 			  const struct prom_label *l, int nr, uint64_t value)
 {
-	prom_family(p, name, "gauge", help);
-	prom_sample(p, "", l, nr, value);
+	metrics_prom_family(p, name, "gauge", help);
+	metrics_prom_sample(p, "", l, nr, value);
 }
 
 static void metrics_families(struct prom *p, const char *version,
@@ -267,9 +272,9 @@ int metrics_write(FILE *out, const char *version, struct sh_error *err)
 		error_errno(err, r, "cannot list %s", state_dir());
 		goto free_ctx;
 	}
-	prom_init(&p, out);
+	metrics_prom_init(&p, out);
 	metrics_families(&p, version, s, &ctx);
-	r = prom_finish(&p);
+	r = metrics_prom_finish(&p);
 	if (r)
 		error_errno(err, r, "metrics: cannot write");
 free_ctx:
@@ -359,4 +364,114 @@ int metrics_write_file(const char *path, const char *version,
 		return error_errno(err, r, "metrics: cannot write %.128s",
 				   path);
 	return 0;
+}
+
+/* The Prometheus text format (prom.h), on a stdio stream. */
+
+void metrics_prom_init(struct prom *p, FILE *out)
+{
+	p->out = out;
+	p->family = NULL;
+	p->error = 0;
+}
+
+static void prom_check(struct prom *p, int n)
+{
+	if (n < 0 && !p->error)
+		p->error = -(errno ? errno : EIO);
+}
+
+void metrics_prom_family(struct prom *p, const char *name, const char *type,
+			 const char *help)
+{
+	p->family = name;
+	prom_check(p, fprintf(p->out, "# HELP %s %s\n# TYPE %s %s\n", name,
+			      help, name, type));
+}
+
+const char *metrics_prom_escape(char out[PROM_ESCAPED_MAX], const char *value)
+{
+	size_t used = 0, i;
+
+	for (i = 0; value[i] && i < PROM_LABEL_VALUE_MAX; i++) {
+		unsigned char c = (unsigned char)value[i];
+
+		if (c == '\\' || c == '"') {
+			out[used++] = '\\';
+			out[used++] = (char)c;
+		} else if (c == '\n') {
+			out[used++] = '\\';
+			out[used++] = 'n';
+		} else {
+			out[used++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+		}
+	}
+	if (value[i]) {
+		memcpy(out + used, "...", 3);
+		used += 3;
+	}
+	out[used] = '\0';
+	return out;
+}
+
+static void prom_labels(struct prom *p, const struct prom_label *labels, int nr,
+			const char *le)
+{
+	char buf[PROM_ESCAPED_MAX];
+	const char *sep = "";
+
+	if (nr == 0 && !le)
+		return;
+	prom_check(p, fputc('{', p->out) == EOF ? -1 : 0);
+	for (int i = 0; i < nr; i++) {
+		prom_check(p,
+			   fprintf(p->out, "%s%s=\"%s\"", sep, labels[i].name,
+				   metrics_prom_escape(buf, labels[i].value)));
+		sep = ",";
+	}
+	if (le)
+		prom_check(p, fprintf(p->out, "%sle=\"%s\"", sep, le));
+	prom_check(p, fputc('}', p->out) == EOF ? -1 : 0);
+}
+
+void metrics_prom_sample(struct prom *p, const char *suffix,
+			 const struct prom_label *labels, int nr,
+			 uint64_t value)
+{
+	prom_check(p, fprintf(p->out, "%s%s", p->family, suffix));
+	prom_labels(p, labels, nr, NULL);
+	prom_check(p, fprintf(p->out, " %llu\n", (unsigned long long)value));
+}
+
+void metrics_prom_histogram(struct prom *p, const struct prom_label *labels,
+			    int nr, const double *bounds,
+			    const uint64_t *bucket, int nr_buckets, double sum)
+{
+	uint64_t total = 0;
+	char le[32];
+
+	for (int b = 0; b < nr_buckets; b++) {
+		total += bucket[b];
+		if (isinf(bounds[b]))
+			snprintf(le, sizeof(le), "+Inf");
+		else
+			snprintf(le, sizeof(le), "%g", bounds[b]);
+		prom_check(p, fprintf(p->out, "%s_bucket", p->family));
+		prom_labels(p, labels, nr, le);
+		prom_check(p, fprintf(p->out, " %llu\n",
+				      (unsigned long long)total));
+	}
+	prom_check(p, fprintf(p->out, "%s_sum", p->family));
+	prom_labels(p, labels, nr, NULL);
+	prom_check(p, fprintf(p->out, " %.9g\n", sum));
+	prom_check(p, fprintf(p->out, "%s_count", p->family));
+	prom_labels(p, labels, nr, NULL);
+	prom_check(p, fprintf(p->out, " %llu\n", (unsigned long long)total));
+}
+
+int metrics_prom_finish(struct prom *p)
+{
+	if (fflush(p->out) == EOF)
+		prom_check(p, -1);
+	return p->error;
 }

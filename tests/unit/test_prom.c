@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* prom.c: the Prometheus text format, label values escaped and bounded. */
+/* metrics.c's writer: the Prometheus text format, label values escaped and bounded. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "observe/prom.h"
+#include "observe/metrics.h"
 #include "tap.h"
 
 /* What the writer put out, as one string. */
@@ -19,12 +19,12 @@ struct capture {
 static void capture_start(struct capture *c)
 {
 	c->f = open_memstream(&c->text, &c->len);
-	prom_init(&c->p, c->f);
+	metrics_prom_init(&c->p, c->f);
 }
 
 static void capture_end(struct capture *c)
 {
-	ok(prom_finish(&c->p) == 0, "the writer reports no error");
+	ok(metrics_prom_finish(&c->p) == 0, "the writer reports no error");
 	fclose(c->f);
 }
 
@@ -32,19 +32,23 @@ static void test_escape(void)
 {
 	char buf[PROM_ESCAPED_MAX], long_value[PROM_LABEL_VALUE_MAX * 3];
 
-	ok(!strcmp(prom_escape(buf, "plain-name_1.x"), "plain-name_1.x"),
+	ok(!strcmp(metrics_prom_escape(buf, "plain-name_1.x"),
+		   "plain-name_1.x"),
 	   "a plain value is kept");
-	ok(!strcmp(prom_escape(buf, "a\"b"), "a\\\"b"), "a quote: \\\"");
-	ok(!strcmp(prom_escape(buf, "a\\b"), "a\\\\b"), "a backslash: \\\\");
-	ok(!strcmp(prom_escape(buf, "a\nb"), "a\\nb"), "a newline: \\n");
-	ok(!strcmp(prom_escape(buf, "a\rb\tc\x01"), "a?b?c?"),
+	ok(!strcmp(metrics_prom_escape(buf, "a\"b"), "a\\\"b"),
+	   "a quote: \\\"");
+	ok(!strcmp(metrics_prom_escape(buf, "a\\b"), "a\\\\b"),
+	   "a backslash: \\\\");
+	ok(!strcmp(metrics_prom_escape(buf, "a\nb"), "a\\nb"),
+	   "a newline: \\n");
+	ok(!strcmp(metrics_prom_escape(buf, "a\rb\tc\x01"), "a?b?c?"),
 	   "other control bytes: ?");
-	ok(!strcmp(prom_escape(buf, "caf\xc3\xa9\xff"), "caf???"),
+	ok(!strcmp(metrics_prom_escape(buf, "caf\xc3\xa9\xff"), "caf???"),
 	   "non-ASCII bytes: ? (always valid UTF-8)");
-	ok(!strcmp(prom_escape(buf, ""), ""), "an empty value");
+	ok(!strcmp(metrics_prom_escape(buf, ""), ""), "an empty value");
 	memset(long_value, '"', sizeof(long_value) - 1);
 	long_value[sizeof(long_value) - 1] = '\0';
-	prom_escape(buf, long_value);
+	metrics_prom_escape(buf, long_value);
 	ok(strlen(buf) == PROM_LABEL_VALUE_MAX * 2 + 3 &&
 		   !strcmp(buf + PROM_LABEL_VALUE_MAX * 2, "..."),
 	   "a long value of quotes is cut at %d bytes, then '...' (%zu)",
@@ -58,9 +62,9 @@ static void test_family(void)
 	struct capture c;
 
 	capture_start(&c);
-	prom_family(&c.p, "x_total", "counter", "Things.");
-	prom_sample(&c.p, "", l, 2, 18446744073709551615ULL);
-	prom_sample(&c.p, "", NULL, 0, 0);
+	metrics_prom_family(&c.p, "x_total", "counter", "Things.");
+	metrics_prom_sample(&c.p, "", l, 2, 18446744073709551615ULL);
+	metrics_prom_sample(&c.p, "", NULL, 0, 0);
 	capture_end(&c);
 	ok(!strcmp(c.text, "# HELP x_total Things.\n"
 			   "# TYPE x_total counter\n"
@@ -81,8 +85,8 @@ static void test_histogram(void)
 	struct capture c;
 
 	capture_start(&c);
-	prom_family(&c.p, "d_seconds", "histogram", "Time.");
-	prom_histogram(&c.p, l, 1, bounds, bucket, 3, 7.25);
+	metrics_prom_family(&c.p, "d_seconds", "histogram", "Time.");
+	metrics_prom_histogram(&c.p, l, 1, bounds, bucket, 3, 7.25);
 	capture_end(&c);
 	ok(!strcmp(c.text,
 		   "# HELP d_seconds Time.\n"
@@ -108,9 +112,10 @@ static void test_write_error(void)
 		return;
 	}
 	setvbuf(full, NULL, _IONBF, 0);
-	prom_init(&p, full);
-	prom_family(&p, "x", "gauge", "X.");
-	ok(prom_finish(&p) == -ENOSPC, "a write error is reported (ENOSPC)");
+	metrics_prom_init(&p, full);
+	metrics_prom_family(&p, "x", "gauge", "X.");
+	ok(metrics_prom_finish(&p) == -ENOSPC,
+	   "a write error is reported (ENOSPC)");
 	fclose(full);
 }
 
