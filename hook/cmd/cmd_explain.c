@@ -22,7 +22,6 @@
 #include "lib/log.h"
 #include "policy/describe.h"
 #include "policy/policy.h"
-#include "policy/require.h"
 
 /* What the cgroup part says: two refusals and the text around them. */
 #define EXPLAIN_TEXT_MAX (2 * SH_ERROR_MSG_MAX + 2 * PATH_MAX)
@@ -224,7 +223,7 @@ static int explain_checks(const struct sh_config *cfg,
 			  const struct oci_state *st, struct json_object *desc,
 			  struct sh_error *err)
 {
-	int r = require_check(cfg, c, err);
+	int r = policy_require_check(cfg, c, err);
 
 	if (r)
 		return r;

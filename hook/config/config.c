@@ -543,7 +543,7 @@ int config_nri_parse(struct config_ctx *ctx, struct json_object *obj,
  * whose only job is to carry sockopt-hook.io/ annotations to the hook, so
  * that a container under one of them with none of our keys shows a node
  * that drops them (containerd without pod_annotations) or a pod that
- * forgot them. require.c applies it; this file only parses it.
+ * forgot them. policy.c applies it; this file only parses it.
  */
 
 #define PATH_HANDLERS "require_annotations.runtime_handlers"

@@ -75,4 +75,15 @@ void policy_mode_source_text(const struct sh_effective *eff, char *buf,
 int policy_parse_bool(const char *key, const char *value, bool *out,
 		      struct sh_error *err);
 
+/*
+ * require_annotations: a Kubernetes workload container (not a pod
+ * sandbox) under one of the listed handlers whose spec carries none of
+ * our policy keys, or (nri: true) that the NRI plugin never handled, is
+ * refused (-EPERM, one line naming the container, pod, namespace, what
+ * is missing and the fix), or with on_missing "warn" logged.
+ * 0 when the setting does not apply or the container passes.
+ */
+int policy_require_check(const struct sh_config *cfg,
+			 const struct sh_container *c, struct sh_error *err);
+
 #endif /* SH_POLICY_H */

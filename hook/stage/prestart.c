@@ -8,7 +8,7 @@
  * the NRI plugin calls for a container it polices in-process.
  */
 #include "lib/timing.h"
-#include "policy/require.h"
+#include "policy/policy.h"
 #include "policy/sysctl.h"
 #include "stage/police.h"
 #include "stage/prestart.h"
@@ -48,7 +48,7 @@ int prestart_police(const struct sh_config *cfg, const struct sh_container *c,
 	r = policy_resolve(cfg, c, &eff, err);
 	if (r)
 		return r;
-	r = require_check(cfg, c, err);
+	r = policy_require_check(cfg, c, err);
 	if (r)
 		return r;
 	/* Sysctls the runtime applies after this hook set what a socket

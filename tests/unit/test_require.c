@@ -6,7 +6,7 @@
 #include "config/config.h"
 #include "helpers.h"
 #include "input/oci.h"
-#include "policy/require.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 #define CFG(req) "{\"require_annotations\":" req "}"
@@ -82,7 +82,7 @@ static void test_refusals(void)
 		"require_annotations.action: unknown key", "a typo");
 }
 
-/* require_check on a state with these annotations: its code, and what it
+/* policy_require_check on a state with these annotations: its code, and what it
  * said on stderr (the refusal reported as prestart does, or a warning). */
 static int check(const char *cfg_text, const char *annotations,
 		 const char **said)
@@ -107,7 +107,7 @@ static int check(const char *cfg_text, const char *annotations,
 	}
 	capture_start();
 	container_read(&st, &c);
-	r = reported(require_check(&cfg, &c, &err), &err);
+	r = reported(policy_require_check(&cfg, &c, &err), &err);
 	*said = capture_end();
 	oci_state_free(&st);
 	config_free(&cfg);
