@@ -21,7 +21,6 @@
 #include "lib/log.h"
 #include "lib/trust.h"
 #include "record/footprint.h"
-#include "record/footprint_json.h"
 #include "record/recording.h"
 #include "state/state.h"
 

@@ -28,7 +28,6 @@
 #include "lib/log.h"
 #include "lib/trust.h"
 #include "lib/version.h"
-#include "record/footprint_json.h"
 #include "record/recording.h"
 #include "state/state.h"
 

@@ -6,7 +6,7 @@
  * the config parser (recording_document()) under the first recording's
  * running policy.
  */
-#include "record/footprint_json.h"
+#include "record/footprint.h"
 #include "fuzz_common.h"
 #include "input/strictjson.h"
 #include "record/recording.h"

@@ -11,8 +11,6 @@
 #include <string.h>
 
 #include "record/footprint.h"
-#include "record/footprint_json.h"
-#include "record/footprint_policy.h"
 #include "helpers.h"
 #include "config/names.h"
 #include "record/recording.h"
