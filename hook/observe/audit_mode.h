@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #include "audit_mode_map.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 /* Every slot of the three programs, at most. */
 #define AUDIT_MODE_MAX (3 * (SH_WH_RULES + 1) + SH_WH_MISSES + 1)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "config/config.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 enum caveats_id {
 	CAVEATS_STALE_RECORD,

@@ -10,7 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
-#include "state/state_record.h"
+#include "state/state.h"
 
 #define SH_DRIFT_OURS_MAX 8
 #define SH_DRIFT_OTHER_MAX 512

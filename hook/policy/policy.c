@@ -15,7 +15,7 @@
 #include "config/names.h"
 #include "lib/log.h"
 #include "policy/policy.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 /* How a message names a request: "annotation KEY=VALUE", or a CDI
  * device's key (container.h), which holds the request whole. */

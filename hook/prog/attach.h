@@ -7,7 +7,7 @@
 
 #include "lib/error.h"
 #include "prog/load.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 /* Attaches what load_policy() loaded to the cgroup cg_fd, whose id is
  * cg_id: all of it, or none on error. */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "sockopt_hook.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 struct sh_counters {
 	uint64_t v[SH_CNT_MAX];

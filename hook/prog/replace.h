@@ -17,7 +17,7 @@
 
 #include "lib/error.h"
 #include "prog/load.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 /*
  * Moves the cgroup cg_fd from the programs in old to those l has

@@ -21,7 +21,7 @@
 #include "policy/policy.h"
 #include "prog/load.h"
 #include "sockopt_hook.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 /* One container's tables hold SH_PROG_KINDS * SH_FP_MAX entries; a merge
  * of recordings (`record merge`) up to this many distinct ones. */

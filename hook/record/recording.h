@@ -20,7 +20,7 @@
 #include "policy/policy.h"
 #include "prog/load.h"
 #include "record/footprint.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 /* The recording file's name: namespace, pod, container (or the id's first
  * twelve characters), and the first twelve digits of the recording id;

@@ -20,7 +20,7 @@
 #include "config/config.h"
 #include "lib/error.h"
 #include "policy/policy.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 enum apply_outcome {
 	APPLY_UNCHANGED, /* its cgroup has what the config gives it */

@@ -3,7 +3,7 @@
 #define SH_REAPER_H
 
 #include "lib/error.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 /*
  * For a cgroup the hook made itself: a detached process that releases it

@@ -9,7 +9,7 @@
 
 #include "input/oci.h"
 #include "lib/error.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 /*
  * Undo one record: detach, remove a cgroup we made, drop the record; all

@@ -7,7 +7,7 @@
  */
 #include "fuzz_common.h"
 #include "input/strictjson.h"
-#include "state/state_record.h"
+#include "state/state.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

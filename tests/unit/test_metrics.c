@@ -22,7 +22,6 @@
 #include "helpers.h"
 #include "observe/metrics.h"
 #include "state/state.h"
-#include "state/state_record.h"
 #include "tap.h"
 
 #define P "oci_sockopt_hook_"

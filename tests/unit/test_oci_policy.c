@@ -8,7 +8,7 @@
 #include "input/oci.h"
 #include "lib/log.h"
 #include "policy/policy.h"
-#include "state/state_record.h"
+#include "state/state.h"
 #include "tap.h"
 
 static int state(const char *text, struct oci_state *st)

@@ -18,7 +18,6 @@
 #include "cgroup/cg.h"
 #include "helpers.h"
 #include "state/state.h"
-#include "state/state_record.h"
 #include "tap.h"
 
 static struct cg_root root;

@@ -3,7 +3,7 @@
  * acts on it (unlinkat, rmdir, detach). */
 #include <string.h>
 
-#include "state/state_record.h"
+#include "state/state.h"
 #include "tap.h"
 
 #define MOUNT "/sys/fs/cgroup/unified"
