@@ -23,6 +23,10 @@
     unit test row or a row under "Modules without a unit test" (not
     both), every module a row names exists, and every suite the
     Makefile's CHECK_QUICK_TESTS names exists;
+  - figures: README.md (outside its code blocks) states no measured
+    figure: no number with a unit of measure (MB/s, ms, KiB, pages, ...)
+    and no number of docs/performance.md's tables with a decimal point or
+    three digits; the figures live in performance.md, the README links;
   - reasons: docs/cluster.md's table of reason tokens is the one made
     from hook/lib/reason.h's table (--reasons prints it), and the "error"
     row after it.
@@ -454,6 +458,39 @@ def check_links(top):
     return bad
 
 
+PERF_PAGE = "docs/performance.md"
+NUMBER = r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]|\.\d)"
+MEASURE = (r"(?<![\w.])\d+(?:\.\d+)?\s?"
+           r"(?:[KMG]B/s|[mun]s|µs|KiB|MiB|GiB|[KMG]B|pages|%)(?!\w)")
+
+
+def prose_lines(text):
+    """[(line number, line)] of text outside its ``` code blocks."""
+    out, fence = [], False
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence:
+            out.append((i, line))
+    return out
+
+
+def check_figures(top):
+    perf = set()
+    for line in read(os.path.join(top, PERF_PAGE)).splitlines():
+        if line.startswith("|"):
+            perf.update(n for n in re.findall(NUMBER, line)
+                        if "." in n or len(n) >= 3)
+    bad = []
+    for i, line in prose_lines(read(os.path.join(top, "README.md"))):
+        found = re.findall(MEASURE, line)
+        found += [n for n in re.findall(NUMBER, line)
+                  if n in perf and not any(n in f for f in found)]
+        bad += [f"README.md:{i}: the figure {f}: figures live in "
+                f"{PERF_PAGE} alone, link to it" for f in found]
+    return bad
+
+
 REASONS_H = "hook/lib/reason.h"
 REASONS_PAGE = "docs/cluster.md"
 REASONS_HEAD = "| reason | event | exit status | when |\n|---|---|---|---|\n"
@@ -499,7 +536,7 @@ def main():
     binary = args[1] if len(args) > 1 else os.path.join(
         top, "build", "oci-sockopt-hook")
     bad = (check_keys(top) + check_commands(top, binary) + check_links(top)
-           + check_tests(top) + check_reasons(top))
+           + check_tests(top) + check_figures(top) + check_reasons(top))
     for line in bad:
         print(line)
     print(f"docs: {len(bad)} drift(s)")

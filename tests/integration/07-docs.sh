@@ -5,8 +5,9 @@
 # in oci-sockopt-hook.json(5) and nothing else is, with its enum values and
 # default; every command of `oci-sockopt-hook --help` is in
 # oci-sockopt-hook(1) and in the README's Commands table and nothing else
-# is; the README stays within 300 lines and links every docs page; every
-# relative link and anchor resolves. The check runs on the tree (it must
+# is; the README stays within 300 lines, links every docs page and states
+# no figure (they live in docs/performance.md); every relative link and
+# anchor resolves. The check runs on the tree (it must
 # pass), then on copies broken one way each (it must name the break), so
 # that each of its checks is shown to fail. Both man pages render with
 # go-md2man and man without a warning. Needs no root.
@@ -138,6 +139,19 @@ copy long-readme
 seq 300 >>"$C/README.md"
 broken "README.md: $(($(wc -l <"$top/README.md") + 300)) lines, more than 300" "" \
 	"a README over 300 lines is a drift"
+
+copy readme-figure
+insert_before "$C/README.md" "## Documentation" \
+	"Beside a noisy neighbour the victim keeps 15.99 MB/s, p99 3.2 ms."
+broken "the figure 15.99 MB/s: figures live in docs/performance.md alone" "" \
+	"a figure copied into the README is a drift, named with its unit"
+broken "the figure 3.2 ms: figures live in docs/performance.md alone" "" "... every one of them"
+
+copy readme-table-figure
+insert_before "$C/README.md" "## Documentation" \
+	$'| pod | bytes queued |\n|---|---|\n| bypassed | 52428800 |'
+broken "the figure 52428800: figures live in docs/performance.md alone" "" \
+	"a number of a performance.md table, without a unit, in the README is a drift"
 
 copy unlinked
 echo "# A page" >"$C/docs/new-page.md"
