@@ -20,7 +20,6 @@
 #include "stage/prestart.h"
 #include "stage/teardown.h"
 #include "state/stats.h"
-#include "state/stats_log.h"
 
 static void apply_log_settings(const struct sh_config *cfg)
 {

@@ -25,7 +25,6 @@
 #include "prog/counters.h"
 #include "state/state.h"
 #include "state/stats.h"
-#include "state/stats_log.h"
 
 /* What a scrape shows of one live record. */
 struct metrics_container {

@@ -22,7 +22,6 @@
 #include "stage/reaper.h"
 #include "stage/teardown.h"
 #include "state/stats.h"
-#include "state/stats_log.h"
 
 /*
  * Without inotify the reaper reads cgroup.events this often. The limit of

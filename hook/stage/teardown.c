@@ -21,7 +21,6 @@
 #include "state/proc.h"
 #include "state/state.h"
 #include "state/stats.h"
-#include "state/stats_log.h"
 
 /* Enough for every program of a full node's containers; beyond it the
  * sweep keeps every index entry rather than guess. */

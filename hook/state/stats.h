@@ -3,8 +3,8 @@
  * What the hook's runs did on this node, for `metrics`: a count per
  * (stage, outcome, reason) and a latency histogram per stage. Counters
  * only grow (Prometheus counters). Every hook run appends one line to a
- * log in the state directory (stats_log.c: no rename, nothing that waits
- * for a disk); a compaction folds the log into one small file, replaced
+ * log in the state directory (no rename, nothing that waits for a
+ * disk); a compaction folds the log into one small file, replaced
  * atomically, so a reader never sees half an update and no run is lost.
  *
  * This header is the contract between the writer (the hook's stages,
@@ -13,6 +13,7 @@
 #ifndef SH_STATS_H
 #define SH_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,7 +60,7 @@ struct sh_node_stats {
 	struct stats_row row[STATS_ROWS_MAX];
 	struct stats_histogram latency[STATS_STAGES];
 	/* How much of the log this holds already: the first log_bytes bytes
-	 * of the log of generation log_gen (stats_log.c). */
+	 * of the log of generation log_gen. */
 	uint64_t log_gen;
 	uint64_t log_bytes;
 };
@@ -85,5 +86,24 @@ int stats_format_run(char *buf, size_t size, enum stats_stage stage,
 /* Counts one log line (its newline removed) into s: -EBADMSG when it is
  * not one. line is modified. */
 int stats_count_line(struct sh_node_stats *s, char *line);
+
+/* The node's stats on disk: the log every hook run appends its line to,
+ * and the file a compaction folds it into. */
+
+/* Adds one run. reason may be NULL. Never fails the run: a log that
+ * cannot be written is a notice in the logs (stderr keeps its one line,
+ * the run's error). */
+void stats_log_add(enum stats_stage stage, enum stats_outcome outcome,
+		   const char *reason, double seconds);
+/* Appends one run's line (stats_format_run()); the state directory is
+ * made when create, else a missing one counts nothing. */
+int stats_log_append(const char *line, size_t len, bool create,
+		     struct sh_error *err);
+/* The file and the log: zeros when no run was ever counted; -EBADMSG for
+ * a damaged file. */
+int stats_log_read(struct sh_node_stats *out, struct sh_error *err);
+/* Folds the log into the file (`metrics` does before it reads; a run
+ * does once the log has grown). 0 when there is nothing to fold. */
+int stats_log_compact(struct sh_error *err);
 
 #endif /* SH_STATS_H */

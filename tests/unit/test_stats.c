@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * stats.c and stats_log.c: rows per (stage, outcome, reason), bounded by
+ * stats.c: rows per (stage, outcome, reason), bounded by
  * folding into "other"; the file's text and the log's lines read back;
  * stats_log_add() from several processes at once, with compactions among
  * them; a crash between a compaction's two steps; what one call costs.
@@ -15,7 +15,6 @@
 
 #include "lib/context.h"
 #include "state/stats.h"
-#include "state/stats_log.h"
 #include "tap.h"
 
 static uint64_t count_of(const struct sh_node_stats *s, enum stats_stage st,
