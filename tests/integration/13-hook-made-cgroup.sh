@@ -31,13 +31,6 @@ RW_CGROUP='.mounts += [{"destination": "/sys/fs/cgroup/unified", "type": "cgroup
 	"source": "cgroup2", "options": ["rw", "nosuid", "nodev", "noexec"]}]'
 CGROUPNS='.linux.namespaces += [{"type": "cgroup"}]'
 
-# jq_bundle BUNDLE FILTER: rewrites the bundle's config.json.
-jq_bundle()
-{
-	jq "$2" "$1/config.json" >"$1/config.json.new" &&
-		mv "$1/config.json.new" "$1/config.json"
-}
-
 # refused_with NAME REGEX: the last ct_run failed, the hook said one line
 # matching REGEX (runc: in its error; crun: in the bundle's hook.err),
 # and BPF programs, hook state and cgroups are as at the start. Under
@@ -138,18 +131,18 @@ tap_is "$CT_RC $(cat "$CT_OUT")" "0 setsockopt=EPERM" \
 # ---- 3. A writable cgroup mount --------------------------------------------------
 
 b=$(ct_bundle -r crun-nocg "${R[@]}" rw-nocg -- sockcheck set-mark 5)
-jq_bundle "$b" "$RW_CGROUP | $CGROUPNS"
+ct_jq "$b" "$RW_CGROUP | $CGROUPNS"
 ct_run crun-nocg "$(ct_id rw-nocg)" "$b"
 refused_with rw-nocg "cgroup / is not the container's own and the bundle gives the container a writable cgroup mount \(mounts\[[0-9]+\], a cgroup2 mount at /sys/fs/cgroup/unified without \"ro\"\): it could move itself out of a cgroup made by the hook back into /, unpoliced; refusing"
 
 b=$(ct_bundle -r runc "${R[@]}" rw-runc -- sockcheck set-mark 5)
-jq_bundle "$b" "$RW_CGROUP"
+ct_jq "$b" "$RW_CGROUP"
 ct_run runc "$(ct_id rw-runc)" "$b"
 # runc quotes the hook's line in its error: \" for ".
 refused_with rw-runc "the bundle gives the container a writable cgroup mount \(mounts\[[0-9]+\], a cgroup2 mount at /sys/fs/cgroup/unified without .?\"ro.?\"\) and no cgroup namespace of its own: it could move itself out of its cgroup /$(ct_id rw-runc), unpoliced; refusing"
 
 b=$(ct_bundle -r runc "${R[@]}" rw-runc-ns -- sockcheck set-mark 5)
-jq_bundle "$b" "$RW_CGROUP | $CGROUPNS"
+ct_jq "$b" "$RW_CGROUP | $CGROUPNS"
 ct_run runc "$(ct_id rw-runc-ns)" "$b"
 tap_is "$CT_RC $(cat "$CT_OUT")" "0 setsockopt=EPERM" \
 	"runc, writable cgroup mount in a cgroup namespace of its own: runs, policed (72-escapes shows it stays so)"

@@ -59,16 +59,6 @@ CRI_NS=io.kubernetes.cri
 CRIO=io.kubernetes.cri-o
 POD_UID=65535
 
-# jq_bundle BUNDLE FILTER [JQ-ARGS...]: edits BUNDLE/config.json in place.
-jq_bundle()
-{
-	local b=$1 filter=$2
-
-	shift 2
-	jq "$@" "$filter" "$b/config.json" >"$b/config.json.new" &&
-		mv "$b/config.json.new" "$b/config.json"
-}
-
 # As a pod's processes run: the pause image's uid, no capability at all.
 UNPRIVILEGED='.process.user = {"uid": '$POD_UID', "gid": '$POD_UID'} |
 	.process.capabilities = {"bounding": [], "effective": [], "permitted": [],
@@ -88,9 +78,9 @@ sandbox()
 	else
 		b=$(ct_bundle -c "$cfg" -a "$CRI_NS.container-type=sandbox" \
 			-a "$CRI_NS.sandbox-namespace=shop" -a "$CRI_NS.sandbox-name=$name" \
-			"$name" -- pause) && jq_bundle "$b" 'del(.hooks)'
+			"$name" -- pause) && ct_jq "$b" 'del(.hooks)'
 	fi
-	jq_bundle "$b" "$UNPRIVILEGED" || return 1
+	ct_jq "$b" "$UNPRIVILEGED" || return 1
 	SB_ID=$(ct_id "$name")
 	SB_PID='' SB_CG=
 	ct_start_ok "$name: the pause sandbox ($style style) starts" runc "$SB_ID" "$b" || return 1
@@ -123,7 +113,7 @@ app()
 			-a sockopt-hook.io/policy=restricted "$name" -- sandbox_ptrace 1 "$want")
 	fi
 	# shellcheck disable=SC2016 # $pid is jq's
-	jq_bundle "$b" "$UNPRIVILEGED"' |
+	ct_jq "$b" "$UNPRIVILEGED"' |
 		.linux.namespaces |= map(if .type == "pid" or .type == "network" or .type == "ipc"
 			then . + {"path": "/proc/\($pid)/ns/\(if .type == "network" then "net" else .type end)"}
 			else . end)' --arg pid "$SB_PID" || return 1
@@ -232,7 +222,7 @@ if sandbox debug-sb "$ON" containerd; then
 		-a "$CRI_NS.container-name=target" -a "$CRI_NS.sandbox-id=$SB_ID" \
 		-a "$CRI_NS.sandbox-namespace=shop" -a "$CRI_NS.sandbox-name=debug-sb" \
 		-a sockopt-hook.io/policy=restricted debug-target -- sleep 600) &&
-		jq_bundle "$b" "$UNPRIVILEGED | $(ns_paths self "$SB_PID") |
+		ct_jq "$b" "$UNPRIVILEGED | $(ns_paths self "$SB_PID") |
 			.linux.namespaces |= map(if .type == \"pid\" then del(.path) else . end)"
 	ct_start_ok "debug: the target container starts" runc "$(ct_id debug-target)" "$b"
 	TARGET_PID=$CT_PID
@@ -242,7 +232,7 @@ if sandbox debug-sb "$ON" containerd; then
 		-a "$CRI_NS.sandbox-namespace=shop" -a "$CRI_NS.sandbox-name=debug-sb" \
 		-a sockopt-hook.io/policy=restricted debug-eph -- \
 		/bin/sh -c 'ps -o pid,args; sockcheck set-mark 5; sockcheck socket inet6 stream; echo done=ok') &&
-		jq_bundle "$b" "$(ns_paths "$TARGET_PID" "$SB_PID")"
+		ct_jq "$b" "$(ns_paths "$TARGET_PID" "$SB_PID")"
 	ct_run runc "$(ct_id debug-eph)" "$b"
 	[ "$CT_RC" = 0 ] && grep -q '^done=ok' "$CT_OUT"
 	tap_ok $? "debug: the ephemeral container with the target's pid namespace starts, not refused" ||

@@ -49,8 +49,7 @@ start()
 	local b
 
 	b=$(ct_bundle -c "$CFG" -a sockopt-hook.io/policy=hidden "$1" -- sleep 600) || return 1
-	jq --slurpfile sec "$SECCOMP" "${2:-.}" "$b/config.json" >"$b/config.json.new" &&
-		mv "$b/config.json.new" "$b/config.json" || return 1
+	ct_jq "$b" "${2:-.}" --slurpfile sec "$SECCOMP" || return 1
 	ID=$(ct_id "$1")
 	ct_start_ok "$1: container starts" runc "$ID" "$b"
 }

@@ -51,16 +51,6 @@ val()
 	sed -n "s/^$1=//p" <<<"$2" | head -n 1
 }
 
-# jq_bundle BUNDLE FILTER [JQ-ARGS...]: edits BUNDLE/config.json in place.
-jq_bundle()
-{
-	local b=$1 filter=$2
-
-	shift 2
-	jq "$@" "$filter" "$b/config.json" >"$b/config.json.new" &&
-		mv "$b/config.json.new" "$b/config.json"
-}
-
 # The container gets its own cgroup namespace and a writable cgroup2 mount
 # at /sys/fs/cgroup/unified (runc mounts only the v1 hierarchies on hybrid
 # hosts): the most a runtime could delegate.
@@ -80,7 +70,7 @@ start()
 	shift
 	filter=${*: -1}
 	b=$(ct_bundle "${@:1:$#-2}" "$name" -- sleep 600) &&
-		jq_bundle "$b" "$filter" --arg dir "$SHARE" --slurpfile sec "$SECCOMP"
+		ct_jq "$b" "$filter" --arg dir "$SHARE" --slurpfile sec "$SECCOMP"
 	ID=$(ct_id "$name")
 	CG=
 	ct_start_ok "$name: container starts" runc "$ID" "$b" || return 1

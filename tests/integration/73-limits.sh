@@ -77,8 +77,7 @@ start()
 	ID=$(ct_id "$name")
 	CG=
 	if ! b=$(ct_bundle -c "$CFG" -a "sockopt-hook.io/policy=$policy" "$name" -- sleep 600) ||
-		! jq "$@" "$filter" "$b/config.json" >"$b/config.json.new" ||
-		! mv "$b/config.json.new" "$b/config.json"; then
+		! ct_jq "$b" "$filter" "$@"; then
 		tap_ok 1 "$name: bundle for policy $policy"
 		return 1
 	fi

@@ -46,6 +46,8 @@ OPTS=$(super_opts "$CT_CG2")
 MNT=$(mktemp -d /tmp/sockopt-hook-cg2.XXXXXX) || tap_bail "mktemp failed"
 SECOND=$MNT/second
 ABOVE=$MNT/above
+# jq's $second and $above, for the filters bind makes
+MOUNTS=(--arg second "$SECOND" --arg above "$ABOVE")
 mkdir -p "$SECOND" "$ABOVE/cg" || tap_bail "cannot make $MNT/*"
 # shellcheck disable=SC2317 # called from the EXIT trap
 reach_cleanup()
@@ -66,13 +68,6 @@ NSDELEGATE=no
 [[ ,$OPTS, == *,nsdelegate,* ]] && NSDELEGATE=yes
 tap_diag "cgroup2 super options: $OPTS (nsdelegate: $NSDELEGATE)"
 BASE=$(ct_snapshot)
-
-# jq_bundle BUNDLE FILTER: rewrites the bundle's config.json.
-jq_bundle()
-{
-	jq --arg second "$SECOND" --arg above "$ABOVE" "$2" "$1/config.json" \
-		>"$1/config.json.new" && mv "$1/config.json.new" "$1/config.json"
-}
 
 # bind SOURCE-VAR OPTIONS...: a jq filter adding a mount at /cg.
 bind()
@@ -96,7 +91,7 @@ control()
 
 	# shellcheck disable=SC2016 # expanded by the container's shell
 	b=$(ct_bundle "$name" -- sh -c 'echo $$ >/cg/cgroup.procs && grep ^0:: /proc/self/cgroup') &&
-		jq_bundle "$b" "del(.hooks) | $2"
+		ct_jq "$b" "del(.hooks) | $2" "${MOUNTS[@]}"
 	ct_run runc "$(ct_id "$name")" "$b"
 }
 control ctl-bind "$(bind second rbind rw)"
@@ -127,7 +122,7 @@ refused()
 
 	id=$(ct_id "$name")
 	b=$(ct_bundle -c "$CFG" "${R[@]}" "$name" -- sockcheck set-mark 5) &&
-		jq_bundle "$b" "$filter"
+		ct_jq "$b" "$filter" "${MOUNTS[@]}"
 	: >"$LOG"
 	ct_run runc "$id" "$b"
 	[ "$CT_RC" != 0 ] && ! grep -q . "$CT_OUT"
@@ -167,7 +162,7 @@ runs()
 {
 	local name=$1 b
 
-	b=$(ct_bundle "${R[@]}" "$name" -- sockcheck set-mark 5) && jq_bundle "$b" "$2"
+	b=$(ct_bundle "${R[@]}" "$name" -- sockcheck set-mark 5) && ct_jq "$b" "$2" "${MOUNTS[@]}"
 	ct_run runc "$(ct_id "$name")" "$b"
 	tap_is "$CT_RC $(cat "$CT_OUT")" "0 setsockopt=EPERM" "$name: runs, policed" ||
 		ct_diag_run

@@ -249,6 +249,17 @@ ct_bundle()
 	echo "$dir"
 }
 
+# ct_jq BUNDLE FILTER [JQ-ARGS...]: edits BUNDLE/config.json in place
+# with jq's FILTER (JQ-ARGS such as --arg NAME VALUE go to jq).
+ct_jq()
+{
+	local b=$1 filter=$2
+
+	shift 2
+	jq "$@" "$filter" "$b/config.json" >"$b/config.json.new" &&
+		mv "$b/config.json.new" "$b/config.json"
+}
+
 # ct_mount_bpffs: a BPF filesystem of the test's own (unmounted by
 # ct_cleanup), with CT_PIN_DIR (and the environment's
 # OCI_SOCKOPT_HOOK_PIN_DIR) in it, for bundles made from now on.
