@@ -6,6 +6,7 @@
  * so a node whose agent died loses its labels and new pods that need the
  * hook stop landing there.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -17,7 +18,6 @@
 
 #include "cmd/commands.h"
 #include "config/config.h"
-#include "config/labelkey.h"
 #include "lib/cleanup.h"
 #include "lib/fileio.h"
 #include "lib/jsonw.h"
@@ -40,9 +40,77 @@ struct features {
 	int skipped;
 };
 
+/*
+ * Kubernetes label keys and values (apimachinery's IsQualifiedName and
+ * IsValidLabelValue): a node label the API server would refuse makes
+ * nfd-master drop the whole update, so `features` checks before writing.
+ */
+#define LABEL_NAME_MAX 63
+#define LABEL_PREFIX_MAX 253
+
+static bool alnum(char c)
+{
+	return isascii((unsigned char)c) && isalnum((unsigned char)c);
+}
+
+/* 1 to 63 bytes of [A-Za-z0-9._-], alphanumeric at both ends. */
+static bool name_valid(const char *s, size_t len)
+{
+	if (len < 1 || len > LABEL_NAME_MAX || !alnum(s[0]) ||
+	    !alnum(s[len - 1]))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!alnum(s[i]) && !strchr("-_.", s[i]))
+			return false;
+	return true;
+}
+
+/* One part of a DNS-1123 subdomain: [a-z0-9-], alphanumeric at both ends. */
+static bool dns_label_valid(const char *s, size_t len)
+{
+	if (len < 1 || !alnum(s[0]) || !alnum(s[len - 1]))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((!alnum(s[i]) && s[i] != '-') ||
+		    isupper((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static bool subdomain_valid(const char *s, size_t len)
+{
+	size_t start = 0;
+
+	if (len < 1 || len > LABEL_PREFIX_MAX)
+		return false;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && s[i] != '.')
+			continue;
+		if (!dns_label_valid(s + start, i - start))
+			return false;
+		start = i + 1;
+	}
+	return true;
+}
+
+bool cmd_features_label_valid(const char *key)
+{
+	const char *slash = strchr(key, '/');
+
+	if (!slash)
+		return name_valid(key, strlen(key));
+	return subdomain_valid(key, slash - key) &&
+	       name_valid(slash + 1, strlen(slash + 1));
+}
+
+bool cmd_features_label_value_valid(const char *value)
+{
+	return !*value || name_valid(value, strlen(value));
+}
+
 static int add_label(struct features *f, const char *key, bool value)
 {
-	if (!labelkey_valid(key)) {
+	if (!cmd_features_label_valid(key)) {
 		log_warn(
 			"features: '%s' is not a valid Kubernetes label key, skipped",
 			key);

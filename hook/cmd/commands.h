@@ -55,4 +55,12 @@ struct status_view_rules;
 int cmd_status_json(const struct status_view_row *rows, size_t nr,
 		    const struct status_view_rules *rules);
 
+/* Kubernetes label keys and values, checked as the API server checks
+ * them (`features`). [prefix/]name: prefix a DNS subdomain of at most 253
+ * bytes, name 1 to 63 of [A-Za-z0-9._-], starting and ending with a
+ * letter or digit. */
+bool cmd_features_label_valid(const char *key);
+/* Empty, or what a key's name part may be. */
+bool cmd_features_label_value_valid(const char *value);
+
 #endif /* SH_COMMANDS_H */

@@ -23,7 +23,6 @@
 #include "prog/replace.h"
 #include "prog/share.h"
 #include "stage/apply.h"
-#include "state/proc.h"
 #include "state/state.h"
 
 struct apply_ctx {
@@ -334,7 +333,7 @@ static bool alive(int fd, const struct sh_record *rec)
 
 	if (fd < 0)
 		return false;
-	if (proc_running(rec->pid, rec->pid_start))
+	if (state_proc_running(rec->pid, rec->pid_start))
 		return true;
 	return cg_populated_at(fd, &populated) != 0 || populated;
 }

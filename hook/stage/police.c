@@ -23,7 +23,6 @@
 #include "stage/police.h"
 #include "stage/reaper.h"
 #include "stage/teardown.h"
-#include "state/proc.h"
 #include "state/state.h"
 
 /* Also refuses an init that is exiting: moving it would silently fail. */
@@ -42,8 +41,8 @@ static int fill_record(struct sh_record *rec, const struct oci_state *st,
 		 eff->who.name ? eff->who.name : "");
 	rec->pid = st->pid;
 	/* A missing pid is reported where its cgroup is looked up. */
-	proc_stat(st->pid, &state, &rec->pid_start);
-	if (proc_exiting(state)) {
+	state_proc_stat(st->pid, &state, &rec->pid_start);
+	if (state_proc_exiting(state)) {
 		error_reason(err, SH_REASON_INIT_EXITED);
 		return error_set(err, -ESRCH,
 				 "container init pid %d is exiting (state %c)",
@@ -113,7 +112,7 @@ static bool already_attached(const struct oci_state *st)
 	struct earlier e = { .st = st };
 	char state;
 
-	proc_stat(st->pid, &state, &e.start);
+	state_proc_stat(st->pid, &state, &e.start);
 	state_foreach_id(st->id, visit_same_id, &e);
 	return e.attached;
 }
@@ -133,7 +132,7 @@ static int check_init_stayed(const struct cg_root *root,
 		error_reason(err, SH_REASON_INIT_ESCAPED);
 		return r;
 	}
-	if (!proc_running(rec->pid, rec->pid_start)) {
+	if (!state_proc_running(rec->pid, rec->pid_start)) {
 		error_reason(err, SH_REASON_INIT_EXITED);
 		return error_set(
 			err, -ESRCH,

@@ -18,7 +18,6 @@
 #include "prog/share.h"
 #include "record/recording.h"
 #include "stage/teardown.h"
-#include "state/proc.h"
 #include "state/state.h"
 #include "state/stats.h"
 
@@ -28,7 +27,7 @@
 
 static bool init_alive(const struct sh_record *rec)
 {
-	return proc_running(rec->pid, rec->pid_start);
+	return state_proc_running(rec->pid, rec->pid_start);
 }
 
 /* Drops the record, unless it now belongs to a newer container: a

@@ -10,7 +10,8 @@
  * directory must be ours alone, and a record read back is checked before
  * it is acted on (state_record_invalid()).
  *
- * The record's on-disk form (its JSON) is the last part of this file.
+ * The record's on-disk form (its JSON) follows, then what /proc says of
+ * a record's process.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -642,4 +643,48 @@ const char *state_record_invalid(const struct sh_record *rec, const char *stem,
 	if (rec->cg.created && !made_by_hook(&rec->cg))
 		return "its cgroup_created is true for a cgroup the hook cannot have made";
 	return progs_invalid(&rec->progs);
+}
+
+/* Process identity: a pid is reused, a (pid, start time) pair is not. */
+
+#define PROC_STAT_MAX 4096
+#define STARTTIME_FIELD 22 /* of /proc/<pid>/stat, in clock ticks */
+
+int state_proc_stat(pid_t pid, char *state, uint64_t *start)
+{
+	_cleanup_free_ char *text = NULL;
+	char path[64], *p;
+	size_t len;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	r = fileio_read_at(AT_FDCWD, path, 0, PROC_STAT_MAX, &text, &len);
+	if (r)
+		return r;
+	/* The comm field may hold spaces and ')': skip to the last ')'. */
+	p = strrchr(text, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return -EBADMSG;
+	*state = p[2];
+	/* p is on the ')' that ends field 2: one space per field on. */
+	for (int field = 2; field < STARTTIME_FIELD && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -EBADMSG;
+	*start = strtoull(p + 1, NULL, 10);
+	return 0;
+}
+
+bool state_proc_exiting(char state)
+{
+	return state == 'Z' || state == 'X';
+}
+
+bool state_proc_running(pid_t pid, uint64_t start)
+{
+	uint64_t now;
+	char state;
+
+	return pid > 0 && state_proc_stat(pid, &state, &now) == 0 &&
+	       !state_proc_exiting(state) && now == start;
 }

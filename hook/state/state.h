@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <json-c/json.h>
 
 #include "cgroup/cg.h"
@@ -143,5 +144,13 @@ int state_foreach_id(const char *id, state_visit_fn fn, void *data);
  * unless a newer one replaced it since. */
 int state_remove_read(const struct sh_record *rec);
 int state_foreach(state_visit_fn fn, void *data);
+
+/* What /proc says about a process. */
+/* A process's state letter and start time, from one read of its stat. */
+int state_proc_stat(pid_t pid, char *state, uint64_t *start);
+/* The kernel silently skips such tasks when they are moved. */
+bool state_proc_exiting(char state);
+/* Running, not a zombie, and the process that started at start. */
+bool state_proc_running(pid_t pid, uint64_t start);
 
 #endif /* SH_STATE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * proc.c: a process is a (pid, start time) pair; a zombie or a reused pid
+ * state.c: a process is a (pid, start time) pair; a zombie or a reused pid
  * is not the process that was recorded. Uses this test's own children.
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "state/proc.h"
+#include "state/state.h"
 #include "tap.h"
 
 int main(void)
@@ -21,21 +21,22 @@ int main(void)
 	pid_t child;
 	int fds[2];
 
-	ok(proc_stat(getpid(), &state, &start) == 0 && state == 'R' &&
+	ok(state_proc_stat(getpid(), &state, &start) == 0 && state == 'R' &&
 		   start > 0,
 	   "this process: running, a start time (%c, %llu)", state,
 	   (unsigned long long)start);
-	ok(proc_running(getpid(), start), "proc_running: this process is");
-	ok(!proc_running(getpid(), start + 1),
+	ok(state_proc_running(getpid(), start),
+	   "state_proc_running: this process is");
+	ok(!state_proc_running(getpid(), start + 1),
 	   "... but not with another start time (a reused pid)");
-	ok(!proc_running(0, start) && !proc_running(-1, start),
+	ok(!state_proc_running(0, start) && !state_proc_running(-1, start),
 	   "pid 0 and negative pids never are");
-	ok(proc_stat(0x3fffffff, &state, &start2) == -ENOENT,
+	ok(state_proc_stat(0x3fffffff, &state, &start2) == -ENOENT,
 	   "a pid that does not exist: -ENOENT");
 
 	/* A comm with spaces and ')' cannot shift the fields. */
 	prctl(PR_SET_NAME, "a) b) c", 0, 0, 0);
-	ok(proc_stat(getpid(), &state, &start2) == 0 && start2 == start,
+	ok(state_proc_stat(getpid(), &state, &start2) == 0 && start2 == start,
 	   "a name with ') ' in it: the same start time");
 
 	if (pipe(fds))
@@ -49,24 +50,26 @@ int main(void)
 		_exit(0);
 	}
 	close(fds[0]);
-	ok(proc_stat(child, &state, &start2) == 0 && start2 >= start,
+	ok(state_proc_stat(child, &state, &start2) == 0 && start2 >= start,
 	   "a child: its start time, not before ours");
-	ok(proc_running(child, start2), "the child is running");
+	ok(state_proc_running(child, start2), "the child is running");
 	close(fds[1]);
 	/* Wait until it is a zombie (not reaped yet). */
 	for (int i = 0; i < 500; i++) {
-		if (proc_stat(child, &state, &start) == 0 &&
-		    proc_exiting(state))
+		if (state_proc_stat(child, &state, &start) == 0 &&
+		    state_proc_exiting(state))
 			break;
 		usleep(10000);
 	}
-	ok(proc_exiting(state) && state == 'Z', "the exited child is a zombie");
-	ok(!proc_running(child, start2), "and not running");
+	ok(state_proc_exiting(state) && state == 'Z',
+	   "the exited child is a zombie");
+	ok(!state_proc_running(child, start2), "and not running");
 	waitpid(child, NULL, 0);
-	ok(proc_stat(child, &state, &start) == -ENOENT &&
-		   !proc_running(child, start2),
+	ok(state_proc_stat(child, &state, &start) == -ENOENT &&
+		   !state_proc_running(child, start2),
 	   "reaped: gone");
-	ok(proc_exiting('X') && !proc_exiting('S') && !proc_exiting('D'),
+	ok(state_proc_exiting('X') && !state_proc_exiting('S') &&
+		   !state_proc_exiting('D'),
 	   "X is exiting too; S and D are not");
 	return tap_done();
 }

@@ -2,7 +2,7 @@
 /* Kubernetes label keys and values, as `features` checks them. */
 #include <string.h>
 
-#include "config/labelkey.h"
+#include "cmd/commands.h"
 #include "tap.h"
 
 #define N63 "a123456789b123456789c123456789d123456789e123456789f123456789xyz"
@@ -33,9 +33,11 @@ static void test_keys(void)
 	};
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-		ok(labelkey_valid(good[i]), "valid key '%s'", good[i]);
+		ok(cmd_features_label_valid(good[i]), "valid key '%s'",
+		   good[i]);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ok(!labelkey_valid(bad[i]), "invalid key '%s'", bad[i]);
+		ok(!cmd_features_label_valid(bad[i]), "invalid key '%s'",
+		   bad[i]);
 }
 
 static void test_prefix_length(void)
@@ -47,19 +49,21 @@ static void test_prefix_length(void)
 	for (int i = 50; i < 253; i += 51)
 		key[i] = '.';
 	strcpy(key + 253, "/x");
-	ok(labelkey_valid(key), "a 253-byte prefix");
+	ok(cmd_features_label_valid(key), "a 253-byte prefix");
 	key[253] = 'a';
 	strcpy(key + 254, "/x");
-	ok(!labelkey_valid(key), "a 254-byte prefix");
+	ok(!cmd_features_label_valid(key), "a 254-byte prefix");
 }
 
 static void test_values(void)
 {
-	ok(labelkey_value_valid("true") && labelkey_value_valid("false") &&
-		   labelkey_value_valid(""),
+	ok(cmd_features_label_value_valid("true") &&
+		   cmd_features_label_value_valid("false") &&
+		   cmd_features_label_value_valid(""),
 	   "true, false and empty are label values");
-	ok(!labelkey_value_valid("a b") && !labelkey_value_valid("x/y") &&
-		   !labelkey_value_valid(N63 "x"),
+	ok(!cmd_features_label_value_valid("a b") &&
+		   !cmd_features_label_value_valid("x/y") &&
+		   !cmd_features_label_value_valid(N63 "x"),
 	   "a space, a slash, 64 bytes are not");
 }
 
