@@ -17,6 +17,13 @@
  * the plugin holds a lock in the state directory and a second copy
  * refuses to register. nri.status there says whether, and to which
  * runtime, the plugin is registered (`features` reads it).
+ *
+ * With nri.attach "plugin", under containerd, the plugin attaches itself
+ * at StartContainer: it runs the hook's prestart on the state the hook
+ * would get (the task's pid, containerd's bundle of the container under
+ * nri.bundle_dir) and refuses the start where the hook would refuse it;
+ * containers get only the poststop hook. Elsewhere (CRI-O, which only
+ * logs a StartContainer error) they get the hook as with "hook".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +44,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "config/config.h"
+#include "input/oci.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "lib/number.h"
@@ -64,6 +72,8 @@ struct nri_cmd {
 	bool cfg_seen;
 	struct nri_deliver_config deliver;
 	char hook_path[4096];
+	bool attach_plugin; /* nri.attach "plugin" */
+	char bundle_dir[4096];
 	struct nri_status status;
 };
 
@@ -101,6 +111,7 @@ static void load_config(struct nri_cmd *c)
 	c->cfg_stat = st;
 	snprintf(c->hook_path, sizeof(c->hook_path), "%s",
 		 config_nri_hook_path(&(struct sh_config){ 0 }));
+	c->attach_plugin = false;
 	r = config_load(c->config_path, &cfg, &err);
 	if (r) {
 		error_report(&err, r);
@@ -115,6 +126,9 @@ static void load_config(struct nri_cmd *c)
 				     cfg.require.nr_handlers || cfg.require.nri;
 	snprintf(c->hook_path, sizeof(c->hook_path), "%s",
 		 config_nri_hook_path(&cfg));
+	c->attach_plugin = cfg.nri_attach_plugin;
+	snprintf(c->bundle_dir, sizeof(c->bundle_dir), "%s",
+		 config_nri_bundle_dir(&cfg));
 	log_info(
 		"operator config %s: the hook %s goes to %s", cfg.path,
 		c->hook_path,
@@ -131,7 +145,77 @@ static const struct nri_deliver_config *deliver_config(struct nri_plugin *p)
 	load_config(c);
 	c->deliver.hook_path = c->hook_path;
 	c->deliver.config_arg = c->config_arg;
+	c->deliver.plugin_attaches = p->attaching;
 	return &c->deliver;
+}
+
+/* Only containerd fails a start on a StartContainer error; the mode is
+ * the session's, from the config as it is at Configure. */
+static bool attaches(struct nri_plugin *p)
+{
+	struct nri_cmd *c = cmd_of(p);
+	bool yes;
+
+	load_config(c);
+	yes = c->attach_plugin && !strcmp(p->runtime, "containerd");
+	if (c->attach_plugin && !yes)
+		log_warn(
+			"nri.attach is \"plugin\", but %s does not fail a start on the plugin's error: containers get the hook",
+			LOG_Q(p->runtime));
+	log_info("this session: %s",
+		 yes ? "the plugin attaches at StartContainer" :
+		       "containers get the hook");
+	return yes;
+}
+
+/* The state the hook gets from runc at createRuntime, made from what
+ * containerd says at StartContainer: the task's pid, the bundle. */
+static int start_state(struct nri_cmd *c, const nri_container *ctr,
+		       struct oci_state *st, struct sh_error *err)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	char bundle[4096 + 256];
+	const char *text;
+
+	if (!ctr->id || !oci_valid_id(ctr->id))
+		return error_set(
+			err, -EINVAL,
+			"StartContainer for an invalid container id %s",
+			LOG_Q(ctr->id ? ctr->id : ""));
+	snprintf(bundle, sizeof(bundle), "%s/%s", c->bundle_dir, ctr->id);
+	o = json_object_new_object();
+	if (!o ||
+	    json_object_object_add(o, "ociVersion",
+				   json_object_new_string("1.0.2")) ||
+	    json_object_object_add(o, "id", json_object_new_string(ctr->id)) ||
+	    json_object_object_add(o, "status",
+				   json_object_new_string("created")) ||
+	    json_object_object_add(o, "pid", json_object_new_int64(ctr->pid)) ||
+	    json_object_object_add(o, "bundle", json_object_new_string(bundle)))
+		return error_set(err, -ENOMEM, "out of memory");
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	return oci_parse_state(text, strlen(text), st, err);
+}
+
+static int start(struct nri_plugin *p, const nri_pod *pod,
+		 const nri_container *ctr, char *why, size_t why_len)
+{
+	struct nri_cmd *c = cmd_of(p);
+	struct sh_error err = { 0 };
+	struct oci_state st = { 0 };
+	int r = start_state(c, ctr, &st, &err);
+
+	(void)pod;
+	if (r)
+		error_report(&err, r);
+	else
+		r = cmd_stages_attach_state("StartContainer", c->config_arg,
+					    &st, &err);
+	log_set_context("nri");
+	if (r)
+		snprintf(why, why_len, "oci-sockopt-hook: %s", err.msg);
+	oci_state_free(&st);
+	return r;
 }
 
 static int write_all(struct nri_plugin *p, const uint8_t *buf, size_t len)
@@ -303,6 +387,8 @@ static int session(struct nri_cmd *c, const char *name, const char *idx)
 			 strerror(errno));
 
 	p.data = c;
+	p.attaches = attaches;
+	p.start = start;
 	if (r)
 		goto end;
 	r = nri_plugin_register(&p);
@@ -316,10 +402,12 @@ end:
 			  p.error[0] ? p.error : strerror(-r));
 	if (p.synchronized)
 		log_info(
-			"%llu containers seen, %llu given the hook, %llu pod keys copied",
+			"%llu containers seen, %llu given the hook, %llu pod keys copied, %llu starts passed, %llu refused",
 			(unsigned long long)p.stats.containers,
 			(unsigned long long)p.stats.hooked,
-			(unsigned long long)p.stats.copied);
+			(unsigned long long)p.stats.copied,
+			(unsigned long long)(p.stats.started - p.stats.refused),
+			(unsigned long long)p.stats.refused);
 	nri_status_write(&c->status, &p, false);
 	nri_plugin_free(&p);
 	return r;

@@ -180,6 +180,28 @@ static int run_stage(const struct runtime_options *opts, stage_fn stage)
 	return r;
 }
 
+int cmd_stages_attach_state(const char *stage, const char *config,
+			    struct oci_state *st, struct sh_error *err)
+{
+	const struct runtime_options opts = { .stage = stage,
+					      .config = config };
+	struct sh_container c = { 0 };
+	int r;
+
+	timing_start();
+	log_set_context("container %s", st->id);
+	r = attach_with_state(&opts, st, &c, err);
+	if (r) {
+		error_report(err, r);
+		if (!c.st)
+			container_read(st, &c);
+		events_refusal(stage, &c, err, r);
+	}
+	timing_report(stage);
+	log_set_context("%s", "");
+	return r;
+}
+
 static int prestart(const struct runtime_options *opts)
 {
 	return run_stage(opts, attach_with_state);

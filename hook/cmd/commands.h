@@ -32,6 +32,14 @@ extern const struct cli_command cmd_runtime_config_command;
 extern const struct cli_command cmd_cdi_command;
 extern const struct cli_command cmd_runtime_exec_command;
 
+/* prestart on a state read elsewhere (the NRI plugin's StartContainer):
+ * the hook's own path, config and all, counted in the stats and logged as
+ * a hook run under stage is; 0, or a negative errno with err reported. */
+struct oci_state;
+struct sh_error;
+int cmd_stages_attach_state(const char *stage, const char *config,
+			    struct oci_state *st, struct sh_error *err);
+
 /* status's filters (--namespace, --pod, --container, --policy): exact
  * names, NULL for any. */
 struct cmd_status_filter {

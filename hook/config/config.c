@@ -504,6 +504,10 @@ out:
  * the containers it handles. hook_path is the hook binary the runtime
  * runs, a path on the node (the plugin may run in a container that has
  * the binary elsewhere); by default the one `make install` puts in place.
+ * attach says who attaches: "hook" (the default) gives containers the
+ * hook, "plugin" attaches in the plugin at containerd's StartContainer
+ * (docs/install.md says what holds in each); bundle_dir is where containerd
+ * keeps the bundles of its k8s.io namespace, read at StartContainer.
  */
 
 #define PATH_MAX_LEN 4095
@@ -511,30 +515,56 @@ out:
 #ifndef SH_NRI_HOOK_PATH
 #define SH_NRI_HOOK_PATH "/usr/local/libexec/oci/hooks.d/oci-sockopt-hook"
 #endif
+#define SH_NRI_BUNDLE_DIR "/run/containerd/io.containerd.runtime.v2.task/k8s.io"
 
 const char *config_nri_hook_path(const struct sh_config *cfg)
 {
 	return cfg->nri_hook_path ?: SH_NRI_HOOK_PATH;
 }
 
+const char *config_nri_bundle_dir(const struct sh_config *cfg)
+{
+	return cfg->nri_bundle_dir ?: SH_NRI_BUNDLE_DIR;
+}
+
+static int nri_get_path(struct config_ctx *ctx, struct json_object *obj,
+			const char *key, const char **ret)
+{
+	char where[32];
+	const char *path = NULL;
+	int r = config_json_get_string(ctx, obj, "nri", key, &path);
+
+	if (r || !path)
+		return r;
+	config_json_join(where, sizeof(where), "nri", key);
+	if (path[0] != '/' || strlen(path) > PATH_MAX_LEN)
+		return config_json_error(
+			ctx, where,
+			"must be an absolute path of at most %d bytes",
+			PATH_MAX_LEN);
+	*ret = path;
+	return 0;
+}
+
 int config_nri_parse(struct config_ctx *ctx, struct json_object *obj,
 		     struct sh_config *cfg)
 {
-	static const char *const keys[] = { "hook_path", NULL };
-	const char *path = NULL;
+	static const char *const keys[] = { "hook_path", "attach", "bundle_dir",
+					    NULL };
+	const char *attach = NULL;
 	int r = config_json_check_object(ctx, obj, "nri", keys);
 
 	if (r)
 		return r;
-	r = config_json_get_string(ctx, obj, "nri", "hook_path", &path);
-	if (r || !path)
+	r = nri_get_path(ctx, obj, "hook_path", &cfg->nri_hook_path) ?:
+		    nri_get_path(ctx, obj, "bundle_dir", &cfg->nri_bundle_dir) ?:
+		    config_json_get_string(ctx, obj, "nri", "attach", &attach);
+	if (r || !attach)
 		return r;
-	if (path[0] != '/' || strlen(path) > PATH_MAX_LEN)
-		return config_json_error(
-			ctx, "nri.hook_path",
-			"must be an absolute path of at most %d bytes",
-			PATH_MAX_LEN);
-	cfg->nri_hook_path = path;
+	if (strcmp(attach, "hook") && strcmp(attach, "plugin"))
+		return config_json_error(ctx, "nri.attach",
+					 "must be \"hook\" or \"plugin\"");
+	cfg->nri_attach_plugin = !strcmp(attach, "plugin");
 	return 0;
 }
 

@@ -35,13 +35,17 @@ bool config_has_defaults(const struct sh_config *cfg);
 int config_cgroup_parse(struct config_ctx *ctx, struct json_object *root,
 			struct sh_config *cfg);
 
-/* nri: {"hook_path": "/abs/path"}, the NRI plugin's settings. */
+/* nri: {"hook_path": "/abs/path", "attach": "hook" | "plugin",
+ * "bundle_dir": "/abs/path"}, the NRI plugin's settings. */
 int config_nri_parse(struct config_ctx *ctx, struct json_object *obj,
 		     struct sh_config *cfg);
 
 /* The hook the plugin gives containers: nri.hook_path, else the one
  * `make install` put in place. */
 const char *config_nri_hook_path(const struct sh_config *cfg);
+/* Where containerd keeps the k8s.io namespace's bundles: nri.bundle_dir,
+ * else containerd's default. */
+const char *config_nri_bundle_dir(const struct sh_config *cfg);
 
 /* A Kubernetes RuntimeClass handler is an RFC 1123 label. */
 #define SH_HANDLER_NAME_MAX 63

@@ -115,6 +115,10 @@ struct sh_config {
 	 * built-in by default; NULL when it is "" (sandboxes unpoliced). */
 	const struct sh_policy *sandbox_policy;
 	const char *nri_hook_path; /* nri.hook_path, or NULL: the default */
+	/* nri.attach "plugin": the plugin attaches at StartContainer itself
+	 * (containerd); "hook" (the default): it gives containers the hook */
+	bool nri_attach_plugin;
+	const char *nri_bundle_dir; /* nri.bundle_dir, or NULL: the default */
 	int log_level;
 	const char *log_file;
 	int log_format; /* enum log_format: text or json lines in log_file */

@@ -84,10 +84,11 @@ static void add_hooks(struct nri_delivery *d,
 	/* prestart and createRuntime both attach (the hook treats them
 	 * alike): either one already there is enough */
 	bool create =
-		!have ||
-		(!has_hook(have->create_runtime, have->n_create_runtime,
-			   cfg->hook_path) &&
-		 !has_hook(have->prestart, have->n_prestart, cfg->hook_path));
+		!cfg->plugin_attaches &&
+		(!have ||
+		 (!has_hook(have->create_runtime, have->n_create_runtime,
+			    cfg->hook_path) &&
+		  !has_hook(have->prestart, have->n_prestart, cfg->hook_path)));
 	bool stop = !have ||
 		    !has_hook(have->poststop, have->n_poststop, cfg->hook_path);
 

@@ -26,6 +26,9 @@ struct nri_deliver_config {
 	bool every_container;
 	const char *hook_path; /* the hook binary, a host path */
 	const char *config_arg; /* --config for the hook, or NULL */
+	/* The plugin attaches at StartContainer: only the poststop hook,
+	 * which cleans up as it does after the createRuntime one. */
+	bool plugin_attaches;
 };
 
 /* An adjustment and everything it points into. */

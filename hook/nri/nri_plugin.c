@@ -14,8 +14,13 @@
  *     Shutdown when the runtime goes down.
  * The runtime waits 2 s for each reply (request_timeout) and closes a
  * plugin that does not answer in time; a plugin that answers with an
- * error fails the container creation. So the handlers below never fail a
+ * error fails the container creation. So CreateContainer never fails a
  * container: whatever the pod asks, the hook decides, at createRuntime.
+ * When the session attaches (p->attaches), StartContainer comes as a
+ * StateChange after the runtime created the task (containerd's
+ * container_start.go: NewTask, then NRI StartContainer, then task.Start),
+ * and an error there fails the start: the plugin's start callback polices
+ * the container as the hook would, and its refusal is the reply.
  *
  * A message that cannot be decoded, or a reply that cannot be sent, ends
  * the session with one line in p->error; the command reconnects.
@@ -38,11 +43,15 @@
 	 NRI_EVENT_BIT(NRI__PKG__API__V1ALPHA1__EVENT__REMOVE_POD_SANDBOX) | \
 	 NRI_EVENT_BIT(NRI__PKG__API__V1ALPHA1__EVENT__CREATE_CONTAINER))
 
-/* A reply: a packed message, or a status code. */
+/* google.golang.org/grpc/codes */
+#define CODE_PERMISSION_DENIED 7
+
+/* A reply: a packed message, or a status code (and why). */
 struct reply {
 	uint8_t *payload;
 	size_t len;
 	int code;
+	char why[256];
 };
 
 static int end_session(struct nri_plugin *p, int r, const char *fmt, ...)
@@ -177,7 +186,11 @@ static int on_configure(struct nri_plugin *p, const ProtobufCBinaryData *in,
 	p->request_timeout_ms = req->request_timeout;
 	nri__pkg__api__v1alpha1__configure_request__free_unpacked(req, NULL);
 	p->configured = true;
+	p->attaching = p->attaches && p->start && p->attaches(p);
 	rsp.events = EVENTS;
+	if (p->attaching)
+		rsp.events |= NRI_EVENT_BIT(
+			NRI__PKG__API__V1ALPHA1__EVENT__START_CONTAINER);
 	return pack(&rsp.base, &out->payload, &out->len);
 }
 
@@ -262,6 +275,33 @@ out:
 	return r;
 }
 
+/* A refusal is the reply's status; a StartContainer without a container
+ * too (nothing to police is no reason to let it start). */
+static int on_start(struct nri_plugin *p,
+		    const Nri__Pkg__Api__V1alpha1__StateChangeEvent *evt,
+		    struct reply *out)
+{
+	int r;
+
+	p->stats.started++;
+	if (!evt->container) {
+		snprintf(out->why, sizeof(out->why),
+			 "StartContainer event without a container");
+		r = -EINVAL;
+	} else {
+		r = p->start(p, evt->pod, evt->container, out->why,
+			     sizeof(out->why));
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (r) {
+		p->stats.refused++;
+		out->code = CODE_PERMISSION_DENIED;
+		return 0;
+	}
+	return empty_reply(out);
+}
+
 static int on_state_change(struct nri_plugin *p, const ProtobufCBinaryData *in,
 			   struct reply *out)
 {
@@ -274,6 +314,13 @@ static int on_state_change(struct nri_plugin *p, const ProtobufCBinaryData *in,
 		return r;
 	if (evt->event == NRI__PKG__API__V1ALPHA1__EVENT__RUN_POD_SANDBOX)
 		p->stats.pods++;
+	if (evt->event == NRI__PKG__API__V1ALPHA1__EVENT__START_CONTAINER &&
+	    p->attaching) {
+		r = on_start(p, evt, out);
+		nri__pkg__api__v1alpha1__state_change_event__free_unpacked(
+			evt, NULL);
+		return r;
+	}
 	if (p->pod_event && evt->pod &&
 	    (evt->event == NRI__PKG__API__V1ALPHA1__EVENT__RUN_POD_SANDBOX ||
 	     evt->event == NRI__PKG__API__V1ALPHA1__EVENT__REMOVE_POD_SANDBOX))
@@ -311,9 +358,27 @@ static int respond(struct nri_plugin *p, uint32_t stream,
 {
 	Ttrpc__Response rsp = TTRPC__RESPONSE__INIT;
 	Status status = STATUS__INIT;
+	/* google.rpc.Status's message (field 2), which the status.proto
+	 * this is built from leaves out: an unknown field protobuf-c packs */
+	/* protobuf-c writes an unknown field's data as it is: the length
+	 * prefix (one byte: why is < 128) is part of it */
+	size_t why_len = strnlen(rep->why, 127);
+	uint8_t data[128];
+	ProtobufCMessageUnknownField message = {
+		.tag = 2,
+		.wire_type = PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED,
+		.len = why_len + 1,
+		.data = data,
+	};
 
+	data[0] = (uint8_t)why_len;
+	memcpy(data + 1, rep->why, why_len);
 	if (rep->code) {
 		status.code = rep->code;
+		if (why_len) {
+			status.base.n_unknown_fields = 1;
+			status.base.unknown_fields = &message;
+		}
 		rsp.status = &status;
 	} else {
 		rsp.payload.data = rep->payload;

@@ -33,12 +33,23 @@ typedef const struct nri_deliver_config *(*nri_plugin_config_fn)(
 typedef void (*nri_plugin_pod_fn)(struct nri_plugin *p, const nri_pod *pod,
 				  bool running);
 
+/* Whether this session attaches at StartContainer (p->runtime is known):
+ * asked once, at Configure, which subscribes to StartContainer then. */
+typedef bool (*nri_plugin_attaches_fn)(struct nri_plugin *p);
+/* StartContainer: 0, or a negative errno that fails the start, with
+ * why (one line) for the runtime's error. */
+typedef int (*nri_plugin_start_fn)(struct nri_plugin *p, const nri_pod *pod,
+				   const nri_container *ctr, char *why,
+				   size_t why_len);
+
 struct nri_plugin_stats {
 	uint64_t requests;
 	uint64_t containers; /* CreateContainer requests */
 	uint64_t hooked; /* containers given the hook */
 	uint64_t copied; /* pod keys copied */
 	uint64_t pods; /* RunPodSandbox events */
+	uint64_t started; /* StartContainer events */
+	uint64_t refused; /* starts refused */
 };
 
 struct nri_plugin {
@@ -47,6 +58,9 @@ struct nri_plugin {
 	nri_plugin_write_fn write;
 	nri_plugin_config_fn config;
 	nri_plugin_pod_fn pod_event; /* NULL: no pod events */
+	nri_plugin_attaches_fn attaches; /* NULL: never */
+	nri_plugin_start_fn start; /* called when attaching */
+	bool attaching; /* subscribed to StartContainer */
 	void *data; /* the caller's */
 	uint32_t register_stream; /* our RegisterPlugin request */
 	bool registered; /* the runtime accepted it */

@@ -20,7 +20,15 @@
 #    NRI_PLUGIN_SOCKET is one line and exit 1;
 #  - an operator config that does not load: the hook for every container
 #    (it then refuses them with the config's reason), and the reason in
-#    the plugin's log.
+#    the plugin's log;
+#  - nri.attach "plugin" under containerd: subscribed to StartContainer,
+#    containers get only the poststop hook; at StartContainer the plugin
+#    attaches to a real runc-created container (runc create: cgroup made,
+#    init waiting) the programs the hook attaches in hook mode (the same
+#    ids and kinds in the record); a policy it refuses is an error reply
+#    (code 7, the hook's reason), with no record and no program left;
+#    poststop and gc release what it attached; under CRI-O, which only
+#    logs a StartContainer error, the hook as in hook mode.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -31,13 +39,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 PY=/usr/bin/python3
 FAKE=$CT_TOP/tests/nri/fake_runtime.py
 PROTOS=$CT_BUILD/nri/src
-tap_require_cmd "$PY" jq
+ct_require runc
+tap_require_cmd "$PY" bpftool
 "$PY" -c 'import grpc_tools.protoc' 2>/dev/null ||
 	tap_skip_all "$PY has no grpc_tools (python3-grpc-tools)"
 [ -r "$PROTOS/nri/pkg/api/api.proto" ] ||
 	tap_bail "$PROTOS/nri/pkg/api/api.proto missing (make all)"
 
-ct_init_host
+ct_init
 export OCI_SOCKOPT_HOOK_STATE_DIR=$CT_STATE_DIR
 STUBS=$CT_TMP/nri-py
 SOCK=$CT_TMP/nri.sock
@@ -177,6 +186,111 @@ tap_is "$(jq -c '[(.hooks.create_runtime | length), (.hooks.poststop | length)]'
 	"invalid config, a pod without keys: the hook still goes to the container (it refuses with the reason)" ||
 	tap_diag "$out"
 tap_like "$(cat "$CT_TMP/plugin2.log")" "defaults.polcy" "the plugin's log names the config's error"
+kill -TERM "$PLUGIN_PID"
+wait "$PLUGIN_PID"
+
+# --- nri.attach "plugin": the plugin attaches at StartContainer ---------------
+
+PCFG=$(ct_config nri-plugin ".nri = {hook_path: \"$HOOK\", attach: \"plugin\", bundle_dir: \"$CT_TMP/bundles\"}")
+# the pod asks; the bundle's annotations (as containerd writes them from
+# the plugin's adjustment) say which policy each container gets
+export FAKE_POD_ANNOTATIONS='{"sockopt-hook.io/policy": "restricted"}'
+
+# created NAME [KEY=VALUE...]: a runc container created (init waiting for
+# start) from a bundle with only the poststop hook, as containerd's would
+# be after the plugin's CreateContainer; prints its init's pid
+created() {
+	local name=$1 id dir a=()
+
+	shift
+	for kv in "$@"; do a+=(-a "$kv"); done
+	id=$(ct_id "$name")
+	dir=$(ct_bundle -c "$PCFG" -s createRuntime "${a[@]}" "$id" -- sleep 300) &&
+		jq 'del(.hooks.createRuntime)' "$dir/config.json" >"$dir/c.json" &&
+		mv "$dir/c.json" "$dir/config.json" || return 1
+	CT_IDS+=("runc $id")
+	runc create --bundle "$dir" "$id" </dev/null >/dev/null 2>"$CT_TMP/$id.err" || return 1
+	runc state "$id" | jq -r .pid
+}
+
+p_ok=$(created p-ok sockopt-hook.io/policy=restricted)
+p_bad=$(created p-bad sockopt-hook.io/policy=nosuch)
+p_gc=$(created p-gc sockopt-hook.io/policy=restricted)
+tap_ok $? "three runc containers created, their inits waiting" || tap_diag "$(cat "$CT_TMP"/*p-*.err)"
+FAKE_START=$(jq -cn --arg a "$(ct_id p-ok)" --arg pa "$p_ok" --arg b "$(ct_id p-bad)" --arg pb "$p_bad" \
+	--arg c "$(ct_id p-gc)" --arg pc "$p_gc" \
+	'[{id: $a, pid: $pa}, {id: $b, pid: $pb}, {id: $c, pid: $pc}]')
+export FAKE_START
+"$PY" "$FAKE" --stubs "$STUBS" serve "$SOCK" start >"$CT_TMP/fake3.out" 2>&1 &
+CT_PIDS+=("$!")
+wait_for 10 test -S "$SOCK"
+plugin_start "$PCFG" "$CT_TMP/plugin3.log"
+wait_for 20 test -s "$CT_TMP/fake3.out"
+out=$(head -n1 "$CT_TMP/fake3.out")
+tap_is "$(jq -c '.events' <<<"$out" 2>/dev/null)" '["CreateContainer","RemovePodSandbox","RunPodSandbox","StartContainer"]' \
+	"attach plugin, containerd: subscribed to StartContainer too" ||
+	tap_diag "$(cat "$CT_TMP/fake3.out" "$CT_TMP/plugin3.log")"
+tap_is "$(jq -c '[.containers[].hooks]' <<<"$out")" \
+	"$(jq -cn '[range(3) | {create_runtime: [], poststop: ["poststop"]}]')" \
+	"CreateContainer: only the poststop hook, no createRuntime hook to exec"
+tap_is "$(jq -c '.containers[0] | [.code, .message]' <<<"$out")" '[0,""]' "StartContainer of p-ok answered ok"
+# restricted's programs, as bpftool names them
+RESTRICTED_PROGS="cgroup_getsockopt sh_getsockopt
+cgroup_inet_sock_create sh_sock_create
+cgroup_setsockopt sh_setsockopt"
+cg=$(ct_cgroup_of "$p_ok") && [ -d "$cg" ]
+tap_ok $? "p-ok's cgroup: $cg" || tap_diag "$(cat "/proc/$p_ok/cgroup")"
+plugin_progs=$(ct_our_progs "$cg")
+tap_is "$plugin_progs" "$RESTRICTED_PROGS" "the plugin attached restricted's programs to p-ok's cgroup before its start" ||
+	tap_diag "$(cat "$CT_TMP/plugin3.log")"
+rec=$(ct_record "$(ct_id p-ok)" 2>/dev/null)
+tap_is "$(jq -r '[.id, .policy, .pid] | map(tostring) | join(" ")' <<<"$rec")" \
+	"$(ct_id p-ok) restricted $p_ok" "the plugin wrote p-ok's record (id, policy, pid)"
+tap_is "$(jq -c '.containers[1].code' <<<"$out")" 7 "StartContainer of p-bad (an unknown policy): refused, code 7"
+tap_like "$(jq -r '.containers[1].message' <<<"$out")" "^oci-sockopt-hook: .*nosuch" \
+	"the refusal's message is the hook's reason, naming the policy"
+cg=$(ct_cgroup_of "$p_bad") && [ -d "$cg" ] && [ -z "$(ct_our_progs "$cg")" ]
+tap_ok $? "p-bad: its cgroup ($cg) has no program of ours"
+tap_check "p-bad: no record" test ! -e "$CT_STATE_DIR/$(ct_id p-bad).json"
+# the same container in hook mode: the createRuntime hook attaches
+hdir=$(ct_bundle -c "$PCFG" -s createRuntime -a sockopt-hook.io/policy=restricted "$(ct_id h-ok)" -- sleep 300)
+CT_IDS+=("runc $(ct_id h-ok)")
+runc create --bundle "$hdir" "$(ct_id h-ok)" </dev/null >/dev/null 2>"$CT_TMP/h-ok.err"
+tap_ok $? "the same container in hook mode: created through the createRuntime hook" || tap_diag "$(cat "$CT_TMP/h-ok.err")"
+h_pid=$(runc state "$(ct_id h-ok)" | jq -r .pid)
+cg=$(ct_cgroup_of "$h_pid") && [ -d "$cg" ]
+h_progs=$(ct_our_progs "$cg")
+[ -n "$h_progs" ] && [ "$h_progs" = "$plugin_progs" ]
+tap_ok $? "hook mode attached the same programs (types, names) to $cg" ||
+	tap_diag "hook mode: $h_progs" "plugin: $plugin_progs"
+hrec=$(ct_record "$(ct_id h-ok)" 2>/dev/null)
+progs() { jq -c '[.programs[] | {id, attach, name}]'; }
+p_progs=$(progs <<<"$rec")
+[ "$(jq length <<<"$p_progs")" -gt 0 ] && [ "$(progs <<<"$hrec")" = "$p_progs" ]
+tap_ok $? "the records hold the same program ids and kinds ($(jq length <<<"$p_progs") programs)" ||
+	tap_diag "$rec" "$hrec"
+runc delete -f "$(ct_id p-ok)" >/dev/null 2>&1
+tap_check "poststop (the hook the plugin added) released p-ok's record" test ! -e "$CT_STATE_DIR/$(ct_id p-ok).json"
+tap_check "p-gc: policed by the plugin (its record)" test -e "$CT_STATE_DIR/$(ct_id p-gc).json"
+jq 'del(.hooks.poststop)' "$CT_TMP/bundles/$(ct_id p-gc)/config.json" >"$CT_TMP/gc.json" &&
+	mv "$CT_TMP/gc.json" "$CT_TMP/bundles/$(ct_id p-gc)/config.json"
+runc delete -f "$(ct_id p-gc)" >/dev/null 2>&1
+"$HOOK" --config "$PCFG" gc >/dev/null 2>&1
+tap_check "no poststop: gc released p-gc's record" test ! -e "$CT_STATE_DIR/$(ct_id p-gc).json"
+runc delete -f "$(ct_id p-bad)" >/dev/null 2>&1
+runc delete -f "$(ct_id h-ok)" >/dev/null 2>&1
+# CRI-O only logs a StartContainer error: the hook as in hook mode
+FAKE_RUNTIME=cri-o FAKE_START="[{\"id\": \"$(printf 'c%.0s' {1..64})\", \"pid\": 1}]" \
+	"$PY" "$FAKE" --stubs "$STUBS" serve "$SOCK" start >"$CT_TMP/fake4.out" 2>&1 &
+CT_PIDS+=("$!")
+wait_for 20 test -s "$CT_TMP/fake4.out"
+out=$(cat "$CT_TMP/fake4.out")
+tap_is "$(jq -c '[.events, .containers[0].hooks, .containers[0].code]' <<<"$out")" \
+	'[["CreateContainer","RemovePodSandbox","RunPodSandbox"],{"create_runtime":["createRuntime"],"poststop":["poststop"]},0]' \
+	"attach plugin under cri-o: no StartContainer subscription, the createRuntime hook as in hook mode" ||
+	tap_diag "$out"
+tap_like "$(cat "$CT_TMP/plugin3.log")" "cri-o.* does not fail a start on the plugin's error: containers get the hook" \
+	"the plugin's log says why"
 kill -TERM "$PLUGIN_PID"
 wait "$PLUGIN_PID"
 tap_done

@@ -449,6 +449,8 @@ ct_cgroup_of()
 {
 	local rel
 
+	# without a cgroup2 mount (ct_require_host) the path would be wrong
+	[ -n "$CT_CG2" ] || return 1
 	rel=$(awk -F: '$1 == "0" { print $3 }' "/proc/$1/cgroup" 2>/dev/null)
 	[ -n "$rel" ] || return 1
 	[ "$rel" = / ] && rel=

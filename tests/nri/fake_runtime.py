@@ -30,6 +30,13 @@ KIND:
   oversized-frame    registered, then a mux frame header of 5 MiB
   oversized-message  registered, then a ttrpc header announcing 8 MiB
   refused            RegisterPlugin answered with an error status
+  start              as containerd 2.1 starts containers: registered as
+                     runtime $FAKE_RUNTIME (default containerd), then for
+                     each {"id", "pid", "name"} of $FAKE_START (JSON list)
+                     CreateContainer, then the StartContainer event (a
+                     StateChange) with the task's pid: prints the
+                     subscription, and per container the hooks added and
+                     the reply (ok, or the status code and message)
 and for each of the last four, whether and how soon the plugin closed the
 connection.
 
@@ -53,7 +60,9 @@ import time
 
 PLUGIN, RUNTIME = 1, 2
 REQUEST, RESPONSE = 1, 2
-EVENTS = {1: "RunPodSandbox", 3: "RemovePodSandbox", 4: "CreateContainer"}
+EVENTS = {1: "RunPodSandbox", 3: "RemovePodSandbox", 4: "CreateContainer",
+          6: "StartContainer"}
+START_CONTAINER = 6
 
 
 class Wire:
@@ -137,6 +146,79 @@ class Runtime:
         wire.send(RUNTIME, stream, RESPONSE, rsp.SerializeToString())
         return {"name": reg.plugin_name, "idx": reg.plugin_idx}
 
+    def call_status(self, wire, method, msg):
+        """The reply's status code and message (field 2, which the
+        status.proto the stubs come from leaves out), or (0, "")."""
+        req = self.rq.Request(service="nri.pkg.api.v1alpha1.Plugin",
+                              method=method,
+                              payload=msg.SerializeToString(),
+                              timeout_nano=2 * 10**9)
+        stream = self.stream
+        self.stream += 2
+        wire.send(PLUGIN, stream, REQUEST, req.SerializeToString())
+        reply = wire.recv()
+        assert reply, "the plugin closed the connection at %s" % method
+        rsp = self.rq.Response.FromString(reply[3])
+        if not rsp.status.code:
+            return 0, ""
+        raw = rsp.status.SerializeToString()
+        message = ""
+        i = 0
+        while i < len(raw):
+            tag = raw[i]
+            i += 1
+            if tag & 7 == 0:
+                while raw[i] & 0x80:
+                    i += 1
+                i += 1
+                continue
+            n, shift = 0, 0
+            while True:
+                b = raw[i]
+                i += 1
+                n |= (b & 0x7f) << shift
+                shift += 7
+                if not b & 0x80:
+                    break
+            if tag == 0x12:
+                message = raw[i:i + n].decode()
+            i += n
+        return rsp.status.code, message
+
+    def start(self, wire):
+        api = self.api
+        out = {"kind": "start", "register": self.register(wire)}
+        cfg = self.call(wire, "Configure", api.ConfigureRequest(
+            runtime_name=os.environ.get("FAKE_RUNTIME", "containerd"),
+            runtime_version="2.1.9", registration_timeout=5000,
+            request_timeout=2000), api.ConfigureResponse)
+        out["events"] = sorted(name for bit, name in EVENTS.items()
+                               if cfg.events & (1 << (bit - 1)))
+        self.call(wire, "Synchronize", api.SynchronizeRequest(more=False),
+                  api.SynchronizeResponse)
+        out["containers"] = []
+        for c in json.loads(os.environ.get("FAKE_START", "[]")):
+            name = c.get("name", "web")
+            ctr = api.Container(id=c["id"], pod_sandbox_id="f" * 64,
+                                name=name, annotations={
+                                    "io.kubernetes.cri.container-name":
+                                    name})
+            rsp = self.call(wire, "CreateContainer",
+                            api.CreateContainerRequest(pod=self.pod(),
+                                                       container=ctr),
+                            api.CreateContainerResponse)
+            hooks = {stage: [h.args[-1] for h in getattr(rsp.adjust.hooks,
+                                                          stage)]
+                     for stage in ("create_runtime", "poststop")}
+            ctr.pid = int(c["pid"])
+            ctr.state = api.CONTAINER_CREATED
+            code, message = self.call_status(
+                wire, "StateChange", api.StateChangeEvent(
+                    event=START_CONTAINER, pod=self.pod(), container=ctr))
+            out["containers"].append({"id": c["id"], "hooks": hooks,
+                                      "code": code, "message": message})
+        return out
+
     def call(self, wire, method, msg, reply_type):
         req = self.rq.Request(service="nri.pkg.api.v1alpha1.Plugin",
                               method=method,
@@ -217,7 +299,7 @@ class Runtime:
     def handle(self, sock, kind):
         wire = Wire(sock)
         try:
-            if kind in ("ok", "hold"):
+            if kind in ("ok", "hold", "start"):
                 return getattr(self, kind)(wire)
             return self.bad(wire, kind)
         except (AssertionError, OSError, socket.timeout) as e:

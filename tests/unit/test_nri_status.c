@@ -140,6 +140,28 @@ static void test_config(void)
 		       "an unknown key in nri");
 	config_refused("{\"nri\": {\"hook_path\": 1}}", "nri.hook_path",
 		       "a hook_path that is not a string");
+	ok(parse_config("{\"nri\": {}}", &cfg) == 0 && !cfg.nri_attach_plugin &&
+		   !strcmp(config_nri_bundle_dir(&cfg),
+			   "/run/containerd/io.containerd.runtime.v2.task/k8s.io"),
+	   "nri.attach defaults to hook, bundle_dir to containerd's");
+	config_free(&cfg);
+	ok(parse_config(
+		   "{\"nri\": {\"attach\": \"plugin\", \"bundle_dir\": \"/b\"}}",
+		   &cfg) == 0 &&
+		   cfg.nri_attach_plugin &&
+		   !strcmp(config_nri_bundle_dir(&cfg), "/b"),
+	   "nri.attach plugin, nri.bundle_dir");
+	config_free(&cfg);
+	ok(parse_config("{\"nri\": {\"attach\": \"hook\"}}", &cfg) == 0 &&
+		   !cfg.nri_attach_plugin,
+	   "nri.attach hook");
+	config_free(&cfg);
+	config_refused("{\"nri\": {\"attach\": \"Plugin\"}}",
+		       "nri.attach: must be \"hook\" or \"plugin\"",
+		       "an nri.attach other than hook or plugin");
+	config_refused("{\"nri\": {\"bundle_dir\": \"run/x\"}}",
+		       "nri.bundle_dir: must be an absolute path",
+		       "a relative nri.bundle_dir");
 }
 
 int main(void)
