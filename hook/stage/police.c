@@ -225,7 +225,7 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	return 0;
 
 err_record:
-	state_remove(rec->id);
+	state_remove(rec->key); /* this root's record, not a same-id other's */
 err_detach:
 	undo_attach(fd, &rec->progs, err);
 err_cgroup:

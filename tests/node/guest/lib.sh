@@ -264,7 +264,11 @@ node_state() {
 
 	for p in $NODE_STATE_PATHS; do
 		[ -e "$p" ] || continue
-		find "$p" -printf '%p %y %m\n' | sort
+		# crun makes /sys/fs/bpf/crun for its device programs' pins the
+		# first time it runs a container, and keeps it: only what is in
+		# it counts
+		find "$p" \( -path /sys/fs/bpf/crun -type d -empty -prune \) -o \
+			-printf '%p %y %m\n' | sort
 		# pins have no content to read (EIO): their names are listed
 		[ "$p" = /sys/fs/bpf ] || find "$p" -type f -exec sha256sum {} + | sort -k2
 	done
@@ -432,6 +436,11 @@ node_known_restore() {
 		"$NODE_HOOK" preload --unpin >/dev/null 2>&1
 		"$NODE_HOOK" preload >/dev/null 2>&1
 	fi
+	# pins and pin directories the known node lacked (no container is
+	# left to own one), deepest first
+	comm -13 <(sed -n 's|^\(/sys/fs/bpf/[^ ]*\) . [0-7]*$|\1|p' "$NODE_KNOWN/state" | sort) \
+		<(node_state | sed -n 's|^\(/sys/fs/bpf/[^ ]*\) . [0-7]*$|\1|p' | sort) |
+		sort -r | while read -r p; do rm -rf "$p"; done
 	wait_until 60 test -S /run/containerd/containerd.sock
 	wait_until 20 node_known_same && return 0
 	diff "$NODE_KNOWN/state" <(node_state) | sed 's/^/# /'

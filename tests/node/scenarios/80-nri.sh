@@ -234,6 +234,23 @@ progs_diag() {
 	comm -3 <(echo "$NODE_SNAP_PROGS" | tr ' ' '\n' | sed '/^$/d' | sort) <(prog_ids | sort) |
 		while read -r id; do bpftool prog show id "$id" 2>&1 | head -n1; done | sed 's/^/# differs: /'
 }
+# records_diag: each record the snapshot lacks, its JSON, whether its
+# cgroup is still there, and what the hook's journal says of its id
+records_diag() {
+	local f key cg
+	comm -13 <(echo "$NODE_SNAP_RECORDS" | tr ' ' '\n' | sed '/^$/d' | sort) <(state_records) |
+		while read -r f; do
+			key=${f%.json}
+			echo "left: $f: $(record_json "$key" 2>&1 | head -c 1500)"
+			cg=$(record_json "$key" 2>/dev/null | jq -r .cgroup_path 2>/dev/null)
+			if [ -n "$cg" ] && [ -d "$cg" ]; then
+				echo "its cgroup $cg: $(tr '\n' ' ' <"$cg/cgroup.events") procs $(tr '\n' ' ' <"$cg/cgroup.procs")"
+			else
+				echo "its cgroup ${cg:-?} is gone"
+			fi
+			journalctl --no-pager -o short-monotonic -t oci-sockopt-hook | grep -F "${key%%@*}" | tail -n 30
+		done | sed 's/^/# /'
+}
 remove_slices() {
 	local uid
 	for uid in "${UIDS[@]}"; do
@@ -245,7 +262,7 @@ remove_slices() {
 remove_slices
 # The sandboxes' records: their reapers release them as the scopes go.
 wait_until 20 same_records
-tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left"
+tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left" || records_diag
 wait_until 20 same_progs
 tap_ok $? "the BPF programs loaded are those before the pods" || progs_diag
 tap_is "$(systemctl list-units --all --plain --no-legend 'cri-containerd-*.scope' | wc -l)" 0 \
@@ -319,7 +336,8 @@ cri_remove_pod "$CRI_SANDBOX"
 
 # The sandboxes' records: their reapers release them as the scopes go.
 wait_until 20 same_records
-tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "the fallback's and the restart's pods gone: no record left"
+tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "the fallback's and the restart's pods gone: no record left" ||
+	records_diag
 wait_until 20 same_progs
 tap_ok $? "the BPF programs loaded are those before them" || progs_diag
 systemctl disable --now "$UNIT" >/dev/null 2>&1
@@ -360,7 +378,7 @@ tap_check "features says nri=false" \
 remove_slices
 # The sandboxes' records: their reapers release them as the scopes go.
 wait_until 20 same_records
-tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left at the end"
+tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left at the end" || records_diag
 wait_until 20 same_progs
 tap_ok $? "the BPF programs loaded are those before the pre-registered plugin's pod" || progs_diag
 cp "$CRI_DIR/hook-config.orig" "$NODE_CONFIG"
