@@ -37,6 +37,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/container.sh"
 # shellcheck source=../lib/refuse.sh
 . "$here/../lib/refuse.sh"
+# shellcheck source=../lib/podman.sh
+. "$here/../lib/podman.sh"
 
 PY=/usr/bin/python3
 $PY -c 'import yaml, tomllib' 2>/dev/null ||
@@ -257,23 +259,13 @@ tap_is "$(cat "$CT_OUT")" "socket=EPERM" \
 # next to it does, for the handler's containers (and an annotated one then
 # gets the hook twice per stage, which is harmless).
 if command -v podman >/dev/null && command -v conmon >/dev/null; then
-	PM=$CT_TMP/podman
-	CGPARENT=$CT_PREFIX-podman
-	mkdir -p "$PM/hooks" "$PM/cni"
-	PODMAN=(podman --root "$PM/root" --runroot "$PM/runroot" --tmpdir "$PM/tmp"
-		--network-config-dir "$PM/cni" --storage-driver vfs
-		--cgroup-manager=cgroupfs --events-backend=none --runtime crun)
+	pm_setup "$CT_TMP/podman" "$CT_PREFIX-podman" && mkdir -p "$PM/hooks" || exit 1
 	# shellcheck disable=SC2317 # run by the EXIT trap
 	pm_cleanup()
 	{
-		local dir
-
+		# the containers are --rm: any left is one a timeout cut short
 		timeout 30 "${PODMAN[@]}" rm -fa >/dev/null 2>&1
-		for dir in /sys/fs/cgroup/*/"$CGPARENT"; do
-			[ -d "$dir" ] || continue
-			find "$dir" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-			rmdir "$dir" 2>/dev/null
-		done
+		pm_remove
 		ct_cleanup
 	}
 	trap pm_cleanup EXIT
@@ -307,11 +299,6 @@ if command -v podman >/dev/null && command -v conmon >/dev/null; then
 		PM_RC=$?
 	}
 	HANDLER_KEY=node.sockopt-hook.io/runtime-handler
-	# crun may not raise limits above the caller's hard limits (50-podman.sh).
-	NOFILE=$(ulimit -Hn)
-	NPROC=$(ulimit -Hu)
-	[ "$NOFILE" = unlimited ] || [ "$NOFILE" -gt 4096 ] && NOFILE=4096
-	[ "$NPROC" = unlimited ] || [ "$NPROC" -gt 4096 ] && NPROC=4096
 	# The runc containers above free their programs with their cgroups,
 	# which the kernel does asynchronously: wait until that has settled.
 	before=$(ct_snapshot progs state)

@@ -2,9 +2,9 @@
 # shellcheck shell=bash disable=SC2034
 #
 # podman in a root of the suite's own, for the host suites that run real
-# podman containers (50-podman.sh, 84-cdi.sh). Source after container.sh,
-# then call pm_setup DIR CGPARENT; pm_remove undoes what podman made, before
-# ct_cleanup.
+# podman containers (50-podman.sh, 61-required-annotations.sh, 84-cdi.sh).
+# Source after container.sh, then call pm_setup DIR CGPARENT; pm_remove
+# undoes what podman made, before ct_cleanup.
 
 # pm_setup DIR CGPARENT: PM=DIR holds podman's root, runroot, tmpdir and
 # network configs; PODMAN is the command line for it (crun, cgroupfs,
