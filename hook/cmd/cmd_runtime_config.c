@@ -27,7 +27,6 @@
 #include "wiring/wiring_cdi.h"
 #include "wiring/wiring_crio.h"
 #include "wiring/wiring_ctd.h"
-#include "wiring/wiring_ctd_nri.h"
 #include "wiring/wiring_docker.h"
 #include "wiring/wiring_exec.h"
 #include "wiring/wiring_hooksd.h"

@@ -6,7 +6,7 @@
  * written, printed as a diff for --dry-run, then written all or nothing.
  * Only files of our own are ever written or removed: a drop-in, base
  * runtime specs, a hooks.d file, the CDI spec; a runtime's main config only with --add-import
- * (wiring_ctd_import.c), which keeps a copy and puts it back.
+ * (wiring_ctd.c), which keeps a copy and puts it back.
  */
 #ifndef SH_WIRING_H
 #define SH_WIRING_H

@@ -43,7 +43,7 @@
 #include "wiring/hooksd.h"
 #include "wiring/toml/toml.h"
 #include "wiring/wiring.h"
-#include "wiring/wiring_ctd_node.h"
+#include "wiring/wiring_ctd.h"
 #include "wiring/wiring_exec.h"
 #include "wiring/wiring_status.h"
 

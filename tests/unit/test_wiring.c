@@ -3,12 +3,12 @@
  * runtime configure's pure parts: the base spec made from the node's
  * default (wiring_spec.c), the hooks.d file against the examples that
  * `make install` copies (wiring_hooksd.c), the containerd drop-in's shape
- * for 1.x and 2.x (wiring_ctd_dropin.c) and the dry run's diff
+ * for 1.x and 2.x (wiring_ctd.c) and the dry run's diff
  * (wiring_diff.c); for --nri, what containerd's and CRI-O's configs say
- * of NRI (wiring_ctd_nri.c, wiring_crio.c), the plugin's unit against the
+ * of NRI (wiring_ctd.c, wiring_crio.c), the plugin's unit against the
  * example `make install` copies and the fallback's spec (wiring_nri.c,
  * wiring_spec.c); --add-import's edit of containerd's main config
- * (wiring_ctd_import.c). What containerd itself makes of them is tested on
+ * (wiring_ctd.c). What containerd itself makes of them is tested on
  * containerd 1.6 (25-runtime-configure-containerd.sh) and 2.1 (the node
  * suite's 70 and 71). Linked with --wrap=realloc and --wrap=free
  * (tests/unit/unit.mk), so that the diff's allocations can be made to fail.
@@ -26,10 +26,7 @@
 #include "wiring/toml/toml.h"
 #include "wiring/wiring.h"
 #include "wiring/wiring_crio.h"
-#include "wiring/wiring_ctd_dropin.h"
-#include "wiring/wiring_ctd_import.h"
-#include "wiring/wiring_ctd_node.h"
-#include "wiring/wiring_ctd_nri.h"
+#include "wiring/wiring_ctd.h"
 #include "wiring/wiring_diff.h"
 #include "wiring/wiring_hooksd.h"
 #include "wiring/wiring_nri.h"
