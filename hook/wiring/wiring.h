@@ -130,4 +130,10 @@ int wiring_hook_binary(const char **hook, char *buf, struct sh_error *err);
 /* The file's text, or NULL (errno-style code in *r: -ENOENT when absent). */
 char *wiring_read(const char *path, int *r);
 
+/* A unified line diff, for `runtime configure --dry-run`: "--- path" /
+ * "+++ path" and the changed lines with 3 lines of context ("@@" hunks);
+ * old or new_text NULL: the file is made or removed. */
+int wiring_diff_print(FILE *out, const char *old, const char *new_text,
+		      const char *path);
+
 #endif /* SH_WIRING_H */

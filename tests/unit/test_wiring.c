@@ -4,7 +4,7 @@
  * default (wiring_spec.c), the hooks.d file against the examples that
  * `make install` copies (wiring_hooksd.c), the containerd drop-in's shape
  * for 1.x and 2.x (wiring_ctd.c) and the dry run's diff
- * (wiring_diff.c); for --nri, what containerd's and CRI-O's configs say
+ * (wiring.c); for --nri, what containerd's and CRI-O's configs say
  * of NRI (wiring_ctd.c, wiring_crio.c), the plugin's unit against the
  * example `make install` copies and the fallback's spec (wiring_nri.c,
  * wiring_spec.c); --add-import's edit of containerd's main config
@@ -27,7 +27,6 @@
 #include "wiring/wiring.h"
 #include "wiring/wiring_crio.h"
 #include "wiring/wiring_ctd.h"
-#include "wiring/wiring_diff.h"
 #include "wiring/wiring_hooksd.h"
 #include "wiring/wiring_nri.h"
 #include "wiring/wiring_spec.h"
