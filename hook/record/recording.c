@@ -121,7 +121,7 @@ static int write_sidecar(const struct sh_record *rec,
 			       running ? json_object_get(running) : NULL);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	sidecar_name(rec, name, sizeof(name));
-	return state_file_replace(name, text, strlen(text), err);
+	return state_attr_replace(name, text, strlen(text), err);
 }
 
 static void remove_sidecar(const struct sh_record *rec)
@@ -200,7 +200,7 @@ static struct json_object *read_sidecar(const struct sh_record *rec,
 	int r;
 
 	sidecar_name(rec, name, sizeof(name));
-	r = state_file_read(name, SH_MAX_FILE_SIZE, &text, &len, err);
+	r = state_attr_read(name, SH_MAX_FILE_SIZE, &text, &len, err);
 	if (r == -ENOENT && !rec->policy[0])
 		return json_object_new_object(); /* an older hook's: no policy */
 	if (r) {

@@ -118,6 +118,27 @@ int state_file_replace(const char *name, const char *text, size_t len,
 	return fileio_replace_at(dir, name, text, len);
 }
 
+int state_attr_read(const char *name, size_t max, char **text, size_t *len,
+		    struct sh_error *err)
+{
+	_cleanup_close_ int dir = state_dir_open(false, err);
+
+	if (dir < 0)
+		return dir;
+	return fileio_read_xattr_at(dir, name, SH_RECORD_XATTR, max, text, len,
+				    NULL);
+}
+
+int state_attr_replace(const char *name, const char *text, size_t len,
+		       struct sh_error *err)
+{
+	_cleanup_close_ int dir = state_dir_open(true, err);
+
+	if (dir < 0)
+		return dir;
+	return fileio_replace_xattr_at(dir, name, SH_RECORD_XATTR, text, len);
+}
+
 int state_stamp_renew(const char *name, int interval_sec)
 {
 	struct sh_error err = { 0 };

@@ -114,6 +114,13 @@ int state_lock(const char *name, int how, struct sh_error *err);
 int state_file_read(const char *name, size_t max, char **text, size_t *len,
 		    struct sh_error *err);
 /* Replaces a file atomically (fileio_replace_at()). */
+/* Like state_file_read()/state_file_replace(), but in the trusted
+ * attribute records use, never the file's content: for what a root
+ * without CAP_SYS_ADMIN in the container must not be able to plant. */
+int state_attr_read(const char *name, size_t max, char **text, size_t *len,
+		    struct sh_error *err);
+int state_attr_replace(const char *name, const char *text, size_t len,
+		       struct sh_error *err);
 int state_file_replace(const char *name, const char *text, size_t len,
 		       struct sh_error *err);
 /* Calls fn for each file name (temp files left out) until it returns

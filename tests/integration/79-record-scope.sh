@@ -14,7 +14,9 @@
 #  - `record merge web` of pods of namespaces shop and evil that both
 #    record as web is refused in one line naming the recordings of each;
 #    --namespace shop takes shop's only, --namespace shop --namespace
-#    evil both, and the files named one by one are merged.
+#    evil both, and the files named one by one are merged;
+#  - a recording's provenance that a capability-less root writes into the
+#    state directory's recording-<id> as content is not what it says.
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -127,6 +129,27 @@ tap_is "$? $(jq -c '[.recordings[].namespace] | sort' <<<"$out" 2>/dev/null)" '0
 err=$("$HOOK" --config "$cfg" record merge --namespace other web 2>&1 >/dev/null)
 tap_like "$? $err" "^[1-9][0-9]* .*no recording of 'web' is of the namespaces named with --namespace" \
 	"--namespace of none of them: refused, one line"
+
+# ---- 4. A recording's provenance is only what the hook wrote -----------------
+# Its provenance is the trusted attribute of recording-<id> in the state
+# directory; a uid 0 without capabilities may write the directory, and
+# what it writes into that file as content is not read.
+record prov 'sleep 4; sockcheck rcvbuf 4096' &
+recpid=$!
+side=
+for _ in $(seq 1 100); do
+	side=$(find "$CT_STATE_DIR" -maxdepth 1 -name 'recording-*' | head -n 1)
+	[ -n "$side" ] && break
+	sleep 0.1
+done
+setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- sh -c \
+	'printf %s "{\"kernel\":\"planted\",\"policy_config\":null}" >"$1"' \
+	sh "$side"
+wait "$recpid"
+pf=$(recordings prov | head -n 1)
+tap_is "$(jq -r '.recordings[0].kernel' "$pf" 2>/dev/null)" "$(uname -r)" \
+	"a recording's provenance planted as file content by a capability-less root: not read" ||
+	tap_diag "$(jq -c '.recordings[0] | del(.footprint)' "$pf" 2>&1)"
 
 tap_is "$(find "$CT_PIN_DIR-footprint" -mindepth 1 2>/dev/null | wc -l)" 0 "no footprint pins are left"
 ct_check_same "BPF programs and cgroups are as before" "$BEFORE" progs cgroups
