@@ -142,6 +142,7 @@ for _ in $(seq 1 100); do
 	[ -n "$side" ] && break
 	sleep 0.1
 done
+# shellcheck disable=SC2016 # expanded by the inner sh
 setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- sh -c \
 	'printf %s "{\"kernel\":\"planted\",\"policy_config\":null}" >"$1"' \
 	sh "$side"
