@@ -149,16 +149,7 @@ class Runtime:
     def call_status(self, wire, method, msg):
         """The reply's status code and message (field 2, which the
         status.proto the stubs come from leaves out), or (0, "")."""
-        req = self.rq.Request(service="nri.pkg.api.v1alpha1.Plugin",
-                              method=method,
-                              payload=msg.SerializeToString(),
-                              timeout_nano=2 * 10**9)
-        stream = self.stream
-        self.stream += 2
-        wire.send(PLUGIN, stream, REQUEST, req.SerializeToString())
-        reply = wire.recv()
-        assert reply, "the plugin closed the connection at %s" % method
-        rsp = self.rq.Response.FromString(reply[3])
+        rsp = self.request(wire, method, msg)
         if not rsp.status.code:
             return 0, ""
         raw = rsp.status.SerializeToString()
@@ -219,7 +210,8 @@ class Runtime:
                                       "code": code, "message": message})
         return out
 
-    def call(self, wire, method, msg, reply_type):
+    def request(self, wire, method, msg):
+        """Sends method(msg) to the plugin; its Response, on our stream."""
         req = self.rq.Request(service="nri.pkg.api.v1alpha1.Plugin",
                               method=method,
                               payload=msg.SerializeToString(),
@@ -231,7 +223,10 @@ class Runtime:
         assert reply, "the plugin closed the connection at %s" % method
         conn, rstream, mtype, payload = reply
         assert (conn, rstream, mtype) == (PLUGIN, stream, RESPONSE), reply
-        rsp = self.rq.Response.FromString(payload)
+        return self.rq.Response.FromString(payload)
+
+    def call(self, wire, method, msg, reply_type):
+        rsp = self.request(wire, method, msg)
         assert not rsp.status.code, "%s: status %d" % (method,
                                                        rsp.status.code)
         return reply_type.FromString(rsp.payload)
