@@ -108,7 +108,7 @@ endif
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: FORCE all man deps demo check check-quick check-mutants check-node check-fresh unit hook-dyn bench fuzz format format-check shellcheck modules-check clean install uninstall image
+.PHONY: FORCE all man deps demo check check-quick check-mutants check-node check-fresh unit hook-dyn bench fuzz format format-check shellcheck modules-check suites clean install uninstall image
 all: $(BIN) man
 
 deps:
@@ -267,6 +267,13 @@ hook-dyn: $(BUILD)/dyn/oci-sockopt-hook
 
 # Prefixed exports, folders in order, no include or call cycle in hook/,
 # the map (docs/development.md) up to date.
+# The map of the tests (tests/README.md), made from their headers; not kept
+# in the tree.
+suites:
+	@mkdir -p $(BUILD)/tests
+	./scripts/suites.py . >$(BUILD)/tests/SUITES.md.new && mv $(BUILD)/tests/SUITES.md.new $(BUILD)/tests/SUITES.md
+	@cat $(BUILD)/tests/SUITES.md
+
 modules-check: $(BIN)
 	./scripts/check-modules.py $(BUILD)/obj hook docs/development.md
 

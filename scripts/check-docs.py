@@ -17,12 +17,13 @@
   - links: README.md has at most 300 lines and links every docs page;
     every relative link of README.md, docs/ and tests/README.md names a
     file that exists and, with #anchor, a heading of that file;
-  - tests: tests/README.md's tables name every integration suite, unit
-    test, fuzz target, attack program, node scenario and VM scenario
-    that exists, and none that does not; every module of hook/ has a
-    unit test row or a row under "Modules without a unit test" (not
-    both), every module a row names exists, and every suite the
-    Makefile's CHECK_QUICK_TESTS names exists;
+  - tests: every test's header says what it proves and has the lines
+    its kind asks for (scripts/suites.py, which makes the map of the
+    tests from the headers: `make suites`); every module a Modules: line
+    or tests/README.md names exists; every module of hook/ has a unit
+    test (a Modules: line of tests/unit/) or a row under "Modules
+    without a unit test" (not both); every suite the Makefile's
+    CHECK_QUICK_TESTS names exists;
   - figures: README.md (outside its code blocks) states no measured
     figure: no number with a unit of measure (MB/s, ms, KiB, pages, ...)
     and no number of docs/performance.md's tables with a decimal point or
@@ -40,19 +41,14 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import suites  # noqa: E402 (scripts/suites.py, beside this file)
+
 README_MAX_LINES = 300
 KEYS_PAGE = "docs/man/oci-sockopt-hook.json.5.md"
 COMMANDS_PAGE = "docs/man/oci-sockopt-hook.1.md"
 TESTS_PAGE = "tests/README.md"
-# tests/README.md's table sections: the files each must name, exactly.
-TEST_TABLES = {
-    "Integration suites": ("tests/integration", r"^\d\d-.*\.sh$"),
-    "Unit tests": ("tests/unit", r"^test_.*\.c$"),
-    "Fuzz targets": ("tests/fuzz", r"^fuzz_.*\.c$"),
-    "Attack programs": ("tests/attacks", r"^.*\.c$"),
-    "Node scenarios": ("tests/node/scenarios", r"^.*\.sh$"),
-    "VM scenarios": ("tests/vm/guest", r"^(?!lib\.sh$).*\.sh$"),
-}
 NO_UNIT_TEST = "Modules without a unit test"
 
 
@@ -300,25 +296,16 @@ def hook_modules(top):
 
 def named_modules(cell, modules):
     """The modules a cell names (`x.c`, or a glob such as `config*.c`)."""
-    out = []
-    for span in re.findall(r"`([^`]+\.c)`", cell):
-        pat = "^" + re.escape(span).replace(r"\*", ".*") + "$"
-        out.append((span, [m for m in modules if re.match(pat, m)]))
-    return out
-
-
-def heading_line(page, title):
-    """The line number of "## title" in page (0 if there is none)."""
-    for i, line in enumerate(page.splitlines(), 1):
-        if line == f"## {title}":
-            return i
-    return 0
+    return [(span, [m for m in modules if re.match(pat, m)])
+            for span, pat in suites.modules_of(cell).items()]
 
 
 def row_line(page, title, name):
     """The line of the first row under "## title" that names `name`."""
-    start = heading_line(page, title)
-    for i, line in enumerate(page.splitlines()[start:], start + 1):
+    lines = page.splitlines()
+    start = next((i for i, line in enumerate(lines, 1)
+                  if line == f"## {title}"), 0)
+    for i, line in enumerate(lines[start:], start + 1):
         if line.startswith("## "):
             break
         if line.startswith("|") and f"`{name}`" in line:
@@ -326,106 +313,64 @@ def row_line(page, title, name):
     return start
 
 
-def row_template(secs, title, first):
-    """A row of the table under "## title" for first, its other cells
-    the table's headers: what to fill in."""
-    rows = table_rows(secs.get(title, ""))
-    header = rows[0][0] if rows else ["name", "what"]
-    return "| " + " | ".join([f"`{first}`"] + header[1:]) + " |"
-
-
-def where(page, title):
-    return f'"## {title}" ({TESTS_PAGE} line {heading_line(page, title)})'
-
-
-def check_tables(top, page, secs, modules):
-    """Each table against its folder; {module: [unit test]} of the unit
-    tests' table."""
-    bad, unit_mods = [], {}
-    for title, (folder, pattern) in TEST_TABLES.items():
-        if title not in secs:
-            bad.append(f"{TESTS_PAGE}: no section \"## {title}\": add it, "
-                       f"with a table naming every {folder}/{pattern}")
-            continue
-        have = sorted(f for f in os.listdir(os.path.join(top, folder))
-                      if re.match(pattern, f))
-        rows = [r for _, r in table_rows(secs[title])]
-        named = [re.findall(r"`([^`]+)`", r[0])[0] for r in rows
-                 if re.findall(r"`([^`]+)`", r[0])]
-        bad += [f"{TESTS_PAGE}: {folder}/{f} is in no table: add the row "
-                f"\"{row_template(secs, title, f)}\" under {where(page, title)}"
-                for f in have if f not in named]
-        bad += [f"{TESTS_PAGE}:{row_line(page, title, f)}: \"## {title}\" "
-                f"names {f}, which is not in {folder}/: remove its row, or "
-                f"rename it to the file's new name"
-                for f in named if f not in have]
-        if title == "Unit tests":
-            for r in rows:
-                for span, found in named_modules(" ".join(r[1:2]), modules):
-                    for m in found:
-                        unit_mods.setdefault(m, []).append(r[0])
-    return bad, unit_mods
-
-
-def check_module_columns(page, secs, modules):
-    """Every module a "module(s)" column names exists."""
-    bad = []
-    for title in secs:
-        for header, r in table_rows(secs[title]):
-            cols = [i for i, h in enumerate(header)
-                    if h in ("module", "modules") and i < len(r)]
-            for i in cols:
-                for span, found in named_modules(r[i], modules):
-                    if not found:
-                        bad.append(
-                            f"{TESTS_PAGE}:{row_line(page, title, span)}: "
-                            f"\"## {title}\" names {span}, which is no "
-                            f"module of hook/: rename it to the module's "
-                            f"new name, or remove it")
-    return bad
-
-
 def check_quick(top):
     """make check-quick's suites: a renamed one would drop out unseen."""
     mk = read(os.path.join(top, "Makefile"))
     quick = re.search(r"^CHECK_QUICK_TESTS \?= (.*)$", mk, re.M)
     line = mk[:quick.start()].count("\n") + 1 if quick else 0
-    suites = os.listdir(os.path.join(top, "tests/integration"))
+    names = os.listdir(os.path.join(top, "tests/integration"))
     return [f"Makefile:{line}: CHECK_QUICK_TESTS names {pat}, which matches "
             f"no suite of tests/integration/: rename or remove it"
             for pat in (quick.group(1).split() if quick else [])
-            if pat != "unit-" and not any(pat in s for s in suites)]
+            if pat != "unit-" and not any(pat in s for s in names)]
 
 
 def check_tests(top):
+    """The tests' headers (scripts/suites.py, which makes the map of the
+    tests from them) against hook/: each test says what it proves, each
+    module a header or tests/README.md names exists, and each module has
+    a unit test or a row under "Modules without a unit test"."""
     page = read(os.path.join(top, TESTS_PAGE))
     secs = sections(page, "##")
     modules = hook_modules(top)
-    bad, unit_mods = check_tables(top, page, secs, modules)
+    tables, bad = suites.tests(top)
+    unit_mods = {}
+    for title, folder, _, rows in tables:
+        for f, _, tags in rows:
+            for span, found in named_modules(tags.get("modules"), modules):
+                if not found:
+                    bad.append(f"{folder}/{f}: its Modules: line names "
+                               f"{span}, which is no module of hook/: rename "
+                               f"it to the module's new name, or remove it")
+                if title == "Unit tests":
+                    for m in found:
+                        unit_mods.setdefault(m, []).append(f)
     no_unit = {}
     for _, r in table_rows(secs.get(NO_UNIT_TEST, "")):
         for span, found in named_modules(r[0], modules):
+            if not found:
+                bad.append(f"{TESTS_PAGE}:{row_line(page, NO_UNIT_TEST, span)}"
+                           f": \"## {NO_UNIT_TEST}\" names {span}, which is "
+                           f"no module of hook/: rename it to the module's "
+                           f"new name, or remove it")
             for m in found:
                 no_unit[m] = r[0]
-    bad += check_module_columns(page, secs, modules) + check_quick(top)
     for m in sorted(modules):
         stem = m[:-2]
         if m not in unit_mods and m not in no_unit:
             bad.append(
                 f"{TESTS_PAGE}: hook module {modules[m]} has no unit test "
                 f"and is not under \"## {NO_UNIT_TEST}\": add "
-                f"tests/unit/test_{stem}.c and the row "
-                f"\"| `test_{stem}.c` | `{m}` | what |\" under "
-                f"{where(page, 'Unit tests')}, or the row "
-                f"\"| `{m}` | why no unit test | exercised by |\" under "
-                f"{where(page, NO_UNIT_TEST)}")
+                f"tests/unit/test_{stem}.c whose header has the line "
+                f"\"Modules: `{m}`\", or the row "
+                f"\"| `{m}` | why no unit test | exercised by |\" there")
         elif m in unit_mods and m in no_unit:
             bad.append(
                 f"{TESTS_PAGE}:{row_line(page, NO_UNIT_TEST, m)}: hook "
                 f"module {modules[m]} has a unit test "
                 f"({', '.join(unit_mods[m])}) and is under "
                 f"\"## {NO_UNIT_TEST}\": remove that row")
-    return bad
+    return bad + check_quick(top)
 
 
 def check_links(top):

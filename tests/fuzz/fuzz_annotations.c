@@ -6,6 +6,8 @@
  * stdin, the bundle's config.json, or both). Each value goes through
  * policy_parse_bool(), then the whole set through policy_resolve()
  * against a fixed operator config.
+ *
+ * Modules: `oci.c`, `policy.c`, `pod.c`
  */
 #include "fuzz_common.h"
 

@@ -5,6 +5,8 @@
  * pid of the pod sandbox whose namespaces it joins (sandbox.c), the
  * mounts that reach the cgroup2 tree, against a fixed mountinfo, and its
  * linux.sysctl against each policy's rules (sysctl.c).
+ *
+ * Modules: `oci.c`, `sysctl.c`
  */
 #include "input/bundle.h"
 #include "fuzz_common.h"

@@ -4,6 +4,8 @@
  * config that parses is resolved against a fixed set of annotations: none,
  * each of its policies by name (pod-wide and container-scoped) and the
  * bypass annotation.
+ *
+ * Modules: `config*.c`, `policy.c`
  */
 #include <stdio.h>
 

@@ -6,6 +6,8 @@
  * whose sizes the input's first byte chooses, as read() may cut them. The
  * session either fails with its one line or goes on; it never crashes,
  * and its replies always frame and decode.
+ *
+ * Modules: `ttrpc_mux.c`, `nri_plugin.c`, `nri_deliver.c`
  */
 #include "fuzz_common.h"
 #include "nri/nri_plugin.h"

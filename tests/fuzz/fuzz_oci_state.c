@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* libFuzzer target: the OCI state the runtime writes on the hook's stdin. */
+/*
+ * libFuzzer target: the OCI state the runtime writes on the hook's stdin.
+ *
+ * Modules: `oci.c`, `strictjson.c`
+ */
 #include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

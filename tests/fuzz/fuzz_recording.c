@@ -5,6 +5,8 @@
  * back with footprint_json_read(), and the proposal made and checked by
  * the config parser (recording_document()) under the first recording's
  * running policy.
+ *
+ * Modules: `strictjson.c`, `footprint.c`, `recording.c`, `config*.c`
  */
 #include "record/footprint.h"
 #include "fuzz_common.h"

@@ -4,6 +4,8 @@
  * back by poststop, gc and status (strictjson_parse() of the file, then
  * state_record_from_json() and the check state_record_invalid()), and written again
  * with state_record_to_json().
+ *
+ * Modules: `state.c`, `strictjson.c`
  */
 #include "fuzz_common.h"
 #include "input/strictjson.h"

@@ -4,6 +4,8 @@
  * the runtimes' config files and `containerd config dump` with them). A
  * document that parses must write back to TOML that parses to the same
  * object, except for nan, which equals nothing.
+ *
+ * Modules: `toml.c`, `toml_scalar.c`, `toml_write.c`
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,9 @@
 # nothing attached. A valid call on the same process is the control; and
 # poststop on a cgroup a runtime leaves in place (empty) detaches the
 # container's programs from it.
+#
+# Modules: `main.c`, `cmd_stages.c`, `oci.c`, `strictjson.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -15,6 +15,9 @@
 #    options after an operand still work, run for real where that needs
 #    no root (validate, metrics).
 # Needs no root: nothing is attached, loaded or written outside $tmp.
+#
+# Modules: `cli.c`, `main.c`, every `cmd_*.c`
+# Root: no
 # shellcheck source-path=SCRIPTDIR
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)

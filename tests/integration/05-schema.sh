@@ -3,6 +3,9 @@
 # Every JSON example validates against its JSON Schema with a real
 # validator (python3-jsonschema), and the hook's own validator agrees.
 # A deliberately broken config must fail both, so this test can fail.
+#
+# Modules: `config.c`, `cmd_validate.c`
+# Root: no
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"

@@ -7,6 +7,9 @@
 # the default build's); ldd/readelf and `--version` agree on what is shared, and on
 # what the default STATIC=1 build holds inside; and the shared binary
 # polices a real runc container.
+#
+# Modules: `version.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

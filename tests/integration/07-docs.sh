@@ -7,10 +7,15 @@
 # oci-sockopt-hook(1) and in the README's Commands table and nothing else
 # is; the README stays within 300 lines, links every docs page and states
 # no figure (they live in docs/performance.md); every relative link and
-# anchor resolves. The check runs on the tree (it must
-# pass), then on copies broken one way each (it must name the break), so
-# that each of its checks is shown to fail. Both man pages render with
+# anchor resolves; every test's header says what it proves (the map of the
+# tests, `make suites`, is made from them) and names modules that exist,
+# and every module has a unit test or a reason not to. The check runs on
+# the tree (it must pass), then on copies broken one way each (it must
+# name the break), so that each of its checks is shown to fail. Both man pages render with
 # go-md2man and man without a warning. Needs no root.
+#
+# Modules: (the docs)
+# Root: no
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh
@@ -163,48 +168,68 @@ broken "docs/config.md: link to nowhere.md: no such file" "" "a link to a missin
 broken "docs/config.md: link to install.md#no-such-heading: no such heading" "" \
 	"a link to a missing heading is a drift"
 
-# tests/README.md: the map of the tests against the tests and hook/.
+# The tests' headers (scripts/suites.py makes the map of the tests from
+# them) against the tests and hook/.
 M=tests/README.md
 copy new-suite tests
 touch "$C/tests/integration/99-new.sh"
-broken "$M: tests/integration/99-new.sh is in no table: add the row \"| \`99-new.sh\` | what it proves | modules | root |\" under \"## Integration suites\" ($M line " "" \
-	"a suite the tests' map does not name is a drift"
+broken "tests/integration/99-new.sh: its header says nothing: begin the file with a comment saying what it proves" "" \
+	"a suite whose header says nothing is a drift"
+broken "tests/integration/99-new.sh: its header has no \"Modules:\" line" "" \
+	"... and one without a Modules: line"
 
-copy gone-suite tests
-rm "$C/tests/integration/74-attacks.sh"
-broken "\"## Integration suites\" names 74-attacks.sh, which is not in tests/integration/: remove its row" "" \
-	"a suite the map names that does not exist is a drift"
+copy bad-root tests
+sed -i 's/^# Root: yes$/# Root: maybe/' "$C/tests/integration/10-runc-policy.sh"
+broken "tests/integration/10-runc-policy.sh: \"Root: maybe\": say yes, no or partly" "" \
+	"a suite's Root: line that is not yes, no or partly is a drift"
 
 copy new-unit tests
-touch "$C/tests/unit/test_new.c"
-broken "$M: tests/unit/test_new.c is in no table: add the row \"| \`test_new.c\` | modules | what |\" under \"## Unit tests\"" "" \
-	"a unit test the map does not name is a drift"
+printf '/*\n * A unit test of no module.\n */\n' >"$C/tests/unit/test_new.c"
+broken "tests/unit/test_new.c: its header has no \"Modules:\" line" "" \
+	"a unit test whose header names no module is a drift"
 
 copy new-scenario tests
-touch "$C/tests/node/scenarios/70-new.sh" "$C/tests/fuzz/fuzz_new.c" "$C/tests/vm/guest/new.sh"
-broken "$M: tests/node/scenarios/70-new.sh is in no table: add the row \"| \`70-new.sh\` | what |\" under \"## Node scenarios\"" "" \
-	"a node scenario the map does not name is a drift"
-broken "$M: tests/fuzz/fuzz_new.c is in no table: add the row \"| \`fuzz_new.c\` | input | modules |\" under \"## Fuzz targets\"" "" \
-	"... a fuzz target"
-broken "$M: tests/vm/guest/new.sh is in no table: add the row \"| \`new.sh\` | what |\" under \"## VM scenarios\"" "" \
-	"... a VM scenario"
+touch "$C/tests/node/scenarios/70-new.sh" "$C/tests/fuzz/fuzz_new.c" "$C/tests/vm/guest/new.sh" \
+	"$C/tests/attacks/new.c"
+broken "tests/node/scenarios/70-new.sh: its header says nothing" "" \
+	"a node scenario whose header says nothing is a drift"
+broken "tests/fuzz/fuzz_new.c: its header says nothing" "" "... a fuzz target"
+broken "tests/vm/guest/new.sh: its header says nothing" "" "... a VM scenario"
+broken "tests/attacks/new.c: its header says nothing" "" "... an attack program"
 
 copy new-module hook
 touch "$C/hook/lib/newmod.c"
-broken "$M: hook module hook/lib/newmod.c has no unit test and is not under \"## Modules without a unit test\": add tests/unit/test_newmod.c and the row \"| \`test_newmod.c\` | \`newmod.c\` | what |\" under \"## Unit tests\"" "" \
+broken "$M: hook module hook/lib/newmod.c has no unit test and is not under \"## Modules without a unit test\": add tests/unit/test_newmod.c whose header has the line \"Modules: \`newmod.c\`\"" "" \
 	"a hook module with neither a unit test nor a reason is a drift"
 
 copy renamed-module hook
 mv "$C/hook/lib/number.c" "$C/hook/lib/numbers.c"
-broken "\"## Unit tests\" names number.c, which is no module of hook/: rename it" "" \
-	"a module the map names that is gone (renamed) is a drift"
+broken "tests/unit/test_number.c: its Modules: line names number.c, which is no module of hook/: rename it" "" \
+	"a module a unit test's header names that is gone (renamed) is a drift"
 broken "$M: hook module hook/lib/numbers.c has no unit test" "" "... and the new name is one"
+
+copy gone-module hook
+mv "$C/hook/stage/teardown.c" "$C/hook/stage/release.c"
+broken "\"## Modules without a unit test\" names teardown.c, which is no module of hook/: rename it" "" \
+	"a module the tests' map lists without a unit test that is gone is a drift"
 
 copy both-module tests
 # shellcheck disable=SC2016 # Markdown's backquotes
 sed -i '/^| `attach.c` |/i | `number.c` | a row by mistake | 00 |' "$C/$M"
-broken "hook module hook/lib/number.c has a unit test (\`test_number.c\`) and is under \"## Modules without a unit test\": remove that row" "" \
+broken "hook module hook/lib/number.c has a unit test (test_number.c) and is under \"## Modules without a unit test\": remove that row" "" \
 	"a module with a unit test and a reason not to have one is a drift"
+
+out=$("$top/scripts/suites.py" "$top")
+tap_ok $? "scripts/suites.py makes the map of the tests from their headers" || tap_diag "$out"
+n=$(find "$top/tests/integration" -name '[0-9][0-9]-*.sh' | wc -l)
+# shellcheck disable=SC2016 # Markdown's backquotes
+tap_is "$(sed -n '/^## Integration suites$/,/^## Unit tests$/p' <<<"$out" |
+	grep -c '^| `[0-9][0-9]-.*\.sh` | ')" "$n" \
+	"... one row per integration suite"
+# shellcheck disable=SC2016 # Markdown's backquotes
+tap_like "$(grep '^| `10-runc-policy.sh` ' <<<"$out")" \
+	'^\| `10-runc-policy.sh` \| The hook end to end under runc: .* nothing is left behind\. \| `prestart\.c`.* \| yes \|$' \
+	"... its row the suite's header claim, its Modules: and Root: lines"
 
 copy reason-table hook
 sed -i 's/"the cgroup cannot be found, made or queried"/"the cgroup is gone"/' "$C/hook/lib/reason.h"

@@ -4,6 +4,9 @@
 # "restricted" (attached at prestart, then at createRuntime), one without
 # annotations and one with policy "setonly"; after each `runc delete`
 # nothing is left behind.
+#
+# Modules: `prestart.c`, `policy.c`, `load.c`, `attach.c`, `teardown.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -3,6 +3,9 @@
 # The hook end to end under crun with its cgroup manager (v1 hugetlb
 # mounted, so crun accepts this hybrid host): the same checks as
 # 10-runc-policy.sh.
+#
+# Modules: `prestart.c`, `cg.c`, `teardown.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -4,6 +4,9 @@
 # stays in the caller's cgroup, so the hook must make a cgroup of its own.
 # The same checks as 10-runc-policy.sh, plus a caller in a non-root cgroup
 # shared with another process.
+#
+# Modules: `cg.c`, `reaper.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

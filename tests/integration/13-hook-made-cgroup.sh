@@ -16,6 +16,9 @@
 #      (crun-nocg, even with a cgroup namespace), and with no cgroup
 #      namespace of its own (runc); the container could otherwise move
 #      itself to the parent, unpoliced.
+#
+# Modules: `cg.c`, `bundle.c`, `caveats.c`, `cmd_status.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -4,6 +4,9 @@
 # asking for the bypass does not start when on_unsupported is "fail", and
 # the runtime's error shows the hook's one-line reason; with "warn" it
 # starts. Skips when the kernel has the feature.
+#
+# Modules: `load.c`, `prestart.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

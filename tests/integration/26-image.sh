@@ -15,6 +15,9 @@
 #    into a registry of Debian's (docker-registry, downloaded, not
 #    installed, on a loopback port), and the registry serves the same
 #    manifest and layer.
+#
+# Modules: (`scripts/build-image.sh`)
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -22,6 +22,9 @@
 # a file of its own (edited by hand), another runtime; a main config
 # rewritten after configure (node tooling) is left as it is by
 # unconfigure, which says so and removes only files of ours.
+#
+# Modules: `wiring_ctd.c`, `cmd_runtime_config.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -18,6 +18,9 @@
 #    fails the check, naming the field's path: what a real API server
 #    would drop without a word;
 #  - no hand-kept copy of the manifests is left beside the overlays.
+#
+# Modules: (`examples/kubernetes/`, `tests/k8s/validate.mjs`)
+# Root: no
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Annotations the operator config does not allow refuse the container with
 # one line that names the annotation (and the setting that refused it).
+#
+# Modules: `policy.c`, `pod.c`, `error.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

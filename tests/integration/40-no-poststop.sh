@@ -7,6 +7,9 @@
 # and for every runtime all, hook state included, must be as before once a
 # later container has come and gone a minute after the last gc (poststop
 # collects at most once a minute; 45-preload checks that it waits).
+#
+# Modules: `teardown.c`, `reaper.c`, `state.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -11,6 +11,9 @@
 #      setsockopt(SO_MARK) in the container still gives EPERM; once the
 #      container is deleted the reaper still releases everything.
 # The bundles have no poststop hook, so the reaper is the one releasing.
+#
+# Modules: `reaper.c`, `log.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -5,6 +5,9 @@
 #  - two running containers are two records: status, apply and metrics
 #    see both; the second's record is keyed by the id and its cgroup id;
 #    deleting one (its poststop) leaves the other's programs and record.
+#
+# Modules: `state.c`, `police.c`, `teardown.c`, `metrics.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

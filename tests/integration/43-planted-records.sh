@@ -12,6 +12,9 @@
 #    poststop for its id leaves the running container's programs and
 #    record as they were.
 # Under real runc.
+#
+# Modules: `fileio.c`, `state.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

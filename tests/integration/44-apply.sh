@@ -25,6 +25,9 @@
 # first saying which and changing nothing; a new container with those
 # default-asking annotations starts under the tightened config.
 # After each runtime, nothing is left behind (the reaper's cgroup too).
+#
+# Modules: `apply.c`, `replace.c`, `cmd_apply.c`, `policy.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

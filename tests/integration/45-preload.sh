@@ -10,6 +10,9 @@
 # no-op prestart (no bpf(), no state directory). And keep_keys, the
 # static keys kept on from a cgroup of preload's own, and --unpin
 # removing it.
+#
+# Modules: `preload.c`, `pin.c`, `share.c`, `cmd_preload.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -35,6 +35,9 @@
 #    CRI-O's keys a pod's copy of io.kubernetes.cri.sandbox-id is not the
 #    sandbox's id, CRI-O's io.kubernetes.cri-o.SandboxID is;
 #  - explain shows a sandbox's policy, validate warns about "".
+#
+# Modules: `sandbox.c`, `police.c`, `policy.c`, `config.c`, `bundle.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

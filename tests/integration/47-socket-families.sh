@@ -18,6 +18,9 @@
 #    has smc and rds, OCI_SOCKOPT_HOOK_MODULES_DIR) the kernel_sockets
 #    caveat; probe and validate warn about those families, and say nothing
 #    on this host's own kernel, which has none of them.
+#
+# Modules: `families.c`, `lint.c`, `cmd_probe.c`, `cmd_validate.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

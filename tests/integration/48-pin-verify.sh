@@ -23,6 +23,9 @@
 #    64-byte keys and 256-byte values is not read (the old hook read its
 #    keys into an 8-byte buffer), with a warning; the container's poststop
 #    still ends well.
+#
+# Modules: `progcheck.c`, `preload.c`, `share.c`, `load.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

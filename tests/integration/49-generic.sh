@@ -18,6 +18,9 @@
 # not attached: a warning, the policy's own copy instead, and preload
 # replaces it. A pod sandbox's sandbox_policy with no pin starts on the
 # generic sock_create program too.
+#
+# Modules: `generic.c`, `load.c`, `attach.c`, `preload.c`, `teardown.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -13,6 +13,9 @@
 # install` then picks the hooks.d file that runs for every container, and
 # an unannotated container gets the default policy; `runtime configure
 # --runtime podman` writes that same file, and unconfigure removes it.
+#
+# Modules: `cmd_stages.c`, `hooksd.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

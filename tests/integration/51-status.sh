@@ -7,6 +7,9 @@
 # line. The table row sums the counters up; without a readable operator
 # config the rules are unknown, with one they are named. After delete the
 # container is gone from status.
+#
+# Modules: `cmd_status.c`, `counters.c`, `status_view.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

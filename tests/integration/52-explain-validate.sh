@@ -13,6 +13,9 @@
 #    "schema=reject" when schemas/config.schema.json must reject it too);
 #  - probe --json on this host (root only);
 #  - explain changes no kernel or hook state (root only).
+#
+# Modules: `cmd_explain.c`, `cmd_validate.c`, `describe.c`, `hooksd.c`, `lint.c`, `cmd_probe.c`
+# Root: partly
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -12,6 +12,9 @@
 # directory of the test's, holding the host's device nodes (bound) and
 # the listener's socket as /dev/log, so the claim is checked on a machine
 # with no syslog daemon too.
+#
+# Modules: `log.c`, `events.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

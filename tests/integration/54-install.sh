@@ -12,6 +12,9 @@
 # only for annotated containers otherwise; HOOKS_D overrides the choice, an
 # invalid config stops the install, and validate --hooks-dir agrees with
 # what was installed.
+#
+# Modules: (`scripts/install.sh`)
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -9,6 +9,9 @@
 # the hooks.d file's when.annotations runs the hook for each key alone
 # (podman and CRI-O require every pattern there to match). The runtimes'
 # real runs of these examples are in 50-podman.sh and 56-examples-run.sh.
+#
+# Modules: (the examples)
+# Root: no
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -12,6 +12,9 @@
 #    as kubelet would run it (no capabilities, read-only image, the
 #    volumes bind-mounted): it installs the three files on the "node" (a
 #    temp dir), and refuses a broken ConfigMap without touching them.
+#
+# Modules: `cmd_stages.c`, `pod.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -14,6 +14,9 @@
 #    mount, whose id climbs out of the state directory, or that claims a
 #    cgroup the hook cannot have made, is skipped with a warning by
 #    poststop, gc and status, and nothing it names is removed.
+#
+# Modules: `trust.c`, `state.c`, `oci.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

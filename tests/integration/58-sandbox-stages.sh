@@ -18,6 +18,9 @@
 #    all run `hook`: policed, the poststart run does nothing (crun sends
 #    "running"; runc 1.1.5 sends "created" there, and the repeated attach
 #    finds the policy in place), poststop releases.
+#
+# Modules: `pod.c`, `cmd_stages.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -24,6 +24,9 @@
 #    not policed: the silent case, as it is today;
 #  - after the pods are removed and containerd stopped: no record, no
 #    program, no cgroup, no mount, nothing in /run/containerd.
+#
+# Modules: `pod.c`, `policy.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

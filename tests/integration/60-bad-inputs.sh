@@ -13,6 +13,9 @@
 #     loaded BPF programs unchanged,
 #   - leaves no state record and creates no cgroup (ct_snapshot).
 # CASES='glob...' runs only the cases whose name matches one of the globs.
+#
+# Modules: `oci.c`, `strictjson.c`, `config.c`, `policy.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -29,6 +29,9 @@
 #    started) and from validate; validate and explain say what it does,
 #    and validate warns when no hooks.d file would show the hook an
 #    unannotated container.
+#
+# Modules: `policy.c`, `config.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

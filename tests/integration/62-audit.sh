@@ -19,6 +19,9 @@
 #    native protocol with the OCI_SOCKOPT_HOOK_* fields (a value with a
 #    newline in the binary-safe form), and the log file still gets its
 #    line.
+#
+# Modules: `events.c`, `journal.c`, `log.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

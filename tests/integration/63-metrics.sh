@@ -14,6 +14,9 @@
 # backslash and a newline) come out escaped and read back intact; after
 # delete the container's series are gone and its release is counted, and
 # so is a release by gc.
+#
+# Modules: `metrics.c`, `stats.c`, `cmd_metrics.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -19,6 +19,9 @@
 #      program the cgroup no longer has, for that container only;
 #   5. another tool's program on one container's cgroup is the
 #      other_programs caveat of that container alone, not drift.
+#
+# Modules: `cmd_status.c`, `drift.c`, `status_view.c`, `path_progs.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

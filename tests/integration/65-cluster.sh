@@ -32,6 +32,9 @@
 #    (tests/cel/vapcheck.go, built from Debian's packages by
 #    tests/cel/fetch-cel.sh) on tests/cel/cases/, and a policy changed
 #    to let namespace web bypass fails the case that says it must not.
+#
+# Modules: `cmd_features.c`
+# Root: partly
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -13,6 +13,9 @@
 # leaves the records of the new one (an attribute it cannot read) alone
 # with a warning while the runtime's cgroup removal frees the programs,
 # and the next upgrade's gc releases those records.
+#
+# Modules: `state.c`, `teardown.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -9,6 +9,9 @@
 # footprint; a runtime that never runs poststop leaves it to gc; more
 # distinct options than the table holds are flagged as overflow; the
 # recorded policy for the example workload is the one in examples/.
+#
+# Modules: `footprint.c`, `cmd_record.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -19,6 +19,9 @@
 # data with honorLabels, and the per-pod panel names the workload's pod
 # only with it; a refusal and a fallback made while Prometheus runs fire
 # their alerts (those counted before it started do not).
+#
+# Modules: `metrics.c`, `stats.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -22,6 +22,9 @@
 #      manager, where the hook's reaper must release its cgroup by itself.
 # A failed prestart must print one line, exit non-zero and leave nothing
 # attached and no record.
+#
+# Modules: `prestart.c`, `attach.c`, `cg.c`, `load.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

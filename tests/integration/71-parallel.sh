@@ -8,6 +8,9 @@
 # and each index file of shared copies must name a program that one of
 # them has attached. Then all 50 are deleted at once and BPF programs,
 # records, index files and cgroups must be as before.
+#
+# Modules: `share.c`, `state.c`, `stats.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

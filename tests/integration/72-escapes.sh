@@ -19,6 +19,9 @@
 #      seccomp runs before; it does not even exec an -mx32 binary);
 #   5. a socket made outside the container and passed in over SCM_RIGHTS:
 #      the policy follows the socket's creation cgroup, not the caller.
+#
+# Modules: `attach.c`, `cg.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

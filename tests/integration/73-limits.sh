@@ -21,6 +21,9 @@
 #      i386 syscalls. Dropping CAP_NET_RAW refuses them all, and so does
 #      examples/seccomp-no-packet.json; a naive profile (socket(AF_PACKET)
 #      only) misses SOCK_PACKET and io_uring.
+#
+# Modules: (the BPF programs)
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

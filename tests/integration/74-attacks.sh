@@ -19,6 +19,9 @@
 # every check of every program fails there. Under "getforce", sock_diag
 # (ss -e, which no getsockopt rule hides) shows the mark 7 the kernel
 # really stamped.
+#
+# Modules: (the BPF programs)
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

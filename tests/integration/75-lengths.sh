@@ -10,6 +10,9 @@
 #      in each, lengths tries hi at 1, 2, 3, 4, 8, page+1 and 8192 bytes
 #      (getsockopt: 0 to page+1 bytes) and asserts what the kernel holds.
 # SOL_IP options run on AF_INET6 sockets as well.
+#
+# Modules: `options.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

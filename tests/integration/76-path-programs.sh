@@ -19,6 +19,9 @@
 #     shown by a parent program that calls bpf_set_retval(0): it runs
 #     after ours and undoes our deny (the documented limit: root's tools
 #     on the path have the last word).
+#
+# Modules: `path_progs.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -13,6 +13,9 @@
 #    recorded container is refused in one line naming it;
 #  - a pin directory elsewhere, not on a BPF filesystem: probe and preload
 #    say so, naming its parent.
+#
+# Modules: `bpffs.c`, `pin.c`, `cmd_probe.c`, `cmd_preload.c`, `footprint.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -26,6 +26,9 @@
 #    container runs, nothing is written through it, the recording stays
 #    in its pins and its state record, and gc writes it once record.dir
 #    is sound again.
+#
+# Modules: `recording.c`, `footprint.c`, `cmd_record.c`, `trust.c`, `teardown.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -17,6 +17,9 @@
 #    evil both, and the files named one by one are merged;
 #  - a recording's provenance that a capability-less root writes into the
 #    state directory's recording-<id> as content is not what it says.
+#
+# Modules: `footprint.c`, `footprint.bpf.h`, `load.c`, `cmd_record.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

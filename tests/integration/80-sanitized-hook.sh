@@ -3,6 +3,9 @@
 # The integration suites again, with the hook built with ASan+UBSan and
 # with the hook under valgrind memcheck: a memory error, undefined
 # behaviour or a leak in any hook run fails the container, so the suite.
+#
+# Modules: all that those suites run
+# Root: yes
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -29,6 +29,9 @@
 #    (code 7, the hook's reason), with no record and no program left;
 #    poststop and gc release what it attached; under CRI-O, which only
 #    logs a StartContainer error, the hook as in hook mode.
+#
+# Modules: `cmd_nri.c`, `nri_plugin.c`, `nri_deliver.c`, `nri_status.c`, `ttrpc_mux.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -19,6 +19,9 @@
 #      bind of the directory above the third, a non-recursive bind of that
 #      directory (the cgroup2 mount below it is not carried);
 #   4. probe says whether the hierarchy has nsdelegate, as mountinfo does.
+#
+# Modules: `bundle.c`, `mountinfo.c`, `cg.c`, `cmd_probe.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -15,6 +15,9 @@
 # SO_MARK refused, the clamp read back, reno forced inside; a bundle
 # whose config.json is not JSON fails the create in one line; nothing
 # left after delete.
+#
+# Modules: `wiring_docker.c`, `wiring_bundle.c`, `cmd_runtime_exec.c`, `cmd_runtime_config.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -31,6 +31,9 @@
 #      in the namespace it joins are refused in one line
 #      (sysctl_exceeds_policy); a sandbox without sysctls and the node's
 #      own namespace (host network) are not.
+#
+# Modules: `sysctl.c`, `lint.c`, `caveats.c`
+# Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -3,6 +3,9 @@
 # The memory-accounting opt-out, proven on a kernel that has it: boots a
 # Debian kernel >= 6.19 under QEMU (tests/vm/) and runs the hook there.
 # The guest's TAP is this suite's TAP; the figures are reported.
+#
+# Modules: `load.c`, `prestart.c`
+# Root: yes
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -6,6 +6,9 @@
 # installed there with `make install`, the scenarios' TAP and figures
 # reported here. QEMU touches no host BPF or cgroup; the lock is held as
 # for every suite.
+#
+# Modules: all
+# Root: yes
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/tap.sh

@@ -4,6 +4,8 @@
  * SO_MARK (setsockopt)", socket rules by family, type and protocol, misses
  * of an allow-list, the overflow slots, and the same as labels and JSON.
  * Reading the counters from the programs' maps needs BPF: 67-audit-mode.sh.
+ *
+ * Modules: `audit_mode.c`
  */
 #include <string.h>
 #include <netinet/in.h>

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Which process's namespaces a container joins (bundle_joined_pid()). */
+/*
+ * Which process's namespaces a container joins (bundle_joined_pid()).
+ *
+ * Modules: `bundle.c`
+ */
 #include <stdio.h>
 #include <string.h>
 

@@ -3,6 +3,8 @@
  * CDI devices (cdi.c, container.c, wiring_cdi.c): which devices a spec's
  * hooks ask for, how each reads as a request, what is refused, and the
  * spec the config gives.
+ *
+ * Modules: `cdi.c`, `container.c`, `wiring_cdi.c`
  */
 #include <errno.h>
 #include <stdio.h>

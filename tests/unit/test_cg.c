@@ -6,6 +6,8 @@
  * moved or a cgroup that was replaced noticed, cgroup.events read.
  * Making, moving into and removing cgroups (cg.c) needs root: the
  * suites 12, 13 and 41 run it.
+ *
+ * Modules: `cg.c`
  */
 #include <errno.h>
 #include <fcntl.h>

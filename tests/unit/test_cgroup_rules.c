@@ -4,6 +4,8 @@
  * container write to its cgroup membership, which containers get a cgroup
  * namespace of their own, the choice between the container's own cgroup,
  * one the hook makes, and a refusal, and the two operator settings.
+ *
+ * Modules: `bundle.c`, `cg.c`, `mountinfo.c`
  */
 #include <errno.h>
 #include <limits.h>

@@ -6,6 +6,8 @@
  * operands; the shared --config and --json; --help printing the usage;
  * every mistake (unknown, ambiguous, missing or unwanted value, operands
  * too few or too many) one line naming the command, and CLI_USAGE.
+ *
+ * Modules: `cli.c`
  */
 #include <stdio.h>
 #include <stdlib.h>

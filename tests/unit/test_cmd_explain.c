@@ -6,6 +6,8 @@
  * and now for a state whose pid is this test's), a refusal with the
  * reason prestart would give and exit 1, a sandbox never policed. It
  * attaches, loads and writes nothing (it runs without root).
+ *
+ * Modules: `cmd_explain.c`
  */
 #include <errno.h>
 #include <fcntl.h>

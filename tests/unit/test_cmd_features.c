@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Kubernetes label keys and values, as `features` checks them. */
+/*
+ * Kubernetes label keys and values, as `features` checks them.
+ *
+ * Modules: `cmd_features.c`
+ */
 #include <string.h>
 
 #include "cmd/commands.h"

@@ -6,6 +6,8 @@
  * about defaults that hooks.d files would keep from unannotated
  * containers (--hooks-dir directories of the test's own), about
  * require_annotations, and about json logging without a file. No root.
+ *
+ * Modules: `cmd_validate.c`
  */
 #include <errno.h>
 #include <stdio.h>

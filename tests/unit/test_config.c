@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Operator config parser: the contract shape and every refusal. */
+/*
+ * Operator config parser: the contract shape and every refusal.
+ *
+ * Modules: `config.c`, `config_json.c`, `config_policy.c`, `config_rules.c`
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -4,6 +4,8 @@
  * text: the policy and where it came from, the socket rules by name, the
  * option rules with their values and aliases, the bypass and the mode, and
  * exactly the programs that would attach.
+ *
+ * Modules: `describe.c`
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,6 +4,8 @@
  * and reported once as one line; notes add to it; the reason token and the
  * cause keep the first value given. reason.c: every reason has one row,
  * its token a stable label (at most 39 of [a-z_], unique, not "error").
+ *
+ * Modules: `error.c`, `reason.c`
  */
 #include <errno.h>
 #include <string.h>

@@ -2,6 +2,8 @@
 /*
  * Audit lines: journald's native encoding, the reason and cause that a
  * refusal carries, and the JSON line that log_format "json" writes.
+ *
+ * Modules: `events.c`, `journal.c`
  */
 #include <errno.h>
 #include <fcntl.h>

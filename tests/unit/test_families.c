@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* What the kernel offers of the families no cgroup program sees, read
- * from a module tree of the test's own (OCI_SOCKOPT_HOOK_MODULES_DIR). */
+ * from a module tree of the test's own (OCI_SOCKOPT_HOOK_MODULES_DIR).
+ *
+ * Modules: `families.c`
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

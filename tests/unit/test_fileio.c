@@ -8,6 +8,8 @@
  * /dev/shm; this machine's /run or /tmp may be a disk), read back from it,
  * or from the content of a file written the old way or by hand; the bounds
  * hold. trusted.* attributes need root: those checks skip without it.
+ *
+ * Modules: `fileio.c`
  */
 #include <dirent.h>
 #include <errno.h>

@@ -6,6 +6,8 @@
  * and getsockopt rules kept, a refused call never allowed); what no config
  * can say is dropped or folded. The footprint's JSON form reads back; the
  * record.* config keys; recording file names.
+ *
+ * Modules: `footprint.c`, `recording.c`
  */
 #include <errno.h>
 #include <string.h>

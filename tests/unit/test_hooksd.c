@@ -6,6 +6,8 @@
  * hooks' files and non-JSON names ignored, missing directories empty.
  * (Masking of /usr/share by /etc needs those real directories: the
  * suites 52-explain-validate.sh and 50-podman.sh cover it.)
+ *
+ * Modules: `hooksd.c`
  */
 #include <stdio.h>
 #include <string.h>

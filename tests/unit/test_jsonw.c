@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The one JSON writer (jsonw.c): every member type, null for a missing
- * string, names or numbers, the members left out or null when empty. */
+ * string, names or numbers, the members left out or null when empty.
+ *
+ * Modules: `jsonw.c`
+ */
 #include <string.h>
 
 #include "lib/jsonw.h"

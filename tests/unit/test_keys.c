@@ -8,6 +8,8 @@
  * `make bench` measures: that part runs in 45-preload.sh, under the
  * tests' lock. (A trailing slash, "a/", names the same cgroup as "a":
  * it is let through.)
+ *
+ * Modules: `keys.c`
  */
 #include <errno.h>
 #include <stdio.h>

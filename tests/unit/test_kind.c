@@ -3,6 +3,8 @@
  * kind.c: the three program kinds, their attach types and the names that
  * records, pins and status use, one table both ways; another tool's attach
  * type named as libbpf names it.
+ *
+ * Modules: `kind.c`
  */
 #include <string.h>
 #include <bpf/bpf.h>

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* validate's warnings about policies a workload can go around. */
+/*
+ * validate's warnings about policies a workload can go around.
+ *
+ * Modules: `lint.c`
+ */
 #include <string.h>
 
 #include "config/config.h"

@@ -3,6 +3,8 @@
  * log.c: untrusted text quoted for a log line (log_quote), one line on
  * stderr for errors and warnings, the log file's text and JSON lines, and
  * which files it refuses to write.
+ *
+ * Modules: `log.c`
  */
 #include <errno.h>
 #include <fcntl.h>

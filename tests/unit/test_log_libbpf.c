@@ -4,6 +4,8 @@
  * log at debug level, one log line per line of theirs, and nothing to
  * stderr (which carries the hook's one error line); libbpf's debug
  * output is dropped.
+ *
+ * Modules: `log.c`
  */
 #include <stdarg.h>
 #include <stdlib.h>

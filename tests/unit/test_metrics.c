@@ -7,6 +7,8 @@
  * .prom file is replaced whole, 0644, and a temp name someone planted is
  * never written through. No root: the live record names a cgroup that
  * exists on this machine and has no programs of ours.
+ *
+ * Modules: `metrics.c`
  */
 #include <dirent.h>
 #include <errno.h>

@@ -4,6 +4,8 @@
  * types and protocols, each checked against the C library's own value of
  * the constant (the Linux ABI); numbers accepted as themselves; names back
  * from values; "did you mean" hints; record names.
+ *
+ * Modules: `names.c`
  */
 #include <errno.h>
 #include <limits.h>

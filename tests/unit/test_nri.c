@@ -3,6 +3,8 @@
  * The NRI plugin in memory: what it adds to a container (nri_deliver.c),
  * and whole sessions against a runtime played here (nri_plugin.c), with
  * messages made by protobuf-c as containerd's would be.
+ *
+ * Modules: `nri_plugin.c`, `nri_deliver.c`
  */
 #include <errno.h>
 #include <stdio.h>

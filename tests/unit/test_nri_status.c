@@ -5,6 +5,8 @@
  * naming the first's pid), the status file written whole and read back
  * as "registered to RUNTIME VERSION" only while the lock is held, and
  * both gone with the lock. The config's "nri" object (config.c) too.
+ *
+ * Modules: `nri_status.c`, `config.c`
  */
 #include <errno.h>
 #include <signal.h>

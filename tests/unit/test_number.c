@@ -2,6 +2,8 @@
 /*
  * number.c: a whole number in range or an error, as every numeric
  * annotation value, config value and command-line argument is read.
+ *
+ * Modules: `number.c`
  */
 #include <errno.h>
 #include <limits.h>

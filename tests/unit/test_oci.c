@@ -7,6 +7,8 @@
  * the way that someone else could have planted refused, config.json a
  * link or not a regular file refused. Each refusal is one line.
  * (State parsing itself: test_oci_policy.c.)
+ *
+ * Modules: `oci.c`
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* OCI state parsing, bundle annotations, and the effective-policy merge. */
+/*
+ * OCI state parsing, bundle annotations, and the effective-policy merge.
+ *
+ * Modules: `oci.c`, `policy.c`
+ */
 #include <errno.h>
 #include <string.h>
 

@@ -3,6 +3,8 @@
  * The option table's kernel semantics and what the config compiles from
  * them: domains, short reads, getsockopt forms, aliases, and the rules the
  * programs could not enforce.
+ *
+ * Modules: `options.c`
  */
 #include <errno.h>
 #include <limits.h>

@@ -5,6 +5,8 @@
  * made is removed again), and how a listing tells our pins, temp pins and
  * other files apart. Pinning itself (bpf_obj_pin) needs root and bpffs:
  * 45-preload.sh runs it.
+ *
+ * Modules: `pin.c`
  */
 #include <errno.h>
 #include <fcntl.h>

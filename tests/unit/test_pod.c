@@ -4,6 +4,8 @@
  * sandbox only when every type key says so, the name from the key set of
  * the runtime that wrote the type key, names that are not Kubernetes or
  * podman names refused with one line.
+ *
+ * Modules: `pod.c`
  */
 #include <errno.h>
 #include <stdio.h>

@@ -4,6 +4,8 @@
  * not have or does not allow, record mode's annotation (refused unless record.allow, its
  * name checked, then every program kind attached), where the bypass and
  * the mode came from when a policy set them, and the source names.
+ *
+ * Modules: `policy.c`
  */
 #include <errno.h>
 #include <string.h>

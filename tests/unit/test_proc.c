@@ -2,6 +2,8 @@
 /*
  * state.c: a process is a (pid, start time) pair; a zombie or a reused pid
  * is not the process that was recorded. Uses this test's own children.
+ *
+ * Modules: `state.c`
  */
 #include <errno.h>
 #include <signal.h>

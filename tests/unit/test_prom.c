@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* metrics.c's writer: the Prometheus text format, label values escaped and bounded. */
+/*
+ * metrics.c's writer: the Prometheus text format, label values escaped and bounded.
+ *
+ * Modules: `metrics.c`
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The one rules renderer and its action table (render.c): every action as
  * JSON and as text, socket rules, names or numbers, a text that does not
- * fit, the names the config parser takes. */
+ * fit, the names the config parser takes.
+ *
+ * Modules: `render.c`
+ */
 #include <string.h>
 
 #include "config/render.h"

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* require_annotations: its parser, and which containers it refuses. */
+/*
+ * require_annotations: its parser, and which containers it refuses.
+ *
+ * Modules: `policy.c`, `config.c`
+ */
 #include <errno.h>
 #include <string.h>
 

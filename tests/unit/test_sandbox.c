@@ -4,6 +4,8 @@
  * sandbox's: named after the sandbox id, exactly, in each shape
  * containerd and CRI-O make, never by a part of the name a pod could
  * choose ("crio", "scope", a prefix of the id).
+ *
+ * Modules: `sandbox.c`
  */
 #include <string.h>
 

@@ -4,6 +4,8 @@
  * programs were loaded with (FNV-1a, 64 bits), so it must be the published
  * function, seeded per build, and change with any byte. Finding and
  * publishing copies needs BPF: 45-preload.sh and 71-parallel.sh run them.
+ *
+ * Modules: `share.c`
  */
 #include <string.h>
 

@@ -5,6 +5,8 @@
  * test's own), written whole, read back equal, listed, removed; files that
  * are not records are ignored with a warning; a directory others may write
  * is refused; the gc stamp is renewed at most once per interval.
+ *
+ * Modules: `state.c`, `context.c`
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* state_record_invalid(): what a state record read back must be before the hook
- * acts on it (unlinkat, rmdir, detach). */
+ * acts on it (unlinkat, rmdir, detach).
+ *
+ * Modules: `state.c`
+ */
 #include <string.h>
 
 #include "state/state.h"

@@ -4,6 +4,8 @@
  * folding into "other"; the file's text and the log's lines read back;
  * stats_log_add() from several processes at once, with compactions among
  * them; a crash between a compaction's two steps; what one call costs.
+ *
+ * Modules: `stats.c`
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* status: its filters, short ids, what a policy's programs enforce in one
- * line, bypass states, the caveats a container gets, and drift. */
+ * line, bypass states, the caveats a container gets, and drift.
+ *
+ * Modules: `cmd_status.c`, `caveats.c`, `drift.c`, `status_view.c`
+ */
 #include <string.h>
 
 #include "cmd/commands.h"

@@ -6,6 +6,8 @@
  * attached ids and state, the rules each enforces under the config as it
  * is now (or why they are unknown), the bypass, the caveats and the drift
  * lines; a cgroup that is gone, or could not be queried.
+ *
+ * Modules: `status_view.c`, `drift.c`
  */
 #include <errno.h>
 #include <string.h>

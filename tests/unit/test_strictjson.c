@@ -3,6 +3,8 @@
  * strictjson.c: every input the hook parses is strict JSON: one value, no
  * trailing bytes, no NUL byte or \u0000 (which would cut a C string short
  * and let two readers see two texts), and an error that says where.
+ *
+ * Modules: `strictjson.c`
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* linux.sysctl against the setsockopt rules (hook/policy/sysctl.c). */
+/*
+ * linux.sysctl against the setsockopt rules (hook/policy/sysctl.c).
+ *
+ * Modules: `sysctl.c`
+ */
 #include <errno.h>
 #include <string.h>
 

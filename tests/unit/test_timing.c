@@ -3,6 +3,8 @@
  * timing.c: the steps of one hook run, in microseconds, on stderr with
  * OCI_SOCKOPT_HOOK_TIMING=1 and otherwise in the log at debug level;
  * at most 16 steps, one bounded line.
+ *
+ * Modules: `timing.c`
  */
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,8 @@
  * TOML 1.0's valid and invalid forms that runtime configs can hold, the
  * shapes of containerd's config (version 2 and 3), and the round trip
  * parse -> write -> parse that `runtime configure` relies on.
+ *
+ * Modules: `toml.c`, `toml_scalar.c`, `toml_write.c`
  */
 #include <errno.h>
 #include <math.h>

@@ -7,6 +7,8 @@
  * to a path may be one that someone else could have planted. Each refusal
  * is -EPERM with one line naming the path, owner and mode. Cases that need
  * a file of another user run only as root (chown); the rest run as anyone.
+ *
+ * Modules: `trust.c`
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The NRI wire (ttrpc_mux.c): frames in, messages out, and back. */
+/*
+ * The NRI wire (ttrpc_mux.c): frames in, messages out, and back.
+ *
+ * Modules: `ttrpc_mux.c`
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,6 +4,8 @@
  * loader actually mapped it (checked here against /proc/self/maps: the
  * unit tests link glibc shared and the rest static), its run-time version
  * where the library has one, and what it was built against.
+ *
+ * Modules: `version.c`
  */
 #include <stdio.h>
 #include <stdlib.h>

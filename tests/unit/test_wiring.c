@@ -12,6 +12,8 @@
  * containerd 1.6 (25-runtime-configure-containerd.sh) and 2.1 (the node
  * suite's 70 and 71). Linked with --wrap=realloc and --wrap=free
  * (tests/unit/unit.mk), so that the diff's allocations can be made to fail.
+ *
+ * Modules: `wiring_spec.c`, `wiring_hooksd.c`, `wiring_ctd.c`, `wiring.c`, `wiring_crio.c`, `wiring_nri.c`
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -3,6 +3,8 @@
  * wiring_bundle.c: which verb runc's command line holds and which bundle
  * a create names, as containerd's runc shim writes them; the hook added
  * to a spec once, and not over an entry of ours.
+ *
+ * Modules: `wiring_bundle.c`
  */
 #include <string.h>
 #include <json-c/json.h>

@@ -1,9 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh disable=SC2016,SC2086
 #
-# Hook scenarios, sourced by run.sh after the sysctl checks (so the sysctl
-# is 0 here). They need /bin/oci-sockopt-hook in the image; run-vm-suite.sh
-# adds build/oci-sockopt-hook when it exists.
+# The hook on a kernel with SK_BPF_BYPASS_PROT_MEM: probe says the bypass
+# is supported; a container's cgroup is charged for TCP memory before
+# prestart and bypassed after it (the accept()ed side too) while a process
+# outside stays charged; the bypass with a mark and a priority, and the
+# full restricted policy with and without it.
+#
+# Sourced by run.sh after the sysctl checks (so the sysctl is 0 here).
+# They need /bin/oci-sockopt-hook in the image; run-vm-suite.sh adds
+# build/oci-sockopt-hook when it exists.
 #
 # Path chosen: no runtime in the guest. As runc does, we make the
 # container's cgroup, park its "init" in it (a shell blocked on a fifo) and
