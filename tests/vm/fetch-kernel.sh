@@ -21,7 +21,9 @@
 #
 # Environment:
 #   VM_KERNEL_MIN      lowest acceptable upstream version (6.19)
-#   VM_KERNEL_FLAVOUR  Debian kernel flavour (cloud-amd64)
+#   VM_KERNEL_FLAVOUR  Debian kernel flavour (cloud-amd64); another
+#                      flavour's kernel is cached beside it, under its own
+#                      kernel-FLAVOUR.env (kernel.env is cloud-amd64's)
 #   VM_KERNEL_SUITE    suite to take it from (unstable)
 #   VM_KERNEL_REFRESH  1: ignore the cache and resolve again
 #   VM_APT_MIRROR      mirror URI to use instead of the one apt names
@@ -45,6 +47,7 @@ flavour=${VM_KERNEL_FLAVOUR:-cloud-amd64}
 suite=${VM_KERNEL_SUITE:-unstable}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 stamp="$cache/kernel.env"
+[ "$flavour" = cloud-amd64 ] || stamp="$cache/kernel-$flavour.env"
 
 # version_ge A B: upstream version A >= B ("7.2.13+deb14-cloud-amd64" >= 6.19)
 version_ge() {

@@ -29,56 +29,6 @@
 #  - the full "restricted" policy (socket, setsockopt, getsockopt) with
 #    sockcheck, alone and together with the bypass.
 
-HOOK=/bin/oci-sockopt-hook
-HOOK_CFG=/guest/config.json
-CGROOT=/sys/fs/cgroup
-
-# ct_start ID: cgroup CGROOT/ID holding one process parked on a fifo
-ct_start() {
-	mkdir -p "$CGROOT/$1" "/tmp/$1"
-	rm -f "/tmp/$1/fifo"
-	mkfifo "/tmp/$1/fifo"
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec cat "$1" >/dev/null' \
-		"$CGROOT/$1" "/tmp/$1/fifo" &
-	CT_PID=$!
-	for _i in 1 2 3 4 5 6 7 8 9 10; do
-		grep -qx "0::/$1" "/proc/$CT_PID/cgroup" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "# ct_start $1: pid $CT_PID never joined the cgroup"
-	return 1
-}
-
-# ct_stop ID: let the parked process exit
-ct_stop() {
-	: >"/tmp/$1/fifo"
-	wait "$CT_PID" 2>/dev/null
-}
-
-# ct_bundle ID ANNOTATIONS: /tmp/ID/config.json with those annotations
-ct_bundle() {
-	cat >"/tmp/$1/config.json" <<EOF
-{"ociVersion":"1.0.2","process":{"args":["cat","fifo"],"cwd":"/"},
- "root":{"path":"rootfs"},"hostname":"$1","annotations":{$2}}
-EOF
-}
-
-# hook STAGE ID STATUS: run the hook with this container's OCI state
-hook() {
-	printf '{"ociVersion":"1.0.2","id":"%s","status":"%s","pid":%d,"bundle":"/tmp/%s"}' \
-		"$2" "$3" "$CT_PID" "$2" |
-		"$HOOK" --config "$HOOK_CFG" "$1" >/tmp/hook.out 2>&1
-	_rc=$?
-	sed 's/^/#   hook: /' /tmp/hook.out
-	return $_rc
-}
-
-show_progs() {
-	if command -v bpftool >/dev/null; then
-		tap_diag "bpftool cgroup show $1:"
-		bpftool cgroup show "$1" 2>&1 | sed 's/^/#   /'
-	fi
-}
 
 # hook_measure_case NAME MEMACCT-ARGS...: before/with/outside figures
 hook_measure_case() {
@@ -165,35 +115,6 @@ hook_scenarios() {
 	rmdir "$CGROOT/ct1" "$CGROOT/ct-before" "$CGROOT/outside" 2>/dev/null
 }
 
-# in_cg CGROUP CMD...: run CMD in CGROUP, as `runc exec` would
-in_cg() {
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$@"
-}
-
-# ct_run ID ANNOTATIONS: start container ID and run prestart; 0 when done
-ct_run() {
-	ct_start "$1" || { tap_ok 1 "$1: cannot start the container process"; return 1; }
-	ct_bundle "$1" "$2"
-	if ! hook prestart "$1" creating; then
-		tap_ok 1 "$1: hook prestart with {$2}"
-		ct_stop "$1"
-		return 1
-	fi
-	tap_ok 0 "$1: hook prestart with {$2}"
-	show_progs "$CGROOT/$1"
-}
-
-# ct_end ID: the container exits, poststop runs, nothing of ours remains
-ct_end() {
-	ct_stop "$1"
-	hook poststop "$1" stopped
-	_left=""
-	command -v bpftool >/dev/null &&
-		_left=$(bpftool cgroup show "$CGROOT/$1" 2>/dev/null | grep ' sh_')
-	tap_check "$1: after poststop no program of ours on the cgroup" test -z "$_left"
-	rmdir "$CGROOT/$1" 2>/dev/null
-}
-
 # check_mark NAME WANT_MARK WANT_PRIORITY: from the last mrun
 check_mark() {
 	_m=$(kv mark "$M_LINE")
@@ -222,12 +143,6 @@ marked_scenario() {
 		esac
 	done
 	ct_end ct2
-}
-
-# sc_is KEY WANT DESCRIPTION: a sockcheck result from /tmp/sc.out
-sc_is() {
-	_v=$(sed -n "s/^$1=//p" /tmp/sc.out | head -n 1)
-	tap_check "$3: $1=${_v:-missing} (want $2)" test "$_v" = "$2"
 }
 
 # the full restricted policy, and restricted together with the bypass
