@@ -176,6 +176,20 @@ static __always_inline __s64 fp_kept(__s64 v, const struct sh_fp_domain *d)
 	}
 }
 
+/* An option's domain in the setsockopt object's fp_domains array, or
+ * NULL for an option with no slot (a plain int, as a zero entry is). */
+static __always_inline const struct sh_fp_domain *
+fp_domain(void *domains, int level, int optname)
+{
+	int slot = sh_fp_domain_slot(level, optname);
+	__u32 k;
+
+	if (slot < 0)
+		return NULL;
+	k = slot;
+	return bpf_map_lookup_elem(domains, &k);
+}
+
 /* The entry a call was noted in (record mode), or NULL; domains: the
  * setsockopt object's fp_domains table. */
 static __always_inline struct sh_fp_value *
@@ -189,7 +203,7 @@ footprint_set(struct bpf_sockopt *ctx, void *domains)
 		return NULL;
 	has = fp_value(ctx, &v);
 	if (has)
-		v = fp_kept(v, bpf_map_lookup_elem(domains, &key));
+		v = fp_kept(v, fp_domain(domains, key.a, key.b));
 	return fp_note(&key, has, v);
 }
 

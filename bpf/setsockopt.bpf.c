@@ -24,13 +24,15 @@
 const volatile __u32 default_deny;
 
 /* Record mode: how the kernel keeps each int option the hook knows, so
- * that the footprint notes values in the option's type (footprint.bpf.h).
+ * that the footprint notes values in the option's type (footprint.bpf.h),
+ * by slot (sh_fp_domain_slot()): an array, whose lookup the verifier
+ * inlines, as every setsockopt of a recorded container makes one.
  * Filled and frozen by the hook in a recording copy; one entry, never
  * read, in any other. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, SH_FP_DOMAINS_MAX);
-	__type(key, struct sh_fp_map_key);
+	__type(key, __u32);
 	__type(value, struct sh_fp_domain);
 	__uint(map_flags, BPF_F_RDONLY_PROG);
 } fp_domains SEC(".maps");

@@ -167,12 +167,52 @@ struct sh_fp_value {
 #define SH_FP_KEPT 2
 
 /* Record mode, setsockopt: how the kernel keeps an int option's value,
- * keyed by (level, option); an option not in the table is a plain int. */
+ * at its slot (sh_fp_domain_slot()); an option with no slot, or whose
+ * slot the hook left zero, is a plain int (SH_DOM_S32). */
 struct sh_fp_domain {
 	__u32 domain; /* enum sh_domain */
 	__s32 special; /* for SH_DOM_NEG_TO and SH_DOM_M1_TO */
 };
 
-#define SH_FP_DOMAINS_MAX 256
+/*
+ * The domains table is an array, so that a recording program finds an
+ * option's domain by index, with no hash: one row of SH_FP_DOMAIN_OPTS
+ * options for each level an int option of the hook's table has (and
+ * SOL_UDPLITE, which UDP's handler takes as its own). -1: no slot.
+ */
+#define SH_FP_DOMAIN_OPTS 128
+#define SH_FP_DOMAIN_LEVELS 6
+#define SH_FP_DOMAINS_MAX (SH_FP_DOMAIN_LEVELS * SH_FP_DOMAIN_OPTS)
+
+static inline int sh_fp_domain_slot(int level, int optname)
+{
+	int row;
+
+	if (optname < 0 || optname >= SH_FP_DOMAIN_OPTS)
+		return -1;
+	switch (level) {
+	case 0: /* SOL_IP */
+		row = 0;
+		break;
+	case 1: /* SOL_SOCKET */
+		row = 1;
+		break;
+	case 6: /* SOL_TCP */
+		row = 2;
+		break;
+	case 17: /* SOL_UDP */
+		row = 3;
+		break;
+	case 41: /* SOL_IPV6 */
+		row = 4;
+		break;
+	case 136: /* SOL_UDPLITE */
+		row = 5;
+		break;
+	default:
+		return -1;
+	}
+	return row * SH_FP_DOMAIN_OPTS + optname;
+}
 
 #endif /* SOCKOPT_HOOK_H */

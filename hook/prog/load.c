@@ -332,6 +332,21 @@ static void fill_get_rodata(struct getsockopt_bpf__rodata *ro,
 
 #define LOAD_SOL_UDP 17
 
+/* One option's domain at its slot (test_options.c checks that every int
+ * option of the table has one). */
+static int fill_domain(struct bpf_map *map, int level,
+		       const struct sh_option_name *opt)
+{
+	struct sh_fp_domain d = { opt->domain, opt->special };
+	int slot = sh_fp_domain_slot(level, opt->optname);
+	__u32 k;
+
+	if (slot < 0)
+		return -ERANGE;
+	k = (__u32)slot;
+	return bpf_map__update_elem(map, &k, sizeof(k), &d, sizeof(d), BPF_ANY);
+}
+
 /* Record mode: how the kernel keeps each int option (options.c), at its
  * level and, for UDP's, at SOL_UDPLITE, which UDP's handler takes as its
  * own; frozen. One entry, never read, when not recording. */
@@ -343,17 +358,12 @@ static int fill_domains(struct bpf_map *map, bool on)
 		return 0;
 	for (size_t i = 0; !r && i < options_count(); i++) {
 		const struct sh_option_name *opt = options_at(i);
-		struct sh_fp_domain d = { opt->domain, opt->special };
-		struct sh_fp_map_key key = { opt->level, opt->optname };
 
 		if (opt->kind != OPT_INT)
 			continue;
-		r = bpf_map__update_elem(map, &key, sizeof(key), &d, sizeof(d),
-					 BPF_ANY);
-		key.a = SOL_UDPLITE_LEVEL;
+		r = fill_domain(map, opt->level, opt);
 		if (!r && opt->level == LOAD_SOL_UDP)
-			r = bpf_map__update_elem(map, &key, sizeof(key), &d,
-						 sizeof(d), BPF_ANY);
+			r = fill_domain(map, SOL_UDPLITE_LEVEL, opt);
 	}
 	if (r)
 		return r;

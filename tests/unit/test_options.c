@@ -26,6 +26,33 @@ static const struct sh_policy *compile(const char *text, struct sh_config *cfg)
 	return config_find_policy(cfg, "p");
 }
 
+/* Record mode finds an int option's domain at its slot (sockopt_hook.h):
+ * each needs one, at its level and UDP's also at SOL_UDPLITE, and no two
+ * may share it. The first option that has none or shares one, or NULL. */
+static const struct sh_option_name *slots_lost(void)
+{
+	static const struct sh_option_name *at[SH_FP_DOMAINS_MAX];
+	const struct sh_option_name *o;
+	int slot;
+
+	for (size_t i = 0; (o = options_at(i)); i++) {
+		if (o->kind != OPT_INT)
+			continue;
+		for (int pass = 0; pass < (o->level == 17 ? 2 : 1); pass++) {
+			slot = sh_fp_domain_slot(pass ? SOL_UDPLITE_LEVEL :
+							o->level,
+						 o->optname);
+			if (slot < 0 || slot >= SH_FP_DOMAINS_MAX || at[slot]) {
+				tap_diag("  no slot of its own: level %d, %s",
+					 o->level, o->name);
+				return o;
+			}
+			at[slot] = o;
+		}
+	}
+	return NULL;
+}
+
 static void test_table(void)
 {
 	const struct sh_option_name *o, *lost = NULL;
@@ -45,6 +72,7 @@ static void test_table(void)
 	if (lost)
 		tap_diag("  not found again: level %d, %s (%d)", lost->level,
 			 lost->name, lost->optname);
+	ok(!slots_lost(), "every int option has a record-mode slot of its own");
 	o = options_by_value(1, 8);
 	ok(o && o->domain == SH_DOM_U32, "SO_RCVBUF is kept unsigned");
 	o = options_by_value(1, 18);
@@ -183,8 +211,8 @@ static void test_domains(void)
 
 int main(void)
 {
-	/* 8 table checks, 8 alias checks, 10 domain checks */
-	tap_plan(26);
+	/* 9 table checks, 8 alias checks, 10 domain checks */
+	tap_plan(27);
 	test_table();
 	test_aliases();
 	test_domains();
