@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The bad-input corpus (tests/bad-inputs/, format in its README.md): for
+# The bad-input corpus (tests/bad-inputs/*.cases, one file per family of
+# cases, format in its README.md): for
 # every case, `oci-sockopt-hook prestart` with the case's OCI state on
 # stdin, its bundle config.json and its operator config, for a real process
 # in a real cgroup of its own. Each case is one TAP test, which passes when
@@ -32,6 +33,10 @@ tap_require_cmd python3 unshare
 # cgroup of ours, $CT_CG2/$CT_PREFIX-NNN.
 ct_init_host
 CG2=$CT_CG2
+# Each case a directory NAME/ of its files, as the runner reads them.
+CASEDIR=$CT_TMP/cases
+out=$("$CT_TOP/tests/lib/cases.py" unpack "$CORPUS" "$CASEDIR" 2>&1) ||
+	tap_bail "the corpus does not read: $out"
 # For the cases' setup and run scripts, and the placeholders.
 export CG2 HOOK W BUNDLE OPERATOR ID CG STATE_DIR PID DEADPID
 
@@ -211,9 +216,33 @@ control()
 	teardown_case "$PID"
 }
 
+# The corpus reader refuses what would lose a case or its assertion.
+# reader_refuses DESC WANT TEXT: a .cases file TEXT is refused, naming WANT.
+reader_refuses()
+{
+	local d=$CT_TMP/reader out
+
+	rm -rf "$d" && mkdir -p "$d/corpus" && printf '%s' "$3" >"$d/corpus/x.cases"
+	out=$("$CT_TOP/tests/lib/cases.py" unpack "$d/corpus" "$d/out" 2>&1)
+	[ $? = 1 ] && [[ $out == *"$2"* ]]
+	tap_ok $? "corpus reader: $1" || tap_diag "got: $out"
+}
+reader_refuses "a case without its expect is refused" "case 001-x has no expect" \
+	$'=== 001-x\n--- state.json\n{}\n'
+reader_refuses "a file it does not know is refused" "want --- one of expect" \
+	$'=== 001-x\n--- expect\nx\n--- stat.json\n{}\n'
+reader_refuses "a case named twice is refused" "case 001-x is also in" \
+	$'=== 001-x\n--- expect\nx\n\n=== 001-x\n--- expect\ny\n'
+reader_refuses "a file given twice in a case is refused" "state.json twice in 001-x" \
+	$'=== 001-x\n--- expect\nx\n--- state.json\n{}\n--- state.json\n[]\n'
+reader_refuses "an expect of two lines is refused" "its expect is not one line" \
+	$'=== 001-x\n--- expect\nx\ny\n'
+reader_refuses "text outside a case's files is refused" "text outside a file" \
+	$'{}\n=== 001-x\n--- expect\nx\n'
+
 control
 n=0
-for dir in "$CORPUS"/cases/*/; do
+for dir in "$CASEDIR"/*/; do
 	dir=${dir%/}
 	selected "$(basename "$dir")" || continue
 	run_case "$dir"
