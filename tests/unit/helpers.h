@@ -2,11 +2,13 @@
 /*
  * What the unit tests share: capturing the hook's one-line errors so tests
  * can assert on them, a temporary directory of the test's own (never
- * /run: unit tests need no root), whole files read back.
+ * /run: unit tests need no root), whole files read back, the log read
+ * back, a container from an OCI state's text, a JSON member by its path.
  */
 #ifndef SH_UNIT_HELPERS_H
 #define SH_UNIT_HELPERS_H
 
+#include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "config/config.h"
+#include "input/container.h"
 #include "input/oci.h"
 #include "lib/error.h"
+#include "lib/log.h"
 #include "policy/policy.h"
 #include "tap.h"
 
@@ -216,6 +222,81 @@ static inline char *read_file(const char *path)
 	fclose(f);
 	buf[used] = '\0';
 	return buf;
+}
+
+/*
+ * The log as a test reads it back: log_capture_begin() sends the hook's
+ * log to a file of the test's own (unit_dir/log.capture; it makes the
+ * directory if the test has none) in format; log_capture_end() closes it,
+ * puts the text format back and returns what was written (from the heap,
+ * free it), leaving the file empty for the next capture.
+ */
+static inline void log_capture_begin(enum log_format format)
+{
+	if (!unit_dir[0])
+		tmpdir_make();
+	if (truncate(TMP_PATH("log.capture"), 0) && errno != ENOENT)
+		abort();
+	if (log_set_file(TMP_PATH("log.capture")))
+		abort();
+	log_set_format(format);
+}
+
+static inline char *log_capture_end(void)
+{
+	char *text;
+
+	log_close();
+	log_set_format(LOG_FORMAT_TEXT);
+	text = read_file(TMP_PATH("log.capture"));
+	if (!text || truncate(TMP_PATH("log.capture"), 0))
+		abort();
+	return text;
+}
+
+/* The container an OCI state's text describes, as prestart reads it; the
+ * state is parsed into *st (free it with oci_state_free()), and a state
+ * the parser refuses ends the test. */
+static inline void container_of_state(const char *state, struct oci_state *st,
+				      struct sh_container *c)
+{
+	struct sh_error err = { 0 };
+
+	if (reported(oci_parse_state(state, strlen(state), st, &err), &err))
+		abort();
+	container_read(st, c);
+}
+
+/* The member of o at path ("programs.0.state": names, and digits for an
+ * array's items) as text: a string as it is, anything else as JSON
+ * ("null" for null); NULL when there is no such member. The text lives
+ * until the next call. */
+static inline const char *json_path(struct json_object *o, const char *path)
+{
+	static char out[1024];
+	char key[64];
+	const char *dot;
+
+	while (o && *path) {
+		dot = strchr(path, '.');
+		snprintf(key, sizeof(key), "%.*s",
+			 (int)(dot ? dot - path : (long)strlen(path)), path);
+		if (json_object_is_type(o, json_type_array)) {
+			o = json_object_array_get_idx(o, key[0] - '0');
+			if (!o)
+				return NULL;
+		} else if (!json_object_object_get_ex(o, key, &o))
+			return NULL;
+		path = dot ? dot + 1 : "";
+	}
+	if (!o)
+		return "null";
+	snprintf(out, sizeof(out), "%s",
+		 json_object_is_type(o, json_type_string) ?
+			 json_object_get_string(o) :
+			 json_object_to_json_string_ext(
+				 o, JSON_C_TO_STRING_PLAIN));
+	return out;
 }
 
 /* What one command printed and returned (run_command()). */

@@ -128,11 +128,7 @@ static int resolve(const char *cfg_text, const char *annotations,
 		 annotations);
 	if (parse_config(cfg_text, &cfg))
 		return -100;
-	if (oci_parse_state(text, strlen(text), &st, err)) {
-		config_free(&cfg);
-		return -101;
-	}
-	container_read(&st, &c);
+	container_of_state(text, &st, &c);
 	r = policy_resolve(&cfg, &c, &eff, err);
 	oci_state_free(&st);
 	config_free(&cfg);
@@ -209,25 +205,14 @@ static void test_unclassified(void)
 	   "the first cause set stays");
 }
 
-static char *read_all(const char *path)
-{
-	static char buf[8192];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return buf;
-}
+#define FIELD(k) (json_path(obj, k) ?: "")
 
 static void test_json_line(void)
 {
-	char path[] = "/tmp/sockopt-hook-unit-audit.XXXXXX";
 	struct sh_error err = { 0 };
 	struct oci_state st;
 	struct sh_container c;
-	struct json_object *obj = NULL, *v;
+	struct json_object *obj = NULL;
 	static const char state[] =
 		"{\"ociVersion\":\"1.0.2\",\"id\":\"c1\",\"status\":\"creating\","
 		"\"pid\":1,\"annotations\":{"
@@ -235,30 +220,20 @@ static void test_json_line(void)
 		"\"io.kubernetes.cri.container-name\":\"app\","
 		"\"io.kubernetes.cri.sandbox-name\":\"web\","
 		"\"io.kubernetes.cri.sandbox-namespace\":\"shop\"}}";
-	const char *text;
-	int fd = mkstemp(path);
+	char *text;
 
-	if (fd < 0 || oci_parse_state(state, strlen(state), &st, &err))
-		abort();
-	close(fd);
-	log_set_file(path);
-	log_set_format(LOG_FORMAT_JSON);
+	container_of_state(state, &st, &c);
+	log_capture_begin(LOG_FORMAT_JSON);
 	error_reason(&err, SH_REASON_POLICY_UNKNOWN);
 	error_cause(&err, "sockopt-hook.io/policy", "n\"o\npe\xff");
 	error_set(&err, -ENOENT, "no such policy");
-	container_read(&st, &c);
 	events_refusal("prestart", &c, &err, -ENOENT);
-	log_close();
-	log_set_format(LOG_FORMAT_TEXT);
-	text = read_all(path);
-	unlink(path);
+	text = log_capture_end();
 	ok(strlen(text) > 0 && strchr(text, '\n') == text + strlen(text) - 1,
 	   "one line");
 	ok(!strpbrk(text, "\x80\xff"), "in ASCII");
 	obj = json_tokener_parse(text);
 	ok(obj && json_object_is_type(obj, json_type_object), "a JSON object");
-#define FIELD(k) \
-	(json_object_object_get_ex(obj, k, &v) ? json_object_get_string(v) : "")
 	is_str(FIELD("event"), "refused", "event refused");
 	is_str(FIELD("reason"), "policy_unknown", "its reason");
 	is_str(FIELD("container_id"), "c1", "the container id");
@@ -276,6 +251,7 @@ static void test_json_line(void)
 		json_object_put(obj);
 	else
 		printf("#   got: %s", text);
+	free(text);
 	oci_state_free(&st);
 }
 
@@ -283,29 +259,21 @@ static void test_json_line(void)
  * with the reason's own message. */
 static void test_fallback(void)
 {
-	char path[] = "/tmp/sockopt-hook-unit-audit.XXXXXX";
-	struct sh_error err = { 0 };
 	struct sh_cause cause = { .annotation =
 					  "sockopt-hook.io/bypass-prot-mem",
 				  .setting = "true" };
 	struct oci_state st;
 	struct sh_container c;
-	struct json_object *obj = NULL, *v;
+	struct json_object *obj = NULL;
 	static const char state[] =
 		"{\"ociVersion\":\"1.0.2\",\"id\":\"c2\",\"status\":\"creating\",\"pid\":1}";
-	const char *text;
-	int fd = mkstemp(path);
+	char *text;
 
-	if (fd < 0 || oci_parse_state(state, strlen(state), &st, &err))
-		abort();
-	close(fd);
-	log_set_file(path);
-	log_set_format(LOG_FORMAT_TEXT);
-	container_read(&st, &c);
+	container_of_state(state, &st, &c);
+	log_capture_begin(LOG_FORMAT_TEXT);
 	events_fallback("prestart", &c, SH_REASON_BYPASS_PROT_MEM_UNSUPPORTED,
 			&cause);
-	log_close();
-	text = read_all(path);
+	text = log_capture_end();
 	ok(strstr(text,
 		  " notice: event=fallback reason=bypass_prot_mem_unsupported") &&
 		   strstr(text,
@@ -314,16 +282,11 @@ static void test_fallback(void)
 	   "a fallback in text: one notice line, its reason and what asked");
 	if (!strstr(text, "event=fallback"))
 		tap_diag("  got: %s", text);
+	free(text);
 
-	if (truncate(path, 0))
-		abort();
-	log_set_file(path);
-	log_set_format(LOG_FORMAT_JSON);
+	log_capture_begin(LOG_FORMAT_JSON);
 	events_fallback("prestart", &c, SH_REASON_NONE, &cause);
-	log_close();
-	log_set_format(LOG_FORMAT_TEXT);
-	text = read_all(path);
-	unlink(path);
+	text = log_capture_end();
 	obj = json_tokener_parse(text);
 	is_str(FIELD("event"), "fallback",
 	       "a fallback in JSON: event fallback");
@@ -335,6 +298,7 @@ static void test_fallback(void)
 	is_str(FIELD("container_id"), "c2", "the container id");
 	if (obj)
 		json_object_put(obj);
+	free(text);
 	oci_state_free(&st);
 }
 

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <json-c/json.h>
 
 #include "observe/status_view.h"
 #include "helpers.h"
@@ -37,34 +36,6 @@ static void row_of(struct status_view_row *row, const char *policy)
 	row->drift.kind[SH_PROG_SET].ours[0] = 11;
 }
 
-static const char *str(struct json_object *o, const char *path)
-{
-	static char out[1024];
-	char key[64];
-	const char *dot;
-
-	while (o && *path) {
-		dot = strchr(path, '.');
-		snprintf(key, sizeof(key), "%.*s",
-			 (int)(dot ? dot - path : (long)strlen(path)), path);
-		if (json_object_is_type(o, json_type_array)) {
-			o = json_object_array_get_idx(o, key[0] - '0');
-			if (!o)
-				return NULL;
-		} else if (!json_object_object_get_ex(o, key, &o))
-			return NULL;
-		path = dot ? dot + 1 : "";
-	}
-	if (!o)
-		return "null";
-	snprintf(out, sizeof(out), "%s",
-		 json_object_is_type(o, json_type_string) ?
-			 json_object_get_string(o) :
-			 json_object_to_json_string_ext(
-				 o, JSON_C_TO_STRING_PLAIN));
-	return out;
-}
-
 static void test_attached(void)
 {
 	struct status_view_row row;
@@ -72,26 +43,29 @@ static void test_attached(void)
 
 	row_of(&row, "setonly");
 	o = status_view_json(&rules, &row);
-	is_str(str(o, "programs.0.attach"), "setsockopt",
+	is_str(json_path(o, "programs.0.attach"), "setsockopt",
 	       "programs: setsockopt");
-	is_str(str(o, "programs.0.bpf_attach_type"), "cgroup_setsockopt",
+	is_str(json_path(o, "programs.0.bpf_attach_type"), "cgroup_setsockopt",
 	       "... libbpf's name for its type");
-	is_str(str(o, "programs.0.cgroup"), "/test/c1",
+	is_str(json_path(o, "programs.0.cgroup"), "/test/c1",
 	       "... on the container's cgroup");
-	is_str(str(o, "programs.0.recorded_id"), "11", "... recorded id 11");
-	is_str(str(o, "programs.0.attached_ids"), "[11]", "... attached: 11");
-	is_str(str(o, "programs.0.state"), "attached", "... state attached");
-	is_str(str(o, "programs.0.enforces"),
+	is_str(json_path(o, "programs.0.recorded_id"), "11",
+	       "... recorded id 11");
+	is_str(json_path(o, "programs.0.attached_ids"), "[11]",
+	       "... attached: 11");
+	is_str(json_path(o, "programs.0.state"), "attached",
+	       "... state attached");
+	is_str(json_path(o, "programs.0.enforces"),
 	       "default allow: deny SOL_SOCKET SO_MARK",
 	       "... what it enforces under the config now");
-	ok(str(o, "programs.1") == NULL,
+	ok(json_path(o, "programs.1") == NULL,
 	   "only kinds that are recorded or attached are shown");
-	is_str(str(o, "rules.policy"), "setonly", "rules: the policy");
-	is_str(str(o, "rules.setsockopt"),
+	is_str(json_path(o, "rules.policy"), "setonly", "rules: the policy");
+	is_str(json_path(o, "rules.setsockopt"),
 	       "default allow: deny SOL_SOCKET SO_MARK", "rules: per program");
-	ok(str(o, "rules_error") == NULL, "no rules_error");
-	is_str(str(o, "bypass"), "not_asked", "bypass not asked");
-	is_str(str(o, "drift"), "[]", "no drift");
+	ok(json_path(o, "rules_error") == NULL, "no rules_error");
+	is_str(json_path(o, "bypass"), "not_asked", "bypass not asked");
+	is_str(json_path(o, "drift"), "[]", "no drift");
 	json_object_put(o);
 }
 
@@ -105,41 +79,42 @@ static void test_drift(void)
 	row.drift.kind[SH_PROG_GET].nr_ours = 1;
 	row.drift.kind[SH_PROG_GET].ours[0] = 77;
 	o = status_view_json(&rules, &row);
-	is_str(str(o, "programs.0.state"), "replaced",
+	is_str(json_path(o, "programs.0.state"), "replaced",
 	       "another program of ours in its place: replaced");
-	is_str(str(o, "programs.1.attach"), "getsockopt",
+	is_str(json_path(o, "programs.1.attach"), "getsockopt",
 	       "an attached kind the record lacks is shown");
-	is_str(str(o, "programs.1.state"), "unrecorded", "... as unrecorded");
-	is_str(str(o, "programs.1.recorded_id"), "null",
+	is_str(json_path(o, "programs.1.state"), "unrecorded",
+	       "... as unrecorded");
+	is_str(json_path(o, "programs.1.recorded_id"), "null",
 	       "... with no recorded id");
 	ok(json_object_array_length(json_object_object_get(o, "drift")) == 2,
-	   "two drift lines (%s)", str(o, "drift"));
+	   "two drift lines (%s)", json_path(o, "drift"));
 	json_object_put(o);
 
 	row_of(&row, "setonly");
 	row.drift.kind[SH_PROG_SET].nr_ours = 0;
 	o = status_view_json(&rules, &row);
-	is_str(str(o, "programs.0.state"), "missing",
+	is_str(json_path(o, "programs.0.state"), "missing",
 	       "nothing attached: missing");
-	ok(strstr(str(o, "drift.0"), "/test/c1") != NULL,
-	   "the drift line names the cgroup: %s", str(o, "drift.0"));
+	ok(strstr(json_path(o, "drift.0"), "/test/c1") != NULL,
+	   "the drift line names the cgroup: %s", json_path(o, "drift.0"));
 	json_object_put(o);
 
 	row_of(&row, "setonly");
 	row.live = false;
 	o = status_view_json(&rules, &row);
-	is_str(str(o, "programs.0.state"), "cgroup_gone",
+	is_str(json_path(o, "programs.0.state"), "cgroup_gone",
 	       "a cgroup that is gone");
-	is_str(str(o, "drift"), "[]", "... has no drift lines");
+	is_str(json_path(o, "drift"), "[]", "... has no drift lines");
 	json_object_put(o);
 
 	row_of(&row, "setonly");
 	row.drift_err = -EACCES;
 	o = status_view_json(&rules, &row);
-	is_str(str(o, "programs.0.state"), "unknown",
+	is_str(json_path(o, "programs.0.state"), "unknown",
 	       "a cgroup that cannot be queried: unknown");
-	is_str(str(o, "drift.0"), "cannot query /test/c1: Permission denied",
-	       "... and says why");
+	is_str(json_path(o, "drift.0"),
+	       "cannot query /test/c1: Permission denied", "... and says why");
 	json_object_put(o);
 }
 
@@ -151,25 +126,27 @@ static void test_rules_unknown(void)
 
 	row_of(&row, "gone-policy");
 	o = status_view_json(&rules, &row);
-	is_str(str(o, "rules"), "null",
+	is_str(json_path(o, "rules"), "null",
 	       "a policy no longer in the config: rules null");
-	ok(strstr(str(o, "rules_error"),
+	ok(strstr(json_path(o, "rules_error"),
 		  "policy 'gone-policy' is no longer in") != NULL,
 	   "... and rules_error says so");
-	is_str(str(o, "programs.0.enforces"), "null", "... enforces null");
+	is_str(json_path(o, "programs.0.enforces"), "null",
+	       "... enforces null");
 	json_object_put(o);
 
 	strcpy(broken.cfg_error, "cannot open /etc/x.json");
 	row_of(&row, "setonly");
 	o = status_view_json(&broken, &row);
-	is_str(str(o, "rules_error"),
+	is_str(json_path(o, "rules_error"),
 	       "the operator config cannot be read: cannot open /etc/x.json",
 	       "an unreadable config: rules unknown, with why");
 	json_object_put(o);
 
 	row_of(&row, "");
 	o = status_view_json(&rules, &row);
-	ok(str(o, "rules_error") == NULL && strcmp(str(o, "rules"), "null"),
+	ok(json_path(o, "rules_error") == NULL &&
+		   strcmp(json_path(o, "rules"), "null"),
 	   "no named policy: rules known (none)");
 	json_object_put(o);
 }
@@ -182,12 +159,12 @@ static void test_bypass(void)
 	row_of(&row, "bulk");
 	row.rec.bypass = true;
 	o = status_view_json(&rules, &row);
-	is_str(str(o, "bypass"), "fell_back",
+	is_str(json_path(o, "bypass"), "fell_back",
 	       "bypass asked, not active: fell_back");
 	json_object_put(o);
 	row.rec.progs.bypass_active = true;
 	o = status_view_json(&rules, &row);
-	is_str(str(o, "bypass"), "applied", "asked and active: applied");
+	is_str(json_path(o, "bypass"), "applied", "asked and active: applied");
 	json_object_put(o);
 }
 
