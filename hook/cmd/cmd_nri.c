@@ -46,6 +46,7 @@
 #include "config/config.h"
 #include "input/oci.h"
 #include "lib/cleanup.h"
+#include "lib/context.h"
 #include "lib/log.h"
 #include "lib/number.h"
 #include "nri/nri_plugin.h"
@@ -74,6 +75,9 @@ struct nri_cmd {
 	char hook_path[4096];
 	bool attach_plugin; /* nri.attach "plugin" */
 	char bundle_dir[4096];
+	/* the hooks' environment: the plugin's own directories */
+	char *hook_env[3];
+	char env_buf[3][4096 + 64];
 	struct nri_status status;
 };
 
@@ -498,6 +502,42 @@ static int setup_mode(struct nri_cmd *c, const char *socket_path,
 	return 0;
 }
 
+/* The directories the plugin was told to use (its environment), for the
+ * hooks it delivers: the same records, pins and keys as the plugin's. A
+ * value too long for one is left out (the hook then uses its default, as
+ * with no variable). */
+static void hook_env(struct nri_cmd *c)
+{
+	const struct sh_context *ctx = context_get();
+	const struct {
+		const char *name, *value;
+	} vars[] = {
+		{ "OCI_SOCKOPT_HOOK_STATE_DIR", context_value(ctx->state_dir) },
+		{ "OCI_SOCKOPT_HOOK_PIN_DIR", context_value(ctx->pin_dir) },
+		{ "OCI_SOCKOPT_HOOK_KEYS_CGROUP",
+		  context_value(ctx->keys_cgroup) },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		int len;
+
+		if (!vars[i].value)
+			continue;
+		len = snprintf(c->env_buf[n], sizeof(c->env_buf[n]), "%s=%s",
+			       vars[i].name, vars[i].value);
+		if (len < 0 || (size_t)len >= sizeof(c->env_buf[n])) {
+			log_warn("%s is too long to pass to the hook",
+				 vars[i].name);
+			continue;
+		}
+		c->hook_env[n] = c->env_buf[n];
+		n++;
+	}
+	c->deliver.hook_env = c->hook_env;
+	c->deliver.n_hook_env = n;
+}
+
 static int nri(const char *config, const char *socket_path)
 {
 	struct nri_cmd c = { .fd = -1, .sig = -1 };
@@ -511,6 +551,7 @@ static int nri(const char *config, const char *socket_path)
 		c.config_arg = c.config_path;
 	log_set_context("nri");
 	log_set_stderr_level(LOG_INFO);
+	hook_env(&c);
 	r = identity(&name, &idx, &err);
 	if (r)
 		goto fail;

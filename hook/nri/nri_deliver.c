@@ -74,6 +74,8 @@ static void set_hook(struct nri_delivery *d, int i,
 	d->args[i][n++] = (char *)stage;
 	h->args = d->args[i];
 	h->n_args = n;
+	h->env = (char **)cfg->hook_env;
+	h->n_env = cfg->n_hook_env;
 }
 
 static void add_hooks(struct nri_delivery *d,

@@ -29,6 +29,12 @@ struct nri_deliver_config {
 	/* The plugin attaches at StartContainer: only the poststop hook,
 	 * which cleans up as it does after the createRuntime one. */
 	bool plugin_attaches;
+	/* The hooks' environment ("NAME=value"): the state, pin and keys
+	 * directories the plugin itself was given, so that the hook it
+	 * delivers keeps the records where the plugin does (a runtime runs
+	 * a hook with only the environment its spec names). */
+	char *const *hook_env;
+	size_t n_hook_env;
 };
 
 /* An adjustment and everything it points into. */

@@ -8,7 +8,8 @@
 #  - a whole session: registration as 50-oci-sockopt-hook, the
 #    subscription, a split Synchronize, CreateContainer: the pod's key
 #    that applies, not another container's, not a forged node.* key, our
-#    createRuntime and poststop hooks at nri.hook_path with --config;
+#    createRuntime and poststop hooks at nri.hook_path with --config and
+#    the plugin's state, pin and keys directories in their environment;
 #  - a malformed request, a 5 MiB frame, an 8 MiB ttrpc message, a refused
 #    registration: each ends the session with its one line, the plugin
 #    connects again (no crash, no restart), then serves a session;
@@ -115,6 +116,11 @@ tap_is "$(jq -cS .annotations <<<"$ok1")" \
 tap_is "$(jq -c '.hooks' <<<"$ok1")" \
 	"{\"prestart\":[],\"create_runtime\":[[\"$HOOK\",\"oci-sockopt-hook\",\"--config\",\"$CFG\",\"createRuntime\"]],\"poststop\":[[\"$HOOK\",\"oci-sockopt-hook\",\"--config\",\"$CFG\",\"poststop\"]]}" \
 	"CreateContainer: createRuntime and poststop hooks at nri.hook_path, with --config"
+want_env=$(jq -cn --arg s "$CT_STATE_DIR" --arg p "$OCI_SOCKOPT_HOOK_PIN_DIR" --arg k "$OCI_SOCKOPT_HOOK_KEYS_CGROUP" \
+	'["OCI_SOCKOPT_HOOK_STATE_DIR=" + $s, "OCI_SOCKOPT_HOOK_PIN_DIR=" + $p, "OCI_SOCKOPT_HOOK_KEYS_CGROUP=" + $k] |
+	{create_runtime: [.], poststop: [.]}')
+tap_is "$(jq -c '.hook_env' <<<"$ok1")" "$want_env" \
+	"CreateContainer: both hooks get the plugin's state, pin and keys directories"
 n=2
 for kind in malformed oversized-frame oversized-message refused; do
 	out=$(line $n)

@@ -264,6 +264,8 @@ class Runtime:
                                 for h in getattr(adj.hooks, stage)]
                         for stage in ("prestart", "create_runtime",
                                       "poststop")}
+        out["hook_env"] = {stage: [list(h.env) for h in getattr(adj.hooks, stage)]
+                           for stage in ("create_runtime", "poststop")}
         return out
 
     def bad(self, wire, kind):

@@ -270,6 +270,43 @@ static void test_no_keys(void)
 	deliver.config_arg = NULL;
 }
 
+/* The plugin's own directories go to the hooks it delivers. */
+static void test_hook_env(void)
+{
+	static const char *const kv[] = { "sockopt-hook.io/policy",
+					  "restricted", NULL };
+	static char *env[] = { "OCI_SOCKOPT_HOOK_STATE_DIR=/run/alt",
+			       "OCI_SOCKOPT_HOOK_PIN_DIR=/sys/fs/bpf/alt" };
+	struct nri_delivery d;
+	const nri_hooks *h;
+
+	make_pod(kv, "app");
+	ok(nri_deliver_container(&deliver, &pod, &ctr, &d) == 0 &&
+		   d.adjust.hooks &&
+		   !d.adjust.hooks->create_runtime[0]->n_env &&
+		   !d.adjust.hooks->poststop[0]->n_env,
+	   "no directory given to the plugin: the hooks get no environment");
+	nri_deliver_free(&d);
+	deliver.hook_env = env;
+	deliver.n_hook_env = 2;
+	ok(nri_deliver_container(&deliver, &pod, &ctr, &d) == 0 &&
+		   (h = d.adjust.hooks) && h->create_runtime[0]->n_env == 2 &&
+		   h->poststop[0]->n_env == 2 &&
+		   !strcmp(h->create_runtime[0]->env[0], env[0]) &&
+		   !strcmp(h->poststop[0]->env[1], env[1]),
+	   "the plugin's state and pin directories: both hooks get them");
+	nri_deliver_free(&d);
+	deliver.plugin_attaches = true;
+	ok(nri_deliver_container(&deliver, &pod, &ctr, &d) == 0 &&
+		   (h = d.adjust.hooks) && !h->n_create_runtime &&
+		   h->n_poststop == 1 && h->poststop[0]->n_env == 2,
+	   "the plugin attaches: poststop only, with the directories");
+	nri_deliver_free(&d);
+	deliver.plugin_attaches = false;
+	deliver.hook_env = NULL;
+	deliver.n_hook_env = 0;
+}
+
 static void test_hook_there(void)
 {
 	static const char *const kv[] = { "sockopt-hook.io/policy",
@@ -459,6 +496,7 @@ int main(void)
 	test_deliver();
 	test_no_keys();
 	test_hook_there();
+	test_hook_env();
 	if (getenv("NRI_SEED_FILE")) {
 		seed = fopen(getenv("NRI_SEED_FILE"), "we");
 		if (seed)
