@@ -12,12 +12,23 @@
 # is the plugin's round trip alone), without the plugin and with it. Then
 # the plugin's VmRSS over 1,000 more creations.
 #
+# Then CreateContainer + StartContainer of a new container of that pod
+# (each stopped and removed, untimed, before the next), in rounds that
+# rotate three variants: no plugin (the container unpoliced), the plugin
+# giving it the hook (nri.attach "hook": the createRuntime hook runs
+# under runc) and the plugin attaching itself at StartContainer
+# (nri.attach "plugin": no hook exec), both preloaded (a bpffs of ours)
+# and policing it with "restricted"; the plugin's own StartContainer
+# steps (OCI_SOCKOPT_HOOK_TIMING) show where its time goes.
+#
 # Then the plugin's own round trip for a CreateContainer request the
 # size of containerd's, from tests/nri/fake_runtime.py (5,000 calls).
 #
 # Prints a table and writes $BUILD/bench/nri.json. --smoke: two short
 # rounds and 60 creations, no verdicts. Environment: BUILD, HOOK,
-# BENCH_NRI_ROUNDS (6), BENCH_NRI_CALLS (100 per round and variant).
+# BENCH_NRI_ROUNDS (6), BENCH_NRI_CALLS (100 per round and variant),
+# BENCH_NRI_START_ROUNDS (6), BENCH_NRI_START_CALLS (30 per round and
+# variant).
 #
 # Needs root, runc and the CRI stubs (python3-grpc-tools); takes the tests'
 # lock. Everything lives in one temp dir; at exit the pod is removed,
@@ -33,8 +44,10 @@ SMOKE=0
 ROUNDS=${BENCH_NRI_ROUNDS:-6}
 CALLS=${BENCH_NRI_CALLS:-100}
 MEM_CALLS=500
+START_ROUNDS=${BENCH_NRI_START_ROUNDS:-6}
+START_CALLS=${BENCH_NRI_START_CALLS:-30}
 if [ "$SMOKE" = 1 ]; then
-	ROUNDS=2 CALLS=10 MEM_CALLS=20
+	ROUNDS=2 CALLS=10 MEM_CALLS=20 START_ROUNDS=1 START_CALLS=2
 fi
 
 say() { echo "bench-nri: $*" >&2; }
@@ -68,7 +81,7 @@ CRI_DIR=$D/cri
 CRI_DRIVER=cgroupfs
 # shellcheck source=tests/lib/cri.sh
 . "$top/tests/lib/cri.sh"
-CTD_PID='' PLUGIN_PID='' POD_UID='' SANDBOX=''
+CTD_PID='' PLUGIN_PID='' POD_UID='' SANDBOX='' KEYS_CG=''
 KUBEPODS_OURS=()
 for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
 	[ -d "$h/kubepods" ] || KUBEPODS_OURS+=("$h")
@@ -79,6 +92,8 @@ cleanup() {
 
 	[ -n "$SANDBOX" ] && cri remove-pod "$SANDBOX" >/dev/null 2>&1
 	[ -n "$PLUGIN_PID" ] && kill "$PLUGIN_PID" 2>/dev/null && wait "$PLUGIN_PID" 2>/dev/null
+	# the preload's pins and the static keys' cgroup of the start rounds
+	[ -z "$KEYS_CG" ] || "$HOOK" --config "$CFG" preload --unpin >/dev/null 2>&1
 	if [ -n "$CTD_PID" ]; then
 		kill "$CTD_PID" 2>/dev/null
 		wait "$CTD_PID" 2>/dev/null
@@ -94,6 +109,8 @@ cleanup() {
 	for h in "${KUBEPODS_OURS[@]}"; do
 		[ -d "$h/kubepods" ] && find "$h/kubepods" -depth -type d -exec rmdir {} \; 2>/dev/null
 	done
+	[ -n "$KEYS_CG" ] && [ -d "$KEYS_CG" ] &&
+		find "$KEYS_CG" -depth -type d -exec rmdir {} \; 2>/dev/null
 	rm -rf "$D"
 }
 trap cleanup EXIT
@@ -160,8 +177,9 @@ SANDBOX=$(jq -r .sandbox <<<"$out")
 CFG=$D/hook-config.json
 jq '.nri = {hook_path: "/nonexistent/never-run"}' "$top/examples/config.json" >"$CFG"
 export OCI_SOCKOPT_HOOK_STATE_DIR=$D/hook-state
+# plugin_start [ENV...]: the plugin on $CFG, registered
 plugin_start() {
-	"$HOOK" --config "$CFG" nri --socket "$D/nri.sock" 2>>"$D/plugin.log" &
+	env "$@" "$HOOK" --config "$CFG" nri --socket "$D/nri.sock" 2>>"$D/plugin.log" &
 	PLUGIN_PID=$!
 	local i
 	for ((i = 0; i < 100; i++)); do
@@ -206,6 +224,55 @@ rss2=$(rss)
 plugin_stop
 seen=$(grep -o '[0-9]* containers seen, [0-9]* given the hook' "$D/plugin.log" | tail -n1)
 
+# --- CreateContainer + StartContainer: no plugin, hook, plugin --------------
+
+# preloaded, as a node's hook is: the pins in a bpffs of ours, the static
+# keys on in a cgroup of ours (the hook and the plugin get the same
+# directories: the plugin passes them on to the hooks it delivers)
+mkdir -p "$D/bpffs"
+if ! mount -t bpf -o mode=0700 sockopt-bench-nri "$D/bpffs" || ! mount --make-private "$D/bpffs"; then
+	die "cannot mount a bpffs at $D/bpffs"
+fi
+export OCI_SOCKOPT_HOOK_PIN_DIR=$D/bpffs/pins
+CG2=$(host_cgroup2_mount)
+KEYS_CG=$CG2/sockopt-bench-nri-$$
+mkdir "$KEYS_CG" || die "cannot make $KEYS_CG"
+export OCI_SOCKOPT_HOOK_KEYS_CGROUP=${KEYS_CG#"$CG2"/}/keys
+BUNDLES=$D/state/io.containerd.runtime.v2.task/k8s.io
+jq --arg h "$HOOK" '.nri = {hook_path: $h, attach: "hook"}' "$top/examples/config.json" >"$D/hook-mode.json"
+jq --arg h "$HOOK" --arg b "$BUNDLES" '.nri = {hook_path: $h, attach: "plugin", bundle_dir: $b}' \
+	"$top/examples/config.json" >"$D/plugin-mode.json"
+"$HOOK" --config "$D/hook-mode.json" preload >/dev/null 2>>"$D/plugin.log" ||
+	die "hook preload failed: $(tail -n 1 "$D/plugin.log")"
+sraw=$D/start.jsonl
+: >"$sraw"
+start_loop() {
+	cri start-loop "$POD" "$SANDBOX" "$1" ||
+		die "start-loop failed (see $D/plugin.log)"
+}
+: >"$D/plugin.log"
+for ((r = 0; r < START_ROUNDS; r++)); do
+	order=(none hook plugin none hook)
+	for v in "${order[@]:$((r % 3)):3}"; do
+		[ -z "$PLUGIN_PID" ] || plugin_stop
+		case $v in
+		hook) CFG=$D/hook-mode.json plugin_start ;;
+		plugin) CFG=$D/plugin-mode.json plugin_start OCI_SOCKOPT_HOOK_TIMING=1 ;;
+		esac
+		[ "$r" != 0 ] || start_loop 2 >/dev/null # warm up this variant
+		echo "{\"round\": $r, \"variant\": \"$v\", \"us\": $(start_loop "$START_CALLS")}" >>"$sraw"
+	done
+done
+[ -z "$PLUGIN_PID" ] || plugin_stop
+CFG=$D/hook-mode.json
+# (the pod sandbox's record, sandbox_policy's, stays while the pod runs)
+left=$(find "$OCI_SOCKOPT_HOOK_STATE_DIR" -maxdepth 1 -name '*.json' ! -name "$SANDBOX*" -printf '%f ')
+[ -z "$left" ] || die "records left after the start rounds: $left"
+grep -q 'this session: the plugin attaches at StartContainer' "$D/plugin.log" ||
+	die "the plugin never attached at StartContainer: $(tail -n 5 "$D/plugin.log")"
+# the plugin's StartContainer steps, one line per container
+grep -o 'timing: StartContainer: .* (us)' "$D/plugin.log" >"$D/start-steps.txt"
+
 # The plugin's own share, without containerd's noise: the round trip of a
 # CreateContainer request of containerd's size, from a runtime played by
 # tests/nri/fake_runtime.py (Python encodes and decodes on its side, so
@@ -222,9 +289,9 @@ FAKE_PLUGIN_ENV="{\"OCI_SOCKOPT_HOOK_CONFIG\": \"$CFG\", \"OCI_SOCKOPT_HOOK_STAT
 	>"$D/rtt.json" 2>>"$D/plugin.log" || die "the round-trip bench failed: $(tail -n 3 "$D/plugin.log")"
 
 python3 - "$raw" "$rss0" "$rss1" "$rss2" "$((50 + 2 * MEM_CALLS))" "$seen" \
-	"$version" "$BUILD/bench/nri.json" "$SMOKE" "$D/rtt.json" <<'EOF'
+	"$version" "$BUILD/bench/nri.json" "$SMOKE" "$D/rtt.json" "$sraw" "$D/start-steps.txt" <<'EOF'
 import json, statistics, sys
-raw, rss0, rss1, rss2, n, seen, version, out, smoke, rtt_file = sys.argv[1:]
+raw, rss0, rss1, rss2, n, seen, version, out, smoke, rtt_file, sraw, steps_file = sys.argv[1:]
 rtt = json.load(open(rtt_file))
 rows = [json.loads(l) for l in open(raw)]
 def med(v): return statistics.median(v)
@@ -261,6 +328,48 @@ res["plugin_round_trip_us"] = {"calls": len(v), "request_bytes": rtt["request_by
 print("the plugin's round trip for a %d-byte CreateContainer (%d calls, fake runtime): "
       "p50 %.0f us, p90 %.0f us, p99 %.0f us"
       % (rtt["request_bytes"], len(v), q(v, 0.5), q(v, 0.9), q(v, 0.99)))
+# CreateContainer + StartContainer, three variants
+srows = [json.loads(l) for l in open(sraw)]
+tot = {v: [] for v in ("none", "hook", "plugin")}
+starts = {v: [] for v in tot}
+added = {"hook": [], "plugin": []}
+for r in sorted({x["round"] for x in srows}):
+    m = {}
+    for x in srows:
+        if x["round"] == r:
+            t = [c + s for c, s in zip(x["us"]["create_us"], x["us"]["start_us"])]
+            tot[x["variant"]] += t
+            starts[x["variant"]] += x["us"]["start_us"]
+            m[x["variant"]] = med(t)
+    for v in added:
+        added[v].append(m[v] - m["none"])
+    print("start round %d: median CreateContainer+StartContainer no plugin %.0f us, hook %.0f us, "
+          "plugin %.0f us" % (r, m["none"], m["hook"], m["plugin"]))
+st = {v: {"calls": len(tot[v]), "p50_us": q(tot[v], 0.5), "p90_us": q(tot[v], 0.9),
+          "start_p50_us": q(starts[v], 0.5)} for v in tot}
+for v in added:
+    st[v]["added_us_median_of_rounds"] = med(added[v])
+    st[v]["added_us_rounds"] = added[v]
+ratio = (st["plugin"]["added_us_median_of_rounds"] / st["hook"]["added_us_median_of_rounds"]
+         if st["hook"]["added_us_median_of_rounds"] > 0 else None)
+st["plugin_over_hook_added"] = ratio
+steps = {}
+for line in open(steps_file):
+    f = line.split(": ", 2)[2].replace(" (us)", "").split()
+    for k, val in zip(f[::2], f[1::2]):
+        steps.setdefault(k, []).append(int(val))
+st["plugin_steps_us_p50"] = {k: q(v, 0.5) for k, v in steps.items()}
+res["start"] = st
+print("CreateContainer+StartContainer through CRI (native), %d calls each:" % st["none"]["calls"])
+for v, name in (("none", "no plugin"), ("hook", "plugin gives the hook"),
+                ("plugin", "plugin attaches")):
+    extra = ("" if v == "none" else "; added (median of the rounds' differences) %+.0f us"
+             % st[v]["added_us_median_of_rounds"])
+    print("  %-22s p50 %.0f us, p90 %.0f us (StartContainer alone p50 %.0f us)%s"
+          % (name, st[v]["p50_us"], st[v]["p90_us"], st[v]["start_p50_us"], extra))
+print("  the plugin's added cost over the hook's: %s; its StartContainer steps (p50, us): %s"
+      % ("%.2f" % ratio if ratio is not None else "n/a",
+         " ".join("%s %d" % kv for kv in st["plugin_steps_us_p50"].items())))
 json.dump(res, open(out, "w"), indent=1)
 if smoke == "1":
     sys.exit(0)

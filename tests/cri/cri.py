@@ -35,6 +35,16 @@
                                  container in its running sandbox, each
                                  removed before the next (never started);
                                  prints {"create_us": [each call's time]}
+    start-loop POD.json SANDBOX-ID N
+                                 the same, each container also started
+                                 (StartContainer), then stopped and
+                                 removed (untimed) before the next; prints
+                                 {"create_us": [...], "start_us": [...]}
+    run-sandbox POD.json         RunPodSandbox only; prints its id
+    create POD.json SANDBOX-ID NAME
+                                 CreateContainer of the pod's container
+                                 NAME in its running sandbox; prints its id
+    start CONTAINER-ID           StartContainer
 
 POD.json is a Kubernetes Pod (what `kubectl get pod -o json` shows) with
 the fields used here: metadata.name, namespace, uid, labels, annotations;
@@ -600,6 +610,57 @@ class Pod:
             ids[container["name"]] = cid
         return {"ephemeral": ids}
 
+    def run_sandbox(self):
+        """RunPodSandbox as run() does it, and no container."""
+        handler = self.spec.get("runtimeClassName") or ""
+        os.makedirs(self.log_dir, mode=0o755, exist_ok=True)
+        os.makedirs(self.pod_dir, mode=0o750, exist_ok=True)
+        return self.cri.runtime("RunPodSandbox", config=self.sandbox_config(),
+                                runtime_handler=handler).pod_sandbox_id
+
+    def create(self, sandbox, name):
+        """CreateContainer of the container NAME, as start() makes it, in
+        the pod's running sandbox; not started."""
+        for container in self.spec["containers"]:
+            if container["name"] == name:
+                break
+        else:
+            raise LookupError("no container %s in the pod" % name)
+        os.makedirs(os.path.join(self.log_dir, name), mode=0o755,
+                    exist_ok=True)
+        return self.cri.runtime(
+            "CreateContainer", pod_sandbox_id=sandbox,
+            config=self.container_config(
+                container, self.cri.image_id(container["image"])),
+            sandbox_config=self.sandbox_config()).container_id
+
+    def start_loop(self, count, sandbox):
+        """count times what kubelet does to run the pod's first container:
+        CreateContainer and StartContainer (where the OCI hooks and the NRI
+        plugin's StartContainer run), each timed; then StopContainer and
+        RemoveContainer, untimed, before the next. Microseconds."""
+        config = self.sandbox_config()
+        container = self.spec["containers"][0]
+        image_id = self.cri.image_id(container["image"])
+        os.makedirs(os.path.join(self.log_dir, container["name"]),
+                    mode=0o755, exist_ok=True)
+        create, start = [], []
+        for _ in range(count):
+            cfg = self.container_config(container, image_id)
+            cfg.metadata.attempt = 1
+            t0 = time.monotonic()
+            cid = self.cri.runtime("CreateContainer", pod_sandbox_id=sandbox,
+                                   config=cfg,
+                                   sandbox_config=config).container_id
+            t1 = time.monotonic()
+            self.cri.runtime("StartContainer", container_id=cid)
+            t2 = time.monotonic()
+            create.append(round((t1 - t0) * 1e6))
+            start.append(round((t2 - t1) * 1e6))
+            self.cri.runtime("StopContainer", container_id=cid, timeout=0)
+            self.cri.runtime("RemoveContainer", container_id=cid)
+        return {"create_us": create, "start_us": start}
+
     def create_loop(self, count, sandbox):
         """count times what kubelet does to create the pod's first
         container (CreateContainer, the call NRI plugins see), each removed
@@ -749,6 +810,19 @@ def run_command(cri, opts):
             manifest = json.load(f)
         times = Pod(cri, manifest, opts).create_loop(int(args[2]), args[1])
         print(json.dumps({"create_us": times}))
+    elif cmd == "start-loop" and len(args) == 3:
+        with open(args[0]) as f:
+            manifest = json.load(f)
+        print(json.dumps(Pod(cri, manifest, opts).start_loop(int(args[2]),
+                                                             args[1])))
+    elif cmd == "run-sandbox" and len(args) == 1:
+        with open(args[0]) as f:
+            print(Pod(cri, json.load(f), opts).run_sandbox())
+    elif cmd == "create" and len(args) == 3:
+        with open(args[0]) as f:
+            print(Pod(cri, json.load(f), opts).create(args[1], args[2]))
+    elif cmd == "start" and len(args) == 1:
+        cri.runtime("StartContainer", container_id=args[0])
     elif cmd == "pods" and not args:
         for s in cri.runtime("ListPodSandbox").items:
             print(s.id)
