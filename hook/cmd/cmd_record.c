@@ -14,6 +14,7 @@
 #include "cmd/commands.h"
 #include "config/config.h"
 #include "config/names.h"
+#include "input/pod.h"
 #include "input/strictjson.h"
 #include "lib/cleanup.h"
 #include "lib/fileio.h"
@@ -180,9 +181,10 @@ const struct cli_command cmd_record_command = {
  * all have run under the same policy, as the config had it: a union of
  * recordings made under different policies would propose less than one of
  * them ran under. The record name is the pod's choice, so a NAME stays
- * within one namespace: recordings of more than one under it are refused
- * in one line naming them, unless --namespace names the ones to take (a
- * FILE is named by the operator, and always taken). The result, checked
+ * within one workload: recordings of more than one namespace, or of pods
+ * of more than one owner, under it are refused in one line naming them,
+ * unless --namespace and --owner name the ones to take (a FILE is named
+ * by the operator, and always taken). The result, checked
  * by the config parser, goes to stdout, with every recording's provenance.
  */
 
@@ -200,10 +202,13 @@ struct merge {
 	char first[SH_RECORDING_FILE_MAX + 64]; /* where it came from */
 	const char *name; /* the proposed policy's */
 	int nr;
-	/* --namespace: the namespaces a NAME's recordings are taken from
-	 * ("-" for a recording of none); none given: one, whichever. */
+	/* --namespace and --owner: the namespaces and pod owners a NAME's
+	 * recordings are taken from ("-" for a recording of none); none
+	 * given: one, whichever. */
 	const char *namespaces[MERGE_NAMESPACES_MAX];
 	int nr_namespaces;
+	const char *owners[MERGE_NAMESPACES_MAX];
+	int nr_owners;
 };
 
 static const char *get_str(struct json_object *o, const char *key)
@@ -367,31 +372,41 @@ static const char *namespace_of(struct json_object *prov)
 	return *ns ? ns : "-";
 }
 
-static bool namespace_named(const struct merge *m, const char *ns)
+static bool named(const char *const *list, int nr, const char *word)
 {
-	for (int i = 0; i < m->nr_namespaces; i++)
-		if (!strcmp(m->namespaces[i], ns))
+	for (int i = 0; i < nr; i++)
+		if (!strcmp(list[i], word))
 			return true;
 	return false;
 }
 
-/* The namespace of a recording file's first provenance, or NULL when it
- * cannot be read (add_file_at() then says why). */
-static char *file_namespace(int dir, const char *name)
+/* Where a recording file is from: its first provenance's namespace and
+ * the owner its pod's name says (pod_owner()). */
+struct scope {
+	char ns[SH_MAX_CONTAINER_NAME + 2];
+	char owner[SH_MAX_CONTAINER_NAME + 2];
+	bool known; /* false: cannot be read (add_file_at() says why) */
+};
+
+static void file_scope(int dir, const char *name, struct scope *sc)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_json_ struct json_object *doc = NULL;
 	struct sh_error err = { 0 };
-	struct json_object *arr;
+	struct json_object *arr, *prov;
 	size_t len;
 
+	sc->known = false;
 	if (fileio_read_at(dir, name, 1, SH_MAX_FILE_SIZE, &text, &len) ||
 	    strictjson_parse(name, text, len, &doc, &err) ||
 	    !json_object_object_get_ex(doc, "recordings", &arr) ||
 	    !json_object_is_type(arr, json_type_array) ||
 	    !json_object_array_length(arr))
-		return NULL;
-	return strdup(namespace_of(json_object_array_get_idx(arr, 0)));
+		return;
+	prov = json_object_array_get_idx(arr, 0);
+	snprintf(sc->ns, sizeof(sc->ns), "%s", namespace_of(prov));
+	pod_owner(get_str(prov, "pod"), sc->owner, sizeof(sc->owner));
+	sc->known = true;
 }
 
 /* Appends ", word" (or word, first) to buf. */
@@ -404,40 +419,86 @@ static void add_word(char *buf, size_t len, const char *word)
 }
 
 /*
+ * One pass of scope_name() over one key of the scope (the namespace, then
+ * the owner): with names given, only the recordings of those are kept;
+ * without, those of the first kept one's, and the others, if any, are
+ * listed in other. first: the first kept one's value.
+ */
+static void scope_pass(const struct scope *sc, char **names, size_t nr,
+		       bool *keep, bool by_owner, const char *const *given,
+		       int nr_given, char *first, size_t first_len, char *other,
+		       size_t other_len)
+{
+	first[0] = '\0';
+	for (size_t i = 0; i < nr; i++) {
+		const char *v = by_owner ? sc[i].owner : sc[i].ns;
+
+		if (!keep[i] || !sc[i].known)
+			continue;
+		if (nr_given)
+			keep[i] = named(given, nr_given, v);
+		else if (!first[0])
+			snprintf(first, first_len, "%s", v);
+		else if (strcmp(v, first)) {
+			keep[i] = false;
+			add_word(other, other_len, names[i]);
+		}
+	}
+}
+
+/* The first name kept. */
+static const char *first_kept(char **names, size_t nr, const bool *keep,
+			      const struct scope *sc)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (keep[i] && sc[i].known)
+			return names[i];
+	return "";
+}
+
+/*
  * A NAME is the pod's choice: a pod of namespace evil that records as
- * web would be merged into shop's proposal for web. Without --namespace,
- * its recordings must all be of one namespace; with it, only those of the
- * named ones are taken. keep[i]: whether names[i] is taken.
+ * web would be merged into shop's proposal for web, and so would a pod of
+ * shop's that another team runs. Without --namespace, its recordings must
+ * all be of one namespace, and without --owner of pods of one owner (as
+ * their names say it); with them, only those of the named ones are taken.
+ * keep[i]: whether names[i] is taken.
  */
 static int scope_name(struct merge *m, const char *name, int dir, char **names,
 		      size_t nr, bool *keep)
 {
-	char other[MERGE_REFUSED_MAX] = "", first_ns[SH_MAX_CONTAINER_NAME + 2];
+	char other[MERGE_REFUSED_MAX] = "", first[SH_MAX_CONTAINER_NAME + 2];
+	_cleanup_free_ struct scope *sc = calloc(nr, sizeof(*sc));
 	int taken = 0;
 
-	first_ns[0] = '\0';
+	if (!sc)
+		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
-		_cleanup_free_ char *ns = file_namespace(dir, names[i]);
-
-		keep[i] = !ns ||
-			  (m->nr_namespaces ?
-				   namespace_named(m, ns) :
-				   !first_ns[0] || !strcmp(ns, first_ns));
-		if (ns && !first_ns[0] && !m->nr_namespaces)
-			snprintf(first_ns, sizeof(first_ns), "%s", ns);
-		if (!keep[i] && !m->nr_namespaces)
-			add_word(other, sizeof(other), names[i]);
-		taken += keep[i];
+		file_scope(dir, names[i], &sc[i]);
+		keep[i] = true;
 	}
+	scope_pass(sc, names, nr, keep, /* by_owner= */ false, m->namespaces,
+		   m->nr_namespaces, first, sizeof(first), other,
+		   sizeof(other));
 	if (other[0]) {
 		log_error(
 			"record merge: '%s' holds recordings of more than one namespace (the record name is the pod's choice): %s is of namespace %s, and %s are not; name the namespace to take with --namespace NS (or give each file)",
-			name, names[0], first_ns, other);
+			name, first_kept(names, nr, keep, sc), first, other);
 		return -EPERM;
 	}
+	scope_pass(sc, names, nr, keep, /* by_owner= */ true, m->owners,
+		   m->nr_owners, first, sizeof(first), other, sizeof(other));
+	if (other[0]) {
+		log_error(
+			"record merge: '%s' holds recordings of pods of more than one owner (the record name is the pod's choice): %s is of owner %s, and %s are not; name the owner to take with --owner OWNER (or give each file)",
+			name, first_kept(names, nr, keep, sc), first, other);
+		return -EPERM;
+	}
+	for (size_t i = 0; i < nr; i++)
+		taken += keep[i];
 	if (!taken) {
 		log_error(
-			"record merge: no recording of '%s' is of the namespaces named with --namespace",
+			"record merge: no recording of '%s' is of the namespaces named with --namespace and the owners named with --owner",
 			name);
 		return -ENOENT;
 	}
@@ -555,7 +616,7 @@ out:
 	return r;
 }
 
-enum { OPT_NAMESPACE = CLI_OPT_OWN };
+enum { OPT_NAMESPACE = CLI_OPT_OWN, OPT_OWNER };
 
 static int merge_run(const struct cli_command *cmd,
 		     const struct cli_global *global, int argc, char **argv)
@@ -566,14 +627,18 @@ static int merge_run(const struct cli_command *cmd,
 
 	cli_start(&p, cmd, global, argc, argv);
 	while ((id = cli_next(&p)) > 0) {
-		if (id != OPT_NAMESPACE)
+		const char **list = id == OPT_OWNER ? m.owners : m.namespaces;
+		int *nr = id == OPT_OWNER ? &m.nr_owners : &m.nr_namespaces;
+
+		if (id != OPT_NAMESPACE && id != OPT_OWNER)
 			continue;
-		if (m.nr_namespaces == MERGE_NAMESPACES_MAX) {
-			log_error("record merge: at most %d --namespace",
-				  MERGE_NAMESPACES_MAX);
+		if (*nr == MERGE_NAMESPACES_MAX) {
+			log_error("record merge: at most %d --%s",
+				  MERGE_NAMESPACES_MAX,
+				  id == OPT_OWNER ? "owner" : "namespace");
 			return cli_exit(2);
 		}
-		m.namespaces[m.nr_namespaces++] = p.value;
+		list[(*nr)++] = p.value;
 	}
 	if (id)
 		return cli_exit(id);
@@ -585,6 +650,8 @@ static const struct cli_option merge_options[] = {
 	CLI_CONFIG,
 	{ OPT_NAMESPACE, "namespace", "NS",
 	  "take a NAME's recordings of namespace NS ('-' for none); repeat to merge several" },
+	{ OPT_OWNER, "owner", "OWNER",
+	  "take a NAME's recordings of pods of owner OWNER, as their names say it; repeat to merge several" },
 	{ 0 },
 };
 
@@ -603,7 +670,12 @@ const struct cli_command cmd_record_merge_command = {
 		"stdout; the config parser checks it first. Recordings made under\n"
 		"different policies are refused. The record name is the pod's\n"
 		"choice: a NAME whose recordings are of more than one namespace is\n"
-		"refused unless --namespace names the ones to take.\n",
+		"refused unless --namespace names the ones to take, and one whose\n"
+		"recordings are of pods of more than one owner unless --owner\n"
+		"names those. A pod's owner is what its name says, as Kubernetes'\n"
+		"controllers name their pods: web-7d4b9c8f6d-x2k9p (a Deployment's\n"
+		"replica) and web-0 (a StatefulSet's) are of owner web; any other\n"
+		"name is its own owner.\n",
 	.options = merge_options,
 	.run = merge_run,
 };

@@ -28,6 +28,7 @@
  * (set after the pod's annotations in SpecAddAnnotations).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "input/pod.h"
@@ -98,6 +99,49 @@ bool pod_valid_name(const char *name)
 			return false;
 	}
 	return true;
+}
+
+/* k8s.io/apimachinery/pkg/util/rand: the alphabet of generated names
+ * (no vowels, no 0, 1, 3) and of SafeEncodeString. */
+static const char generated[] = "bcdfghjklmnpqrstvwxz2456789";
+
+/* The length of name's last "-part" when it is min to max bytes of set
+ * (digits when set is NULL), else 0. */
+static size_t suffix_of(const char *name, size_t n, const char *set, size_t min,
+			size_t max)
+{
+	size_t k = 0;
+
+	while (k < n && name[n - 1 - k] != '-') {
+		char c = name[n - 1 - k];
+
+		if (set ? !strchr(set, c) : (c < '0' || c > '9'))
+			return 0;
+		k++;
+	}
+	/* a "-" before it, and something before that */
+	if (k < min || k > max || k + 1 >= n)
+		return 0;
+	return k + 1;
+}
+
+void pod_owner(const char *pod, char *buf, size_t len)
+{
+	size_t n = pod ? strlen(pod) : 0, cut;
+
+	if (!n) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	cut = suffix_of(pod, n, generated, 5, 5);
+	if (cut) {
+		n -= cut;
+		/* a Deployment's ReplicaSet: its pod-template-hash too */
+		n -= suffix_of(pod, n, generated, 6, 10);
+	} else {
+		n -= suffix_of(pod, n, NULL, 1, 10);
+	}
+	snprintf(buf, len, "%.*s", (int)n, pod);
 }
 
 static void names_from(const struct pod_annotations *seen, int i,

@@ -40,6 +40,18 @@ struct pod_identity {
 /* A Kubernetes (DNS label) or podman name: [A-Za-z0-9][A-Za-z0-9_.-]*,
  * at most SH_MAX_CONTAINER_NAME. */
 bool pod_valid_name(const char *name);
+/*
+ * The owner a pod's name says, as Kubernetes' controllers name the pods
+ * they make (the runtime passes no ownerReferences): a ReplicaSet's,
+ * DaemonSet's or Job's pod is <owner>-<5 of rand's alphabet
+ * [bcdfghjklmnpqrstvwxz2456789]>, a StatefulSet's <owner>-<ordinal>; a
+ * Deployment's ReplicaSet is <deployment>-<pod-template-hash, 6 to 10 of
+ * that alphabet>, so the replicas of every rollout of one Deployment have
+ * one owner, the Deployment. Any other name is its own owner. At most len
+ * - 1 bytes into buf; "-" for no name.
+ */
+void pod_owner(const char *pod, char *buf, size_t len);
+
 /* The runtimes whose keys say who a container is: containerd's, then
  * CRI-O's. */
 #define POD_NR_RUNTIMES 2

@@ -13,12 +13,15 @@
 #    option's type; `validate` takes the merge;
 #  - `record merge web` of pods of namespaces shop and evil that both
 #    record as web is refused in one line naming the recordings of each;
-#    --namespace shop takes shop's only, --namespace shop --namespace
-#    evil both, and the files named one by one are merged;
+#    so is --namespace shop, where a tools pod of another owner records as
+#    web beside web-0 and a Deployment's replica of web: --owner web takes
+#    web's two, --owner web --owner tools all three, --namespace shop
+#    --namespace evil --owner web web's of both; the files named one by
+#    one are merged;
 #  - a recording's provenance that a capability-less root writes into the
 #    state directory's recording-<id> as content is not what it says.
 #
-# Modules: `footprint.c`, `footprint.bpf.h`, `load.c`, `cmd_record.c`
+# Modules: `footprint.c`, `footprint.bpf.h`, `load.c`, `cmd_record.c`, `pod.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
@@ -108,30 +111,55 @@ tap_is "$("$HOOK" record merge "$old" | jq -c '.policies.marks.setsockopt[] | se
 	'[4294967295,4294967295]' "the older file alone: its SO_MARK -1 is 4294967295" ||
 	tap_diag "$("$HOOK" record merge "$old" 2>&1)"
 
-# ---- 3. A record name stays within one namespace ----------------------------
+# ---- 3. A record name stays within one workload -----------------------------
+# Namespace shop runs web (web-0, and a Deployment's replica) and a tools
+# pod of another team that also records as web; evil has a web-0 too.
 ct_cri shop web-0 app
 record web 'sockcheck keepalive' "${CRI[@]}"
 ct_cri evil web-0 app
 record web 'sockcheck rcvbuf 4096' "${CRI[@]}"
-shopf=$(recordings web | grep /shop_) evilf=$(recordings web | grep /evil_)
+ct_cri shop web-7d4b9c8f6d-x2k9p app
+record web 'sockcheck keepalive' "${CRI[@]}"
+ct_cri shop tools-5d8f7c9b6d-zx4kq debug
+record web 'sockcheck setopt dgram 0 1 16' "${CRI[@]}"
+shopf=$(recordings web | grep /shop_web-0_) evilf=$(recordings web | grep /evil_)
+replf=$(recordings web | grep /shop_web-7d) toolsf=$(recordings web | grep /shop_tools-)
+tap_is "$(recordings web | wc -l)" 4 "four recordings under web"
 err=$("$HOOK" --config "$cfg" record merge web 2>&1 >/dev/null)
 rc=$?
 tap_ok "$([ "$rc" != 0 ] && [ "$(grep -c . <<<"$err")" = 1 ]; echo $?)" \
 	"record merge web of namespaces shop and evil: refused, in one line (exit $rc)" || tap_diag "$err"
-tap_like "$err" "'web' holds recordings of more than one namespace .*${evilf##*/} is of namespace evil, and ${shopf##*/} are not; name the namespace to take with --namespace NS" \
+tap_like "$err" "'web' holds recordings of more than one namespace .*${evilf##*/} is of namespace evil, and [^;]*${shopf##*/}[^;]* are not; name the namespace to take with --namespace NS" \
 	"the line names the recordings of each namespace and the flag"
-out=$("$HOOK" --config "$cfg" record merge --namespace shop web 2>&1)
-tap_is "$? $(jq -c '[.recordings[].namespace] | unique' <<<"$out" 2>/dev/null) $(jq -c '[.policies.web.setsockopt[].option]' <<<"$out" 2>/dev/null)" \
-	'0 ["shop"] ["SO_KEEPALIVE"]' "--namespace shop: shop's recording only" || tap_diag "$out"
-out=$("$HOOK" --config "$cfg" record merge --namespace shop --namespace evil web 2>&1)
-tap_is "$? $(jq -c '[.recordings[].namespace] | sort' <<<"$out" 2>/dev/null)" '0 ["evil","shop"]' \
-	"--namespace shop --namespace evil: both, as the operator named them" || tap_diag "$out"
-out=$("$HOOK" record merge "$shopf" "$evilf" 2>&1)
-tap_is "$? $(jq -c '[.recordings[].namespace] | sort' <<<"$out" 2>/dev/null)" '0 ["evil","shop"]' \
-	"the two files named one by one: merged" || tap_diag "$out"
+err=$("$HOOK" --config "$cfg" record merge --namespace shop web 2>&1 >/dev/null)
+rc=$?
+tap_ok "$([ "$rc" != 0 ] && [ "$(grep -c . <<<"$err")" = 1 ]; echo $?)" \
+	"--namespace shop, of pods of owners tools and web: refused, in one line (exit $rc)" || tap_diag "$err"
+tap_like "$err" "'web' holds recordings of pods of more than one owner .*${toolsf##*/} is of owner tools, and ${shopf##*/}, ${replf##*/} are not; name the owner to take with --owner OWNER" \
+	"the line names the recordings of each owner and the flag"
+out=$("$HOOK" --config "$cfg" record merge --namespace shop --owner web web 2>&1)
+tap_is "$? $(jq -c '[.recordings[].pod] | sort' <<<"$out" 2>/dev/null) $(jq -c '[.policies.web.setsockopt[].option]' <<<"$out" 2>/dev/null)" \
+	'0 ["web-0","web-7d4b9c8f6d-x2k9p"] ["SO_KEEPALIVE"]' \
+	"--namespace shop --owner web: web-0 and the Deployment's replica, not tools" || tap_diag "$out"
+out=$("$HOOK" --config "$cfg" record merge --namespace shop --owner web --owner tools web 2>&1)
+tap_is "$? $(jq -c '[.recordings[].pod] | sort' <<<"$out" 2>/dev/null) $(jq -c '[.policies.web.setsockopt[].option] | sort' <<<"$out" 2>/dev/null)" \
+	'0 ["tools-5d8f7c9b6d-zx4kq","web-0","web-7d4b9c8f6d-x2k9p"] ["IP_TOS","SO_KEEPALIVE"]' \
+	"--owner web --owner tools: the three, as the operator named them" || tap_diag "$out"
+out=$("$HOOK" --config "$cfg" record merge --namespace shop --namespace evil --owner web web 2>&1)
+tap_is "$? $(jq -c '[.recordings[].namespace] | sort' <<<"$out" 2>/dev/null)" '0 ["evil","shop","shop"]' \
+	"--namespace shop --namespace evil --owner web: web of both, as the operator named them" || tap_diag "$out"
+err=$("$HOOK" --config "$cfg" record merge --namespace shop --namespace evil web 2>&1 >/dev/null)
+tap_like "$? $err" "^[1-9][0-9]* .*more than one owner .* is of owner web, and ${toolsf##*/} are not" \
+	"--namespace shop --namespace evil alone: refused for tools' recording"
+out=$("$HOOK" record merge "$shopf" "$evilf" "$toolsf" 2>&1)
+tap_is "$? $(jq -c '[.recordings[].namespace] | sort' <<<"$out" 2>/dev/null)" '0 ["evil","shop","shop"]' \
+	"the files named one by one: merged" || tap_diag "$out"
 err=$("$HOOK" --config "$cfg" record merge --namespace other web 2>&1 >/dev/null)
 tap_like "$? $err" "^[1-9][0-9]* .*no recording of 'web' is of the namespaces named with --namespace" \
 	"--namespace of none of them: refused, one line"
+err=$("$HOOK" --config "$cfg" record merge --namespace shop --owner nobody web 2>&1 >/dev/null)
+tap_like "$? $err" "^[1-9][0-9]* .*no recording of 'web' is of the namespaces named with --namespace and the owners named with --owner" \
+	"--owner of none of them: refused, one line"
 
 # ---- 4. A recording's provenance is only what the hook wrote -----------------
 # Its provenance is the trusted attribute of recording-<id> in the state

@@ -183,9 +183,47 @@ static void test_identify(void)
 	oci_state_free(&st);
 }
 
+/* The owner a pod's name says, as the controllers name their pods. */
+static void test_owner(void)
+{
+	static const struct {
+		const char *pod, *owner, *what;
+	} cases[] = {
+		{ "web-7d4b9c8f6d-x2k9p", "web", "a Deployment's replica" },
+		{ "web-5c9f8d7b4-q8r4t", "web",
+		  "the same Deployment's replica after a rollout" },
+		{ "api-v2-7d4b9c8f6d-x2k9p", "api-v2",
+		  "a Deployment whose name has a '-'" },
+		{ "log-agent-zx4kq", "log-agent", "a DaemonSet's pod" },
+		{ "web-db-zx4kq", "web-db",
+		  "a 2-byte last part is a name, not a template hash" },
+		{ "web-0", "web", "a StatefulSet's pod 0" },
+		{ "web-12", "web", "a StatefulSet's pod 12" },
+		{ "redis", "redis", "a bare pod is its own owner" },
+		{ "web-abcde", "web-abcde",
+		  "5 bytes with vowels are no generated suffix" },
+		{ "-", "-", "no name" },
+		{ "x2k9p", "x2k9p",
+		  "a suffix with nothing before it is a name" },
+		{ "web-", "web-", "an empty last part is kept" },
+	};
+	char owner[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pod_owner(cases[i].pod, owner, sizeof(owner));
+		is_str(owner, cases[i].owner, "owner of %s: %s", cases[i].pod,
+		       cases[i].what);
+	}
+	pod_owner(NULL, owner, sizeof(owner));
+	is_str(owner, "-", "owner of no pod: -");
+	pod_owner("web-7d4b9c8f6d-x2k9p", owner, 3);
+	is_str(owner, "we", "cut to the buffer");
+}
+
 int main(void)
 {
 	test_valid_name();
+	test_owner();
 	test_identify();
 	return tap_done();
 }
