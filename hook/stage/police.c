@@ -72,9 +72,23 @@ struct earlier {
 	bool attached;
 };
 
+/* Whether pid's cgroup holds pid alone (and no populated cgroup below). */
+static bool holds_only(const struct cg_root *root, pid_t pid)
+{
+	struct sh_error err = { 0 };
+	struct cg_target t;
+	bool dedicated = false;
+	_cleanup_close_ int fd = cg_locate(root, pid, &t, &dedicated, &err);
+
+	return fd >= 0 && dedicated;
+}
+
 /* One record of this id: this container's (a second prestart), an
- * earlier container's of the same cgroup or one that is gone (released),
- * or another runtime root's container with the same id, left alone. */
+ * earlier container's of the same cgroup, which now holds this
+ * container's init alone, or one that is gone (released), or another
+ * runtime root's container with the same id, left alone: also one whose
+ * init has exited while its cgroup, where this container's init now is,
+ * still holds its processes. */
 static int visit_same_id(const struct sh_record *rec, void *data)
 {
 	struct earlier *e = data;
@@ -91,6 +105,14 @@ static int visit_same_id(const struct sh_record *rec, void *data)
 	}
 	if (!cg_find_root(&root, &err) &&
 	    !cg_pid_inside(&root, e->st->pid, &rec->cg, &err)) {
+		if (!holds_only(&root, e->st->pid)) {
+			/* Another root's container of the id, its init gone,
+			 * its processes still there: they keep its policy. */
+			log_info(
+				"keeping the record of container %s (pid %d): its cgroup %s holds other processes than this container's init",
+				rec->id, rec->pid, rec->cg.rel);
+			return 0;
+		}
 		log_info(
 			"releasing the record of an earlier container %s (pid %d) of its cgroup",
 			rec->id, rec->pid);
