@@ -73,12 +73,8 @@ preload()
 # do, then waits. Sets CG.
 start()
 {
-	local bundle
-
-	bundle=$(ct_bundle -c "$2" -a sockopt-hook.io/policy=restricted "$1" -- \
-		/bin/sh -c 'sockcheck all; sleep 120')
-	ct_start_ok "$1: container starts" runc "$(ct_id "$1")" "$bundle" \
-		'^keepalive=' || return 1
+	ct_up -c "$2" -a sockopt-hook.io/policy=restricted --wait '^keepalive=' \
+		"$1" -- /bin/sh -c 'sockcheck all; sleep 120' || return 1
 	CG=$CT_CG
 }
 

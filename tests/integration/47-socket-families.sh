@@ -49,12 +49,11 @@ CFG=$(ct_config hidden '.policies.hidden = {
 # ct_bundle's CAP_NET_ADMIN and CAP_NET_RAW); sets ID.
 start()
 {
-	local b
-
-	b=$(ct_bundle -c "$CFG" -a sockopt-hook.io/policy=hidden "$1" -- sleep 600) || return 1
-	ct_jq "$b" "${2:-.}" --slurpfile sec "$SECCOMP" || return 1
-	ID=$(ct_id "$1")
-	ct_start_ok "$1: container starts" runc "$ID" "$b"
+	ct_up -c "$CFG" -a sockopt-hook.io/policy=hidden --jq "${2:-.}" \
+		--slurpfile sec "$SECCOMP" "$1" -- sleep 600
+	local rc=$?
+	ID=$CT_ID
+	return "$rc"
 }
 
 # check LABEL ARGS...: families ARGS in container $ID, its TAP relayed.

@@ -43,14 +43,13 @@ CRI=(-a io.kubernetes.cri.container-type=container)
 declare -A ID CG RT
 start()
 {
-	local rt=$1 name=$2 policy=$3 b
+	local rt=$1 name=$2 policy=$3
 
 	shift 3
 	ID[$name]=$(ct_id "$name")
 	RT[$name]=$rt
-	b=$(ct_bundle -r "$rt" -c "$CFG" -a "sockopt-hook.io/policy=$policy" "$@" \
-		"$name" -- sleep 600)
-	ct_start_ok "$name: starts under $rt ($policy)" "$rt" "${ID[$name]}" "$b" || tap_done
+	ct_up -r "$rt" --desc "$name: starts under $rt ($policy)" -c "$CFG" \
+		-a "sockopt-hook.io/policy=$policy" "$@" "$name" -- sleep 600 || tap_done
 	CG[$name]=$CT_CG
 }
 

@@ -77,12 +77,11 @@ sockcheck listen $PORT 600"
 # start NAME CONFIG ANNOTATION...: the workload in a detached container.
 start()
 {
-	local name=$1 cfg=$2 b
+	local name=$1 cfg=$2
 
 	shift 2
-	b=$(ct_bundle -c "$cfg" "$@" "$name" -- /bin/sh -c "$WORKLOAD")
-	ct_start_ok "$name: container starts" runc "$(ct_id "$name")" "$b" \
-		'^listen=' || return 1
+	ct_up -c "$cfg" --wait '^listen=' "$@" "$name" -- /bin/sh -c "$WORKLOAD" ||
+		return 1
 	CG=$CT_CG
 }
 

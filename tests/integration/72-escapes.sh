@@ -68,15 +68,14 @@ SHARED='.mounts += [{"destination": "/share", "type": "bind", "source": $dir,
 # running sleep; sets ID, CG and PROGS (our programs on its cgroup).
 start()
 {
-	local name=$1 filter b
+	local name=$1 filter
 
 	shift
 	filter=${*: -1}
-	b=$(ct_bundle "${@:1:$#-2}" "$name" -- sleep 600) &&
-		ct_jq "$b" "$filter" --arg dir "$SHARE" --slurpfile sec "$SECCOMP"
 	ID=$(ct_id "$name")
 	CG=
-	ct_start_ok "$name: container starts" runc "$ID" "$b" || return 1
+	ct_up --jq "$filter" --arg dir "$SHARE" --slurpfile sec "$SECCOMP" \
+		"${@:1:$#-2}" "$name" -- sleep 600 || return 1
 	CG=$CT_CG
 	PROGS=$(ct_our_progs "$CG")
 }

@@ -74,18 +74,13 @@ LOCALNET='.linux.sysctl = {"net.ipv4.conf.lo.route_localnet": "1"}'
 # sleep under POLICY; sets ID and CG.
 start()
 {
-	local name=$1 policy=$2 filter=$3 b
+	local name=$1 policy=$2 filter=$3
 
 	shift 3
 	ID=$(ct_id "$name")
 	CG=
-	if ! b=$(ct_bundle -c "$CFG" -a "sockopt-hook.io/policy=$policy" "$name" -- sleep 600) ||
-		! ct_jq "$b" "$filter" "$@"; then
-		tap_ok 1 "$name: bundle for policy $policy"
-		return 1
-	fi
-	ct_start_ok "$name: container starts under policy $policy" runc "$ID" "$b" ||
-		return 1
+	ct_up --desc "$name: container starts under policy $policy" --jq "$filter" "$@" \
+		-c "$CFG" -a "sockopt-hook.io/policy=$policy" "$name" -- sleep 600 || return 1
 	CG=$CT_CG
 }
 

@@ -76,12 +76,11 @@ CFG=$(ct_config attacks '
 # sets ID and PID.
 start()
 {
-	local name=$1 b
+	local name=$1
 
 	shift
-	b=$(ct_bundle -c "$CFG" "$@" "$name" -- sleep 600) || return 1
 	ID=$(ct_id "$name")
-	ct_start_ok "$name: container starts" runc "$ID" "$b" || return 1
+	ct_up -c "$CFG" "$@" "$name" -- sleep 600 || return 1
 	PID=$CT_PID
 }
 

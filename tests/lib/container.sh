@@ -435,6 +435,50 @@ ct_start_ok()
 	return 1
 }
 
+# ct_up [-r RUNTIME] [--desc DESC] [--wait REGEX] [--jq FILTER]
+#       [--arg NAME VALUE]... [--slurpfile NAME FILE]...
+#       [-c CONFIG] [-a KEY=VALUE]... [-s STAGE] [-P] NAME -- ARGS...
+#   The one way the suites start a policed container for their checks: a
+#   bundle for NAME running ARGS (ct_bundle, whose options -r, -c, -a, -s
+#   and -P it passes on), edited with jq's FILTER and its --arg and
+#   --slurpfile variables when --jq is given, started detached under
+#   RUNTIME (default runc) as one test, DESC (default "NAME: container
+#   starts"), that waits for a line of the container's stdout to match
+#   REGEX. Sets CT_ID, CT_BUNDLE, and ct_start_ok's CT_CG and CT_PID.
+#   Returns 1, the test failed, when the bundle cannot be written or the
+#   container does not start.
+ct_up()
+{
+	local rt=runc desc='' wait='' filter='' name
+	local jqargs=() bargs=()
+
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-r) rt=$2; bargs+=(-r "$2"); shift 2 ;;
+		--desc) desc=$2; shift 2 ;;
+		--wait) wait=$2; shift 2 ;;
+		--jq) filter=$2; shift 2 ;;
+		--arg | --slurpfile) jqargs+=("$1" "$2" "$3"); shift 3 ;;
+		-c | -a | -s) bargs+=("$1" "$2"); shift 2 ;;
+		-P) bargs+=(-P); shift ;;
+		*) break ;;
+		esac
+	done
+	name=$1
+	shift
+	[ "${1:-}" = -- ] && shift
+	desc=${desc:-"$name: container starts"}
+	CT_ID=$(ct_id "$name")
+	CT_CG='' CT_PID=''
+	if ! CT_BUNDLE=$(ct_bundle "${bargs[@]}" "$name" -- "$@") ||
+		{ [ -n "$filter" ] && ! ct_jq "$CT_BUNDLE" "$filter" "${jqargs[@]}"; }; then
+		tap_ok 1 "$desc"
+		tap_diag "the bundle for $name could not be written"
+		return 1
+	fi
+	ct_start_ok "$desc" "$rt" "$CT_ID" "$CT_BUNDLE" ${wait:+"$wait"}
+}
+
 # ct_delete RUNTIME ID: force-deletes the container (runs poststop).
 ct_delete()
 {
