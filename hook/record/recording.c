@@ -203,6 +203,16 @@ static struct json_object *read_sidecar(const struct sh_record *rec,
 	r = state_attr_read(name, SH_MAX_FILE_SIZE, &text, &len, err);
 	if (r == -ENOENT && !rec->policy[0])
 		return json_object_new_object(); /* an older hook's: no policy */
+	if (r == -ENODATA) {
+		/* An earlier release kept it as the file's content; so could
+		 * a uid 0 without capabilities, and the two look alike. */
+		error_set(
+			err, -ENODATA,
+			"its provenance %s in %s, which holds its running policy, is not the attribute " SH_RECORD_XATTR
+			" that only the hook, with CAP_SYS_ADMIN, writes (an earlier release kept it as the file's content, which a uid 0 without capabilities can write too): not read; record the workload again under this release",
+			name, state_dir());
+		return NULL;
+	}
 	if (r) {
 		error_errno(
 			err, r,

@@ -12,9 +12,12 @@
 # are removed by hand (docs/cluster.md, Upgrade). The old binary, put back,
 # leaves the records of the new one (an attribute it cannot read) alone
 # with a warning while the runtime's cgroup removal frees the programs,
-# and the next upgrade's gc releases those records.
+# and the next upgrade's gc releases those records. A recording started
+# under a release that kept its provenance as file content (PROV_FROM)
+# and ended under this one is refused in one line that says why (the
+# content is not read), and nothing of it is left.
 #
-# Modules: `state.c`, `teardown.c`
+# Modules: `state.c`, `teardown.c`, `recording.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,22 +28,27 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 # The last release before records named the pod (f4d8059).
 UPGRADE_FROM=${UPGRADE_FROM:-77cda5a}
+# The last release that kept a recording's provenance as file content.
+PROV_FROM=${PROV_FROM:-c58c3a7}
 NEW_HOOK=$HOOK
 
 ct_require runc
 tap_require_cmd git make
-git -C "$CT_TOP" cat-file -e "$UPGRADE_FROM^{commit}" 2>/dev/null ||
-	tap_skip_all "commit $UPGRADE_FROM is not in this clone's history (shallow clone?)"
+for c in "$UPGRADE_FROM" "$PROV_FROM"; do
+	git -C "$CT_TOP" cat-file -e "$c^{commit}" 2>/dev/null ||
+		tap_skip_all "commit $c is not in this clone's history (shallow clone?)"
+done
 
-# old_hook: builds the UPGRADE_FROM hook once into build/upgrade/ and
-# prints its path.
+# old_hook [COMMIT]: builds the hook of COMMIT (UPGRADE_FROM) once into
+# build/upgrade/ and prints its path.
 old_hook()
 {
-	local dir=$CT_BUILD/upgrade/$UPGRADE_FROM
+	local from=${1:-$UPGRADE_FROM}
+	local dir=$CT_BUILD/upgrade/$from
 
 	if [ ! -x "$dir/build/oci-sockopt-hook" ]; then
 		rm -rf "$dir" && mkdir -p "$dir/src" || return 1
-		git -C "$CT_TOP" archive "$UPGRADE_FROM" | tar -x -C "$dir/src" ||
+		git -C "$CT_TOP" archive "$from" | tar -x -C "$dir/src" ||
 			return 1
 		make -s -C "$dir/src" -j2 BUILD="$dir/build" all \
 			>"$dir/make.log" 2>&1 || { cat "$dir/make.log" >&2; return 1; }
@@ -49,6 +57,7 @@ old_hook()
 }
 
 OLD_HOOK=$(old_hook) || tap_bail "cannot build the hook of $UPGRADE_FROM"
+PROV_HOOK=$(old_hook "$PROV_FROM") || tap_bail "cannot build the hook of $PROV_FROM"
 ct_init
 
 # put BINARY: replaces the node's hook binary the way the DaemonSet does.
@@ -144,6 +153,40 @@ tap_like "$(cat "$CT_TMP/gc.out")" "released 1 stale container record" \
 	"upgraded again, the new binary's gc releases it"
 [ -e "$CT_STATE_DIR/last-gc" ] && touch -d '-2 minutes' "$CT_STATE_DIR/last-gc"
 hook_on_node gc >/dev/null 2>&1
+# A recording started under PROV_FROM, which kept its provenance
+# (recording-<id>: the running policy the proposal is made under) as the
+# file's content, and ended under this release, which reads it only as the
+# trusted attribute: a uid 0 without capabilities can write the content,
+# and the two look alike. The recording is refused in one line that says
+# why, and nothing of it is left.
+ct_mount_bpffs || tap_bail "cannot mount a BPF filesystem"
+recdir=$CT_TMP/recorded LOG=$CT_TMP/hook.log
+# shellcheck disable=SC2016 # jq variables
+rcfg=$(ct_config record '.record = {"allow": true, "dir": $d} | .log_file = $log' \
+	--arg d "$recdir" --arg log "$LOG")
+put "$PROV_HOOK"
+b_rec=$(ct_bundle -c "$rcfg" -a sockopt-hook.io/record=web \
+	-a io.kubernetes.cri.container-type=container \
+	-a io.kubernetes.cri.sandbox-namespace=shop \
+	-a io.kubernetes.cri.sandbox-name=web-0 \
+	-a io.kubernetes.cri.container-name=app \
+	rec -- /bin/sh -c 'sockcheck keepalive; sockcheck listen 4000 120')
+ct_start_ok "$PROV_FROM: a recorded container starts" runc "$(ct_id rec)" "$b_rec" '^listen='
+side=$(find "$CT_STATE_DIR" -maxdepth 1 -name 'recording-*' | head -n 1)
+tap_ok "$([ -s "$side" ] && ! getfattr -n trusted.oci-sockopt-hook.record "$side" >/dev/null 2>&1; echo $?)" \
+	"$PROV_FROM kept its provenance as file content (${side##*/})"
+put "$NEW_HOOK"
+out=$(hook_on_node --config "$rcfg" record "$(ct_id rec)" 2>&1)
+tap_like "$out" "no policy can be proposed: its provenance recording-[0-9a-f]+ in .* is not the attribute trusted\.oci-sockopt-hook\.record .*an earlier release kept it as the file's content.*: not read; record the workload again under this release" \
+	"upgraded, record says it proposes nothing: the provenance is file content, not read"
+ct_delete runc "$(ct_id rec)"
+tap_like "$(grep 'not written' "$LOG")" "recording of $(ct_id rec) \(record 'web'\) not written: its provenance recording-[0-9a-f]+ .* is not the attribute .*: not read; record the workload again under this release" \
+	"its poststop refuses the recording in one line that says why"
+tap_is "$(grep -c 'not written' "$LOG") $(find "$recdir" -name '*.json' 2>/dev/null | wc -l)" "1 0" \
+	"one line, and no recording file"
+tap_is "$(find "$CT_STATE_DIR" -maxdepth 1 \( -name 'recording-*' -o -name "$(ct_id rec)*" \) | wc -l) $(find "$CT_PIN_DIR-footprint" -mindepth 1 2>/dev/null | wc -l)" \
+	"0 0" "no provenance, record or footprint pin of it is left"
+
 ct_check_same "after upgrade, rollback and upgrade, BPF programs, hook state and cgroups are as before" "$before"
 
 tap_done
