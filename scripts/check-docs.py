@@ -23,7 +23,8 @@
     or tests/README.md names exists; every module of hook/ has a unit
     test (a Modules: line of tests/unit/) or a row under "Modules
     without a unit test" (not both); every suite the Makefile's
-    CHECK_QUICK_TESTS names exists;
+    CHECK_QUICK_TESTS names exists; no two integration suites share a
+    number;
   - figures: README.md (outside its code blocks) states no measured
     figure: no number with a unit of measure (MB/s, ms, KiB, pages, ...)
     and no number of docs/performance.md's tables with a decimal point or
@@ -370,7 +371,19 @@ def check_tests(top):
                 f"module {modules[m]} has a unit test "
                 f"({', '.join(unit_mods[m])}) and is under "
                 f"\"## {NO_UNIT_TEST}\": remove that row")
-    return bad + check_quick(top)
+    return bad + check_quick(top) + check_prefixes(top)
+
+
+def check_prefixes(top):
+    """Each suite of tests/integration has a number of its own: TESTS='NN-'
+    and the docs name a suite by it."""
+    seen = {}
+    for f in sorted(os.listdir(os.path.join(top, "tests/integration"))):
+        if re.match(r"^\d\d-.*\.sh$", f):
+            seen.setdefault(f[:2], []).append(f)
+    return [f"tests/integration: {' and '.join(names)} share the number "
+            f"{n}: give one a number no suite has"
+            for n, names in sorted(seen.items()) if len(names) > 1]
 
 
 def check_links(top):

@@ -8,10 +8,11 @@
 # is; the README stays within 300 lines, links every docs page and states
 # no figure (they live in docs/performance.md); every relative link and
 # anchor resolves; every test's header says what it proves (the map of the
-# tests, `make suites`, is made from them) and names modules that exist,
-# and every module has a unit test or a reason not to. The check runs on
-# the tree (it must pass), then on copies broken one way each (it must
-# name the break), so that each of its checks is shown to fail. Both man pages render with
+# tests, `make suites`, is made from them) and names modules that exist;
+# every module has a unit test or a reason not to, and no two suites share
+# a number. The check runs on the tree (it must pass), then on copies
+# broken one way each (it must name the break), so that each of its checks
+# is shown to fail. Both man pages render with
 # go-md2man and man without a warning. Needs no root.
 #
 # Modules: (the docs)
@@ -235,6 +236,11 @@ copy reason-table hook
 sed -i 's/"the cgroup cannot be found, made or queried"/"the cgroup is gone"/' "$C/hook/lib/reason.h"
 broken "docs/cluster.md: the reasons table is not the one made from hook/lib/reason.h" "" \
 	"a reason whose meaning changed in hook/lib/reason.h and not in the docs is a drift"
+
+copy same-number tests
+cp "$top/tests/integration/74-attacks.sh" "$C/tests/integration/74-more-attacks.sh"
+broken "tests/integration: 74-attacks.sh and 74-more-attacks.sh share the number 74" "" \
+	"two suites with one number are a drift"
 
 copy quick-suite Makefile
 sed -i 's/^CHECK_QUICK_TESTS ?= /&99-gone /' "$C/Makefile"
