@@ -25,11 +25,27 @@
 #include "stage/teardown.h"
 #include "state/state.h"
 
+/* The container's init as /proc/PID/stat showed it before anything was
+ * loaded, read once for both uses: the same-id check and the record
+ * (the attach verifies the init again once attached). */
+struct init_seen {
+	char state;
+	uint64_t start;
+};
+
+static void init_see(const struct oci_state *st, struct init_seen *seen)
+{
+	*seen = (struct init_seen){ .state = 'R' };
+	/* A missing pid is reported where its cgroup is looked up. */
+	state_proc_stat(st->pid, &seen->state, &seen->start);
+}
+
 /* Also refuses an init that is exiting: moving it would silently fail. */
 static int fill_record(struct sh_record *rec, const struct oci_state *st,
+		       const struct init_seen *seen,
 		       const struct sh_effective *eff, struct sh_error *err)
 {
-	char state = 'R';
+	char state = seen->state;
 
 	memset(rec, 0, sizeof(*rec));
 	snprintf(rec->id, sizeof(rec->id), "%s", st->id);
@@ -40,8 +56,7 @@ static int fill_record(struct sh_record *rec, const struct oci_state *st,
 	snprintf(rec->container, sizeof(rec->container), "%s",
 		 eff->who.name ? eff->who.name : "");
 	rec->pid = st->pid;
-	/* A missing pid is reported where its cgroup is looked up. */
-	state_proc_stat(st->pid, &state, &rec->pid_start);
+	rec->pid_start = seen->start;
 	if (state_proc_exiting(state)) {
 		error_reason(err, SH_REASON_INIT_EXITED);
 		return error_set(err, -ESRCH,
@@ -129,12 +144,11 @@ static int visit_same_id(const struct sh_record *rec, void *data)
  * record names this container's init only with the same pid and start
  * time (pids are reused); else an earlier container left it, or another
  * runtime root runs a container of the same id. */
-static bool already_attached(const struct oci_state *st)
+static bool already_attached(const struct oci_state *st,
+			     const struct init_seen *seen)
 {
-	struct earlier e = { .st = st };
-	char state;
+	struct earlier e = { .st = st, .start = seen->start };
 
-	state_proc_stat(st->pid, &state, &e.start);
 	state_foreach_id(st->id, visit_same_id, &e);
 	return e.attached;
 }
@@ -285,12 +299,13 @@ static void set_outcome(struct prestart_outcome *done,
 
 static int load_and_attach(const struct sh_config *cfg,
 			   const struct oci_state *st,
+			   const struct init_seen *seen,
 			   const struct sh_effective *eff, bool reap,
 			   struct prestart_outcome *done, struct sh_error *err)
 {
 	struct sh_loaded loaded;
 	struct sh_record rec;
-	int r = fill_record(&rec, st, eff, err);
+	int r = fill_record(&rec, st, seen, eff, err);
 
 	if (r)
 		return r;
@@ -326,6 +341,7 @@ int police_container(const struct sh_config *cfg, const struct oci_state *st,
 		     struct prestart_outcome *done, struct sh_error *err)
 {
 	_cleanup_close_ int lock = -1;
+	struct init_seen seen;
 	int r;
 
 	*done = (struct prestart_outcome){
@@ -346,7 +362,8 @@ int police_container(const struct sh_config *cfg, const struct oci_state *st,
 	r = classified(state_dir_check(err), SH_REASON_RECORD_FAILED, err);
 	if (r)
 		return r;
-	if (already_attached(st)) {
+	init_see(st, &seen);
+	if (already_attached(st, &seen)) {
 		/* Counted once, by the run that attached. */
 		log_info("policy already attached: nothing to do");
 		return 0;
@@ -362,5 +379,5 @@ int police_container(const struct sh_config *cfg, const struct oci_state *st,
 		return -EAGAIN;
 	}
 	timing_mark("check");
-	return load_and_attach(cfg, st, eff, reap, done, err);
+	return load_and_attach(cfg, st, &seen, eff, reap, done, err);
 }
