@@ -43,21 +43,23 @@ pins()
 	done
 }
 
-# pin_ids: the program ids behind the pins, sorted.
+# pin_ids: the program ids behind the pins, sorted as comm(1) wants them
+# (not numerically: ids that cross a power of ten would be out of order).
 pin_ids()
 {
 	local p
 
 	for p in $(pins); do
 		timeout 20 bpftool -j prog show pinned "$CT_PIN_DIR/$p" | jq .id
-	done | sort -n
+	done | sort
 }
 
-# cg_ids CGROUP: the ids of our programs attached to it, sorted.
+# cg_ids CGROUP: the ids of our programs attached to it, sorted as
+# pin_ids sorts them.
 cg_ids()
 {
 	timeout 20 bpftool -j cgroup show "$1" 2>/dev/null |
-		jq '.[]? | select(.name | startswith("sh_")) | .id' | sort -n
+		jq '.[]? | select(.name | startswith("sh_")) | .id' | sort
 }
 
 # With HOOK under valgrind (80-sanitized-hook.sh), valgrind's own notes
