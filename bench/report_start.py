@@ -17,6 +17,8 @@ what bench/start.sh measured into raw/:
                           OCI_SOCKOPT_HOOK_TIMING=1)
   strace.VARIANT.N        strace -f of one prestart
   perf.dso, perf.sym      perf report of fallback prestart+poststop rounds
+  perf.NAME.stacks/.runs  perf script of preloaded prestart+poststop
+                          rounds (NAME preloaded) and of /bin/true's (true)
   scale.N.STEP            benchmark 8 at N containers
   mem.N.progs/.maps       bpftool -j prog/map show at N
   meminfo.STATE, slabinfo.STATE
@@ -110,6 +112,95 @@ def perf_lines(raw):
     ]
 
 
+
+# Where a sample of a process's CPU goes, first match wins: the leaf
+# symbol for user code (a static binary's user stack has no frame
+# pointers), the kernel's frames below a system call or fault.
+STEP_LEAF = (
+    ("start-up: glibc's CPU and cache probes (cpuid)",
+     ("intel_check_word", "handle_intel", "get_common_indices",
+      "get_common_cache_info", "get_extended_indices", "update_active",
+      "init_cpu_features", "init_cacheinfo", "dl_init_cacheinfo")),
+    ("start-up: relocation and libc set-up",
+     ("_dl_relocate_static_pie", "__libc_setup_tls", "_dl_aux_init",
+      "__libc_init_secure", "_dl_non_dynamic_init", "__tunables_init",
+      "__libc_start_main_impl", "_dl_start", "_dl_start_final")),
+)
+STEP_STACK = (
+    ("exec (kernel)", ("bprm_execve", "do_execveat_common")),
+    ("exit (kernel)", ("do_exit", "do_group_exit")),
+    ("page faults", ("asm_exc_page_fault",)),
+)
+
+
+def sample_step(frames):
+    """frames: (symbol, dso) leaf first. The step the sample is in."""
+    leaf = frames[0][0] if frames else ""
+    for step, syms in STEP_LEAF:
+        if leaf.split(".", 1)[0] in syms:
+            return step
+    names = [f[0] for f in frames]
+    for step, syms in STEP_STACK:
+        if any(n in syms for n in names):
+            return step
+    for n in names:
+        m = re.match(r"__(?:x64|do)_sys_(\w+)", n)
+        if m:
+            return "system call " + m.group(1)
+    if frames and "kernel" in frames[0][1]:
+        return "kernel, other (interrupts)"
+    if frames and "ld-linux" in frames[0][1]:
+        return "start-up: dynamic loading (ld.so)"
+    return "user code (ours, libraries)"
+
+
+def perf_steps(raw, name, comm):
+    """({step: CPU ms per run}, CPU ms per run) of comm's samples in
+    raw/perf.NAME.stacks (perf script -F comm,sym,dso), or None."""
+    if not raw.exists("perf.%s.stacks" % name):
+        return None
+    hz, runs = (int(x) for x in raw.text("perf.%s.runs" % name).split())
+    steps, frames, who = {}, [], None
+
+    def flush():
+        if who == comm:
+            k = sample_step(frames)
+            steps[k] = steps.get(k, 0) + 1
+
+    for line in raw.text("perf.%s.stacks" % name).splitlines():
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            flush()
+            who, frames = line.split()[0], []
+            continue
+        f = line.split()
+        if len(f) >= 2:
+            frames.append((f[-2].split("+", 1)[0], f[-1]))
+    flush()
+    per_ms = 1000.0 / hz / runs
+    total = sum(steps.values())
+    if not total:
+        return None
+    return {k: v * per_ms for k, v in steps.items()}, total * per_ms
+
+
+def perf_step_lines(raw):
+    """The preloaded prestart+poststop's CPU per run by step beside
+    /bin/true's: what each step adds."""
+    hook = perf_steps(raw, "preloaded", HOOK_COMM)
+    true = perf_steps(raw, "true", "true")
+    if not hook or not true:
+        return []
+    (h, ht), (b, bt) = hook, true
+    lines = ["CPU per run (prestart and poststop alike), ms: the hook %.3f, "
+             "/bin/true %.3f" % (ht, bt)]
+    for k in sorted(set(h) | set(b), key=lambda k: -(h.get(k, 0))):
+        if max(h.get(k, 0), b.get(k, 0)) < 0.005:
+            continue
+        lines.append("  %-48s %5.1f%% %.3f ms, /bin/true %.3f ms" % (
+            k, 100 * h.get(k, 0) / ht, h.get(k, 0), b.get(k, 0)))
+    return lines
 
 
 # ---- 1: the hook alone -------------------------------------------------------
@@ -314,6 +405,8 @@ def report_parts(t):
             t.row(s, "  " + strace[1], "", "-")
     for line in perf_lines(raw):
         t.row(s, "perf, fallback prestart+poststop CPU: " + line, "", "-")
+    for line in perf_step_lines(raw):
+        t.row(s, "perf, preloaded: " + line, "", "-")
 
 
 def report_hook(t):

@@ -305,7 +305,40 @@ hook_perf()
 		--stdio -g none >"$B_OUT/raw/perf.dso" 2>/dev/null
 	perf report -i "$B_TMP/perf.data" --children --sort comm,sym --stdio \
 		-g none >"$B_OUT/raw/perf.sym" 2>/dev/null
+	# The start path as it runs now, preloaded, beside /bin/true run as
+	# often: every sample's stack (comm, symbol, DSO), for report_start.py
+	# to put each in one step (start-up, exec, page faults, each system
+	# call, our code) and give the CPU per run of each.
+	perf_stacks preloaded "OCI_SOCKOPT_HOOK_PIN_DIR=$B_PINS" "$HOOK" \
+		--config "$B_CONFIG" &&
+		perf_stacks true /bin/true
 	return 0
+}
+
+# Samples a second of CPU: each sample stands for 0.1 ms.
+PERF_HZ=10000
+
+# perf_stacks NAME [VAR=VALUE...] CMD...: perf record -g of HOOK_ROUNDS rounds
+# of CMD prestart and CMD poststop (the probe parked between them, as after
+# a stop), into raw/perf.NAME.stacks; /bin/true ignores the words.
+perf_stacks()
+{
+	local name=$1 st
+
+	shift
+	st=$(b_state hook)
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	perf record -q -F "$PERF_HZ" -g -o "$B_TMP/perf.$name.data" -- bash -c '
+		n=$1 st=$2 pk=$3 up=$4
+		shift 4
+		for i in $(seq 1 "$n"); do
+			env "$@" prestart <"$st" && $pk &&
+				env "$@" poststop <"$st" && $up || exit 1
+		done' - "$HOOK_ROUNDS" "$st" "$(b_park hook)" "$(b_unpark hook)" "$@" \
+		>/dev/null 2>&1 || return 0
+	perf script -i "$B_TMP/perf.$name.data" -F comm,sym,dso 2>/dev/null \
+		>"$B_OUT/raw/perf.$name.stacks"
+	echo "$PERF_HZ $((HOOK_ROUNDS * 2))" >"$B_OUT/raw/perf.$name.runs"
 }
 
 # hook_parts: the same state timed through --version, validate, a
