@@ -23,8 +23,8 @@
     or tests/README.md names exists; every module of hook/ has a unit
     test (a Modules: line of tests/unit/) or a row under "Modules
     without a unit test" (not both); every suite the Makefile's
-    CHECK_QUICK_TESTS names exists; no two integration suites share a
-    number;
+    CHECK_QUICK_TESTS names exists; no two integration suites, and no
+    two node scenarios, share a number;
   - figures: README.md (outside its code blocks) states no measured
     figure: no number with a unit of measure (MB/s, ms, KiB, pages, ...)
     and no number of docs/performance.md's tables with a decimal point or
@@ -375,15 +375,20 @@ def check_tests(top):
 
 
 def check_prefixes(top):
-    """Each suite of tests/integration has a number of its own: TESTS='NN-'
-    and the docs name a suite by it."""
-    seen = {}
-    for f in sorted(os.listdir(os.path.join(top, "tests/integration"))):
-        if re.match(r"^\d\d-.*\.sh$", f):
-            seen.setdefault(f[:2], []).append(f)
-    return [f"tests/integration: {' and '.join(names)} share the number "
-            f"{n}: give one a number no suite has"
-            for n, names in sorted(seen.items()) if len(names) > 1]
+    """Each suite of tests/integration and each scenario of
+    tests/node/scenarios has a number of its own in its folder:
+    TESTS='NN-' and NODE_SCENARIOS='NN-' run it, and the docs name it by
+    it."""
+    bad = []
+    for folder in ("tests/integration", "tests/node/scenarios"):
+        seen = {}
+        for f in sorted(os.listdir(os.path.join(top, folder))):
+            if re.match(r"^\d\d-.*\.sh$", f):
+                seen.setdefault(f[:2], []).append(f)
+        bad += [f"{folder}: {' and '.join(names)} share the number "
+                f"{n}: give one a number no suite has"
+                for n, names in sorted(seen.items()) if len(names) > 1]
+    return bad
 
 
 def check_links(top):

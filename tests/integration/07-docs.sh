@@ -241,6 +241,9 @@ copy same-number tests
 cp "$top/tests/integration/74-attacks.sh" "$C/tests/integration/74-more-attacks.sh"
 broken "tests/integration: 74-attacks.sh and 74-more-attacks.sh share the number 74" "" \
 	"two suites with one number are a drift"
+cp "$top/tests/node/scenarios/70-daemonset.sh" "$C/tests/node/scenarios/70-more-daemonset.sh"
+broken "tests/node/scenarios: 70-daemonset.sh and 70-more-daemonset.sh share the number 70" "" \
+	"... and two node scenarios"
 
 copy quick-suite Makefile
 sed -i 's/^CHECK_QUICK_TESTS ?= /&99-gone /' "$C/Makefile"

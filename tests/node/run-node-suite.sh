@@ -13,7 +13,7 @@
 #   BUILD_DIR/node/payload.img the per-run payload disk (/dev/vdb):
 #     run.sh, lib.sh, tap.sh, scenarios/, bin/ (sockcheck, memacct, pause,
 #     sandbox_ptrace, static),
-#     images/ (75-examples' servers image, apps/build-apps.sh),
+#     images/ (76-examples' servers image, apps/build-apps.sh),
 #     src/ (the repository's files and BUILD_DIR/oci-sockopt-hook),
 #     image/oci-sockopt-hook.tar (`make image`, for 70-daemonset)
 #     kubernetes/NAME.yaml (`kubectl kustomize` of kustomize/NAME, for
@@ -133,8 +133,8 @@ install -m 0755 "$build/tests/sockcheck" "$memacct" "$stage/bin/"
 # the sandbox attack of the CNI scenario (45-containerd-cni.sh)
 [ ! -x "$build/tests/attacks/sandbox_ptrace" ] ||
 	install -m 0755 "$build/tests/attacks/sandbox_ptrace" "$stage/bin/"
-# the servers image of the example pods (75-examples), built here once
-if selected 75-examples.sh; then
+# the servers image of the example pods (76-examples), built here once
+if selected 76-examples.sh; then
 	set +e
 	aout=$("$here/apps/build-apps.sh" "$build")
 	rc=$?
@@ -146,7 +146,7 @@ if selected 75-examples.sh; then
 	   cp "$apps/versions" "$stage/images/" ;;
 	77) mkdir -p "$stage/images"
 	    why=$(tail -n1 <<<"$aout")
-	    say "no servers image: 75-examples will skip ($why)"
+	    say "no servers image: 76-examples will skip ($why)"
 	    echo "no servers image: ${why:-tests/node/apps/build-apps.sh cannot get its packages here}" \
 		>"$stage/images/none" ;;
 	*) rigfail "apps/build-apps.sh exited $rc" ;;

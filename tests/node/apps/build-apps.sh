@@ -3,7 +3,7 @@
 #
 # build-apps.sh BUILD_DIR
 #
-# The image that the node scenario 75-examples.sh runs the example pods'
+# The image that the node scenario 76-examples.sh runs the example pods'
 # workloads with: Debian unstable's essential packages plus `packages`
 # beside this script (nginx, redis-server), made with mmdebstrap from the
 # mirror this machine's apt sources name (tests/vm/unstable-apt.sh), the

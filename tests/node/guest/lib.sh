@@ -298,7 +298,7 @@ pod_cgroups_gone() {
 	[ ! -d /sys/fs/cgroup/kubepods ]
 }
 
-# --- the CRI scenarios (40-containerd-cri, 70, 71, 80-nri) ------------------
+# --- the CRI scenarios (40, 45, 70, 71, 76-examples, 80-nri) ----------------
 # after tests/lib/cri.sh is sourced with CRI_DIR set:
 
 # node_cri_stubs: the CRI client's stubs, generated here; sets CRI_STUBS
@@ -314,6 +314,74 @@ node_cri_stubs() {
 	*) tap_diag "$out"; tap_bail "tests/cri/gen-stubs.sh failed" ;;
 	esac
 	tap_ok 0 "CRI stubs generated here by $(python3 -m grpc_tools.protoc --version)"
+}
+
+# nri_registered: the NRI plugin holds the node's lock and has registered
+# with the runtime (`features` says sockopt-hook.io/nri=true)
+nri_registered() { "$NODE_HOOK" features 2>/dev/null | grep -qx 'sockopt-hook.io/nri=true'; }
+
+# containerd's config.toml as these scenarios set it, and the node's own
+# put back: the first node_ctd_keep (or node_ctd_config) of a scenario
+# keeps the node's file (or its absence) in $CRI_DIR, and
+# node_ctd_restore puts that back.
+NODE_CTD_TOML=/etc/containerd/config.toml
+NODE_CTD_KEPT=
+node_ctd_keep() {
+	[ -z "$NODE_CTD_KEPT" ] || return 0
+	rm -f "$CRI_DIR/config.toml.orig"
+	[ ! -e "$NODE_CTD_TOML" ] || cp "$NODE_CTD_TOML" "$CRI_DIR/config.toml.orig" || return 1
+	NODE_CTD_KEPT=1
+}
+
+# node_ctd_config [--imports] [--base-spec FILE] [TOML]: config version 3
+# with the pinned pause image and the default handler runc on kubelet's
+# cgroup driver (systemd on this node); --imports: it imports
+# /etc/containerd/conf.d/*.toml; --base-spec: runc's base_runtime_spec is
+# FILE; TOML: more tables, after the pause image's
+node_ctd_config() {
+	local imports=0 spec=""
+
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--imports) imports=1 ;;
+		--base-spec) spec=$2 && shift ;;
+		*) break ;;
+		esac
+		shift
+	done
+	node_ctd_keep || return 1
+	mkdir -p "${NODE_CTD_TOML%/*}" || return 1
+	{
+		echo "version = 3"
+		[ "$imports" = 0 ] || echo 'imports = ["/etc/containerd/conf.d/*.toml"]'
+		printf '\n%s\n  sandbox = "%s"\n' \
+			"[plugins.'io.containerd.cri.v1.images'.pinned_images]" "$CRI_PAUSE"
+		[ $# = 0 ] || printf '\n%s\n' "$1"
+		cat <<'EOF'
+
+# kubelet's cgroupDriver is systemd on this node: runc's must be too.
+[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+EOF
+		[ -z "$spec" ] || echo "  base_runtime_spec = \"$spec\""
+		cat <<'EOF'
+  [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
+    SystemdCgroup = true
+EOF
+	} >"$NODE_CTD_TOML"
+}
+
+# node_ctd_restore [FILE...]: the node's config.toml back (none if it had
+# none), FILEs removed, containerd restarted on them
+# shellcheck disable=SC2120 # FILEs are optional
+node_ctd_restore() {
+	if [ -e "$CRI_DIR/config.toml.orig" ]; then
+		cp "$CRI_DIR/config.toml.orig" "$NODE_CTD_TOML"
+	else
+		rm -f "$NODE_CTD_TOML"
+	fi
+	[ $# = 0 ] || rm -f "$@"
+	systemctl restart containerd
 }
 
 # ctd_sandbox_image: the pause image this containerd's CRI runs sandboxes

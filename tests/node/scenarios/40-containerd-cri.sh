@@ -45,20 +45,7 @@ node_cri_stubs
 
 # --- containerd configured as an operator would (config version 3) -------
 
-[ -e "$ETC/config.toml" ] && cp "$ETC/config.toml" "$CRI_DIR/config.toml.orig"
-cat >"$ETC/config.toml" <<EOF
-version = 3
-imports = ["$ETC/conf.d/*.toml"]
-
-[plugins.'io.containerd.cri.v1.images'.pinned_images]
-  sandbox = "$CRI_PAUSE"
-
-# kubelet's cgroupDriver is systemd on this node: runc's must be too.
-[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
-  runtime_type = "io.containerd.runc.v2"
-  [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
-    SystemdCgroup = true
-EOF
+node_ctd_config --imports
 # The example for containerd 2.x, as it is: containerd 2.x merges an
 # imported file's plugin sections key by key (1.x replaced them whole: see
 # 59-containerd-cri.sh).
@@ -255,12 +242,6 @@ tap_is "$(systemctl list-units --all --plain --no-legend 'cri-containerd-*.scope
 	"no cri-containerd scope left"
 
 # the node's containerd as it was
-if [ -e "$CRI_DIR/config.toml.orig" ]; then
-	cp "$CRI_DIR/config.toml.orig" "$ETC/config.toml"
-else
-	rm -f "$ETC/config.toml"
-fi
-rm -f "$ETC/conf.d/sockopt.toml" "$ETC/conf.d/sockopt-rlimits.toml" \
+node_ctd_restore "$ETC/conf.d/sockopt.toml" "$ETC/conf.d/sockopt-rlimits.toml" \
 	"$ETC/sockopt-hook-base-spec.json" "$ETC/sockopt-rlimits-base-spec.json"
-systemctl restart containerd
 tap_done

@@ -53,23 +53,9 @@ tap_ok 0 "CNI plugins in $CNI_BIN"
 
 # --- containerd with a CNI network, as an operator would set it ----------
 
-[ -e "$ETC/config.toml" ] && cp "$ETC/config.toml" "$CRI_DIR/config.toml.orig"
-cat >"$ETC/config.toml" <<EOF
-version = 3
-imports = ["$ETC/conf.d/*.toml"]
-
-[plugins.'io.containerd.cri.v1.images'.pinned_images]
-  sandbox = "$CRI_PAUSE"
-
-[plugins.'io.containerd.cri.v1.runtime'.cni]
-  bin_dirs = ["$CNI_BIN"]
-  conf_dir = "/etc/cni/net.d"
-
-[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
-  runtime_type = "io.containerd.runc.v2"
-  [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
-    SystemdCgroup = true
-EOF
+node_ctd_config --imports "[plugins.'io.containerd.cri.v1.runtime'.cni]
+  bin_dirs = [\"$CNI_BIN\"]
+  conf_dir = \"/etc/cni/net.d\""
 cp "$SRC/examples/containerd/config-v3.toml" "$ETC/conf.d/sockopt.toml"
 cp "$SRC/examples/containerd/sockopt-hook-base-spec.json" "$ETC/"
 cat >"$CNI_CONF" <<EOF
@@ -197,12 +183,6 @@ tap_ok $? "the BPF programs loaded are those before the pods"
 tap_is "$(systemctl list-units --all --plain --no-legend 'cri-containerd-*.scope' | wc -l)" 0 \
 	"no cri-containerd scope left"
 
-if [ -e "$CRI_DIR/config.toml.orig" ]; then
-	cp "$CRI_DIR/config.toml.orig" "$ETC/config.toml"
-else
-	rm -f "$ETC/config.toml"
-fi
-rm -f "$ETC/conf.d/sockopt.toml" "$ETC/sockopt-hook-base-spec.json" "$CNI_CONF"
 ip link del "$BRIDGE" 2>/dev/null
-systemctl restart containerd
+node_ctd_restore "$ETC/conf.d/sockopt.toml" "$ETC/sockopt-hook-base-spec.json" "$CNI_CONF"
 tap_done

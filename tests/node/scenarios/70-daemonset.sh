@@ -72,7 +72,7 @@ tap_ok $? "00-node's install undone (make uninstall): no binary, config, hooks.d
 # and its state directory aside: the node never saw the hook
 rm -rf "$CRI_DIR/state.saved"
 [ ! -e "$NODE_STATE" ] || mv "$NODE_STATE" "$CRI_DIR/state.saved"
-cp "$MAIN" "$CRI_DIR/config.toml.orig"
+node_ctd_keep
 tap_is "$(grep -c '^imports' "$MAIN")" 0 "containerd's config.toml is Debian's: no imports line"
 VERSION=$(cri --wait 60 version 2>&1)
 tap_like "$VERSION" '^containerd ' "containerd answers CRI: $VERSION"
@@ -161,9 +161,6 @@ tap_like "$(cri logs "$(jq -r '.init.configure // empty' <<<"$CRI_RUN_OUT")" 2>&
 	"configure: --nri pod checked containerd's NRI (on)"
 tap_is "$(nri_files)" "$NRI_FILES" \
 	"configure: --nri pod wrote nothing (no plugin unit, no link in /opt/nri/plugins, no NRI drop-in)"
-# nri_registered: the plugin in the pod holds the node's lock and says so
-# shellcheck disable=SC2317 # called through wait_until
-nri_registered() { "$NODE_HOOK" features 2>/dev/null | grep -qx 'sockopt-hook.io/nri=true'; }
 wait_until 60 nri_registered
 tap_ok $? "nri: the plugin in the DaemonSet's pod registered with containerd (features on the node)" ||
 	tap_diag "$(cri logs "$NRI_CTR" 2>&1 | tail -n 5)"
@@ -308,7 +305,7 @@ after=$(snap)
 tap_is "$after" "$BEFORE" "the node as it was before the DaemonSet: files, containerd's config, pins, keys cgroup, state directory, units" ||
 	diff <(echo "$BEFORE") <(echo "$after") | sed 's/^/# /'
 
-cmp -s "$MAIN" "$CRI_DIR/config.toml.orig" || { cp "$CRI_DIR/config.toml.orig" "$MAIN"; systemctl restart containerd; }
+cmp -s "$MAIN" "$CRI_DIR/config.toml.orig" || node_ctd_restore
 rm -rf "$NODE_STATE"
 [ ! -e "$CRI_DIR/state.saved" ] || mv "$CRI_DIR/state.saved" "$NODE_STATE"
 out=$(node_make install)

@@ -53,7 +53,7 @@ node_forget_hook
 tap_ok $? "00-node's install undone (make uninstall): no binary, config, hooks.d file or pins"
 tap_like "$(head -n1 "$MAIN")" '^version = 2$' "containerd's config.toml is Debian's (version 2)"
 tap_is "$(grep -c '^imports' "$MAIN")" 0 "it has no imports line"
-cp "$MAIN" "$CRI_DIR/config.toml.orig"
+node_ctd_keep
 CONFD_EXISTED=$([ -d /etc/containerd/conf.d ] && echo 1 || echo 0)
 BEFORE=$(node_state)
 
@@ -155,8 +155,6 @@ LINK=/opt/nri/plugins/50-oci-sockopt-hook
 FALLBACK=/etc/containerd/conf.d/99-oci-sockopt-hook-nri.toml
 RUNC_SPEC=/etc/containerd/oci-sockopt-hook/runc-base-spec.json
 # shellcheck disable=SC2317 # called through wait_until
-nri_registered() { "$NODE_HOOK" features 2>/dev/null | grep -qx 'sockopt-hook.io/nri=true'; }
-# shellcheck disable=SC2317
 nri_gone() { "$NODE_HOOK" features 2>/dev/null | grep -qx 'sockopt-hook.io/nri=false'; }
 nri_configure() { OUT=$("$NODE_HOOK" runtime "$@" --runtime containerd 2>&1); }
 before_nri=$(node_state)
@@ -273,9 +271,8 @@ after=$(node_state)
 tap_is "$after" "$BEFORE" "the node as it was: files, pins, units, containerd's config" ||
 	diff <(echo "$BEFORE") <(echo "$after") | sed 's/^/# /'
 # The node back to Debian's config.toml whatever the check found.
-cp "$CRI_DIR/config.toml.orig" "$MAIN"
 [ "$CONFD_EXISTED" = 1 ] || rm -rf /etc/containerd/conf.d
-systemctl restart containerd
+node_ctd_restore
 cri --wait 60 version >/dev/null
 
 out=$(node_make install)

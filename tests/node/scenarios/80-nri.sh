@@ -50,26 +50,10 @@ node_cri_stubs
 
 # --- containerd as it ships, the node's own settings only ------------------
 
-[ -e "$ETC/config.toml" ] && cp "$ETC/config.toml" "$CRI_DIR/config.toml.orig"
 cp "$NODE_CONFIG" "$CRI_DIR/hook-config.orig"
-# node_config [BASE-SPEC]: config version 3 with kubelet's cgroup driver
-# and the pinned pause image; no handler of ours, no pod_annotations. With
-# BASE-SPEC, the default handler runc gets it (the fallback).
-node_config() {
-	cat >"$ETC/config.toml" <<EOF
-version = 3
-
-[plugins.'io.containerd.cri.v1.images'.pinned_images]
-  sandbox = "$CRI_PAUSE"
-
-[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
-  runtime_type = "io.containerd.runc.v2"
-  ${1:+base_runtime_spec = \"$1\"}
-  [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
-    SystemdCgroup = true
-EOF
-}
-node_config
+# config version 3 with kubelet's cgroup driver and the pinned pause
+# image; no handler of ours, no pod_annotations, no imports
+node_ctd_config
 out=$(systemctl restart containerd 2>&1)
 tap_ok $? "systemctl restart containerd: config v3, no handler of ours" || tap_diag "$out"
 VERSION=$(cri --wait 60 version 2>&1)
@@ -93,9 +77,6 @@ tap_ok $? "the operator config with defaults.policy stamp validates" || tap_diag
 
 # --- install the plugin as an operator: make install NRI=service -----------
 
-# nri_registered: nri.status says registered, and a plugin holds the lock
-# shellcheck disable=SC2317 # called through wait_until
-nri_registered() { "$NODE_HOOK" features | grep -qx 'sockopt-hook.io/nri=true'; }
 since=$(date '+%Y-%m-%d %H:%M:%S')
 # make_install ARGS...: as 00-node.sh does, nothing rebuilt in the node
 make_install() {
@@ -289,7 +270,7 @@ jq '.hooks = {createRuntime: [{path: "'"$NODE_HOOK"'", args: ["oci-sockopt-hook"
 	poststop: [{path: "'"$NODE_HOOK"'", args: ["oci-sockopt-hook", "poststop"]}]}' \
 	"$SRC/examples/containerd/sockopt-hook-base-spec.json" |
 	jq 'del(.annotations)' >"$ETC/runc-base-spec.json"
-node_config "$ETC/runc-base-spec.json"
+node_ctd_config --base-spec "$ETC/runc-base-spec.json"
 jq '.require_annotations = {nri: true}' "$NODE_CONFIG" >"$NODE_CONFIG.new" && mv "$NODE_CONFIG.new" "$NODE_CONFIG"
 systemctl restart containerd
 cri --wait 60 version >/dev/null
@@ -308,7 +289,7 @@ hooks=$(cri inspect "${CRI_IDS[app]}" | jq -c '.info.runtimeSpec.hooks')
 tap_is "$(jq '[.createRuntime[]?, .poststop[]?] | length' <<<"$hooks")" 2 \
 	"fallback, plugin running: the base spec's two hooks, the plugin adds none" || tap_diag "$hooks"
 cri_remove_pod "$CRI_SANDBOX"
-node_config
+node_ctd_config
 jq 'del(.require_annotations)' "$NODE_CONFIG" >"$NODE_CONFIG.new" && mv "$NODE_CONFIG.new" "$NODE_CONFIG"
 rm -f "$ETC/runc-base-spec.json"
 
@@ -382,10 +363,5 @@ tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state reco
 wait_until 20 same_progs
 tap_ok $? "the BPF programs loaded are those before the pre-registered plugin's pod" || progs_diag
 cp "$CRI_DIR/hook-config.orig" "$NODE_CONFIG"
-if [ -e "$CRI_DIR/config.toml.orig" ]; then
-	cp "$CRI_DIR/config.toml.orig" "$ETC/config.toml"
-else
-	rm -f "$ETC/config.toml"
-fi
-systemctl restart containerd
+node_ctd_restore
 tap_done

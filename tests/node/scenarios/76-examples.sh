@@ -50,31 +50,13 @@ node_cri_stubs
 
 # --- containerd as in 40-containerd-cri.sh: the example's handler ---------
 
-[ -e "$ETC/config.toml" ] && cp "$ETC/config.toml" "$CRI_DIR/config.toml.orig"
-cat >"$ETC/config.toml" <<EOF
-version = 3
-imports = ["$ETC/conf.d/*.toml"]
-
-[plugins.'io.containerd.cri.v1.images'.pinned_images]
-  sandbox = "$CRI_PAUSE"
-
-[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
-  runtime_type = "io.containerd.runc.v2"
-  [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
-    SystemdCgroup = true
-EOF
+node_ctd_config --imports
 cp "$SRC/examples/containerd/config-v3.toml" "$ETC/conf.d/sockopt.toml"
 cp "$SRC/examples/containerd/sockopt-hook-base-spec.json" "$ETC/"
 cp "$NODE_CONFIG" "$CRI_DIR/config.json.orig"
 restore() {
 	cp "$CRI_DIR/config.json.orig" "$NODE_CONFIG"
-	if [ -e "$CRI_DIR/config.toml.orig" ]; then
-		cp "$CRI_DIR/config.toml.orig" "$ETC/config.toml"
-	else
-		rm -f "$ETC/config.toml"
-	fi
-	rm -f "$ETC/conf.d/sockopt.toml" "$ETC/sockopt-hook-base-spec.json"
-	systemctl restart containerd
+	node_ctd_restore "$ETC/conf.d/sockopt.toml" "$ETC/sockopt-hook-base-spec.json"
 }
 trap restore EXIT
 out=$(systemctl restart containerd 2>&1)
@@ -193,7 +175,7 @@ rec_file()
 has_rec() { [ -n "$(rec_file "$1")" ]; }
 # phase NAME: the seconds since the last phase (the scenario's cost)
 T0=$SECONDS
-phase() { echo "FIGURE 75-examples $1: $((SECONDS - T0)) s"; T0=$SECONDS; }
+phase() { echo "FIGURE 76-examples $1: $((SECONDS - T0)) s"; T0=$SECONDS; }
 phase setup
 
 snapshot
