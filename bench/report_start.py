@@ -156,7 +156,7 @@ def sample_step(frames):
 
 def perf_steps(raw, name, comm):
     """({step: CPU ms per run}, CPU ms per run) of comm's samples in
-    raw/perf.NAME.stacks (perf script -F comm,sym,dso), or None."""
+    raw/perf.NAME.stacks (perf script -F comm,ip,sym,dso), or None."""
     if not raw.exists("perf.%s.stacks" % name):
         return None
     hz, runs = (int(x) for x in raw.text("perf.%s.runs" % name).split())
@@ -167,16 +167,18 @@ def perf_steps(raw, name, comm):
             k = sample_step(frames)
             steps[k] = steps.get(k, 0) + 1
 
+    # A sample: its comm (padded on the left), then one frame a line,
+    # each after a tab: "ADDRESS SYMBOL (DSO)".
     for line in raw.text("perf.%s.stacks" % name).splitlines():
         if not line.strip():
             continue
-        if not line[0].isspace():
+        if not line.startswith("\t"):
             flush()
             who, frames = line.split()[0], []
             continue
         f = line.split()
-        if len(f) >= 2:
-            frames.append((f[-2].split("+", 1)[0], f[-1]))
+        if len(f) >= 3:
+            frames.append((f[1].split("+", 1)[0], f[-1]))
     flush()
     per_ms = 1000.0 / hz / runs
     total = sum(steps.values())

@@ -336,7 +336,7 @@ perf_stacks()
 				env "$@" poststop <"$st" && $up || exit 1
 		done' - "$HOOK_ROUNDS" "$st" "$(b_park hook)" "$(b_unpark hook)" "$@" \
 		>/dev/null 2>&1 || return 0
-	perf script -i "$B_TMP/perf.$name.data" -F comm,sym,dso 2>/dev/null \
+	perf script -i "$B_TMP/perf.$name.data" -F comm,ip,sym,dso 2>/dev/null \
 		>"$B_OUT/raw/perf.$name.stacks"
 	echo "$PERF_HZ $((HOOK_ROUNDS * 2))" >"$B_OUT/raw/perf.$name.runs"
 }
