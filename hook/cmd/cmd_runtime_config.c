@@ -28,7 +28,6 @@
 #include "wiring/wiring_crio.h"
 #include "wiring/wiring_ctd.h"
 #include "wiring/wiring_docker.h"
-#include "wiring/wiring_exec.h"
 #include "wiring/wiring_hooksd.h"
 #include "wiring/wiring_nri.h"
 #include "wiring/wiring_spec.h"

@@ -2,7 +2,7 @@
 /*
  * `runtime-exec`: the OCI runtime Docker registers (daemon.json
  * runtimes.sockopt, wiring_docker.c). At `create` the bundle gets the
- * hook (wiring_bundle.c); then, for every verb, runc runs with the same
+ * hook (wiring_spec.c); then, for every verb, runc runs with the same
  * arguments. A bundle that cannot be edited fails the create in one line:
  * a container must not start unpoliced because its hook was lost.
  */
@@ -16,7 +16,6 @@
 #include "cmd/commands.h"
 #include "config/config.h"
 #include "lib/log.h"
-#include "wiring/wiring_bundle.h"
 #include "wiring/wiring_spec.h"
 
 #define MAX_ENV 8
@@ -57,7 +56,7 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 	snprintf(config_env, sizeof(config_env), SH_CONFIG_ENV "=%s",
 		 config_path(p.config));
 	env[0] = config_env;
-	if (wiring_bundle_verb(p.nr_operands, p.operand, &bundle) >= 0 &&
+	if (wiring_spec_bundle_verb(p.nr_operands, p.operand, &bundle) >= 0 &&
 	    bundle) {
 		struct wiring_hook hook = { .path = self,
 					    .env = env,
@@ -69,7 +68,7 @@ static int run(const struct cli_command *cmd, const struct cli_global *global,
 				strerror(errno));
 			return -errno;
 		}
-		r = wiring_bundle_add(bundle, &hook, &err);
+		r = wiring_spec_bundle_add(bundle, &hook, &err);
 		if (r) {
 			error_report(&err, r);
 			return r;

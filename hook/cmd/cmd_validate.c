@@ -21,7 +21,7 @@
 #include "lib/log.h"
 #include "lib/sh_types.h"
 #include "policy/sysctl.h"
-#include "wiring/hooksd.h"
+#include "wiring/wiring_hooksd.h"
 #include "wiring/wiring.h"
 #include "wiring/wiring_cdi.h"
 
@@ -90,7 +90,7 @@ static void check_hooksd(const struct validate_options *opts, const char *path,
 
 	if (!cfg->default_policy && !cfg->default_bypass)
 		return;
-	hooksd_scan(dirs, nr, &rep);
+	wiring_hooksd_scan(dirs, nr, &rep);
 	describe_defaults(cfg, what, sizeof(what));
 	if (rep.nr_narrow)
 		lint_add(
@@ -121,7 +121,7 @@ static void check_require_hooksd(const struct validate_options *opts,
 
 	if (!cfg->require.nr_handlers)
 		return;
-	hooksd_scan(dirs, nr, &rep);
+	wiring_hooksd_scan(dirs, nr, &rep);
 	if (rep.found > rep.nr_narrow || rep.nr_handler || !rep.found)
 		return;
 	lint_add(

@@ -23,12 +23,9 @@
 #include "config/config.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
-#include "wiring/hooksd.h"
 #include "wiring/toml/toml.h"
-#include "wiring/toml/toml_write.h"
 #include "wiring/wiring.h"
 #include "wiring/wiring_crio.h"
-#include "wiring/wiring_exec.h"
 #include "wiring/wiring_hooksd.h"
 #include "wiring/wiring_nri.h"
 

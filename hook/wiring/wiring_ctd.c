@@ -21,7 +21,7 @@
  *
  * Whatever the drop-in holds, `containerd config dump` is asked twice,
  * in a view of the drop-in's directory without it and with it as planned
- * (wiring_exec.c): the configs must differ in our handlers and nothing
+ * (wiring.c): the configs must differ in our handlers and nothing
  * else before anything is written.
  */
 #include <errno.h>
@@ -39,10 +39,8 @@
 #include "lib/context.h"
 #include "lib/fileio.h"
 #include "wiring/toml/toml.h"
-#include "wiring/toml/toml_write.h"
 #include "wiring/wiring.h"
 #include "wiring/wiring_ctd.h"
-#include "wiring/wiring_exec.h"
 #include "wiring/wiring_nri.h"
 #include "wiring/wiring_spec.h"
 static const char *const handlers[] = SH_WIRING_HANDLERS;
@@ -199,7 +197,7 @@ int wiring_ctd_unconfigure(const struct wiring_opts *o,
  * --version), its main config and the imports that name our drop-in's
  * path, and its effective config as its own loader makes it
  * (`containerd config dump`), with or without our drop-in (a view of the
- * drop-in's directory, wiring_exec.c). How the imports are resolved is
+ * drop-in's directory, wiring.c). How the imports are resolved is
  * containerd's resolveImports (cmd/containerd/server/config): an entry is
  * globbed only if it holds '*'; 1.x globs a relative pattern from its
  * working directory, 2.x from the main config's.

@@ -35,7 +35,6 @@
 #include "lib/log.h"
 #include "wiring/wiring.h"
 #include "wiring/wiring_docker.h"
-#include "wiring/wiring_exec.h"
 #include "wiring/wiring_spec.h"
 
 #define BACKUP_DIR "/oci-sockopt-hook"

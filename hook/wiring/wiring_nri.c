@@ -36,7 +36,6 @@
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "wiring/wiring.h"
-#include "wiring/wiring_exec.h"
 #include "wiring/wiring_nri.h"
 #include "wiring/wiring_spec.h"
 

@@ -40,11 +40,10 @@
 #include "lib/context.h"
 #include "lib/log.h"
 #include "nri/nri_status.h"
-#include "wiring/hooksd.h"
+#include "wiring/wiring_hooksd.h"
 #include "wiring/toml/toml.h"
 #include "wiring/wiring.h"
 #include "wiring/wiring_ctd.h"
-#include "wiring/wiring_exec.h"
 #include "wiring/wiring_status.h"
 
 static void why(struct wiring_state *st, const char *fmt, ...)

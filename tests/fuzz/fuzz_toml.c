@@ -14,7 +14,6 @@
 
 #include "fuzz_common.h"
 #include "wiring/toml/toml.h"
-#include "wiring/toml/toml_write.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

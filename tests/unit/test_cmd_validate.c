@@ -17,7 +17,7 @@
 
 #include "cmd/commands.h"
 #include "helpers.h"
-#include "wiring/hooksd.h"
+#include "wiring/wiring_hooksd.h"
 #include "tap.h"
 
 static struct command_run run;
@@ -139,7 +139,7 @@ static void test_warnings(void)
 		"defaults.json",
 		"{\"defaults\": {\"policy\": \"p\"}, \"policies\": {\"p\": {\"setsockopt\": [{\"level\": \"SOL_SOCKET\", \"option\": \"SO_MARK\", \"action\": \"deny\"}]}}}");
 
-	hooksd_scan(std, 3, &rep);
+	wiring_hooksd_scan(std, 3, &rep);
 	if (rep.found) {
 		tap_skip(
 			"validate's hooks.d warnings",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hooksd.c: what podman's and CRI-O's hooks.d files for this hook would
+ * wiring_hooksd.c: what podman's and CRI-O's hooks.d files for this hook would
  * do, as validate reports it: files for this hook counted, those that
  * skip some containers named with why, handler files counted, other
  * hooks' files and non-JSON names ignored, missing directories empty.
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "helpers.h"
-#include "wiring/hooksd.h"
+#include "wiring/wiring_hooksd.h"
 #include "tap.h"
 
 #define HOOK_PATH \
@@ -49,7 +49,7 @@ static void scan(const char *dir, struct hooksd_report *rep)
 {
 	const char *dirs[] = { dir };
 
-	hooksd_scan(dirs, 1, rep);
+	wiring_hooksd_scan(dirs, 1, rep);
 }
 
 static void test_examples(void)
@@ -57,7 +57,7 @@ static void test_examples(void)
 	const char *dirs[] = { EXAMPLES };
 	struct hooksd_report rep;
 
-	hooksd_scan(dirs, 1, &rep);
+	wiring_hooksd_scan(dirs, 1, &rep);
 	ok(rep.found == 3, "examples/: three hooks.d files for this hook (%d)",
 	   rep.found);
 	ok(rep.nr_narrow == 2 && rep.nr_handler == 1,
@@ -170,7 +170,7 @@ static void test_two_dirs(void)
 	mkdir(b, 0755);
 	put(a, "x.json", "{\"always\": true}", "[\"prestart\"]");
 	put(b, "x.json", "{}", "[\"prestart\"]");
-	hooksd_scan(dirs, 2, &rep);
+	wiring_hooksd_scan(dirs, 2, &rep);
 	ok(rep.found == 2 && rep.nr_narrow == 1 &&
 		   strstr(rep.narrow, "/b/x.json"),
 	   "two directories: both scanned, each file by its path");

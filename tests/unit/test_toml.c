@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The TOML reader and writer (hook/wiring/toml/: toml.c, toml_scalar.c,
- * toml_write.c):
+ * The TOML reader and writer (hook/wiring/toml/: toml.c, toml.c,
+ * toml.c):
  * TOML 1.0's valid and invalid forms that runtime configs can hold, the
  * shapes of containerd's config (version 2 and 3), and the round trip
  * parse -> write -> parse that `runtime configure` relies on.
@@ -16,7 +16,6 @@
 
 #include "tap.h"
 #include "wiring/toml/toml.h"
-#include "wiring/toml/toml_write.h"
 
 /* text with its newlines as \n, for a test's one-line name. */
 static const char *shown(const char *text)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * wiring_bundle.c: which verb runc's command line holds and which bundle
+ * wiring_spec.c: which verb runc's command line holds and which bundle
  * a create names, as containerd's runc shim writes them; the hook added
  * to a spec once, and not over an entry of ours.
  *
@@ -10,12 +10,11 @@
 #include <json-c/json.h>
 
 #include "tap.h"
-#include "wiring/wiring_bundle.h"
 #include "wiring/wiring_spec.h"
 
 static int verb(const char *const *argv, int argc, const char **bundle)
 {
-	return wiring_bundle_verb(argc, (char *const *)argv, bundle);
+	return wiring_spec_bundle_verb(argc, (char *const *)argv, bundle);
 }
 
 static void test_verb(void)
@@ -66,7 +65,7 @@ static void test_hooks(void)
 	struct json_object *empty = json_object_new_object();
 	struct json_object *list;
 
-	ok(wiring_bundle_hooks(spec, &hook) == 1,
+	ok(wiring_spec_bundle_hooks(spec, &hook) == 1,
 	   "a spec with another hook: changed");
 	list = json_object_object_get(json_object_object_get(spec, "hooks"),
 				      "createRuntime");
@@ -78,10 +77,11 @@ static void test_hooks(void)
 	ok(json_object_array_length(json_object_object_get(
 		   json_object_object_get(spec, "hooks"), "poststop")) == 1,
 	   "and a poststop");
-	ok(wiring_bundle_hooks(spec, &hook) == 0, "a second time: unchanged");
-	ok(wiring_bundle_hooks(cdi, &hook) == 0,
+	ok(wiring_spec_bundle_hooks(spec, &hook) == 0,
+	   "a second time: unchanged");
+	ok(wiring_spec_bundle_hooks(cdi, &hook) == 0,
 	   "a CDI device's entry of ours: unchanged (it runs the hook)");
-	ok(wiring_bundle_hooks(empty, &hook) == 1 &&
+	ok(wiring_spec_bundle_hooks(empty, &hook) == 1 &&
 		   json_object_object_get(empty, "hooks"),
 	   "a spec without hooks gets them");
 	json_object_put(spec);

@@ -5,17 +5,19 @@
  * twice, or a value where a table should be is an error with its line, as
  * the runtimes' own decoders (go-toml, BurntSushi/toml) treat them.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <json-c/json.h>
 
 #include "lib/cleanup.h"
 #include "wiring/toml/toml.h"
-#include "wiring/toml/toml_scalar.h"
 
 #define TOML_MAX_KEYS 32 /* parts of one dotted key or header */
 #define TOML_MAX_DEPTH 32 /* nested arrays and inline tables */
@@ -466,4 +468,558 @@ void toml_text(struct json_object *table, const char *key, const char *def,
 	json_object_object_get_ex(table, key, &v);
 	s = json_object_get_string(v);
 	snprintf(buf, len, "%s", s && *s ? s : def);
+}
+
+/*
+ * TOML scalars (toml.h): basic and literal strings, one-line and
+ * multi-line, with every escape TOML 1.0 has; integers in the four bases
+ * with '_' between digits; floats, inf and nan, which keep their text so
+ * that a value written back reads the same.
+ */
+
+#define TOML_MAX_TOKEN 128 /* a number */
+
+int toml_scalar_fail(struct toml_cursor *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (c->err[0])
+		return -EINVAL;
+	n = snprintf(c->err, SH_TOML_ERR_MAX, "line %d: ", c->line);
+	va_start(ap, fmt);
+	vsnprintf(c->err + n, SH_TOML_ERR_MAX - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static bool cursor_at_end(const struct toml_cursor *c)
+{
+	return c->p >= c->end;
+}
+
+char toml_scalar_peek(const struct toml_cursor *c, size_t ahead)
+{
+	return c->p + ahead < c->end ? c->p[ahead] : '\0';
+}
+
+void toml_scalar_skip_blank(struct toml_cursor *c)
+{
+	while (!cursor_at_end(c) && (*c->p == ' ' || *c->p == '\t'))
+		c->p++;
+}
+
+bool toml_scalar_newline(struct toml_cursor *c)
+{
+	if (toml_scalar_peek(c, 0) == '\r' && toml_scalar_peek(c, 1) == '\n')
+		c->p++;
+	if (toml_scalar_peek(c, 0) != '\n')
+		return false;
+	c->p++;
+	c->line++;
+	return true;
+}
+
+bool toml_scalar_bare_char(char ch)
+{
+	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+}
+
+/* A growing buffer, NUL-terminated. */
+struct buf {
+	char *s;
+	size_t len, cap;
+};
+
+static int buf_add(struct buf *b, const char *s, size_t len)
+{
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *bigger = realloc(b->s, cap);
+
+		if (!bigger)
+			return -ENOMEM;
+		b->s = bigger;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, len);
+	b->len += len;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+static int hex_digits(struct toml_cursor *c, int n, uint32_t *cp)
+{
+	*cp = 0;
+	for (int i = 0; i < n; i++) {
+		char x = toml_scalar_peek(c, i);
+		int d = x >= '0' && x <= '9' ? x - '0' :
+			x >= 'a' && x <= 'f' ? x - 'a' + 10 :
+			x >= 'A' && x <= 'F' ? x - 'A' + 10 :
+					       -1;
+
+		if (d < 0)
+			return toml_scalar_fail(c, "\\%c needs %d hex digits",
+						n == 4 ? 'u' : 'U', n);
+		*cp = *cp * 16 + d;
+	}
+	c->p += n;
+	if (*cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return toml_scalar_fail(
+			c, "escape of a code point that is no scalar value");
+	return 0;
+}
+
+static int add_utf8(struct buf *b, uint32_t cp)
+{
+	char u[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		u[0] = cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		u[0] = 0xc0 | cp >> 6;
+		u[1] = 0x80 | (cp & 0x3f);
+		n = 2;
+	} else if (cp < 0x10000) {
+		u[0] = 0xe0 | cp >> 12;
+		u[1] = 0x80 | (cp >> 6 & 0x3f);
+		u[2] = 0x80 | (cp & 0x3f);
+		n = 3;
+	} else {
+		u[0] = 0xf0 | cp >> 18;
+		u[1] = 0x80 | (cp >> 12 & 0x3f);
+		u[2] = 0x80 | (cp >> 6 & 0x3f);
+		u[3] = 0x80 | (cp & 0x3f);
+		n = 4;
+	}
+	return buf_add(b, u, n);
+}
+
+/* A line-ending backslash: the newline and the blanks and newlines after
+ * it are dropped. */
+static int line_continuation(struct toml_cursor *c)
+{
+	toml_scalar_skip_blank(c);
+	if (!toml_scalar_newline(c))
+		return toml_scalar_fail(
+			c, "only blanks may follow a line-ending backslash");
+	for (;;) {
+		toml_scalar_skip_blank(c);
+		if (!toml_scalar_newline(c))
+			return 0;
+	}
+}
+
+/* After a backslash in a basic string. */
+static int escape(struct toml_cursor *c, struct buf *b, bool multi)
+{
+	static const char from[] = "btnfr\"\\", to[] = "\b\t\n\f\r\"\\";
+	const char *hit;
+	uint32_t cp;
+	char x = toml_scalar_peek(c, 0);
+
+	if (multi && (x == ' ' || x == '\t' || x == '\n' || x == '\r'))
+		return line_continuation(c);
+	c->p++;
+	if (x && (hit = strchr(from, x)))
+		return buf_add(b, &to[hit - from], 1);
+	if (x == 'u' || x == 'U')
+		return hex_digits(c, x == 'u' ? 4 : 8, &cp) ?: add_utf8(b, cp);
+	return toml_scalar_fail(c, "unknown escape \\%c", x ? x : '0');
+}
+
+/* One character of a string's content, not its closing quote. */
+static int string_char(struct toml_cursor *c, struct buf *b, char q, bool multi)
+{
+	char x = *c->p;
+
+	if (x == '\\' && q == '"') {
+		c->p++;
+		return escape(c, b, multi);
+	}
+	if (multi && (x == '\n' || x == '\r'))
+		return toml_scalar_newline(c) ?
+			       buf_add(b, "\n", 1) :
+			       toml_scalar_fail(
+				       c, "a bare carriage return in a string");
+	if (((unsigned char)x < 0x20 && x != '\t') || x == 0x7f)
+		return toml_scalar_fail(
+			c, "control character 0x%02x in a string", x);
+	return buf_add(b, c->p++, 1);
+}
+
+/* "...", '...', and their multi-line forms with three quotes (a newline
+ * right after the opening quotes is dropped; up to two quotes may end the
+ * content). */
+int toml_scalar_string(struct toml_cursor *c, char **out)
+{
+	char q = *c->p;
+	bool multi = toml_scalar_peek(c, 1) == q && toml_scalar_peek(c, 2) == q;
+	struct buf b = { 0 };
+	int r = buf_add(&b, "", 0);
+	size_t n;
+
+	c->p += multi ? 3 : 1;
+	if (multi)
+		toml_scalar_newline(c);
+	while (!r) {
+		if (cursor_at_end(c)) {
+			r = toml_scalar_fail(c, "a string is not closed");
+			break;
+		}
+		if (*c->p != q) {
+			r = string_char(c, &b, q, multi);
+			continue;
+		}
+		for (n = 0; n < 5 && toml_scalar_peek(c, n) == q; n++)
+			;
+		if (!multi || n >= 3) {
+			r = multi ? buf_add(&b, c->p, n - 3) : 0;
+			c->p += multi ? n : 1;
+			break;
+		}
+		r = buf_add(&b, c->p, n);
+		c->p += n;
+	}
+	if (r) {
+		free(b.s);
+		return r;
+	}
+	*out = b.s;
+	return 0;
+}
+
+/* Digits of base, '_' only between two digits, into *v. */
+static int digits(struct toml_cursor *c, const char *s, int base, bool sign_ok,
+		  int64_t *v)
+{
+	char clean[TOML_MAX_TOKEN];
+	size_t n = 0;
+	char *end;
+
+	for (const char *q = s; *q; q++) {
+		if (*q == '_') {
+			if (q == s || !isalnum((unsigned char)q[-1]) ||
+			    !isalnum((unsigned char)q[1]))
+				return toml_scalar_fail(
+					c, "misplaced '_' in '%s'", s);
+			continue;
+		}
+		clean[n++] = *q;
+	}
+	clean[n] = '\0';
+	if (!n || (!sign_ok && (clean[0] == '+' || clean[0] == '-')))
+		return toml_scalar_fail(c, "bad number '%s'", s);
+	errno = 0;
+	*v = strtoll(clean, &end, base);
+	if (*end || end == clean || clean[0] == ' ')
+		return toml_scalar_fail(c, "bad number '%s'", s);
+	if (errno == ERANGE)
+		return toml_scalar_fail(c, "'%s' does not fit in 64 bits", s);
+	return 0;
+}
+
+static bool is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+static bool leading_zero(const char *s)
+{
+	if (*s == '+' || *s == '-')
+		s++;
+	return s[0] == '0' && is_digit(s[1]);
+}
+
+/* 3.14, 1e6, -2E-3, inf, nan: a double that keeps its text. */
+static int float_value(struct toml_cursor *c, const char *tok,
+		       struct json_object **out)
+{
+	const char *body = tok + (*tok == '+' || *tok == '-');
+	char clean[TOML_MAX_TOKEN];
+	size_t n = 0;
+	char *end;
+	double d;
+
+	if (!strcmp(body, "inf") || !strcmp(body, "nan")) {
+		d = *body == 'n' ? NAN : *tok == '-' ? -INFINITY : INFINITY;
+		*out = json_object_new_double_s(d, tok);
+		return *out ? 0 : -ENOMEM;
+	}
+	for (const char *q = tok; *q; q++) {
+		if ((*q == '_' || *q == '.') &&
+		    !(q > tok && is_digit(q[-1]) && is_digit(q[1])))
+			return toml_scalar_fail(c, "bad float '%s'", tok);
+		if (*q != '_')
+			clean[n++] = *q;
+	}
+	clean[n] = '\0';
+	d = strtod(clean, &end);
+	if (leading_zero(tok) || *end || end == clean || !is_digit(*body) ||
+	    strpbrk(clean, "xXpP"))
+		return toml_scalar_fail(c, "bad float '%s'", tok);
+	*out = json_object_new_double_s(d, tok);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* Integers (decimal, 0x, 0o, 0b) and floats; dates are refused. */
+int toml_scalar_number(struct toml_cursor *c, struct json_object **out)
+{
+	char tok[TOML_MAX_TOKEN];
+	size_t n = 0;
+	int64_t v;
+	int r;
+
+	while (!cursor_at_end(c) &&
+	       (toml_scalar_bare_char(*c->p) || strchr("+.:", *c->p))) {
+		if (n + 1 == sizeof(tok))
+			return toml_scalar_fail(
+				c, "a value of more than %d characters",
+				TOML_MAX_TOKEN - 1);
+		tok[n++] = *c->p++;
+	}
+	tok[n] = '\0';
+	if (!n)
+		return toml_scalar_fail(c, "a value is missing");
+	if (strchr(tok, ':') || (n >= 5 && is_digit(tok[0]) && tok[4] == '-'))
+		return toml_scalar_fail(
+			c, "dates and times are not supported ('%s')", tok);
+	if (tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'o' || tok[1] == 'b'))
+		r = digits(c, tok + 2,
+			   tok[1] == 'x' ? 16 :
+			   tok[1] == 'o' ? 8 :
+					   2,
+			   false, &v);
+	else if (strpbrk(tok, ".eE") || strstr(tok, "inf") ||
+		 strstr(tok, "nan"))
+		return float_value(c, tok, out);
+	else if (leading_zero(tok))
+		return toml_scalar_fail(c, "leading zero in '%s'", tok);
+	else
+		r = digits(c, tok, 10, true, &v);
+	if (r)
+		return r;
+	*out = json_object_new_int64(v);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * The TOML writer (toml.h): what `runtime configure` writes into the
+ * runtimes' drop-ins. Keys are bare where TOML allows, else basic strings;
+ * strings escape every control byte, so a value can never end a line or a
+ * header early.
+ */
+
+#define TOML_WRITE_MAX_DEPTH 64
+
+static void write_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void write_key(FILE *out, const char *key)
+{
+	const char *k = key;
+
+	while (*k && toml_scalar_bare_char(*k))
+		k++;
+	if (*key && !*k)
+		fputs(key, out);
+	else
+		write_string(out, key);
+}
+
+/* A non-empty array whose elements are all tables: [[header]]s. */
+static bool array_of_tables(struct json_object *v)
+{
+	size_t n;
+
+	if (!json_object_is_type(v, json_type_array))
+		return false;
+	n = json_object_array_length(v);
+	for (size_t i = 0; i < n; i++)
+		if (!is_table(json_object_array_get_idx(v, i)))
+			return false;
+	return n > 0;
+}
+
+/* %.17g reads back as the same double; TOML wants a '.' or an 'e'. */
+static void write_double_text(FILE *out, double d)
+{
+	char text[40];
+
+	snprintf(text, sizeof(text), "%.17g", d);
+	fputs(text, out);
+	if (!strpbrk(text, ".e"))
+		fputs(".0", out);
+}
+
+static int write_double(FILE *out, struct json_object *v)
+{
+	double d = json_object_get_double(v);
+	const char *text = json_object_get_string(v);
+
+	if (isnan(d))
+		fputs("nan", out);
+	else if (isinf(d))
+		fputs(d < 0 ? "-inf" : "inf", out);
+	else if (text && strpbrk(text, ".eE") && !strpbrk(text, "xXpP"))
+		fputs(text, out); /* its own text, or json-c's (".0" kept) */
+	else
+		write_double_text(out, d);
+	return 0;
+}
+
+static int write_value(FILE *out, struct json_object *v, int depth)
+{
+	size_t n;
+
+	if (depth > TOML_WRITE_MAX_DEPTH)
+		return -EINVAL;
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		write_string(out, json_object_get_string(v));
+		return 0;
+	case json_type_int:
+		fprintf(out, "%lld", (long long)json_object_get_int64(v));
+		return 0;
+	case json_type_double:
+		return write_double(out, v);
+	case json_type_boolean:
+		fputs(json_object_get_boolean(v) ? "true" : "false", out);
+		return 0;
+	case json_type_array:
+		fputc('[', out);
+		n = json_object_array_length(v);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				fputs(", ", out);
+			if (write_value(out, json_object_array_get_idx(v, i),
+					depth + 1))
+				return -EINVAL;
+		}
+		fputc(']', out);
+		return 0;
+	case json_type_object: {
+		bool first = true;
+
+		fputc('{', out);
+		json_object_object_foreach(v, key, val) {
+			fputs(first ? "" : ", ", out);
+			first = false;
+			write_key(out, key);
+			fputs(" = ", out);
+			if (write_value(out, val, depth + 1))
+				return -EINVAL;
+		}
+		fputc('}', out);
+		return 0;
+	}
+	default:
+		return -EINVAL; /* null: TOML has none */
+	}
+}
+
+/* The header path: keys as write_key writes them, joined by dots. */
+struct path {
+	const char *key[TOML_WRITE_MAX_DEPTH];
+	int n;
+};
+
+static void write_header(FILE *out, const struct path *p, bool array)
+{
+	fputs(array ? "\n[[" : "\n[", out);
+	for (int i = 0; i < p->n; i++) {
+		if (i)
+			fputc('.', out);
+		write_key(out, p->key[i]);
+	}
+	fputs(array ? "]]\n" : "]\n", out);
+}
+
+static int write_table(FILE *out, struct json_object *t, struct path *p);
+
+static int write_sub(FILE *out, const char *key, struct json_object *v,
+		     struct path *p)
+{
+	int r = 0;
+
+	if (p->n == TOML_WRITE_MAX_DEPTH)
+		return -EINVAL;
+	p->key[p->n++] = key;
+	if (is_table(v)) {
+		write_header(out, p, false);
+		r = write_table(out, v, p);
+	} else {
+		for (size_t i = 0; !r && i < json_object_array_length(v); i++) {
+			write_header(out, p, true);
+			r = write_table(out, json_object_array_get_idx(v, i),
+					p);
+		}
+	}
+	p->n--;
+	return r;
+}
+
+static int write_table(FILE *out, struct json_object *t, struct path *p)
+{
+	json_object_object_foreach(t, k1, v1) {
+		if (is_table(v1) || array_of_tables(v1))
+			continue;
+		write_key(out, k1);
+		fputs(" = ", out);
+		if (write_value(out, v1, 0))
+			return -EINVAL;
+		fputc('\n', out);
+	}
+	json_object_object_foreach(t, k2, v2) {
+		if ((is_table(v2) || array_of_tables(v2)) &&
+		    write_sub(out, k2, v2, p))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int toml_write_doc(FILE *out, struct json_object *table)
+{
+	struct path p = { .n = 0 };
+
+	if (!is_table(table))
+		return -EINVAL;
+	return write_table(out, table, &p) ?: ferror(out) ? -EIO : 0;
+}
+
+char *toml_write_text(const char *header, struct json_object *table)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return NULL;
+	fputs(header, out);
+	if (toml_write_doc(out, table)) {
+		fclose(out);
+		free(text);
+		return NULL;
+	}
+	return fclose(out) ? NULL : text;
 }
