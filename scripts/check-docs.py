@@ -30,7 +30,7 @@
     and no number of docs/performance.md's tables with a decimal point or
     three digits; the figures live in performance.md, the README links;
   - reasons: docs/cluster.md's table of reason tokens is the one made
-    from hook/lib/reason.h's table (--reasons prints it), and the "error"
+    from hook/lib/error.h's table (--reasons prints it), and the "error"
     row after it.
 
 Usage: check-docs.py [SOURCE-DIR [BINARY]]   (default: . and build/oci-sockopt-hook)
@@ -454,14 +454,14 @@ def check_figures(top):
     return bad
 
 
-REASONS_H = "hook/lib/reason.h"
+REASONS_H = "hook/lib/error.h"
 REASONS_PAGE = "docs/cluster.md"
 REASONS_HEAD = "| reason | event | exit status | when |\n|---|---|---|---|\n"
 REASONS_ERROR = "| `error` | refused | 1 | anything no site classified |\n"
 
 
 def reasons_table(top):
-    """The Markdown table of hook/lib/reason.h's SH_REASON_TABLE rows:
+    """The Markdown table of hook/lib/error.h's SH_REASON_TABLE rows:
     X(NAME, "token", "event", "status", "meaning" "..."), in its order."""
     text = read(os.path.join(top, REASONS_H)).replace("\\\n", " ")
     start = text.index("#define SH_REASON_TABLE(X)")

@@ -21,7 +21,6 @@
 #include "lib/log.h"
 #include "lib/mountinfo.h"
 #include "lib/number.h"
-#include "prog/bpffs.h"
 #include "prog/generic.h"
 #include "prog/keys.h"
 #include "prog/load.h"
@@ -128,7 +127,8 @@ static void run_probes(struct probe_result *p)
 	p->unpriv_bpf =
 		read_int_file("/proc/sys/kernel/unprivileged_bpf_disabled");
 	p->state_writable = state_dir_writable();
-	p->bpffs = bpffs_check(pin_dir(), p->bpffs_why, sizeof(p->bpffs_why));
+	p->bpffs =
+		pin_bpffs_check(pin_dir(), p->bpffs_why, sizeof(p->bpffs_why));
 	probe_pins(p);
 	if (keys_query(&p->keys, &err))
 		snprintf(p->keys_error, sizeof(p->keys_error), "%s", err.msg);

@@ -14,7 +14,7 @@
 #include "cmd/commands.h"
 #include "config/config.h"
 #include "config/names.h"
-#include "input/pod.h"
+#include "input/container.h"
 #include "input/strictjson.h"
 #include "lib/cleanup.h"
 #include "lib/fileio.h"
@@ -381,7 +381,7 @@ static bool named(const char *const *list, int nr, const char *word)
 }
 
 /* Where a recording file is from: its first provenance's namespace and
- * the owner its pod's name says (pod_owner()). */
+ * the owner its pod's name says (container_pod_owner()). */
 struct scope {
 	char ns[SH_MAX_CONTAINER_NAME + 2];
 	char owner[SH_MAX_CONTAINER_NAME + 2];
@@ -405,7 +405,7 @@ static void file_scope(int dir, const char *name, struct scope *sc)
 		return;
 	prov = json_object_array_get_idx(arr, 0);
 	snprintf(sc->ns, sizeof(sc->ns), "%s", namespace_of(prov));
-	pod_owner(get_str(prov, "pod"), sc->owner, sizeof(sc->owner));
+	container_pod_owner(get_str(prov, "pod"), sc->owner, sizeof(sc->owner));
 	sc->known = true;
 }
 

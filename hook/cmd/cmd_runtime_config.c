@@ -20,7 +20,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "config/config.h"
-#include "input/cdi.h"
+#include "input/container.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "wiring/wiring.h"

@@ -10,7 +10,6 @@
 
 #include "cmd/commands.h"
 #include "config/config.h"
-#include "input/cdi.h"
 #include "input/container.h"
 #include "input/oci.h"
 #include "lib/cleanup.h"
@@ -41,7 +40,7 @@ static void apply_log_settings(const struct sh_config *cfg)
 struct runtime_options {
 	const char *stage; /* prestart, createRuntime, poststop, hook */
 	const char *config; /* --config, or NULL */
-	const char *cdi_device; /* --cdi-device (cdi.h), or NULL */
+	const char *cdi_device; /* --cdi-device (container.h), or NULL */
 };
 
 static int read_state(const struct runtime_options *opts, struct oci_state *st,
@@ -113,7 +112,8 @@ static int attach_with_state(const struct runtime_options *opts,
 			      error_reason_text(err), timing_elapsed());
 	else
 		stats_log_add(STATS_PRESTART, done.outcome,
-			      reason_token(done.reason), timing_elapsed());
+			      error_reason_token(done.reason),
+			      timing_elapsed());
 	return r;
 }
 

@@ -16,14 +16,12 @@
 #include "cgroup/cg.h"
 #include "cmd/commands.h"
 #include "config/config.h"
-#include "input/pod.h"
+#include "input/container.h"
 #include "lib/cleanup.h"
 #include "lib/jsonw.h"
 #include "lib/kind.h"
 #include "lib/log.h"
 #include "observe/audit_mode.h"
-#include "observe/caveats.h"
-#include "observe/drift.h"
 #include "observe/status_view.h"
 #include "prog/counters.h"
 #include "prog/keys.h"
@@ -82,11 +80,11 @@ static bool valid_policy_name(const char *name)
 
 const char *cmd_status_bad_filter(const struct cmd_status_filter *f)
 {
-	if (f->k8s_namespace && !pod_valid_name(f->k8s_namespace))
+	if (f->k8s_namespace && !container_pod_valid_name(f->k8s_namespace))
 		return "--namespace";
-	if (f->pod && !pod_valid_name(f->pod))
+	if (f->pod && !container_pod_valid_name(f->pod))
 		return "--pod";
-	if (f->container && !pod_valid_name(f->container))
+	if (f->container && !container_pod_valid_name(f->container))
 		return "--container";
 	if (f->policy && !valid_policy_name(f->policy))
 		return "--policy";
@@ -163,13 +161,13 @@ static void probe_row(struct status_view_row *row)
 {
 	_cleanup_close_ int fd = open_live(&row->rec);
 
-	drift_init(&row->rec, &row->drift);
+	status_view_drift_init(&row->rec, &row->drift);
 	row->live = fd >= 0;
 	if (!row->live)
 		return;
 	counters_read(&row->rec.progs, row->rec.cg.id, &row->c);
 	probe_would_have(row);
-	row->drift_err = drift_query(fd, &row->drift);
+	row->drift_err = status_view_drift_query(fd, &row->drift);
 }
 
 /* Its policy hash against the config's: no program is loaded to learn
@@ -316,7 +314,7 @@ static void print_exec(const struct sh_record *rec)
 		printf("  exec:      policed (exec joins the container's cgroup)\n");
 		return;
 	}
-	caveats_collect(&in, &cav);
+	status_view_caveats(&in, &cav);
 	printf("  exec:      %s\n", cav.c[0].text);
 }
 
@@ -602,7 +600,7 @@ static struct json_object *exec_json(const struct sh_record *rec)
 
 	jsonw_bool(o, "policed", !rec->cg.created);
 	if (rec->cg.created) {
-		caveats_collect(&in, &cav);
+		status_view_caveats(&in, &cav);
 		jsonw_str(o, "note", cav.c[0].text);
 	}
 	return o;

@@ -15,7 +15,7 @@
 #include "config/config.h"
 #include "config/families.h"
 #include "config/lint.h"
-#include "input/cdi.h"
+#include "input/container.h"
 #include "lib/cleanup.h"
 #include "lib/jsonw.h"
 #include "lib/log.h"

@@ -3,11 +3,12 @@
  * The container description: the OCI state's (and bundle's) annotations
  * read once into what the modules after it need. Container-scoped keys
  * (KEY.<container-name>) override the container's entry in a
- * containers.* list, which overrides pod-level keys; pod.c says which
+ * containers.* list, which overrides pod-level keys; container.c says which
  * container this is. Keys in log lines are ours plus a checked container
  * name; values are quoted with LOG_Q.
  */
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,9 +66,9 @@ static void read_identity(const struct oci_state *st, struct pod_identity *who)
 
 	for (size_t i = 0; i < POD_NR_RUNTIMES; i++)
 		for (int k = 0; k < POD_NR_KEYS; k++)
-			seen.value[i][k] =
-				oci_annotation(st, pod_key_name(i, k));
-	pod_identify(&seen, who);
+			seen.value[i][k] = oci_annotation(
+				st, container_pod_key_name(i, k));
+	container_pod_identify(&seen, who);
 }
 
 static void read_setting(const struct oci_state *st, const char *name,
@@ -100,8 +101,8 @@ void container_read(const struct oci_state *st, struct sh_container *c)
 	c->handler = oci_annotation(st, SH_ANNOTATION_HANDLER);
 	c->nri_mark = oci_annotation(st, SH_ANNOTATION_NRI);
 	c->sandbox_id = c->who.sandbox_id;
-	c->nr_cdi = cdi_requested(st->config_root, st->cdi_device, c->cdi,
-				  SH_CDI_MAX);
+	c->nr_cdi = container_cdi_requested(st->config_root, st->cdi_device,
+					    c->cdi, SH_CDI_MAX);
 	c->has_policy_key = has_policy_key(st) || c->nr_cdi;
 }
 
@@ -281,4 +282,353 @@ int container_pick(const struct sh_container *c, enum container_setting s,
 	*pick = dev;
 	pick->value = pick->entry; /* dev's pointed into dev */
 	return 0;
+}
+
+/*
+ * Who a container is: a pod sandbox or not, and its name for the
+ * per-container KEY.<name> annotations.
+ *
+ * What each runtime writes into the OCI config (read in their sources):
+ *  - containerd (internal/cri/annotations: DefaultCRIAnnotations) sets
+ *    io.kubernetes.cri.container-type ("sandbox" or "container") and, for
+ *    containers, io.kubernetes.cri.container-name. Its spec options apply
+ *    them after the pod annotations that pod_annotations lets through, so
+ *    its own values win over copies.
+ *  - CRI-O (internal/factory/container: SpecAddAnnotations) copies every
+ *    sandbox (pod) annotation first, then sets
+ *    io.kubernetes.cri-o.ContainerType "container" (the pause container
+ *    gets "sandbox" in server/sandbox_run_linux.go), and last adds the
+ *    kubelet's labels, among them io.kubernetes.container.name. It never
+ *    writes io.kubernetes.cri.*: those are copies of pod annotations.
+ *
+ * So a container is a sandbox only when every type key present says so
+ * (a copied "sandbox" cannot outvote the runtime's "container"), and its
+ * name comes from the key set of the runtime that wrote the type key.
+ * The pod's namespace and name come from the same set: containerd's
+ * io.kubernetes.cri.sandbox-namespace and sandbox-name
+ * (DefaultCRIAnnotations), CRI-O's io.kubernetes.pod.namespace and
+ * io.kubernetes.pod.name (the kubelet's container labels, added last).
+ * The sandbox's id for a workload container: containerd's
+ * io.kubernetes.cri.sandbox-id, CRI-O's io.kubernetes.cri-o.SandboxID
+ * (set after the pod's annotations in SpecAddAnnotations).
+ */
+
+static const struct runtime_keys {
+	const char *runtime;
+	/* type, name, namespace, pod, sandbox id */
+	const char *key[POD_NR_KEYS];
+} runtimes[POD_NR_RUNTIMES] = {
+	{ "containerd",
+	  { "io.kubernetes.cri.container-type",
+	    "io.kubernetes.cri.container-name",
+	    "io.kubernetes.cri.sandbox-namespace",
+	    "io.kubernetes.cri.sandbox-name",
+	    "io.kubernetes.cri.sandbox-id" } },
+	/* Last: when both sets claim a container, CRI-O's wins, since CRI-O
+	 * copies every pod annotation while containerd passes another
+	 * runtime's keys only if the operator's globs let them through. */
+	{ "CRI-O",
+	  { "io.kubernetes.cri-o.ContainerType", "io.kubernetes.container.name",
+	    "io.kubernetes.pod.namespace", "io.kubernetes.pod.name",
+	    "io.kubernetes.cri-o.SandboxID" } },
+};
+
+const char *container_pod_key_name(size_t runtime, enum pod_key k)
+{
+	return runtimes[runtime].key[k];
+}
+
+static bool is_sandbox_value(const char *v)
+{
+	return !strcmp(v, "sandbox");
+}
+
+/* The runtime that wrote a non-sandbox type key, or -1 when every type
+ * key present says "sandbox" (or there is none). */
+static int type_writer(const struct pod_annotations *seen, int *nr_types)
+{
+	int writer = -1;
+
+	*nr_types = 0;
+	for (int i = 0; i < POD_NR_RUNTIMES; i++) {
+		const char *v = seen->value[i][POD_TYPE];
+
+		if (!v)
+			continue;
+		(*nr_types)++;
+		if (!is_sandbox_value(v))
+			writer = i;
+	}
+	return writer;
+}
+
+/* Kubernetes names are DNS labels; podman allows [A-Za-z0-9_.-] too. */
+bool container_pod_valid_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > SH_MAX_CONTAINER_NAME)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+		bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			     (c >= '0' && c <= '9');
+
+		if (!alnum && (i == 0 || !strchr("-_.", c)))
+			return false;
+	}
+	return true;
+}
+
+/* k8s.io/apimachinery/pkg/util/rand: the alphabet of generated names
+ * (no vowels, no 0, 1, 3) and of SafeEncodeString. */
+static const char generated[] = "bcdfghjklmnpqrstvwxz2456789";
+
+/* The length of name's last "-part" when it is min to max bytes of set
+ * (digits when set is NULL), else 0. */
+static size_t suffix_of(const char *name, size_t n, const char *set, size_t min,
+			size_t max)
+{
+	size_t k = 0;
+
+	while (k < n && name[n - 1 - k] != '-') {
+		char c = name[n - 1 - k];
+
+		if (set ? !strchr(set, c) : (c < '0' || c > '9'))
+			return 0;
+		k++;
+	}
+	/* a "-" before it, and something before that */
+	if (k < min || k > max || k + 1 >= n)
+		return 0;
+	return k + 1;
+}
+
+void container_pod_owner(const char *pod, char *buf, size_t len)
+{
+	size_t n = pod ? strlen(pod) : 0, cut;
+
+	if (!n) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	cut = suffix_of(pod, n, generated, 5, 5);
+	if (cut) {
+		n -= cut;
+		/* a Deployment's ReplicaSet: its pod-template-hash too */
+		n -= suffix_of(pod, n, generated, 6, 10);
+	} else {
+		n -= suffix_of(pod, n, NULL, 1, 10);
+	}
+	snprintf(buf, len, "%.*s", (int)n, pod);
+}
+
+static void names_from(const struct pod_annotations *seen, int i,
+		       struct pod_identity *id)
+{
+	id->name = seen->value[i][POD_NAME];
+	id->name_key = runtimes[i].key[POD_NAME];
+	id->namespace = seen->value[i][POD_NAMESPACE];
+	id->namespace_key = runtimes[i].key[POD_NAMESPACE];
+	id->pod = seen->value[i][POD_POD];
+	id->pod_key = runtimes[i].key[POD_POD];
+}
+
+/* The type writer's sandbox id; where it wrote none (a pod's copy of its
+ * type key under the other runtime), the other runtime's. */
+static void sandbox_id_from(const struct pod_annotations *seen, int writer,
+			    struct pod_identity *id)
+{
+	for (int k = 0; k < POD_NR_RUNTIMES; k++) {
+		int i = k ? POD_NR_RUNTIMES - 1 - writer : writer;
+
+		if (seen->value[i][POD_SANDBOX_ID]) {
+			id->sandbox_id = seen->value[i][POD_SANDBOX_ID];
+			id->sandbox_id_key = runtimes[i].key[POD_SANDBOX_ID];
+			return;
+		}
+	}
+}
+
+/* Without a type key no runtime vouches for either key set: the first
+ * one with a container name, as plain runc or podman users set them by
+ * hand. */
+static void names_from_any(const struct pod_annotations *seen,
+			   struct pod_identity *id)
+{
+	for (int i = 0; i < POD_NR_RUNTIMES; i++) {
+		if (seen->value[i][POD_NAME]) {
+			names_from(seen, i, id);
+			return;
+		}
+	}
+}
+
+static int check_name(const char *what, const char *name, const char *key,
+		      struct sh_error *err)
+{
+	if (!name || container_pod_valid_name(name))
+		return 0;
+	error_reason(err, SH_REASON_ANNOTATION_INVALID);
+	error_cause(err, key, name);
+	return error_set(
+		err, -EINVAL,
+		"%s %s (from %s) refused: not a Kubernetes or podman name (a letter or digit, then letters, digits, '-', '_' or '.'; at most %d)",
+		what, LOG_Q(name), key, SH_MAX_CONTAINER_NAME);
+}
+
+/* A sandbox has no container name; its pod's names come from the key set
+ * of the runtime that wrote a type key (CRI-O's when both did). */
+static void sandbox_names(const struct pod_annotations *seen,
+			  struct pod_identity *id)
+{
+	int keys = 0;
+
+	for (int i = 0; i < POD_NR_RUNTIMES; i++)
+		if (seen->value[i][POD_TYPE])
+			keys = i;
+	names_from(seen, keys, id);
+	id->runtime = runtimes[keys].runtime;
+	id->name = NULL;
+	id->name_key = NULL;
+}
+
+void container_pod_identify(const struct pod_annotations *seen,
+			    struct pod_identity *id)
+{
+	int nr_types, writer;
+
+	memset(id, 0, sizeof(*id));
+	writer = type_writer(seen, &nr_types);
+	if (nr_types > 0 && writer < 0) {
+		id->sandbox = true;
+		sandbox_names(seen, id);
+	} else if (writer >= 0) {
+		id->runtime = runtimes[writer].runtime;
+		names_from(seen, writer, id);
+		sandbox_id_from(seen, writer, id);
+	} else {
+		names_from_any(seen, id);
+	}
+}
+
+int container_pod_check(const struct pod_identity *id, struct sh_error *err)
+{
+	int r = check_name("container name", id->name, id->name_key, err);
+
+	if (r)
+		return r;
+	r = check_name("pod namespace", id->namespace, id->namespace_key, err);
+	if (r)
+		return r;
+	return check_name("pod name", id->pod, id->pod_key, err);
+}
+
+/*
+ * The CDI devices of kind sockopt-hook.io/policy (container.h): which policy
+ * names can be devices, and which devices a container's spec asks for.
+ * The spec is the runtime's: its hooks lists hold an entry of ours per
+ * device that was injected (CDI's ContainerEdits.Apply appends each
+ * device's hooks, tags.cncf.io/container-device-interface
+ * pkg/cdi/container-edits.go), and nothing else writes --cdi-device.
+ */
+
+static bool alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+const char *container_cdi_policy_problem(const char *policy)
+{
+	size_t len = strlen(policy);
+
+	if (!strcmp(policy, SH_CDI_BYPASS))
+		return "the bypass device has that name";
+	if (!len || !alnum(policy[0]) || !alnum(policy[len - 1]))
+		return "a CDI device name starts and ends with a letter or digit";
+	/* policy names are [A-Za-z0-9._-], which CDI's device names take */
+	return NULL;
+}
+
+static struct json_object *member(struct json_object *obj, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(obj, key, &v);
+	return v;
+}
+
+static bool is_ours(struct json_object *entry)
+{
+	const char *path = json_object_get_string(member(entry, "path"));
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	return base && !strcmp(base + 1, SH_IDENT);
+}
+
+/* Adds dev once; -E2BIG past max. */
+static int add(const char **out, int n, int max, const char *dev)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(out[i], dev))
+			return n;
+	if (n == max)
+		return -E2BIG;
+	out[n] = dev;
+	return n + 1;
+}
+
+/* --cdi-device VALUE and --cdi-device=VALUE in an entry's args. */
+static int scan_entry(struct json_object *entry, const char **out, int n,
+		      int max)
+{
+	struct json_object *args = member(entry, "args");
+	size_t nr = json_object_is_type(args, json_type_array) ?
+			    json_object_array_length(args) :
+			    0;
+	const char *opt = "--" SH_CDI_OPTION;
+	size_t len = strlen(opt);
+
+	for (size_t i = 0; n >= 0 && i < nr; i++) {
+		const char *a = json_object_get_string(
+			json_object_array_get_idx(args, i));
+
+		if (!a || strncmp(a, opt, len))
+			continue;
+		if (a[len] == '=')
+			n = add(out, n, max, a + len + 1);
+		else if (!a[len] && i + 1 < nr &&
+			 json_object_get_string(
+				 json_object_array_get_idx(args, i + 1)))
+			n = add(out, n, max,
+				json_object_get_string(
+					json_object_array_get_idx(args, ++i)));
+	}
+	return n;
+}
+
+int container_cdi_requested(struct json_object *config_root, const char *own,
+			    const char **out, int max)
+{
+	static const char *const stages[] = { "prestart", "createRuntime" };
+	struct json_object *hooks = member(config_root, "hooks");
+	int n = own ? add(out, 0, max, own) : 0;
+
+	for (size_t s = 0; n >= 0 && s < sizeof(stages) / sizeof(stages[0]);
+	     s++) {
+		struct json_object *list = member(hooks, stages[s]);
+		size_t nr = json_object_is_type(list, json_type_array) ?
+				    json_object_array_length(list) :
+				    0;
+
+		for (size_t i = 0; n >= 0 && i < nr; i++) {
+			struct json_object *e =
+				json_object_array_get_idx(list, i);
+
+			if (is_ours(e))
+				n = scan_entry(e, out, n, max);
+		}
+	}
+	return n;
 }

@@ -22,7 +22,7 @@ struct oci_state {
 	struct json_object *annotations; /* merged: config.json, then state */
 	struct json_object *state_root;
 	struct json_object *config_root;
-	/* The hook's own --cdi-device (cdi.h), or NULL: not freed. */
+	/* The hook's own --cdi-device (container.h), or NULL: not freed. */
 	const char *cdi_device;
 };
 

@@ -2,6 +2,7 @@
 /* Errors passed up, reported once (see error.h). */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -106,5 +107,28 @@ void error_cause(struct sh_error *err, const char *annotation,
 
 const char *error_reason_text(const struct sh_error *err)
 {
-	return reason_token(err->reason) ?: SH_REASON_ERROR;
+	return error_reason_token(err->reason) ?: SH_REASON_ERROR;
+}
+
+/* The reason tokens' table (see error.h). */
+
+static const struct reason_info reasons[SH_REASONS] = {
+#define SH_REASON_ROW(name, token, event, status, meaning) \
+	[SH_REASON_##name] = { token, event, status, meaning },
+	SH_REASON_TABLE(SH_REASON_ROW)
+#undef SH_REASON_ROW
+};
+
+const struct reason_info *error_reason_info(enum sh_reason reason)
+{
+	if (reason <= SH_REASON_NONE || reason >= SH_REASONS)
+		return NULL;
+	return &reasons[reason];
+}
+
+const char *error_reason_token(enum sh_reason reason)
+{
+	const struct reason_info *r = error_reason_info(reason);
+
+	return r ? r->token : NULL;
 }

@@ -9,9 +9,13 @@
  */
 #include <errno.h>
 #include <json-c/json.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -19,7 +23,6 @@
 #include "lib/jsonw.h"
 #include "lib/log.h"
 #include "observe/events.h"
-#include "observe/journal.h"
 
 #define SH_AUDIT_VALUE_MAX 256
 #define SH_AUDIT_FIELDS 10
@@ -133,14 +136,14 @@ static int to_journal(const struct audit_event *ev)
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	snprintf(message, sizeof(message), "%s (%s): %s", ev->value[F_EVENT],
 		 ev->value[F_REASON], ev->message);
-	r = journal_add(m, "MESSAGE", message)			  ?:
-		    journal_add(m, "PRIORITY", prio)		  ?:
-		    journal_add(m, "SYSLOG_IDENTIFIER", SH_IDENT) ?:
-		    journal_add(m, "SYSLOG_PID", pid);
+	r = events_journal_add(m, "MESSAGE", message)			 ?:
+		    events_journal_add(m, "PRIORITY", prio)		 ?:
+		    events_journal_add(m, "SYSLOG_IDENTIFIER", SH_IDENT) ?:
+		    events_journal_add(m, "SYSLOG_PID", pid);
 	for (int f = 0; f < SH_AUDIT_FIELDS && !r; f++)
-		r = journal_add_cut(m, names[f][1], ev->value[f],
-				    SH_AUDIT_VALUE_MAX);
-	return r ?: journal_send(m);
+		r = events_journal_add_cut(m, names[f][1], ev->value[f],
+					   SH_AUDIT_VALUE_MAX);
+	return r ?: events_journal_send(m);
 }
 
 /* journald when it listens and takes the record, else syslog: a record
@@ -154,11 +157,11 @@ static void audit_emit(const struct audit_event *ev)
 		to_json(ev);
 	else
 		log_file_line(ev->priority, line);
-	if (!journal_present() || to_journal(ev))
+	if (!events_journal_present() || to_journal(ev))
 		log_syslog(ev->priority, line);
 }
 
-/* Identity from the container's description; names that pod.c refuses
+/* Identity from the container's description; names that container.c refuses
  * are still shown (escaped): they are what the refusal is about. */
 static void fill_identity(struct audit_event *ev, const char *stage,
 			  const struct sh_container *c)
@@ -199,9 +202,129 @@ void events_fallback(const char *stage, const struct sh_container *c,
 
 	fill_identity(&ev, stage, c);
 	ev.value[F_EVENT] = "fallback";
-	ev.value[F_REASON] = reason_token(reason) ?: SH_REASON_ERROR;
+	ev.value[F_REASON] = error_reason_token(reason) ?: SH_REASON_ERROR;
 	ev.value[F_ANNOTATION] = cause->annotation;
 	ev.value[F_SETTING] = cause->setting;
 	ev.message = fallback_text(reason);
 	audit_emit(&ev);
+}
+
+/*
+ * journald's native protocol (systemd's src/libsystemd/sd-journal/
+ * journal-send.c and the "Native Journal Protocol" document), by hand:
+ * Debian ships no static libsystemd, and a static hook must not depend on
+ * a shared one. The socket is a datagram socket; a message too large for
+ * one datagram would need a memfd, which these short lines never need.
+ */
+
+static bool valid_key(const char *key)
+{
+	size_t len = strlen(key);
+
+	if (!len || len > 64 || key[0] == '_')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(key[i] >= 'A' && key[i] <= 'Z') &&
+		    !(key[i] >= '0' && key[i] <= '9') && key[i] != '_')
+			return false;
+	return true;
+}
+
+static int put(struct journal_msg *m, const void *data, size_t len)
+{
+	if (len > sizeof(m->buf) - m->used) {
+		m->overflow = true;
+		return -ENOSPC;
+	}
+	memcpy(m->buf + m->used, data, len);
+	m->used += len;
+	return 0;
+}
+
+/* The value's length as 64 bits, little endian. */
+static int put_length(struct journal_msg *m, size_t len)
+{
+	unsigned char le[8];
+
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)((uint64_t)len >> (8 * i));
+	return put(m, le, sizeof(le));
+}
+
+#define JOURNAL_CUT_MARK "..."
+
+/* KEY=value, or KEY\n<length>value: vlen bytes of value, then the mark
+ * when it was cut. */
+static int add_field(struct journal_msg *m, const char *key, const char *value,
+		     size_t vlen, bool cut)
+{
+	size_t mlen = cut ? strlen(JOURNAL_CUT_MARK) : 0;
+	size_t start = m->used;
+	int r;
+
+	if (!valid_key(key))
+		return -EINVAL;
+	if (!vlen)
+		return 0;
+	r = put(m, key, strlen(key));
+	if (r)
+		goto undo;
+	if (!memchr(value, '\n', vlen))
+		r = put(m, "=", 1);
+	else
+		r = put(m, "\n", 1) ?: put_length(m, vlen + mlen);
+	if (r)
+		goto undo;
+	r = put(m, value, vlen)			   ?:
+		    put(m, JOURNAL_CUT_MARK, mlen) ?:
+						     put(m, "\n", 1);
+	if (r)
+		goto undo;
+	return 0;
+undo:
+	m->used = start;
+	return r;
+}
+
+int events_journal_add(struct journal_msg *m, const char *key,
+		       const char *value)
+{
+	if (!value)
+		return valid_key(key) ? 0 : -EINVAL;
+	return add_field(m, key, value, strlen(value), false);
+}
+
+int events_journal_add_cut(struct journal_msg *m, const char *key,
+			   const char *value, size_t max)
+{
+	size_t vlen;
+
+	if (!value)
+		return valid_key(key) ? 0 : -EINVAL;
+	vlen = strnlen(value, max + 1);
+	return add_field(m, key, value, vlen > max ? max : vlen, vlen > max);
+}
+
+bool events_journal_present(void)
+{
+	struct stat st;
+
+	return stat(SH_JOURNAL_SOCKET, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+int events_journal_send(const struct journal_msg *m)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -1;
+
+	if (m->overflow || !m->used)
+		return -EINVAL;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	memcpy(sa.sun_path, SH_JOURNAL_SOCKET, sizeof(SH_JOURNAL_SOCKET));
+	if (sendto(fd, m->buf, m->used, MSG_DONTWAIT | MSG_NOSIGNAL,
+		   (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return 0;
 }

@@ -4,11 +4,16 @@
  * sock_create, setsockopt and getsockopt programs do, in the operator's
  * words (option and family names as the config wrote them).
  */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <bpf/libbpf.h>
 
 #include "config/render.h"
+#include "lib/bpfinfo.h"
 #include "lib/jsonw.h"
 #include "observe/status_view.h"
 
@@ -126,7 +131,7 @@ void status_view_of(const struct status_view_rules *rules,
 	in.policy = e->policy;
 	in.other_programs = row->live ? row->drift.other : "";
 	in.families = rules->families;
-	caveats_collect(&in, &e->cav);
+	status_view_caveats(&in, &e->cav);
 }
 
 void status_view_prog_rules(const struct status_view_row *row,
@@ -147,7 +152,7 @@ const char *status_view_prog_state(const struct status_view_row *row,
 		return "cgroup_gone";
 	if (row->drift_err)
 		return "unknown";
-	return drift_state_name(drift_state_of(k));
+	return status_view_drift_state_name(status_view_drift_state_of(k));
 }
 
 static struct json_object *prog_json(const struct status_view_row *row,
@@ -271,8 +276,8 @@ struct json_object *status_view_drift_json(const struct status_view_row *row)
 		return arr;
 	}
 	for (int k = 0; k < SH_PROG_KINDS; k++)
-		if (drift_text(&row->drift.kind[k], row->rec.cg.rel, text,
-			       sizeof(text)))
+		if (status_view_drift_text(&row->drift.kind[k], row->rec.cg.rel,
+					   text, sizeof(text)))
 			json_object_array_add(arr,
 					      json_object_new_string(text));
 	return arr;
@@ -312,4 +317,296 @@ struct json_object *status_view_json(const struct status_view_rules *rules,
 	json_object_object_add(o, "caveats", caveats_json(&e.cav));
 	json_object_object_add(o, "drift", status_view_drift_json(row));
 	return o;
+}
+
+/*
+ * The caveats of the security model (docs/security.md), each asked of one
+ * container: what it has attached, how its cgroup came to be, and what
+ * else the kernel runs for it. The texts name the mitigation.
+ */
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+
+static const char *const caveat_ids[CAVEATS_MAX] = {
+	[CAVEATS_STALE_RECORD] = "stale_record",
+	[CAVEATS_HOOK_MADE_CGROUP] = "hook_made_cgroup",
+	[CAVEATS_COMPAT_SYSCALLS] = "compat_syscalls",
+	[CAVEATS_PACKET_SOCKETS] = "packet_sockets",
+	[CAVEATS_MPTCP_SUBFLOWS] = "mptcp_subflows",
+	[CAVEATS_BYPASS_FELL_BACK] = "bypass_fell_back",
+	[CAVEATS_OTHER_PROGRAMS] = "other_programs",
+	[CAVEATS_SOCK_DIAG] = "sock_diag",
+	[CAVEATS_KERNEL_SOCKETS] = "kernel_sockets",
+	[CAVEATS_ROUTE_METRICS] = "route_metrics",
+};
+
+const char *status_view_caveat_name(enum caveats_id id)
+{
+	return caveat_ids[id];
+}
+
+static void add(struct caveats *out, enum caveats_id id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void add(struct caveats *out, enum caveats_id id, const char *fmt, ...)
+{
+	struct caveat *c = &out->c[out->nr++];
+	va_list ap;
+
+	c->id = caveat_ids[id];
+	va_start(ap, fmt);
+	vsnprintf(c->text, sizeof(c->text), fmt, ap);
+	va_end(ap);
+}
+
+static bool has_kind(const struct sh_record *rec, enum sh_prog_kind kind)
+{
+	for (int i = 0; i < rec->progs.nr; i++)
+		if (rec->progs.prog[i].type == kind_get(kind)->type)
+			return true;
+	return false;
+}
+
+static bool mark_or_priority(const struct sh_policy *p)
+{
+	return p && (p->has_mark || p->has_priority);
+}
+
+/* A stamped mark or priority that MPTCP subflows do not carry. */
+static bool mptcp_open(const struct sh_policy *p)
+{
+	if (!p || (!p->has_mark && !p->has_priority))
+		return false;
+	for (__u32 i = 0; i < p->nr_deny; i++)
+		if (p->deny[i].protocol == IPPROTO_MPTCP ||
+		    (p->deny[i].protocol == SH_ANY &&
+		     p->deny[i].family == SH_ANY && p->deny[i].type == SH_ANY))
+			return false;
+	return true;
+}
+
+/* A rule on what a route's metrics also set: the congestion control
+ * (RTAX_CC_ALGO) and the TTL or hop limit (RTAX_HOPLIMIT). */
+static bool route_governed(const struct sh_policy *p)
+{
+	static const struct sh_opt_key keys[] = {
+		{ IPPROTO_TCP, 13 }, /* TCP_CONGESTION */
+		{ IPPROTO_IP, 2 }, /* IP_TTL */
+		{ IPPROTO_IPV6, 16 }, /* IPV6_UNICAST_HOPS */
+	};
+
+	if (!p)
+		return false;
+	for (size_t i = 0; i < p->nr_set; i++)
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (p->set_rules[i].key.level == keys[k].level &&
+			    p->set_rules[i].key.optname == keys[k].optname &&
+			    p->set_rules[i].rule.action != SH_ACTION_ALLOW)
+				return true;
+	return false;
+}
+
+static void kernel_caveats(const struct caveats_input *in, struct caveats *out)
+{
+	const struct sh_record *rec = in->rec;
+
+	if (has_kind(rec, SH_PROG_SET) || has_kind(rec, SH_PROG_GET))
+		add(out, CAVEATS_COMPAT_SYSCALLS,
+		    "32-bit compat syscalls (a -m32 binary, int $0x80, io_uring of a 32-bit process) skip the setsockopt/getsockopt programs: use a seccomp profile that lists only the native ABI (examples/seccomp-no-compat.json)");
+	if (has_kind(rec, SH_PROG_SOCK))
+		add(out, CAVEATS_PACKET_SOCKETS,
+		    "cgroup/sock_create sees only AF_INET/AF_INET6: AF_PACKET sockets (also through SOCK_PACKET, io_uring and the i386 socket/socketcall syscalls) get no deny rule, mark or priority: drop CAP_NET_RAW or use examples/seccomp-no-packet.json (or seccomp-socket-allowlist.json)");
+	if (has_kind(rec, SH_PROG_SOCK) && in->families && in->families[0])
+		add(out, CAVEATS_KERNEL_SOCKETS,
+		    "this kernel offers %s: their TCP/UDP goes through sockets the kernel makes itself, with no deny rule, mark or priority: allow only the families the workload needs with seccomp (examples/seccomp-socket-allowlist.json)",
+		    in->families);
+	if (has_kind(rec, SH_PROG_GET) || mark_or_priority(in->policy))
+		add(out, CAVEATS_SOCK_DIAG,
+		    "sock_diag netlink (ss -tie) shows each socket's real congestion control, TOS, priority and, with CAP_NET_ADMIN, mark, whatever getsockopt rules return: block NETLINK_SOCK_DIAG with seccomp (examples/seccomp-socket-allowlist.json)");
+	if (mptcp_open(in->policy))
+		add(out, CAVEATS_MPTCP_SUBFLOWS,
+		    "the policy stamps a mark or priority but does not deny IPPROTO_MPTCP: MPTCP subflows may go out without the stamp");
+	if (has_kind(rec, SH_PROG_SET) && route_governed(in->policy))
+		add(out, CAVEATS_ROUTE_METRICS,
+		    "a route's metrics (congctl, hoplimit) give sockets that never call setsockopt their congestion control and TTL, and a locked congctl replaces a forced TCP_CONGESTION at connect(): a container with CAP_NET_ADMIN in its network namespace can set them; drop CAP_NET_ADMIN");
+}
+
+void status_view_caveats(const struct caveats_input *in, struct caveats *out)
+{
+	const struct sh_record *rec = in->rec;
+
+	out->nr = 0;
+	if (!in->live)
+		add(out, CAVEATS_STALE_RECORD,
+		    "the cgroup %s is gone: the record is stale (gc releases it)",
+		    rec->cg.rel);
+	if (rec->cg.created)
+		add(out, CAVEATS_HOOK_MADE_CGROUP,
+		    "NOT policed: the hook made this cgroup, so processes started with runc/crun exec stay outside it, in %s or the runtime's cgroup: run the runtime with a cgroup manager, or set on_shared_cgroup \"refuse\"",
+		    rec->cg.parent_rel);
+	kernel_caveats(in, out);
+	if (rec->bypass && !rec->progs.bypass_active)
+		add(out, CAVEATS_BYPASS_FELL_BACK,
+		    "bypass-prot-mem was asked for (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM: sockets are charged to tcp_mem",
+		    rec->bypass_source);
+	if (in->other_programs && in->other_programs[0])
+		add(out, CAVEATS_OTHER_PROGRAMS,
+		    "other programs run for this cgroup too (%s): on an ancestor with BPF_F_ALLOW_MULTI they run after ours and can undo its verdicts",
+		    in->other_programs);
+}
+
+/*
+ * The kernel's answer to "what runs for this cgroup": the programs
+ * attached to it (bpf_prog_query, as `bpftool cgroup show`), and the
+ * effective ones, which include what ancestors attached with
+ * BPF_F_ALLOW_MULTI. Ours are the sh_* programs; the record is checked
+ * against them, never trusted alone.
+ */
+
+#define DRIFT_QUERY_MAX 64
+#define OUR_PREFIX "sh_"
+
+void status_view_drift_init(const struct sh_record *rec,
+			    struct drift_report *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int k = 0; k < SH_PROG_KINDS; k++) {
+		out->kind[k].type = kind_get(k)->type;
+		for (int i = 0; i < rec->progs.nr; i++)
+			if (rec->progs.prog[i].type == out->kind[k].type)
+				out->kind[k].recorded = rec->progs.prog[i].id;
+	}
+}
+
+static int query(int cg_fd, enum bpf_attach_type type, __u32 flags, __u32 *ids,
+		 __u32 *n)
+{
+	__u32 attach_flags = 0;
+
+	*n = DRIFT_QUERY_MAX;
+	if (bpf_prog_query(cg_fd, type, flags, &attach_flags, ids, n) == 0)
+		return 0;
+	if (errno == ENOSPC) { /* more than we look at: the first ones */
+		*n = DRIFT_QUERY_MAX;
+		return 0;
+	}
+	return -errno;
+}
+
+static bool ours(__u32 id)
+{
+	char name[SH_BPF_NAME_MAX];
+
+	bpfinfo_prog_name(id, name);
+	return !strncmp(name, OUR_PREFIX, strlen(OUR_PREFIX));
+}
+
+static void add_other(struct drift_report *out, enum bpf_attach_type type,
+		      __u32 id)
+{
+	size_t pos = strlen(out->other);
+	char name[SH_BPF_NAME_MAX];
+
+	bpfinfo_prog_name(id, name);
+	snprintf(out->other + pos, sizeof(out->other) - pos, "%s%s %u (%s)",
+		 pos ? ", " : "", kind_type_name(type), id, name);
+}
+
+static int query_kind(int cg_fd, struct drift_report *out, int k)
+{
+	struct drift_kind *dk = &out->kind[k];
+	__u32 ids[DRIFT_QUERY_MAX], n;
+	int r = query(cg_fd, dk->type, 0, ids, &n);
+
+	if (r)
+		return r;
+	for (__u32 i = 0; i < n; i++)
+		if (dk->nr_ours < SH_DRIFT_OURS_MAX && ours(ids[i]))
+			dk->ours[dk->nr_ours++] = ids[i];
+	r = query(cg_fd, dk->type, BPF_F_QUERY_EFFECTIVE, ids, &n);
+	if (r)
+		return r;
+	for (__u32 i = 0; i < n; i++)
+		if (!ours(ids[i]))
+			add_other(out, dk->type, ids[i]);
+	return 0;
+}
+
+int status_view_drift_query(int cg_fd, struct drift_report *out)
+{
+	for (int k = 0; k < SH_PROG_KINDS; k++) {
+		int r = query_kind(cg_fd, out, k);
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+enum drift_state status_view_drift_state_of(const struct drift_kind *k)
+{
+	bool found = false;
+
+	for (int i = 0; i < k->nr_ours; i++)
+		found = found || k->ours[i] == k->recorded;
+	if (!k->recorded)
+		return k->nr_ours ? DRIFT_UNRECORDED : DRIFT_NONE;
+	if (!k->nr_ours)
+		return DRIFT_MISSING;
+	if (!found)
+		return DRIFT_REPLACED;
+	return k->nr_ours > 1 ? DRIFT_EXTRA : DRIFT_ATTACHED;
+}
+
+const char *status_view_drift_state_name(enum drift_state s)
+{
+	static const char *const names[] = {
+		[DRIFT_NONE] = "none",	     [DRIFT_ATTACHED] = "attached",
+		[DRIFT_MISSING] = "missing", [DRIFT_REPLACED] = "replaced",
+		[DRIFT_EXTRA] = "extra",     [DRIFT_UNRECORDED] = "unrecorded",
+	};
+
+	return names[s];
+}
+
+static void ids_text(const struct drift_kind *k, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < k->nr_ours && pos < len; i++)
+		pos += (size_t)snprintf(buf + pos, len - pos, "%s%u",
+					i ? ", " : "", k->ours[i]);
+}
+
+int status_view_drift_text(const struct drift_kind *k, const char *cg_rel,
+			   char *buf, size_t len)
+{
+	const char *type = kind_type_name(k->type);
+	char ids[SH_DRIFT_OURS_MAX * 12];
+
+	ids_text(k, ids, sizeof(ids));
+	switch (status_view_drift_state_of(k)) {
+	case DRIFT_MISSING:
+		snprintf(buf, len,
+			 "record says %s program %u on %s, the cgroup has none",
+			 type, k->recorded, cg_rel);
+		return 1;
+	case DRIFT_REPLACED:
+	case DRIFT_EXTRA:
+		snprintf(buf, len,
+			 "record says %s program %u on %s, the cgroup has %s",
+			 type, k->recorded, cg_rel, ids);
+		return 1;
+	case DRIFT_UNRECORDED:
+		snprintf(
+			buf, len,
+			"the record names no %s program on %s, the cgroup has %s",
+			type, cg_rel, ids);
+		return 1;
+	default:
+		return 0;
+	}
 }

@@ -7,14 +7,110 @@
 #include <stddef.h>
 
 #include <json-c/json.h>
+#include <limits.h>
 
 #include "config/config.h"
 #include "config/families.h"
 #include "lib/kind.h"
-#include "observe/caveats.h"
-#include "observe/drift.h"
+/*
+ * What a container's policy does not hold against, for `status`: the
+ * known gaps of the security model (docs/security.md) that apply to this
+ * container, each with a stable id and a line of text.
+ */
+
+enum caveats_id {
+	CAVEATS_STALE_RECORD,
+	CAVEATS_HOOK_MADE_CGROUP,
+	CAVEATS_COMPAT_SYSCALLS,
+	CAVEATS_PACKET_SOCKETS,
+	CAVEATS_MPTCP_SUBFLOWS,
+	CAVEATS_BYPASS_FELL_BACK,
+	CAVEATS_OTHER_PROGRAMS,
+	CAVEATS_SOCK_DIAG,
+	CAVEATS_KERNEL_SOCKETS,
+	CAVEATS_ROUTE_METRICS,
+	CAVEATS_MAX,
+};
+
+#define SH_CAVEAT_TEXT_MAX (PATH_MAX + 512)
+
+struct caveats_input {
+	const struct sh_record *rec;
+	bool live; /* the record's cgroup is still there */
+	/* The policy from the operator config, or NULL when unknown (no
+	 * named policy, or no readable config). */
+	const struct sh_policy *policy;
+	/* Programs of other tools that run for the cgroup ("setsockopt 17
+	 * (name), ..."), or "" when there are none. */
+	const char *other_programs;
+	/* Families this kernel offers whose TCP/UDP goes through kernel
+	 * sockets (families_text()), "" or NULL for none. */
+	const char *families;
+};
+
+struct caveat {
+	const char *id; /* stable: "hook_made_cgroup", ... */
+	char text[SH_CAVEAT_TEXT_MAX];
+};
+
+struct caveats {
+	int nr;
+	struct caveat c[CAVEATS_MAX];
+};
+
+/* The stable id of a caveat. */
+const char *status_view_caveat_name(enum caveats_id id);
+void status_view_caveats(const struct caveats_input *in, struct caveats *out);
+
+/*
+ * What is really attached to a container's cgroup, against what its
+ * record says: `status` shows the kernel's view and calls a difference
+ * drift ("record says program 42, the cgroup has none").
+ */
+
+#define SH_DRIFT_OURS_MAX 8
+#define SH_DRIFT_OTHER_MAX 512
+#define SH_DRIFT_TEXT_MAX (PATH_MAX + 160)
+
+/* One attach type of ours on the container's cgroup. */
+struct drift_kind {
+	enum bpf_attach_type type;
+	__u32 recorded; /* the record's program of this type, or 0 */
+	int nr_ours; /* programs named sh_* attached to the cgroup itself */
+	__u32 ours[SH_DRIFT_OURS_MAX];
+};
+
+enum drift_state {
+	DRIFT_NONE, /* neither recorded nor attached */
+	DRIFT_ATTACHED, /* the recorded program is attached, alone */
+	DRIFT_MISSING, /* recorded, none attached */
+	DRIFT_REPLACED, /* recorded, another one attached */
+	DRIFT_EXTRA, /* attached besides the recorded one */
+	DRIFT_UNRECORDED, /* attached, the record names none */
+};
+
+struct drift_report {
+	struct drift_kind kind[SH_PROG_KINDS];
+	/* Other programs that run for the cgroup: "setsockopt 17 (name)". */
+	char other[SH_DRIFT_OTHER_MAX];
+};
+
+/* The record's side only, before asking the kernel. */
+void status_view_drift_init(const struct sh_record *rec,
+			    struct drift_report *out);
+/* Asks the kernel about the cgroup cg_fd: 0 or a negative errno. */
+int status_view_drift_query(int cg_fd, struct drift_report *out);
+
+enum drift_state status_view_drift_state_of(const struct drift_kind *k);
+/* "attached", "missing", ...: stable tokens. */
+const char *status_view_drift_state_name(enum drift_state s);
+/* 1 and a line for a kind that drifted ("record says ..."), else 0. */
+int status_view_drift_text(const struct drift_kind *k, const char *cg_rel,
+			   char *buf, size_t len);
+
 #include "prog/counters.h"
 #include "stage/apply.h"
+#include "state/state.h"
 
 #define SH_STATUS_VIEW_TEXT_MAX 1024
 
@@ -79,7 +175,7 @@ void status_view_of(const struct status_view_rules *rules,
 		    const struct status_view_row *row, struct status_view *v);
 /* Whether the record or the cgroup has a program of this kind. */
 bool status_view_kind_shown(const struct status_view_row *row, int k);
-/* "attached", "missing", ... (drift.h), "cgroup_gone" or "unknown". */
+/* "attached", "missing", ... (status_view.h), "cgroup_gone" or "unknown". */
 const char *status_view_prog_state(const struct status_view_row *row,
 				   const struct drift_kind *k);
 /* What the program of kind k enforces, or why that is unknown. */

@@ -316,7 +316,7 @@ int policy_resolve(const struct sh_config *cfg, const struct sh_container *c,
 
 	memset(eff, 0, sizeof(*eff));
 	eff->who = c->who;
-	r = pod_check(&eff->who, err);
+	r = container_pod_check(&eff->who, err);
 	if (r)
 		return r;
 	if (eff->who.sandbox) {
@@ -508,7 +508,7 @@ static const char *or_unknown(const char *s)
 
 /* "container C of pod P in namespace N": who a refusal or warning is
  * about; the pod's name and namespace come from the runtime's own keys
- * (pod.c), the set that named the container. */
+ * (container.c), the set that named the container. */
 static void who_text(const struct pod_identity *who, char *buf, size_t len)
 {
 	snprintf(buf, len, "container %s of pod %s in namespace %s",
@@ -583,7 +583,7 @@ int policy_require_check(const struct sh_config *cfg,
 
 	if (!cfg->require.nri && (!cfg->require.nr_handlers || !c->handler))
 		return 0;
-	r = pod_check(who, err);
+	r = container_pod_check(who, err);
 	if (r || who->sandbox || !who->runtime)
 		return r;
 	if (cfg->require.nri && !c->nri_mark)

@@ -6,7 +6,6 @@
 
 #include "config/config.h"
 #include "input/container.h"
-#include "input/pod.h"
 #include "lib/kind.h"
 
 enum sh_source {

@@ -9,6 +9,7 @@
 #define SH_PIN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/error.h"
@@ -38,5 +39,27 @@ int pin_foreach(int dir, pin_visit_fn fn, void *data, struct sh_error *err);
 int pin_remove(int dir, const char *name, struct sh_error *err);
 /* A name pin_add() uses while it pins. */
 bool pin_is_temp(const char *name);
+
+/*
+ * The BPF filesystem that the pin directories (pin.h, footprint.h) live
+ * on. Like bpftool, the hook mounts one at /sys/fs/bpf when nothing is
+ * mounted there; anywhere else it says in one line what to do.
+ */
+
+#define SH_BPFFS_DEFAULT "/sys/fs/bpf"
+
+enum bpffs_state {
+	BPFFS_MOUNTED, /* the directory is on a BPF filesystem */
+	BPFFS_MOUNTABLE, /* /sys/fs/bpf with nothing mounted: one is made */
+	BPFFS_UNUSABLE, /* why says what to do */
+};
+
+/* Where dir, or else its parent directory, stands; why gets what to do
+ * for BPFFS_UNUSABLE. */
+enum bpffs_state pin_bpffs_check(const char *dir, char *why, size_t len);
+/* 0 when dir (what: "pin directory", ...) or its parent is on a BPF
+ * filesystem, mounting one at /sys/fs/bpf when nothing is mounted there;
+ * else -errno and one line. */
+int pin_bpffs_ensure(const char *what, const char *dir, struct sh_error *err);
 
 #endif /* SH_PIN_H */

@@ -52,7 +52,6 @@
 #include "lib/cleanup.h"
 #include "lib/jsonw.h"
 #include "lib/log.h"
-#include "prog/bpffs.h"
 #include "prog/pin.h"
 #include "prog/progcheck.h"
 #include "prog/share.h"
@@ -102,7 +101,7 @@ static int pin_dir_ready(struct sh_error *err)
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s%s", pin_dir(), SH_FOOTPRINT_PIN_SUFFIX);
-	r = bpffs_ensure("footprint pin directory", dir, err);
+	r = pin_bpffs_ensure("footprint pin directory", dir, err);
 	if (r)
 		return r;
 	if (mkdir(dir, 0700) && errno != EEXIST)

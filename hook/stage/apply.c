@@ -19,7 +19,6 @@
 #include "prog/attach.h"
 #include "prog/generic.h"
 #include "prog/load.h"
-#include "prog/path_progs.h"
 #include "prog/replace.h"
 #include "prog/share.h"
 #include "stage/apply.h"
@@ -244,7 +243,8 @@ static int check_new_types(const struct apply_ctx *c, int fd,
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		if (l->fd[k] >= 0 && !old[k])
 			types[nr++] = kind_get(k)->type;
-	return nr ? path_progs_check(fd, rec->cg.rel, types, nr, c->cfg, err) :
+	return nr ? attach_path_progs_check(fd, rec->cg.rel, types, nr, c->cfg,
+					    err) :
 		    0;
 }
 

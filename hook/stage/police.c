@@ -17,7 +17,6 @@
 #include "policy/policy.h"
 #include "prog/attach.h"
 #include "prog/load.h"
-#include "prog/path_progs.h"
 #include "record/footprint.h"
 #include "record/recording.h"
 #include "stage/police.h"
@@ -185,7 +184,7 @@ static int check_path(const struct sh_config *cfg, int fd,
 	enum bpf_attach_type types[SH_PROG_KINDS];
 	int nr = attach_types(l, types);
 
-	return path_progs_check(fd, rec->cg.rel, types, nr, cfg, err);
+	return attach_path_progs_check(fd, rec->cg.rel, types, nr, cfg, err);
 }
 
 /* Undo steps: a failure is added to the error being reported. */

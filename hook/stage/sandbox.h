@@ -58,7 +58,7 @@ int sandbox_police(const struct sh_config *cfg, const struct sandbox_target *sb,
 /*
  * From a workload container's prestart (c read with its bundle loaded,
  * eff its effective policy): polices the pod's sandbox when the container's
- * spec names it (the sandbox id its runtime writes: pod.h, and a
+ * spec names it (the sandbox id its runtime writes: container.h, and a
  * /proc/<pid>/ns/... path in linux.namespaces, checked against the cgroup
  * that pid is in: sandbox_cgroup_named()).
  * 0 when there is none, or nothing to do; -EAGAIN with

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The CDI spec (cdi.h): kind sockopt-hook.io/policy, a device per policy
+ * The CDI spec (container.h): kind sockopt-hook.io/policy, a device per policy
  * in annotations.allow_policies and one for the bypass when
  * annotations.allow_bypass_prot_mem, each device's edits only the hook's
  * createRuntime and poststop entries naming that device. cdiVersion is
@@ -19,7 +19,7 @@
 #include <json-c/json.h>
 
 #include "config/config.h"
-#include "input/cdi.h"
+#include "input/container.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "wiring/wiring.h"
@@ -36,7 +36,7 @@ int wiring_cdi_devices(const struct sh_config *cfg,
 
 	for (size_t i = 0; i < cfg->nr_allowed; i++) {
 		const char *name = cfg->allowed_policies[i];
-		const char *why = cdi_policy_problem(name);
+		const char *why = container_cdi_policy_problem(name);
 
 		if (why) {
 			if (skipped)

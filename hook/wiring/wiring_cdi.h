@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The CDI spec of kind sockopt-hook.io/policy (wiring_cdi.c, cdi.h). */
+/* The CDI spec of kind sockopt-hook.io/policy (wiring_cdi.c, container.h). */
 #ifndef SH_WIRING_CDI_H
 #define SH_WIRING_CDI_H
 

@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "input/cdi.h"
+#include "input/container.h"
 #include "input/strictjson.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"

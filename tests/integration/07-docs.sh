@@ -233,9 +233,9 @@ tap_like "$(grep '^| `10-runc-policy.sh` ' <<<"$out")" \
 	"... its row the suite's header claim, its Modules: and Root: lines"
 
 copy reason-table hook
-sed -i 's/"the cgroup cannot be found, made or queried"/"the cgroup is gone"/' "$C/hook/lib/reason.h"
-broken "docs/cluster.md: the reasons table is not the one made from hook/lib/reason.h" "" \
-	"a reason whose meaning changed in hook/lib/reason.h and not in the docs is a drift"
+sed -i 's/"the cgroup cannot be found, made or queried"/"the cgroup is gone"/' "$C/hook/lib/error.h"
+broken "docs/cluster.md: the reasons table is not the one made from hook/lib/error.h" "" \
+	"a reason whose meaning changed in hook/lib/error.h and not in the docs is a drift"
 
 copy same-number tests
 cp "$top/tests/integration/74-attacks.sh" "$C/tests/integration/74-more-attacks.sh"

@@ -269,7 +269,7 @@ rc=$?
 tap_ok $? "--output FILE not ending in .prom: exit 1, one line" || tap_diag "exit $rc: $out"
 tap_is "$(ls -A "$OUT")" oci-sockopt-hook.prom "and nothing is written"
 
-# Hostile label values: no runtime passes such names (pod.c refuses
+# Hostile label values: no runtime passes such names (container.c refuses
 # them), but a record is read back as it is: a copy of the state with a
 # record naming a pod 'we"ird\<newline>pod\' (A's cgroup, another id).
 S2=$CT_TMP/state2 OUT2=$CT_TMP/textfile2

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * CDI devices (cdi.c, container.c, wiring_cdi.c): which devices a spec's
+ * CDI devices (container.c, container.c, wiring_cdi.c): which devices a spec's
  * hooks ask for, how each reads as a request, what is refused, and the
  * spec the config gives.
  *
@@ -13,7 +13,6 @@
 #include <json-c/json.h>
 
 #include "config/config.h"
-#include "input/cdi.h"
 #include "input/container.h"
 #include "input/oci.h"
 #include "tap.h"
@@ -172,11 +171,13 @@ static void test_refusals(void)
 
 static void test_names(void)
 {
-	ok(!cdi_policy_problem("restricted") && !cdi_policy_problem("9lives") &&
-		   !cdi_policy_problem("a.b_c-d"),
+	ok(!container_cdi_policy_problem("restricted") &&
+		   !container_cdi_policy_problem("9lives") &&
+		   !container_cdi_policy_problem("a.b_c-d"),
 	   "policy names CDI takes as device names");
-	ok(cdi_policy_problem("bad-") && cdi_policy_problem(".x") &&
-		   cdi_policy_problem("bypass-prot-mem"),
+	ok(container_cdi_policy_problem("bad-") &&
+		   container_cdi_policy_problem(".x") &&
+		   container_cdi_policy_problem("bypass-prot-mem"),
 	   "a name ending or starting in punctuation, and the bypass device's, are not");
 }
 

@@ -239,7 +239,7 @@ static void test_hostile(void)
 		   strstr(said, "an empty or overlong value"),
 	   "an oversized list entry is refused");
 	/* An oversized name: kept (the audit line shows it), refused by
-	 * pod_check, and its KEY.<name> cut to fit without overflow. */
+	 * container_pod_check, and its KEY.<name> cut to fit without overflow. */
 	memset(name, 'n', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	{
@@ -256,9 +256,9 @@ static void test_hostile(void)
 		   strlen(c.setting[CONTAINER_POLICY].named_key) <
 			   SH_ANNOTATION_KEY_MAX,
 	   "an oversized name is kept, its scoped key cut to fit");
-	ok(pod_check(&c.who, &err) == -EINVAL &&
+	ok(container_pod_check(&c.who, &err) == -EINVAL &&
 		   strstr(error_text(&err, -EINVAL), "container name 'nnn"),
-	   "an oversized name is refused by pod_check");
+	   "an oversized name is refused by container_pod_check");
 	/* A pod author's node.sockopt-hook.io/ look-alike of our keys is
 	 * none of them. */
 	ok(!read_state(STATE(CONTAINERD

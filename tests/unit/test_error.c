@@ -2,7 +2,7 @@
 /*
  * error.c: an error is set once, by the function that knows what failed,
  * and reported once as one line; notes add to it; the reason token and the
- * cause keep the first value given. reason.c: every reason has one row,
+ * cause keep the first value given. error.c: every reason has one row,
  * its token a stable label (at most 39 of [a-z_], unique, not "error").
  *
  * Modules: `error.c`, `reason.c`
@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "lib/error.h"
-#include "lib/reason.h"
 #include "helpers.h"
 #include "tap.h"
 
@@ -120,11 +119,12 @@ static void test_reason_table(void)
 {
 	int bad = 0;
 
-	ok(!reason_get(SH_REASON_NONE) && !reason_token(SH_REASON_NONE) &&
-		   !reason_get(SH_REASONS),
+	ok(!error_reason_info(SH_REASON_NONE) &&
+		   !error_reason_token(SH_REASON_NONE) &&
+		   !error_reason_info(SH_REASONS),
 	   "SH_REASON_NONE and out of range: no row");
 	for (int r = SH_REASON_NONE + 1; r < SH_REASONS; r++) {
-		const struct reason_info *i = reason_get(r);
+		const struct reason_info *i = error_reason_info(r);
 		size_t n = i && i->token ? strlen(i->token) : 0;
 
 		if (!n || n > 39 ||
@@ -135,14 +135,14 @@ static void test_reason_table(void)
 			bad++;
 		}
 		for (int o = SH_REASON_NONE + 1; i && o < r; o++)
-			if (!strcmp(reason_token(o), i->token)) {
+			if (!strcmp(error_reason_token(o), i->token)) {
 				tap_diag("reason %d: token %s twice", r,
 					 i->token);
 				bad++;
 			}
 	}
 	is_int(bad, 0, "every reason: a row, a token of [a-z_] (1-39), unique");
-	is_str(reason_token(SH_REASON_AUDIT_MODE_NOT_ALLOWED),
+	is_str(error_reason_token(SH_REASON_AUDIT_MODE_NOT_ALLOWED),
 	       "audit_mode_not_allowed", "a token by its name");
 }
 

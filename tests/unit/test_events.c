@@ -17,7 +17,6 @@
 #include "helpers.h"
 #include "input/oci.h"
 #include "lib/log.h"
-#include "observe/journal.h"
 #include "policy/policy.h"
 #include "tap.h"
 
@@ -26,13 +25,14 @@ static void test_journal_plain(void)
 	struct journal_msg m = { 0 };
 	static const char want[] = "MESSAGE=hello\nOCI_SOCKOPT_HOOK_POD=web\n";
 
-	ok(journal_add(&m, "MESSAGE", "hello") == 0 &&
-		   journal_add(&m, "OCI_SOCKOPT_HOOK_POD", "web") == 0,
+	ok(events_journal_add(&m, "MESSAGE", "hello") == 0 &&
+		   events_journal_add(&m, "OCI_SOCKOPT_HOOK_POD", "web") == 0,
 	   "two plain fields are added");
 	ok(m.used == sizeof(want) - 1 && !memcmp(m.buf, want, m.used),
 	   "as KEY=value lines");
-	ok(journal_add(&m, "OCI_SOCKOPT_HOOK_SETTING", "") == 0 &&
-		   journal_add(&m, "OCI_SOCKOPT_HOOK_SETTING", NULL) == 0 &&
+	ok(events_journal_add(&m, "OCI_SOCKOPT_HOOK_SETTING", "") == 0 &&
+		   events_journal_add(&m, "OCI_SOCKOPT_HOOK_SETTING", NULL) ==
+			   0 &&
 		   m.used == sizeof(want) - 1,
 	   "an empty or missing value adds nothing");
 }
@@ -44,7 +44,7 @@ static void test_journal_binary(void)
 				   "\x05\0\0\0\0\0\0\0"
 				   "a\nb=c\n";
 
-	ok(journal_add(&m, "OCI_SOCKOPT_HOOK_SETTING", "a\nb=c") == 0,
+	ok(events_journal_add(&m, "OCI_SOCKOPT_HOOK_SETTING", "a\nb=c") == 0,
 	   "a value with a newline is added");
 	ok(m.used == sizeof(want) - 1 && !memcmp(m.buf, want, m.used),
 	   "as KEY, newline, 64-bit little-endian length, value, newline");
@@ -54,11 +54,12 @@ static void test_journal_keys(void)
 {
 	struct journal_msg m = { 0 };
 
-	ok(journal_add(&m, "message", "x") == -EINVAL, "a lower-case key");
-	ok(journal_add(&m, "_PID", "1") == -EINVAL,
+	ok(events_journal_add(&m, "message", "x") == -EINVAL,
+	   "a lower-case key");
+	ok(events_journal_add(&m, "_PID", "1") == -EINVAL,
 	   "a trusted field ('_' first)");
-	ok(journal_add(&m, "A=B", "x") == -EINVAL, "a key with '='");
-	ok(journal_add(&m, "", "x") == -EINVAL, "an empty key");
+	ok(events_journal_add(&m, "A=B", "x") == -EINVAL, "a key with '='");
+	ok(events_journal_add(&m, "", "x") == -EINVAL, "an empty key");
 	ok(m.used == 0, "a refused key adds nothing");
 }
 
@@ -72,12 +73,12 @@ static void test_journal_full(void)
 		abort();
 	memset(big, 'x', SH_JOURNAL_MSG_MAX - 1);
 	big[SH_JOURNAL_MSG_MAX - 1] = '\0';
-	journal_add(m, "MESSAGE", "short");
+	events_journal_add(m, "MESSAGE", "short");
 	before = m->used;
-	ok(journal_add(m, "BIG", big) == -ENOSPC && m->used == before &&
+	ok(events_journal_add(m, "BIG", big) == -ENOSPC && m->used == before &&
 		   m->overflow,
 	   "a field that does not fit: -ENOSPC, nothing half-written");
-	ok(journal_send(m) == -EINVAL, "and the message is not sent");
+	ok(events_journal_send(m) == -EINVAL, "and the message is not sent");
 	free(big);
 	free(m);
 }
@@ -94,9 +95,9 @@ static void test_journal_cut(void)
 
 	if (!m || !big)
 		abort();
-	ok(journal_add_cut(m, "POD", "abcdef", 3) == 0 &&
-		   journal_add_cut(m, "SETTING", "a\nbcdef", 3) == 0 &&
-		   journal_add_cut(m, "SHORT", "ab", 2) == 0,
+	ok(events_journal_add_cut(m, "POD", "abcdef", 3) == 0 &&
+		   events_journal_add_cut(m, "SETTING", "a\nbcdef", 3) == 0 &&
+		   events_journal_add_cut(m, "SHORT", "ab", 2) == 0,
 	   "values longer than the cut are added");
 	ok(m->used == sizeof(want) - 1 && !memcmp(m->buf, want, m->used),
 	   "cut, with '...' after a cut value (binary form counted with it)");
@@ -104,7 +105,7 @@ static void test_journal_cut(void)
 	big[2 * SH_JOURNAL_MSG_MAX - 1] = '\0';
 	memset(m, 0, sizeof(*m));
 	for (int i = 0; i < 10 && !r; i++)
-		r = journal_add_cut(m, "BIG", big, 256);
+		r = events_journal_add_cut(m, "BIG", big, 256);
 	ok(r == 0 && !m->overflow && m->used == 10 * (4 + 256 + 3 + 1),
 	   "ten fields of 16 KiB, each cut to 256 bytes, all fit");
 	free(big);

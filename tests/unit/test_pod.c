@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pod.c: who a container is, from the keys containerd and CRI-O write: a
+ * container.c: who a container is, from the keys containerd and CRI-O write: a
  * sandbox only when every type key says so, the name from the key set of
  * the runtime that wrote the type key, names that are not Kubernetes or
  * podman names refused with one line.
@@ -14,7 +14,6 @@
 #include "input/container.h"
 #include "helpers.h"
 #include "input/oci.h"
-#include "input/pod.h"
 #include "tap.h"
 
 #define CD_TYPE "io.kubernetes.cri.container-type"
@@ -45,7 +44,7 @@ static int state_with(struct oci_state *st, const char *const *kv)
 	return reported(oci_parse_state(text, used, st, &err), &err);
 }
 
-/* Who the container read from those annotations is, and pod_check on
+/* Who the container read from those annotations is, and container_pod_check on
  * it; *said holds what it said. */
 static int identify(const char *const *kv, struct pod_identity *id,
 		    struct oci_state *st, const char **said)
@@ -59,7 +58,7 @@ static int identify(const char *const *kv, struct pod_identity *id,
 	container_read(st, &c);
 	*id = c.who;
 	capture_start();
-	r = reported(pod_check(id, &err), &err);
+	r = reported(container_pod_check(id, &err), &err);
 	*said = capture_end();
 	return r;
 }
@@ -70,23 +69,24 @@ static void test_valid_name(void)
 {
 	char longest[SH_MAX_CONTAINER_NAME + 2];
 
-	ok(pod_valid_name("web"), "a DNS label is a name");
-	ok(pod_valid_name("Web_1.x-y"), "podman's [A-Za-z0-9_.-] is a name");
-	ok(pod_valid_name("0abc"), "a leading digit is allowed");
-	ok(!pod_valid_name(""), "the empty string is not a name");
-	ok(!pod_valid_name("-web"), "a leading '-' is not");
-	ok(!pod_valid_name(".web"), "a leading '.' is not");
-	ok(!pod_valid_name("_web"), "a leading '_' is not");
-	ok(!pod_valid_name("we b"), "a space is not");
-	ok(!pod_valid_name("web/x"), "a '/' is not");
-	ok(!pod_valid_name("w\xc3\xa9"), "a non-ASCII byte is not");
+	ok(container_pod_valid_name("web"), "a DNS label is a name");
+	ok(container_pod_valid_name("Web_1.x-y"),
+	   "podman's [A-Za-z0-9_.-] is a name");
+	ok(container_pod_valid_name("0abc"), "a leading digit is allowed");
+	ok(!container_pod_valid_name(""), "the empty string is not a name");
+	ok(!container_pod_valid_name("-web"), "a leading '-' is not");
+	ok(!container_pod_valid_name(".web"), "a leading '.' is not");
+	ok(!container_pod_valid_name("_web"), "a leading '_' is not");
+	ok(!container_pod_valid_name("we b"), "a space is not");
+	ok(!container_pod_valid_name("web/x"), "a '/' is not");
+	ok(!container_pod_valid_name("w\xc3\xa9"), "a non-ASCII byte is not");
 	memset(longest, 'a', SH_MAX_CONTAINER_NAME);
 	longest[SH_MAX_CONTAINER_NAME] = '\0';
-	ok(pod_valid_name(longest), "%d bytes is a name",
+	ok(container_pod_valid_name(longest), "%d bytes is a name",
 	   SH_MAX_CONTAINER_NAME);
 	longest[SH_MAX_CONTAINER_NAME] = 'a';
 	longest[SH_MAX_CONTAINER_NAME + 1] = '\0';
-	ok(!pod_valid_name(longest), "%d bytes is not",
+	ok(!container_pod_valid_name(longest), "%d bytes is not",
 	   SH_MAX_CONTAINER_NAME + 1);
 }
 
@@ -210,13 +210,13 @@ static void test_owner(void)
 	char owner[64];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		pod_owner(cases[i].pod, owner, sizeof(owner));
+		container_pod_owner(cases[i].pod, owner, sizeof(owner));
 		is_str(owner, cases[i].owner, "owner of %s: %s", cases[i].pod,
 		       cases[i].what);
 	}
-	pod_owner(NULL, owner, sizeof(owner));
+	container_pod_owner(NULL, owner, sizeof(owner));
 	is_str(owner, "-", "owner of no pod: -");
-	pod_owner("web-7d4b9c8f6d-x2k9p", owner, 3);
+	container_pod_owner("web-7d4b9c8f6d-x2k9p", owner, 3);
 	is_str(owner, "we", "cut to the buffer");
 }
 

@@ -8,8 +8,6 @@
 
 #include "cmd/commands.h"
 #include "config/config.h"
-#include "observe/caveats.h"
-#include "observe/drift.h"
 #include "observe/status_view.h"
 #include "tap.h"
 
@@ -110,7 +108,7 @@ static void caveat_ids(const struct caveats_input *in, char *buf, size_t len)
 {
 	struct caveats cav;
 
-	caveats_collect(in, &cav);
+	status_view_caveats(in, &cav);
 	buf[0] = '\0';
 	for (int i = 0; i < cav.nr; i++)
 		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
@@ -147,7 +145,7 @@ static void test_caveats(void)
 	ok(!strcmp(ids,
 		   "stale_record hook_made_cgroup bypass_fell_back other_programs"),
 	   "gone, hook-made cgroup, bypass fell back, other programs");
-	caveats_collect(&in, &cav);
+	status_view_caveats(&in, &cav);
 	ok(strstr(cav.c[1].text, "NOT policed") &&
 		   strstr(cav.c[1].text, "/parent"),
 	   "hook_made_cgroup names the parent: %s", cav.c[1].text);
@@ -169,7 +167,7 @@ static void test_caveats(void)
 	caveat_ids(&in, ids, sizeof(ids));
 	ok(!strcmp(ids, "packet_sockets kernel_sockets sock_diag"),
 	   "a kernel that offers AF_RDS: the kernel_sockets caveat (%s)", ids);
-	caveats_collect(&in, &cav);
+	status_view_caveats(&in, &cav);
 	ok(strstr(cav.c[1].text, "AF_RDS (module present)") &&
 		   strstr(cav.c[1].text, "seccomp-socket-allowlist.json"),
 	   "kernel_sockets names the family and the seccomp example: %s",
@@ -178,8 +176,8 @@ static void test_caveats(void)
 	caveat_ids(&in, ids, sizeof(ids));
 	ok(!strcmp(ids, "sock_diag"),
 	   "no sock_create program: no kernel_sockets caveat (%s)", ids);
-	is_str(caveats_name(CAVEATS_COMPAT_SYSCALLS), "compat_syscalls",
-	       "caveats_name");
+	is_str(status_view_caveat_name(CAVEATS_COMPAT_SYSCALLS),
+	       "compat_syscalls", "status_view_caveat_name");
 }
 
 static void drift(__u32 recorded, int nr, __u32 a, __u32 b, const char *state,
@@ -190,9 +188,10 @@ static void drift(__u32 recorded, int nr, __u32 a, __u32 b, const char *state,
 				.nr_ours = nr,
 				.ours = { a, b } };
 	char buf[SH_DRIFT_TEXT_MAX];
-	int r = drift_text(&k, "/c1", buf, sizeof(buf));
+	int r = status_view_drift_text(&k, "/c1", buf, sizeof(buf));
 
-	is_str(drift_state_name(drift_state_of(&k)), state, "drift: %s", state);
+	is_str(status_view_drift_state_name(status_view_drift_state_of(&k)),
+	       state, "drift: %s", state);
 	if (want)
 		ok(r == 1 && !strcmp(buf, want), "drift %s: %s", state,
 		   r ? buf : "(none)");
@@ -216,11 +215,11 @@ static void test_drift(void)
 	drift(0, 1, 43, 0, "unrecorded",
 	      "the record names no setsockopt program on /c1, the cgroup has 43");
 	record(&rec, 2, 0);
-	drift_init(&rec, &rep);
+	status_view_drift_init(&rec, &rep);
 	ok(rep.kind[SH_PROG_SOCK].recorded == 40 &&
 		   rep.kind[SH_PROG_SET].recorded == 41 &&
 		   rep.kind[SH_PROG_GET].recorded == 0,
-	   "drift_init takes each kind's id from the record");
+	   "status_view_drift_init takes each kind's id from the record");
 }
 
 static void test_filters(void)

@@ -2,7 +2,7 @@
 /*
  * status_view.c, status's "enforcement" object for one container, from a
  * record and the kernel's view of its cgroup built here by hand (what
- * drift_query() would have found): the programs with their recorded and
+ * status_view_drift_query() would have found): the programs with their recorded and
  * attached ids and state, the rules each enforces under the config as it
  * is now (or why they are unknown), the bypass, the caveats and the drift
  * lines; a cgroup that is gone, or could not be queried.
@@ -30,7 +30,7 @@ static void row_of(struct status_view_row *row, const char *policy)
 	row->rec.progs.prog[0].id = 11;
 	strcpy(row->rec.progs.prog[0].name, "sh_setsockopt");
 	row->live = true;
-	drift_init(&row->rec, &row->drift);
+	status_view_drift_init(&row->rec, &row->drift);
 	/* the kernel's view: the recorded program, alone */
 	row->drift.kind[SH_PROG_SET].nr_ours = 1;
 	row->drift.kind[SH_PROG_SET].ours[0] = 11;
