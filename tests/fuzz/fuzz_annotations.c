@@ -7,7 +7,7 @@
  * policy_parse_bool(), then the whole set through policy_resolve()
  * against a fixed operator config.
  *
- * Modules: `oci.c`, `policy.c`, `pod.c`
+ * Modules: `oci.c`, `policy.c`, `container.c`
  */
 #include "fuzz_common.h"
 

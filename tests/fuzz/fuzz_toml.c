@@ -5,7 +5,7 @@
  * document that parses must write back to TOML that parses to the same
  * object, except for nan, which equals nothing.
  *
- * Modules: `toml.c`, `toml_scalar.c`, `toml_write.c`
+ * Modules: `toml.c`
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
 #      namespace of its own (runc); the container could otherwise move
 #      itself to the parent, unpoliced.
 #
-# Modules: `cg.c`, `bundle.c`, `caveats.c`, `cmd_status.c`
+# Modules: `cg.c`, `bundle.c`, `status_view.c`, `cmd_status.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -27,7 +27,7 @@
 #    containerd has no handler sockopt (a pod on it fails) and its config
 #    dump is what it was before configure; nothing of ours is left.
 #
-# Modules: `cmd_runtime_config.c`, `wiring.c`, `wiring_ctd.c`, `wiring_exec.c`, `wiring_spec.c`, `wiring_status.c`, `toml.c`, `toml_write.c`
+# Modules: `cmd_runtime_config.c`, `wiring.c`, `wiring_ctd.c`, `wiring_spec.c`, `wiring_status.c`, `toml.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -3,7 +3,7 @@
 # Annotations the operator config does not allow refuse the container with
 # one line that names the annotation (and the setting that refused it).
 #
-# Modules: `policy.c`, `pod.c`, `error.c`
+# Modules: `policy.c`, `container.c`, `error.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -14,7 +14,7 @@
 # an unannotated container gets the default policy; `runtime configure
 # --runtime podman` writes that same file, and unconfigure removes it.
 #
-# Modules: `cmd_stages.c`, `hooksd.c`
+# Modules: `cmd_stages.c`, `wiring_hooksd.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

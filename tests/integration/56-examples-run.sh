@@ -13,7 +13,7 @@
 #    volumes bind-mounted): it installs the three files on the "node" (a
 #    temp dir), and refuses a broken ConfigMap without touching them.
 #
-# Modules: `cmd_stages.c`, `pod.c`
+# Modules: `cmd_stages.c`, `container.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

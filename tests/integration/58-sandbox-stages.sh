@@ -19,7 +19,7 @@
 #    "running"; runc 1.1.5 sends "created" there, and the repeated attach
 #    finds the policy in place), poststop releases.
 #
-# Modules: `pod.c`, `cmd_stages.c`
+# Modules: `container.c`, `cmd_stages.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

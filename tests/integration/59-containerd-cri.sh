@@ -25,7 +25,7 @@
 #  - after the pods are removed and containerd stopped: no record, no
 #    program, no cgroup, no mount, nothing in /run/containerd.
 #
-# Modules: `pod.c`, `policy.c`
+# Modules: `container.c`, `policy.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -20,7 +20,7 @@
 #    newline in the binary-safe form), and the log file still gets its
 #    line.
 #
-# Modules: `events.c`, `journal.c`, `log.c`
+# Modules: `events.c`, `log.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -20,7 +20,7 @@
 #   5. another tool's program on one container's cgroup is the
 #      other_programs caveat of that container alone, not drift.
 #
-# Modules: `cmd_status.c`, `drift.c`, `status_view.c`, `path_progs.c`
+# Modules: `cmd_status.c`, `status_view.c`, `attach.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -20,7 +20,7 @@
 #     after ours and undoes our deny (the documented limit: root's tools
 #     on the path have the last word).
 #
-# Modules: `path_progs.c`
+# Modules: `attach.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -14,7 +14,7 @@
 #  - a pin directory elsewhere, not on a BPF filesystem: probe and preload
 #    say so, naming its parent.
 #
-# Modules: `bpffs.c`, `pin.c`, `cmd_probe.c`, `cmd_preload.c`, `footprint.c`
+# Modules: `pin.c`, `cmd_probe.c`, `cmd_preload.c`, `footprint.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -21,7 +21,7 @@
 #  - a recording's provenance that a capability-less root writes into the
 #    state directory's recording-<id> as content is not what it says.
 #
-# Modules: `footprint.c`, `footprint.bpf.h`, `load.c`, `cmd_record.c`, `pod.c`
+# Modules: `footprint.c`, `footprint.bpf.h`, `load.c`, `cmd_record.c`, `container.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -16,7 +16,7 @@
 # whose config.json is not JSON fails the create in one line; nothing
 # left after delete.
 #
-# Modules: `wiring_docker.c`, `wiring_bundle.c`, `cmd_runtime_exec.c`, `cmd_runtime_config.c`
+# Modules: `wiring_docker.c`, `wiring_spec.c`, `cmd_runtime_exec.c`, `cmd_runtime_config.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -15,7 +15,7 @@
 # validate says the spec is stale, `cdi refresh` drops the device and
 # podman refuses it itself; unconfigure removes the spec. Nothing is left.
 #
-# Modules: `cdi.c`, `container.c`, `policy.c`, `wiring_cdi.c`, `cmd_cdi.c`, `cmd_stages.c`, `cmd_validate.c`
+# Modules: `container.c`, `policy.c`, `wiring_cdi.c`, `cmd_cdi.c`, `cmd_stages.c`, `cmd_validate.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

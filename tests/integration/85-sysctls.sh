@@ -32,7 +32,7 @@
 #      (sysctl_exceeds_policy); a sandbox without sysctls and the node's
 #      own namespace (host network) are not.
 #
-# Modules: `sysctl.c`, `lint.c`, `caveats.c`
+# Modules: `sysctl.c`, `lint.c`, `status_view.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

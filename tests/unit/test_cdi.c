@@ -4,7 +4,7 @@
  * hooks ask for, how each reads as a request, what is refused, and the
  * spec the config gives.
  *
- * Modules: `cdi.c`, `container.c`, `wiring_cdi.c`
+ * Modules: `container.c`, `wiring_cdi.c`
  */
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /*
  * Operator config parser: the contract shape and every refusal.
  *
- * Modules: `config.c`, `config_json.c`, `config_policy.c`, `config_rules.c`
+ * Modules: `config.c`, `config_json.c`, `config_policy.c`
  */
 #include <errno.h>
 #include <limits.h>

@@ -3,7 +3,7 @@
  * The container description (container.c): what each runtime's
  * annotation set reads as, and what a hostile pod author can write.
  *
- * Modules: `container.c`, `pod.c`
+ * Modules: `container.c`
  */
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * cause keep the first value given. error.c: every reason has one row,
  * its token a stable label (at most 39 of [a-z_], unique, not "error").
  *
- * Modules: `error.c`, `reason.c`
+ * Modules: `error.c`
  */
 #include <errno.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * Audit lines: journald's native encoding, the reason and cause that a
  * refusal carries, and the JSON line that log_format "json" writes.
  *
- * Modules: `events.c`, `journal.c`
+ * Modules: `events.c`
  */
 #include <errno.h>
 #include <fcntl.h>

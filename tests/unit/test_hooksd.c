@@ -7,7 +7,7 @@
  * (Masking of /usr/share by /etc needs those real directories: the
  * suites 52-explain-validate.sh and 50-podman.sh cover it.)
  *
- * Modules: `hooksd.c`
+ * Modules: `wiring_hooksd.c`
  */
 #include <stdio.h>
 #include <string.h>

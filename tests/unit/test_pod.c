@@ -5,7 +5,7 @@
  * the runtime that wrote the type key, names that are not Kubernetes or
  * podman names refused with one line.
  *
- * Modules: `pod.c`
+ * Modules: `container.c`
  */
 #include <errno.h>
 #include <stdio.h>

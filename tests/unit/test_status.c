@@ -2,7 +2,7 @@
 /* status: its filters, short ids, what a policy's programs enforce in one
  * line, bypass states, the caveats a container gets, and drift.
  *
- * Modules: `cmd_status.c`, `caveats.c`, `drift.c`, `status_view.c`
+ * Modules: `cmd_status.c`, `status_view.c`
  */
 #include <string.h>
 

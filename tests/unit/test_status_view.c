@@ -7,7 +7,7 @@
  * is now (or why they are unknown), the bypass, the caveats and the drift
  * lines; a cgroup that is gone, or could not be queried.
  *
- * Modules: `status_view.c`, `drift.c`
+ * Modules: `status_view.c`
  */
 #include <errno.h>
 #include <string.h>

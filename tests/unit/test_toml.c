@@ -6,7 +6,7 @@
  * shapes of containerd's config (version 2 and 3), and the round trip
  * parse -> write -> parse that `runtime configure` relies on.
  *
- * Modules: `toml.c`, `toml_scalar.c`, `toml_write.c`
+ * Modules: `toml.c`
  */
 #include <errno.h>
 #include <math.h>

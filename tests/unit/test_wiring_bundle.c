@@ -4,7 +4,7 @@
  * a create names, as containerd's runc shim writes them; the hook added
  * to a spec once, and not over an entry of ours.
  *
- * Modules: `wiring_bundle.c`
+ * Modules: `wiring_spec.c`
  */
 #include <string.h>
 #include <json-c/json.h>
