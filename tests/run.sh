@@ -17,7 +17,9 @@
 # The QEMU suites (TESTS_BACKGROUND, patterns, default "90-vm 95-node";
 # empty: none) touch no host BPF program, cgroup or hook state: they run
 # one after the other in the background from the start, beside the host
-# suites, and are reported after them.
+# suites, and are reported after them. TESTS_PREPARE, a shell command
+# (make check's builds that only the host suites need), runs after they
+# start and before the host suites are listed; its failure fails the run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -52,19 +54,36 @@ background()
 	return 1
 }
 
-suites=() behind=()
-for f in "$BUILD"/tests/unit-* tests/integration/*.sh; do
-	if [ ! -f "$f" ] || [ ! -x "$f" ]; then
-		continue
-	fi
-	case $f in *.log | *.o | *.d) continue ;; esac
-	selected "$(basename "$f")" || continue
-	if background "$(basename "$f")"; then
-		behind+=("$f")
-	else
-		suites+=("$f")
-	fi
-done
+# host_suites: the unit test binaries and the suites that run here, in
+# suites; behind_suites: the QEMU suites, in behind.
+host_suites()
+{
+	local f
+
+	suites=()
+	for f in "$BUILD"/tests/unit-* tests/integration/*.sh; do
+		if [ ! -f "$f" ] || [ ! -x "$f" ]; then
+			continue
+		fi
+		case $f in *.log | *.o | *.d) continue ;; esac
+		selected "$(basename "$f")" || continue
+		background "$(basename "$f")" || suites+=("$f")
+	done
+}
+
+behind_suites()
+{
+	local f
+
+	behind=()
+	for f in tests/integration/*.sh; do
+		if [ -f "$f" ] && [ -x "$f" ] && selected "$(basename "$f")" &&
+			background "$(basename "$f")"; then
+			behind+=("$f")
+		fi
+	done
+}
+behind_suites
 
 # run SUITE: runs it into its log; its exit status and seconds go to
 # LOG.rc.
@@ -88,6 +107,23 @@ if [ ${#behind[@]} -gt 0 ]; then
 	set +m
 	trap '[ -z "$bgpid" ] || kill -- "-$bgpid" 2>/dev/null' EXIT
 fi
+# What the host suites need and the QEMU suites do not (make check's
+# TESTS_PREPARE: the sanitized, dynamic, fuzz and bench builds, shellcheck,
+# modules-check), built while the QEMU suites start; a failure ends the
+# run.
+if [ -n "${TESTS_PREPARE:-}" ]; then
+	start=$SECONDS
+	bash -c "$TESTS_PREPARE"
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		echo "FAIL prepare: $TESTS_PREPARE (exit $rc, $((SECONDS - start))s)"
+		exit 1
+	fi
+	echo "prepared: $TESTS_PREPARE ($((SECONDS - start))s)"
+fi
+# not again in a run the suites start (80-sanitized-hook.sh's)
+unset TESTS_PREPARE
+host_suites
 passed=0 failed=0 skipped=0 checks_skipped=0 skips=()
 # report SUITE: its line, from its log and LOG.rc.
 report()
