@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Which process's namespaces a container joins (bundle_joined_pid()).
+ * Whose namespaces a container joins (bundle_joined_pid()), by the
+ * /proc/<pid>/ns paths of its bundle: the pod's sandbox through its IPC
+ * namespace, also for an ephemeral container that targets another
+ * container's pid namespace.
  *
  * Modules: `bundle.c`
  */

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * CDI devices (container.c, container.c, wiring_cdi.c): which devices a spec's
- * hooks ask for, how each reads as a request, what is refused, and the
- * spec the config gives.
+ * CDI devices (container.c, wiring_cdi.c): which devices a spec's hooks
+ * ask for (our entries' --cdi-device DEVICE and --cdi-device=DEVICE,
+ * another binary's ignored, each once), a policy device, the bypass device
+ * or both as a request; refused in one line: two policies, another kind's
+ * device, a name no policy has, an empty one, too many, an annotation that
+ * asks otherwise; which policy names can be devices; the spec's kind,
+ * cdiVersion and devices, and a config that offers none.
  *
  * Modules: `container.c`, `wiring_cdi.c`
  */

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The container description (container.c): what each runtime's
- * annotation set reads as, and what a hostile pod author can write.
+ * The container description (container.c), read once from the state and
+ * the bundle: what each runtime's annotation set reads as (containerd's,
+ * CRI-O's with a pod's copy of containerd's keys, a sandbox, podman and
+ * runc without type keys, the sandbox id from the type writer's keys, the
+ * bundle's keys under the state's), and what a hostile pod author can
+ * write: duplicate keys, a container named twice in a list, oversized
+ * values, list entries and names, a look-alike of node.sockopt-hook.io/.
  *
  * Modules: `container.c`
  */

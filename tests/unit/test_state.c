@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * state.c (and record.c's JSON form): one record per container in the
+ * state.c (with the records' JSON form): one record per container in the
  * state directory (OCI_SOCKOPT_HOOK_STATE_DIR, here a directory of the
  * test's own), written whole, read back equal, listed, removed; files that
  * are not records are ignored with a warning; a directory others may write

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * linux.sysctl against the setsockopt rules (hook/policy/sysctl.c).
+ * linux.sysctl against the setsockopt rules (hook/policy/sysctl.c): keys
+ * as runc writes them, values as the kernel's proc_dointvec reads them,
+ * and each against deny, clamp, force and allow-list rules: refused,
+ * state_invalid, or passes.
  *
  * Modules: `sysctl.c`
  */

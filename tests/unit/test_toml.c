@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The TOML reader and writer (hook/wiring/toml/: toml.c, toml.c,
- * toml.c):
- * TOML 1.0's valid and invalid forms that runtime configs can hold, the
- * shapes of containerd's config (version 2 and 3), and the round trip
- * parse -> write -> parse that `runtime configure` relies on.
+ * The TOML reader and writer (hook/wiring/toml/): TOML 1.0's valid forms
+ * that runtime configs hold (integers in four bases with _, floats and
+ * inf, every string form and escape, arrays, inline tables, dotted and
+ * quoted keys, tables and arrays of tables, containerd's config versions 2
+ * and 3), each refusal with its line (a key set twice, a table defined
+ * twice, dates, bad numbers and escapes, control characters, a NUL,
+ * nesting deeper than 32), the writer's escapes, keys and tables, and the
+ * round trip parse -> write -> parse that `runtime configure` relies on.
  *
  * Modules: `toml.c`
  */

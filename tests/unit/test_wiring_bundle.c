@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * wiring_spec.c: which verb runc's command line holds and which bundle
- * a create names, as containerd's runc shim writes them; the hook added
- * to a spec once, and not over an entry of ours.
+ * Which verb runc's command line holds and which bundle a create names,
+ * as containerd's runc shim writes them (the verb after global options
+ * with values, --bundle B, --bundle=B, -b B, the working directory); the
+ * hook added to a spec once, after another tool's, a poststop too, and not
+ * over a CDI device's entry of ours.
  *
  * Modules: `wiring_spec.c`
  */
