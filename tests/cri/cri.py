@@ -64,7 +64,10 @@ readOnlyRootFilesystem, allowPrivilegeEscalation). The ConfigMaps that
 volumes and env name come from --configmaps FILE.json (a list of
 ConfigMap objects), or from POD.json itself when it is a List (kind: List,
 items: the Pod and its ConfigMaps, as an example file holds them);
-volumeMounts may name a subPath of a configMap volume (one key as a file). Options kubelet takes from its own flags:
+volumeMounts may name a subPath of a configMap volume (one key as a file).
+--cdi-device CONTAINER=DEVICE gives that container a CDI device in its
+ContainerConfig's CDI_devices, as a device plugin's Allocate or a DRA
+driver makes kubelet do. Options kubelet takes from its own flags:
 --cgroup-driver (cgroupfs or systemd), --log-root (its --pod-logs-dir,
 /var/log/pods), --pod-root (its root dir's pods/, for the files it mounts).
 
@@ -523,7 +526,14 @@ class Pod:
             labels=labels, annotations=annotations,
             log_path=os.path.join(name, "0.log"),
             linux=pb.LinuxContainerConfig(
-                resources=resources, security_context=self.security(container)))
+                resources=resources, security_context=self.security(container)),
+            CDI_devices=[pb.CDIDevice(name=d) for d in self.cdi_devices(name)])
+
+    def cdi_devices(self, name):
+        """The CDI devices a device plugin's Allocate (CDIDevices) or a DRA
+        driver's claim hands kubelet for container NAME: --cdi-device."""
+        return [d.split("=", 1)[1] for d in self.opts.cdi_device
+                if d.split("=", 1)[0] == name]
 
     def start(self, sandbox, config, container):
         image_id = self.cri.image_id(container["image"])
@@ -733,6 +743,10 @@ def main(argv):
     p.add_argument("--pod-root", default="/var/lib/kubelet/pods")
     p.add_argument("--configmaps", help="a JSON list of ConfigMaps that "
                    "the pods' volumes and env name")
+    p.add_argument("--cdi-device", action="append", default=[],
+                   metavar="CONTAINER=VENDOR/CLASS=NAME",
+                   help="a CDI device for that container (CDIDevices, as a "
+                   "device plugin or a DRA driver gives it); repeatable")
     p.add_argument("--wait", type=float, default=0,
                    help="wait up to this many seconds for the runtime")
     p.add_argument("command")

@@ -21,6 +21,8 @@ chroot "$root" systemctl mask \
 	getty@tty1.service serial-getty@ttyS0.service console-getty.service \
 	podman-auto-update.timer podman-clean-transient.service \
 	podman-restart.service >/dev/null
+# dockerd only where a scenario starts it (72-docker), not at every boot
+chroot "$root" systemctl disable docker.service docker.socket 2>/dev/null
 mkdir -p "$root/etc/systemd/journald.conf.d"
 printf '[Journal]\nStorage=volatile\n' >"$root/etc/systemd/journald.conf.d/node.conf"
 
