@@ -255,10 +255,12 @@ node_make() {
 # node_state: what "the node as it was" compares: every file and
 # directory under the paths that make install, the DaemonSet and runtime
 # configure touch (with its mode and, for a file, its content), the pins,
-# the hook's records, the units' state, containerd's effective config.
+# the hook's records, the units' state (dockerd's: enabled and running
+# only while 72-docker runs it), containerd's effective config.
 NODE_STATE_PATHS="/usr/local/libexec /usr/local/share/containers /usr/local/lib/systemd
 /etc/oci-sockopt-hook /usr/share/containers/oci /etc/containers/oci /etc/containerd
-/etc/kubernetes /var/lib/prometheus /sys/fs/bpf /opt/nri/plugins /etc/systemd/system"
+/etc/kubernetes /var/lib/prometheus /sys/fs/bpf /opt/nri/plugins /etc/systemd/system
+/etc/docker /etc/cdi /run/cdi"
 node_state() {
 	local p
 
@@ -274,7 +276,8 @@ node_state() {
 	done
 	state_records
 	systemctl is-enabled oci-sockopt-hook-preload.path oci-sockopt-hook-metrics.timer \
-		oci-sockopt-hook-nri.service 2>&1
+		oci-sockopt-hook-nri.service docker.service docker.socket 2>&1
+	systemctl is-active docker.service docker.socket 2>&1
 	containerd config dump 2>&1 | sha256sum
 }
 
@@ -437,7 +440,7 @@ node_cri_images() {
 # half-way) is put back (node_known_restore), outside the scenario's
 # budget, so that the next one starts from the known node.
 NODE_KNOWN=$NODE_VAR/known
-NODE_KNOWN_UNITS="containerd.service oci-sockopt-hook-preload.path oci-sockopt-hook-metrics.timer oci-sockopt-hook-nri.service"
+NODE_KNOWN_UNITS="containerd.service oci-sockopt-hook-preload.path oci-sockopt-hook-metrics.timer oci-sockopt-hook-nri.service docker.socket docker.service"
 
 node_units() {
 	local u
