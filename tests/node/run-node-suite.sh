@@ -26,8 +26,9 @@
 # file name contains one of the patterns (00-node always runs: it
 # installs the hook); NODE_SCENARIO_TIMEOUT (each scenario's budget on
 # the reference node, 300; a scenario that needs more says so in a line
-# "# node-timeout: SECS"; the node scales them by its own speed,
-# guest/run.sh), NODE_BOOT_MAX (seconds to reach the suite's unit, 180),
+# "# node-timeout: SECS"; the node scales them by its own speed and
+# stops a scenario only when it has been silent for its budget or has run
+# three times it, guest/run.sh), NODE_BOOT_MAX (seconds to reach the suite's unit, 180),
 # VM_VERBOSE=1 (the console live), VM_TCG_THREAD (single).
 #
 # Budgets follow the work, not a wall clock: the VM is stopped when its

@@ -433,6 +433,81 @@ node_cri_images() {
 		tap_diag "$out" "$ids"
 }
 
+# --- a scenario's budget: by progress ---------------------------------------
+# node_run_scenario SCRIPT BUDGET: bash SCRIPT (stdin /dev/null), its output
+# passed on line by line, under a budget that follows its progress rather
+# than a wall clock: it is stopped once it has printed nothing for BUDGET
+# seconds (a hang), or once it has run NODE_BUDGET_CEILING (3) times
+# BUDGET while still printing, so that a machine a third as fast as the
+# one the budgets were set on still passes. Stopped as timeout(1) stops a
+# command (TERM to its process group, KILL 10 s later; status 124, 137
+# after the KILL), with a line saying why. Its exit status otherwise. A
+# child it leaves behind holding its output does not hold the runner.
+NODE_BUDGET_CEILING=3
+node_run_scenario() {
+	local s=$1 budget=$2 name fifo tpid fd line last st stopped="" start=$SECONDS
+
+	name=$(basename "$s" .sh)
+	fifo=$(mktemp -u "${TMPDIR:-/tmp}/node-scenario.XXXXXX") && mkfifo "$fifo" || return 1
+	# in the background, with SIGINT and SIGQUIT as the runner has them
+	# (bash ignores them for a background command)
+	(
+		trap - INT QUIT
+		exec timeout -k 10 $((budget * NODE_BUDGET_CEILING)) bash "$s" </dev/null >"$fifo" 2>&1
+	) &
+	tpid=$!
+	exec {fd}<"$fifo"
+	rm -f "$fifo"
+	last=$SECONDS
+	while :; do
+		line=""
+		IFS= read -r -t 1 line <&"$fd"
+		st=$?
+		if [ $st = 0 ]; then
+			printf '%s\n' "$line"
+			last=$SECONDS
+			continue
+		fi
+		# a partial line (timed out) or the last one (no newline)
+		[ -z "$line" ] || { printf '%s' "$line"; last=$SECONDS; }
+		# end of its output, or it ended and a child holds the pipe
+		[ $st -gt 128 ] || break
+		if ! node_alive "$tpid"; then
+			# what it wrote as it ended (a child of it may hold the
+			# pipe and write on: 5 s of that at most)
+			st=$SECONDS
+			while [ $((SECONDS - st)) -lt 5 ] && IFS= read -r -t 0.5 line <&"$fd"; do
+				printf '%s\n' "$line"
+				line=""
+			done
+			[ -z "$line" ] || printf '%s' "$line"
+			break
+		fi
+		if [ -z "$stopped" ] && [ $((SECONDS - last)) -ge "$budget" ]; then
+			echo "# $name: silent for ${budget}s: stopped"
+			stopped=1
+			# timeout(1)'s own alarm: as if its time were up
+			kill -ALRM "$tpid" 2>/dev/null
+		fi
+	done
+	exec {fd}<&-
+	wait "$tpid"
+	st=$?
+	if [ -z "$stopped" ] && { [ $st = 124 ] || [ $st = 137 ]; } &&
+		[ $((SECONDS - start)) -ge $((budget * NODE_BUDGET_CEILING)) ]; then
+		echo "# $name: still running after $((budget * NODE_BUDGET_CEILING))s ($NODE_BUDGET_CEILING times its budget): stopped"
+	fi
+	return $st
+}
+
+# node_alive PID: PID runs (is not gone, nor a zombie left to reap)
+node_alive() {
+	local state
+
+	state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
 # --- the known node: what run.sh puts back after a scenario -----------------
 # After 00-node, run.sh saves the node as every later scenario must find it
 # (node_known_save); after each scenario, a node that differs (a scenario
