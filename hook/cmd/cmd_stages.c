@@ -57,56 +57,42 @@ static int read_state(const struct runtime_options *opts, struct oci_state *st,
 	return r;
 }
 
-static int attach_config(const struct runtime_options *opts,
-			 struct oci_state *st, struct sh_container *c,
-			 struct prestart_outcome *done, struct sh_error *err)
+/*
+ * prestart under the operator config: read again when it was replaced
+ * while this prestart ran (state.h, SH_STATE_CONFIG_LOCK), a few times,
+ * then its last reading is used. Every prestart counts in the node's
+ * stats, for `metrics`.
+ */
+static int attach_with_state(const struct runtime_options *opts,
+			     struct oci_state *st, struct sh_container *c,
+			     struct sh_error *err)
 {
-	struct sh_config cfg;
-	int r = config_load(config_path(opts->config), &cfg, err);
-
-	if (r) {
-		error_reason(err, SH_REASON_CONFIG_INVALID);
-		return r;
-	}
-	apply_log_settings(&cfg);
-	timing_mark("config");
-	r = prestart_run(&cfg, st, c, done, err);
-	if (!r && done->outcome == STATS_FALLBACK)
-		events_fallback(opts->stage, c, done->reason, &done->cause);
-	config_free(&cfg);
-	return r;
-}
-
-/* A config replaced while this prestart ran is read again (state.h,
- * SH_STATE_CONFIG_LOCK): a few times, then its last reading is used. */
-static int attach_current_config(const struct runtime_options *opts,
-				 struct oci_state *st, struct sh_container *c,
-				 struct prestart_outcome *done,
-				 struct sh_error *err)
-{
+	struct prestart_outcome done;
 	int r;
 
 	for (int tries = 0;; tries++) {
-		*done = (struct prestart_outcome){ .config_last_try = tries ==
-								      3 };
-		r = attach_config(opts, st, c, done, err);
-		if (r != -EAGAIN || !done->config_changed)
+		struct sh_config cfg;
+
+		done = (struct prestart_outcome){ .config_last_try = tries ==
+								     3 };
+		r = config_load(config_path(opts->config), &cfg, err);
+		if (r) {
+			error_reason(err, SH_REASON_CONFIG_INVALID);
+			break;
+		}
+		apply_log_settings(&cfg);
+		timing_mark("config");
+		r = prestart_run(&cfg, st, c, &done, err);
+		if (!r && done.outcome == STATS_FALLBACK)
+			events_fallback(opts->stage, c, done.reason,
+					&done.cause);
+		config_free(&cfg);
+		if (r != -EAGAIN || !done.config_changed)
 			break;
 		log_info(
 			"the operator config changed while this container started: reading it again");
 		memset(err, 0, sizeof(*err));
 	}
-	return r;
-}
-
-/* Every prestart counts in the node's stats, for `metrics`. */
-static int attach_with_state(const struct runtime_options *opts,
-			     struct oci_state *st, struct sh_container *c,
-			     struct sh_error *err)
-{
-	struct prestart_outcome done = { .outcome = STATS_ATTACHED };
-	int r = attach_current_config(opts, st, c, &done, err);
-
 	if (r)
 		stats_log_add(STATS_PRESTART, STATS_REFUSED,
 			      error_reason_text(err), timing_elapsed());
@@ -152,30 +138,20 @@ static void poststop_with_state(const struct runtime_options *opts,
 		error_report(&err, r);
 }
 
-/* A stage that reads the container's annotations fills c (prestart). */
-typedef int (*stage_fn)(const struct runtime_options *opts,
-			struct oci_state *st, struct sh_container *c,
-			struct sh_error *err);
-
-/* Reads the state and runs the stage: on failure, one line. */
-static int run_stage(const struct runtime_options *opts, stage_fn stage)
+/* The end of a stage that read the state: on failure, one line and the
+ * audit line. */
+static int stage_end(const struct runtime_options *opts, struct oci_state *st,
+		     struct sh_container *c, const struct sh_error *err, int r)
 {
-	struct sh_error err = { 0 };
-	struct oci_state st = { 0 };
-	struct sh_container c = { 0 };
-	int r;
-
-	log_open(1);
-	r = read_state(opts, &st, &err) ?: stage(opts, &st, &c, &err);
 	if (r) {
-		error_report(&err, r);
+		error_report(err, r);
 		/* Refused before prestart read the container (the state or
 		 * the config): what the state alone says. */
-		if (!c.st)
-			container_read(&st, &c);
-		events_refusal(opts->stage, &c, &err, r);
+		if (!c->st)
+			container_read(st, c);
+		events_refusal(opts->stage, c, err, r);
 	}
-	oci_state_free(&st);
+	oci_state_free(st);
 	timing_report(opts->stage);
 	return r;
 }
@@ -200,11 +176,6 @@ int cmd_stages_attach_state(const char *stage, const char *config,
 	timing_report(stage);
 	log_set_context("%s", "");
 	return r;
-}
-
-static int prestart(const struct runtime_options *opts)
-{
-	return run_stage(opts, attach_with_state);
 }
 
 static int poststop(const struct runtime_options *opts)
@@ -252,11 +223,6 @@ static int hook_by_status(const struct runtime_options *opts,
 	return 0;
 }
 
-static int hook(const struct runtime_options *opts)
-{
-	return run_stage(opts, hook_by_status);
-}
-
 static int gc(bool json)
 {
 	struct sh_error err = { 0 };
@@ -273,42 +239,69 @@ static int gc(bool json)
 	return 0;
 }
 
-/* The stages' command line: --config, and what the runtime sends on
- * stdin. The stage function is the command's. */
-static int run_stage_command(const struct cli_command *cmd,
-			     const struct cli_global *global, int argc,
-			     char **argv,
-			     int (*stage)(const struct runtime_options *))
+/* The stages' command line: --config, --cdi-device. 0, or how the
+ * command ends (cli_next(): --help, a usage error). */
+static int parse_stage_options(const struct cli_command *cmd,
+			       const struct cli_global *global, int argc,
+			       char **argv, struct runtime_options *ret_opts)
 {
-	struct runtime_options opts = { .stage = cmd->name };
 	struct cli_parser p;
 	int id;
 
+	*ret_opts = (struct runtime_options){ .stage = cmd->name };
 	cli_start(&p, cmd, global, argc, argv);
 	while ((id = cli_next(&p)) > 0)
-		opts.cdi_device = p.value; /* OPT_CDI_DEVICE, the only one */
+		ret_opts->cdi_device =
+			p.value; /* OPT_CDI_DEVICE, the only one */
 	if (id)
-		return cli_exit(id);
-	opts.config = p.config;
-	return stage(&opts);
+		return id;
+	ret_opts->config = p.config;
+	return 0;
 }
 
 static int run_prestart(const struct cli_command *cmd,
 			const struct cli_global *global, int argc, char **argv)
 {
-	return run_stage_command(cmd, global, argc, argv, prestart);
+	struct runtime_options opts;
+	struct sh_error err = { 0 };
+	struct oci_state st = { 0 };
+	struct sh_container c = { 0 };
+	int r = parse_stage_options(cmd, global, argc, argv, &opts);
+
+	if (r)
+		return cli_exit(r);
+	log_open(1);
+	r = read_state(&opts, &st, &err) ?:
+		    attach_with_state(&opts, &st, &c, &err);
+	return stage_end(&opts, &st, &c, &err, r);
 }
 
 static int run_poststop(const struct cli_command *cmd,
 			const struct cli_global *global, int argc, char **argv)
 {
-	return run_stage_command(cmd, global, argc, argv, poststop);
+	struct runtime_options opts;
+	int end = parse_stage_options(cmd, global, argc, argv, &opts);
+
+	if (end)
+		return cli_exit(end);
+	return poststop(&opts);
 }
 
 static int run_hook(const struct cli_command *cmd,
 		    const struct cli_global *global, int argc, char **argv)
 {
-	return run_stage_command(cmd, global, argc, argv, hook);
+	struct runtime_options opts;
+	struct sh_error err = { 0 };
+	struct oci_state st = { 0 };
+	struct sh_container c = { 0 };
+	int r = parse_stage_options(cmd, global, argc, argv, &opts);
+
+	if (r)
+		return cli_exit(r);
+	log_open(1);
+	r = read_state(&opts, &st, &err) ?:
+					   hook_by_status(&opts, &st, &c, &err);
+	return stage_end(&opts, &st, &c, &err, r);
 }
 
 static int run_gc(const struct cli_command *cmd,

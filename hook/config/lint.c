@@ -162,7 +162,7 @@ static void lint_audit_mode(const struct sh_config *cfg,
 
 /* A pod sandbox must make no socket: one it makes is policed by nothing
  * else, and any container sharing its pid namespace can have it make
- * one (sandbox.h). */
+ * one (prestart.h). */
 static void lint_sandbox(const struct sh_config *cfg, struct lint_warnings *w)
 {
 	const struct sh_policy *p = cfg->sandbox_policy;

@@ -25,7 +25,7 @@
  * (config.json), not only from the one invocation, so that every
  * invocation of the hook for a container (one per device, and the hooks.d
  * or base-spec one) sees every request: the first attaches, the others
- * find it attached (police.c). Only the runtime writes a spec's hooks:
+ * find it attached (prestart.c). Only the runtime writes a spec's hooks:
  * neither a pod author nor `docker run` can add one.
  */
 
@@ -80,7 +80,7 @@ struct pod_identity {
 	 * copying the pod's annotations, so a copied
 	 * io.kubernetes.cri.sandbox-id never counts there), the other
 	 * runtime's only where the writer's is absent; NULL without a type
-	 * key. Pod-settable at worst: sandbox.c accepts only an id the
+	 * key. Pod-settable at worst: prestart.c accepts only an id the
 	 * sandbox's cgroup is named after, exactly.
 	 */
 	const char *sandbox_id;

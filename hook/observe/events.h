@@ -11,10 +11,11 @@
 #ifndef SH_EVENTS_H
 #define SH_EVENTS_H
 
-#include "input/container.h"
-#include "lib/error.h"
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "input/container.h"
+#include "lib/error.h"
 
 /* After error_report(): the stage (command) refused the container. */
 void events_refusal(const char *stage, const struct sh_container *c,

@@ -664,7 +664,7 @@ int sysctl_check_netns(const struct sh_policy *policy,
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)st->pid);
 	nsfd = open(path, O_RDONLY | O_CLOEXEC);
 	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	/* An init already gone is police_container()'s to report. */
+	/* An init already gone is prestart_police_container()'s to report. */
 	if (nsfd < 0 || self < 0)
 		return errno == ENOENT || errno == ESRCH ?
 			       0 :

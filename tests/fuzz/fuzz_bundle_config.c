@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: the bundle's config.json, from which the hook takes
  * the annotations, merged under those of a fixed, valid OCI state, the
- * pid of the pod sandbox whose namespaces it joins (sandbox.c), the
+ * pid of the pod sandbox whose namespaces it joins (prestart.c), the
  * mounts that reach the cgroup2 tree, against a fixed mountinfo, and its
  * linux.sysctl against each policy's rules (sysctl.c).
  *

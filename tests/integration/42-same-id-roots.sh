@@ -13,7 +13,7 @@
 #    status, apply and metrics see both; once that cgroup is empty, the
 #    first's own delete releases it.
 #
-# Modules: `state.c`, `police.c`, `teardown.c`, `metrics.c`
+# Modules: `state.c`, `prestart.c`, `teardown.c`, `metrics.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -36,7 +36,7 @@
 #    sandbox's id, CRI-O's io.kubernetes.cri-o.SandboxID is;
 #  - explain shows a sandbox's policy, validate warns about "".
 #
-# Modules: `sandbox.c`, `police.c`, `policy.c`, `config.c`, `bundle.c`
+# Modules: `prestart.c`, `policy.c`, `config.c`, `bundle.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

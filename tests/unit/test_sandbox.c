@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sandbox.c's check that the cgroup of the pid a container joins is the
+ * prestart.c's check that the cgroup of the pid a container joins is the
  * sandbox's: named after the sandbox id, exactly, in each shape
  * containerd and CRI-O make, never by a part of the name a pod could
  * choose ("crio", "scope", a prefix of the id).
  *
- * Modules: `sandbox.c`
+ * Modules: `prestart.c`
  */
 #include <string.h>
 
-#include "stage/sandbox.h"
+#include "stage/prestart.h"
 #include "tap.h"
 
 #define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -19,7 +19,7 @@
 
 static void is(const char *rel, const char *id, bool want, const char *what)
 {
-	ok(sandbox_cgroup_named(rel, id) == want, "%s: %s", what,
+	ok(prestart_sandbox_cgroup_named(rel, id) == want, "%s: %s", what,
 	   want ? "the sandbox's" : "not the sandbox's");
 }
 
