@@ -28,8 +28,7 @@ TEST_PROGS := $(PROBE_PROGS) $(HOST_PROGS) $(BUILD)/tests/faultshim.so
 ATTACK_PROGS := $(patsubst tests/attacks/%.c,$(BUILD)/tests/attacks/%,\
 	$(wildcard tests/attacks/*.c))
 ATTACK_CFLAGS := $(TEST_PROG_CFLAGS) -Wno-unused-function -D_GNU_SOURCE -Itests/progs -Itests/attacks -Ihook -Ibpf
-ATTACK_HOOK_OBJS := $(BUILD)/tests/obj/config/names.o $(BUILD)/tests/obj/lib/number.o \
-	$(BUILD)/tests/obj/config/options.o
+ATTACK_HOOK_OBJS := $(BUILD)/tests/obj/config/names.o $(BUILD)/tests/obj/lib/number.o
 TEST_PROGS += $(ATTACK_PROGS)
 
 $(BUILD)/tests/obj/%.o: hook/%.c

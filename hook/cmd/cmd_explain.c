@@ -20,7 +20,6 @@
 #include "lib/cleanup.h"
 #include "lib/jsonw.h"
 #include "lib/log.h"
-#include "policy/describe.h"
 #include "policy/policy.h"
 
 /* What the cgroup part says: two refusals and the text around them. */
@@ -210,7 +209,7 @@ static void print_result(const struct explain_options *opts,
 			       "it gets sandbox_policy; annotations (the pod's) are not read" :
 			       "not policed (sandbox_policy is \"\")");
 	if (!policy_r)
-		describe_print_text(o);
+		policy_describe_text(o);
 	if (refused)
 		printf("refused: %s\n", refused);
 }
@@ -250,7 +249,7 @@ static int explain_container(const struct explain_options *opts,
 		return r;
 	container_read(st, &c);
 	policy_r = policy_resolve(cfg, &c, &eff, err);
-	desc = policy_r ? json_object_new_object() : describe_effective(&eff);
+	desc = policy_r ? json_object_new_object() : policy_describe(&eff);
 	r = policy_r ?: explain_checks(cfg, &c, &eff, st, desc, err);
 	/* The same line as on stderr. */
 	log_line(refused, sizeof(refused), error_text(err, r));

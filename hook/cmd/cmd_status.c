@@ -21,9 +21,8 @@
 #include "lib/jsonw.h"
 #include "lib/kind.h"
 #include "lib/log.h"
-#include "observe/audit_mode.h"
+#include "observe/counters.h"
 #include "observe/status_view.h"
-#include "prog/counters.h"
 #include "prog/keys.h"
 #include "state/state.h"
 
@@ -143,7 +142,7 @@ static void probe_would_have(struct status_view_row *row)
 		return;
 	row->wh = malloc(sizeof(*row->wh));
 	if (row->wh &&
-	    audit_mode_read(&row->rec.progs, row->rec.cg.id, row->wh) < 0) {
+	    counters_audit_read(&row->rec.progs, row->rec.cg.id, row->wh) < 0) {
 		free(row->wh);
 		row->wh = NULL;
 	}
@@ -331,7 +330,7 @@ static void print_would_have(const struct status_view_row *row)
 	}
 	printf("  would have:%s\n", row->wh->nr ? "" : " nothing");
 	for (int i = 0; i < row->wh->nr; i++) {
-		audit_mode_text(&row->wh->e[i], text, sizeof(text));
+		counters_audit_text(&row->wh->e[i], text, sizeof(text));
 		printf("    %s: %llu\n", text,
 		       (unsigned long long)row->wh->e[i].n);
 	}
@@ -634,7 +633,7 @@ int cmd_status_json(const struct status_view_row *rows, size_t nr,
 				       counters_json(&rows[i].c));
 		if (rows[i].wh)
 			json_object_object_add(o, "would_have",
-					       audit_mode_json(rows[i].wh));
+					       counters_audit_json(rows[i].wh));
 		json_object_object_add(o, "enforcement",
 				       status_view_json(rules, &rows[i]));
 		json_object_array_add(list, o);

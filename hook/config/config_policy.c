@@ -11,7 +11,6 @@
 #include "config/config_json.h"
 #include "config/config_policy.h"
 #include "config/names.h"
-#include "config/options.h"
 #include "config/render.h"
 #include "lib/cleanup.h"
 
@@ -337,7 +336,7 @@ static int parse_target(struct rule_ctx *rc, struct json_object *rule,
 	/* One handler for both: a rule at either level covers both. */
 	if (level == SOL_UDPLITE_LEVEL)
 		level = IPPROTO_UDP;
-	r = options_find(level, opt_name, &rc->opt);
+	r = names_option_find(level, opt_name, &rc->opt);
 	if (r == -ENOENT)
 		return hinted(rc, "option", "option", opt_name);
 	if (r == -EXDEV)
@@ -397,7 +396,7 @@ static int get_in_domain(struct rule_ctx *rc, struct json_object *rule,
 {
 	long long min, max;
 
-	options_domain_range(rc->opt->domain, &min, &max);
+	names_option_domain_range(rc->opt->domain, &min, &max);
 	if (config_json_get_int(rc->cfg, rule, rc->path, key, INT64_MIN,
 				INT64_MAX, out, present))
 		return -EINVAL;
@@ -431,7 +430,7 @@ static int parse_clamp(struct rule_ctx *rc, struct json_object *rule,
 			rc->opt->name);
 	if (check_settable(rc, "clamp"))
 		return -EINVAL;
-	options_domain_range(rc->opt->domain, &out->min, &out->max);
+	names_option_domain_range(rc->opt->domain, &out->min, &out->max);
 	if (get_in_domain(rc, rule, "min", &min, &has_min) ||
 	    get_in_domain(rc, rule, "max", &max, &has_max))
 		return -EINVAL;
@@ -495,14 +494,14 @@ static int parse_force(struct rule_ctx *rc, struct json_object *rule,
 	return 0;
 }
 
-/* How the programs must read and write this option: see options.c. */
+/* How the programs must read and write this option: see names.c. */
 static void fill_semantics(const struct sh_option_name *opt,
 			   struct sh_opt_rule *rule)
 {
 	rule->domain = opt->domain;
 	rule->special = opt->special;
-	rule->short_read = options_short_read(opt);
-	rule->get_form = options_get_form(opt);
+	rule->short_read = names_option_short_read(opt);
+	rule->get_form = names_option_get_form(opt);
 }
 
 /*
@@ -590,7 +589,7 @@ static void fit_domain(enum sh_domain domain, struct sh_opt_rule *rule)
 	long long min, max;
 	__s64 v;
 
-	options_domain_range(domain, &min, &max);
+	names_option_domain_range(domain, &min, &max);
 	rule->min = clip(rule->min, min, max);
 	rule->max = clip(rule->max, min, max);
 	if (rule->action != SH_ACTION_FORCE_INT)
@@ -610,7 +609,7 @@ static size_t add_aliases(struct sh_rule_entry *rules, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		struct sh_option_alias alias[SH_MAX_ALIASES];
-		size_t nr = options_aliases(&rules[i].key, alias);
+		size_t nr = names_option_aliases(&rules[i].key, alias);
 
 		for (size_t a = 0; a < nr; a++) {
 			const struct sh_option_name *to;
@@ -623,7 +622,8 @@ static size_t add_aliases(struct sh_rule_entry *rules, size_t n)
 			*e = rules[i];
 			e->key = alias[a].key;
 			e->alias_of = (int)i;
-			to = options_by_value(e->key.level, e->key.optname);
+			to = names_option_by_value(e->key.level,
+						   e->key.optname);
 			if (to) {
 				e->option_name = to->name;
 				fill_semantics(to, &e->rule);

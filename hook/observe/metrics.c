@@ -12,17 +12,16 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroup/cg.h"
 #include "lib/cleanup.h"
 #include "lib/fileio.h"
 #include "lib/log.h"
-#include "observe/audit_mode.h"
+#include "observe/counters.h"
 #include "observe/metrics.h"
-#include "prog/counters.h"
 #include "state/state.h"
 #include "state/stats.h"
 
@@ -62,7 +61,7 @@ static int metrics_would_have(const struct sh_record *rec,
 	c->wh = malloc(sizeof(*c->wh));
 	if (!c->wh)
 		return -ENOMEM;
-	r = audit_mode_read(&rec->progs, rec->cg.id, c->wh);
+	r = counters_audit_read(&rec->progs, rec->cg.id, c->wh);
 	if (r) {
 		free(c->wh);
 		c->wh = NULL;
@@ -198,8 +197,8 @@ static void metrics_would_have_one(struct prom *p,
 			{ "option", option },
 		};
 
-		audit_mode_level(e, level, sizeof(level));
-		audit_mode_option(e, option, sizeof(option));
+		counters_audit_level(e, level, sizeof(level));
+		counters_audit_option(e, option, sizeof(option));
 		metrics_prom_sample(p, "", l, ARRAY_SIZE(l), e->n);
 	}
 }

@@ -108,7 +108,7 @@ const char *status_view_drift_state_name(enum drift_state s);
 int status_view_drift_text(const struct drift_kind *k, const char *cg_rel,
 			   char *buf, size_t len);
 
-#include "prog/counters.h"
+#include "observe/counters.h"
 #include "stage/apply.h"
 #include "state/state.h"
 

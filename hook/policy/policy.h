@@ -2,6 +2,7 @@
 #ifndef SH_POLICY_H
 #define SH_POLICY_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 
 #include "config/config.h"
@@ -84,5 +85,9 @@ int policy_parse_bool(const char *key, const char *value, bool *out,
  */
 int policy_require_check(const struct sh_config *cfg,
 			 const struct sh_container *c, struct sh_error *err);
+
+/* The effective policy, each part with where it came from. */
+struct json_object *policy_describe(const struct sh_effective *eff);
+void policy_describe_text(struct json_object *desc);
 
 #endif /* SH_POLICY_H */

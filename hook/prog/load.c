@@ -21,7 +21,7 @@
 #include "lib/cleanup.h"
 #include "prog/generic.h"
 #include "getsockopt.skel.h"
-#include "config/options.h"
+#include "config/names.h"
 #include "lib/log.h"
 #include "prog/load.h"
 #include "prog/objects.h"
@@ -347,7 +347,7 @@ static int fill_domain(struct bpf_map *map, int level,
 	return bpf_map__update_elem(map, &k, sizeof(k), &d, sizeof(d), BPF_ANY);
 }
 
-/* Record mode: how the kernel keeps each int option (options.c), at its
+/* Record mode: how the kernel keeps each int option (names.c), at its
  * level and, for UDP's, at SOL_UDPLITE, which UDP's handler takes as its
  * own; frozen. One entry, never read, when not recording. */
 static int fill_domains(struct bpf_map *map, bool on)
@@ -356,8 +356,8 @@ static int fill_domains(struct bpf_map *map, bool on)
 
 	if (!on)
 		return 0;
-	for (size_t i = 0; !r && i < options_count(); i++) {
-		const struct sh_option_name *opt = options_at(i);
+	for (size_t i = 0; !r && i < names_option_count(); i++) {
+		const struct sh_option_name *opt = names_option_at(i);
 
 		if (opt->kind != OPT_INT)
 			continue;

@@ -46,7 +46,6 @@
 
 #include "config/config.h"
 #include "config/names.h"
-#include "config/options.h"
 #include "config/render.h"
 #include "getsockopt.skel.h"
 #include "lib/cleanup.h"
@@ -348,8 +347,8 @@ void footprint_policy_merge_value(struct sh_fp_value *into,
 
 static const struct sh_option_name *entry_option(const struct sh_fp_key *k)
 {
-	return options_by_value(k->a == SOL_UDPLITE_LEVEL ? FP_SOL_UDP : k->a,
-				k->b);
+	return names_option_by_value(
+		k->a == SOL_UDPLITE_LEVEL ? FP_SOL_UDP : k->a, k->b);
 }
 
 /* The kernel's value of every int in [min, max], as a range of the
@@ -433,7 +432,7 @@ void footprint_policy_typed(struct footprint_entry *e)
 	if (opt && opt->kind == OPT_INT) {
 		if (v->has_value == SH_FP_RAW)
 			raw_to_kept(opt->domain, opt->special, &lo, &hi);
-		options_domain_range(opt->domain, &dmin, &dmax);
+		names_option_domain_range(opt->domain, &dmin, &dmax);
 		lo = lo < dmin ? dmin : lo > dmax ? dmax : lo;
 		hi = hi < dmin ? dmin : hi > dmax ? dmax : hi;
 		if (lo > hi) { /* not an int's range: all the type holds */
@@ -557,7 +556,8 @@ static bool clampable(const struct sh_option_name *opt,
 static struct json_object *proposed_rule(int level, int optname, __u32 action,
 					 long long min, long long max)
 {
-	const struct sh_option_name *opt = options_by_value(level, optname);
+	const struct sh_option_name *opt =
+		names_option_by_value(level, optname);
 	struct sh_rule_entry r = {
 		.option_name = opt ? opt->name : NULL,
 		.key = { .level = level, .optname = optname },
@@ -582,7 +582,8 @@ static struct json_object *clamp_rule(const struct footprint_entry *e,
  * allow. */
 static struct json_object *seen_rule(const struct footprint_entry *e)
 {
-	const struct sh_option_name *opt = options_by_value(e->key.a, e->key.b);
+	const struct sh_option_name *opt =
+		names_option_by_value(e->key.a, e->key.b);
 
 	if (!clampable(opt, &e->v))
 		return proposed_rule(e->key.a, e->key.b, SH_ACTION_ALLOW, 0, 0);
@@ -799,7 +800,8 @@ static const char *const call_names[] = {
 
 static const char *option_name(int level, int optname)
 {
-	const struct sh_option_name *opt = options_by_value(level, optname);
+	const struct sh_option_name *opt =
+		names_option_by_value(level, optname);
 
 	return opt ? opt->name : NULL;
 }
@@ -906,7 +908,7 @@ static int option_value(const char *name, int level, int *out)
 {
 	const struct sh_option_name *opt;
 
-	if (options_find(level, name, &opt))
+	if (names_option_find(level, name, &opt))
 		return -ENOENT;
 	*out = opt->optname;
 	return 0;

@@ -24,7 +24,6 @@
 #include "record/footprint.h"
 #include "record/recording.h"
 #include "stage/prestart.h"
-#include "stage/reaper.h"
 #include "stage/teardown.h"
 #include "state/state.h"
 
@@ -308,8 +307,8 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 	timing_mark("record");
 	attach_publish(l, &rec->progs);
 	if (rec->cg.created || reap) {
-		r = classified(reaper_spawn(rec, err), SH_REASON_REAPER_FAILED,
-			       err);
+		r = classified(teardown_reaper_spawn(rec, err),
+			       SH_REASON_REAPER_FAILED, err);
 		if (r)
 			goto err_record;
 	}

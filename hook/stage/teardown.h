@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Undoing what prestart did: poststop for one container, gc for all that
- * are gone, and the reaper (reaper.c) for a cgroup the hook made. Each
+ * are gone, and the reaper (teardown.c) for a cgroup the hook made. Each
  * says what it did or could not do as warnings: it never fails a runtime.
  */
 #ifndef SH_TEARDOWN_H
@@ -33,5 +33,12 @@ int teardown_poststop(const struct oci_state *st, struct sh_error *err);
 /* Removes what containers that are gone left behind; returns the count,
  * or a negative errno (err) when the state directory is unsafe. */
 int teardown_gc(struct sh_error *err);
+
+/*
+ * For a cgroup the hook made itself: a detached process that releases it
+ * (programs, cgroup, record) as soon as the cgroup empties, so nothing
+ * stays behind even when poststop never runs.
+ */
+int teardown_reaper_spawn(const struct sh_record *rec, struct sh_error *err);
 
 #endif /* SH_TEARDOWN_H */

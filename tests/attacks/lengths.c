@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Every length, for every option the hook's table knows
- * (hook/config/options.c):
+ * (hook/config/names.c):
  * the setsockopt program must enforce a clamp or a forced value whatever
  * optlen the caller passes, 1, 2, 3, 4, 8, a page + 1 or 8192 bytes, and a
  * forced getsockopt value must come back in every buffer size exactly as a
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 
 #include "attack.h"
-#include "config/options.h"
+#include "config/names.h"
 
 #define MAX_LEN 8192
 #define NR_LENS 7
@@ -182,15 +182,15 @@ static void calibrate_target(const struct target *t)
 	printf("I %d %d %d %d %s %lld %lld %lld %lld %lld\n", t->family,
 	       t->type, t->opt->level, t->opt->optname, t->opt->name, v.lo,
 	       v.hi, v.hib == LLONG_MIN ? v.lo : v.hib, v.rlo, v.init);
-	options_domain_range(t->opt->domain, &mn, &mx);
+	names_option_domain_range(t->opt->domain, &mn, &mx);
 	if (v.rlo >= mn && v.rlo <= mx)
 		print_get_refs(t, &(int){ (int)v.lo }, 4);
 }
 
 static int calibrate(void)
 {
-	for (size_t i = 0; i < options_count(); i++) {
-		const struct sh_option_name *o = options_at(i);
+	for (size_t i = 0; i < names_option_count(); i++) {
+		const struct sh_option_name *o = names_option_at(i);
 		struct target t = { o, AF_INET, SOCK_STREAM };
 
 		if ((o->kind != OPT_INT && o->kind != OPT_STRING) ||
@@ -237,7 +237,7 @@ static bool parse_line(const char *line, struct plan_line *p)
 		goto found;
 	return false;
 found:
-	p->t.opt = options_by_value(level, optname);
+	p->t.opt = names_option_by_value(level, optname);
 	return p->t.opt != NULL;
 }
 

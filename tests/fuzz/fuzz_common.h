@@ -21,7 +21,6 @@
 #include "input/oci.h"
 #include "lib/error.h"
 #include "lib/log.h"
-#include "policy/describe.h"
 #include "policy/policy.h"
 
 /* A fresh error for each call: the targets look only at return codes. */
@@ -58,7 +57,7 @@ static inline void fuzz_quiet(void)
 
 	/* LOG_ERR is 3: a negative level drops every message. */
 	log_set_level(-1);
-	/* describe_print_text() writes to stdout; libFuzzer uses stderr. */
+	/* policy_describe_text() writes to stdout; libFuzzer uses stderr. */
 	if (fd >= 0) {
 		dup2(fd, STDOUT_FILENO);
 		close(fd);
@@ -177,9 +176,9 @@ static inline void fuzz_resolve(const struct sh_config *cfg,
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		policy_needs(&eff, k);
 	policy_is_empty(&eff);
-	desc = describe_effective(&eff);
+	desc = policy_describe(&eff);
 	if (desc) {
-		describe_print_text(desc);
+		policy_describe_text(desc);
 		json_object_to_json_string_ext(desc, JSON_C_TO_STRING_PLAIN);
 		json_object_put(desc);
 	}

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "fuzz_common.h"
-#include "config/options.h"
+#include "config/names.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -58,7 +58,7 @@ static void assert_rules(const struct sh_rule_entry *rules, size_t n,
 		FUZZ_ASSERT(r->domain <= SH_DOM_PACING &&
 			    r->short_read <= SH_SHORT_ZERO &&
 			    r->get_form <= SH_GET_STR_NUL);
-		options_domain_range(r->domain, &min, &max);
+		names_option_domain_range(r->domain, &min, &max);
 		memcpy(&v, r->value, sizeof(v));
 
 		FUZZ_ASSERT(rules[i].key.level >= 0 &&

@@ -5,7 +5,7 @@
 # The same checks as 10-runc-policy.sh, plus a caller in a non-root cgroup
 # shared with another process.
 #
-# Modules: `cg.c`, `reaper.c`
+# Modules: `cg.c`, `teardown.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -8,7 +8,7 @@
 # later container has come and gone a minute after the last gc (poststop
 # collects at most once a minute; 45-preload checks that it waits).
 #
-# Modules: `teardown.c`, `reaper.c`, `state.c`
+# Modules: `teardown.c`, `state.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -12,7 +12,7 @@
 #      container is deleted the reaper still releases everything.
 # The bundles have no poststop hook, so the reaper is the one releasing.
 #
-# Modules: `reaper.c`, `log.c`
+# Modules: `teardown.c`, `log.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -14,7 +14,7 @@
 #  - probe --json on this host (root only);
 #  - explain changes no kernel or hook state (root only).
 #
-# Modules: `cmd_explain.c`, `cmd_validate.c`, `describe.c`, `wiring_hooksd.c`, `lint.c`, `cmd_probe.c`
+# Modules: `cmd_explain.c`, `cmd_validate.c`, `policy.c`, `wiring_hooksd.c`, `lint.c`, `cmd_probe.c`
 # Root: partly
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

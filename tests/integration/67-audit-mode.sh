@@ -15,7 +15,7 @@
 # allow_audit_mode or the policy's audit_by_annotation says so (validate
 # warns about it); the default policy still holds. Nothing is left behind.
 #
-# Modules: `audit_mode.c`, `policy.c`, `load.c`
+# Modules: `counters.c`, `policy.c`, `load.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

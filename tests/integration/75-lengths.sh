@@ -11,7 +11,7 @@
 #      (getsockopt: 0 to page+1 bytes) and asserts what the kernel holds.
 # SOL_IP options run on AF_INET6 sockets as well.
 #
-# Modules: `options.c`
+# Modules: `names.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * audit_mode.c, how audit mode's counters read: "would deny SOL_SOCKET
+ * counters.c, how audit mode's counters read: "would deny SOL_SOCKET
  * SO_MARK (setsockopt)", socket rules by family, type and protocol, misses
  * of an allow-list, the overflow slots, and the same as labels and JSON.
  * Reading the counters from the programs' maps needs BPF: 67-audit-mode.sh.
  *
- * Modules: `audit_mode.c`
+ * Modules: `counters.c`
  */
 #include <string.h>
 #include <netinet/in.h>
@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 
 #include "tap.h"
-#include "observe/audit_mode.h"
+#include "observe/counters.h"
 
 static const struct audit_mode_entry deny_mark = {
 	.kind = SH_PROG_SET,
@@ -64,7 +64,7 @@ static void text_is(const struct audit_mode_entry *e, const char *want)
 {
 	char buf[256];
 
-	audit_mode_text(e, buf, sizeof(buf));
+	counters_audit_text(e, buf, sizeof(buf));
 	is_str(buf, want, "text: %s", want);
 }
 
@@ -73,8 +73,8 @@ static void labels_are(const struct audit_mode_entry *e, const char *level,
 {
 	char l[32], o[96];
 
-	audit_mode_level(e, l, sizeof(l));
-	audit_mode_option(e, o, sizeof(o));
+	counters_audit_level(e, l, sizeof(l));
+	counters_audit_option(e, o, sizeof(o));
 	ok(!strcmp(l, level) && !strcmp(o, option),
 	   "labels: level '%s' option '%s' (got '%s' '%s')", level, option, l,
 	   o);
@@ -104,9 +104,9 @@ int main(void)
 	w.e[w.nr++] = deny_socket;
 	w.e[w.nr++] = miss;
 	w.e[w.nr++] = overflow;
-	ok(audit_mode_total(&w) == 3 + 2 + 4 + 5,
+	ok(counters_audit_total(&w) == 3 + 2 + 4 + 5,
 	   "total: the sum of the counts");
-	arr = audit_mode_json(&w);
+	arr = counters_audit_json(&w);
 	ok(json_object_array_length(arr) == 4, "JSON: one object per entry");
 	o = json_object_array_get_idx(arr, 2);
 	ok(json_object_object_get_ex(o, "program", &v) &&
@@ -124,6 +124,6 @@ int main(void)
 	   "JSON: program, action, level, option, not_allowed, count");
 	json_object_put(arr);
 	w.nr = 0;
-	ok(audit_mode_total(&w) == 0, "no entries: 0");
+	ok(counters_audit_total(&w) == 0, "no entries: 0");
 	return tap_done();
 }

@@ -15,7 +15,6 @@
 #include "config/config.h"
 #include "helpers.h"
 #include "config/names.h"
-#include "config/options.h"
 #include "tap.h"
 
 static const struct sh_rule_entry *rule_for(const struct sh_rule_entry *rules,
@@ -254,13 +253,13 @@ static void test_names(void)
 	ok(names_level("SOL_TCP", &v) == 0 && v == 6, "SOL_TCP is 6");
 	ok(names_level("IPPROTO_IPV6", &v) == 0 && v == 41,
 	   "IPPROTO_IPV6 alias");
-	ok(options_find(1, "SO_RCVBUF", &opt) == 0 && opt->optname == 8,
+	ok(names_option_find(1, "SO_RCVBUF", &opt) == 0 && opt->optname == 8,
 	   "SO_RCVBUF is 8");
-	ok(options_find(6, "13", &opt) == 0 && opt->kind == OPT_STRING,
+	ok(names_option_find(6, "13", &opt) == 0 && opt->kind == OPT_STRING,
 	   "numeric option finds its name and kind");
-	ok(options_find(6, "9999", &opt) == 0 && opt->kind == OPT_UNKNOWN,
+	ok(names_option_find(6, "9999", &opt) == 0 && opt->kind == OPT_UNKNOWN,
 	   "unknown numeric option accepted");
-	ok(options_find(1, "SO_NOPE", &opt) == -ENOENT, "unknown name");
+	ok(names_option_find(1, "SO_NOPE", &opt) == -ENOENT, "unknown name");
 	is_str(names_suggest("TCP_CONGESTOIN"), "TCP_CONGESTION", "suggestion");
 	ok(names_suggest("completely-different") == NULL, "no wild suggestion");
 }

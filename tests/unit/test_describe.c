@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * describe.c: what `explain` shows of an effective policy, in JSON and as
+ * policy.c: what `explain` shows of an effective policy, in JSON and as
  * text: the policy and where it came from, the socket rules by name, the
  * option rules with their values and aliases, the bypass and the mode, and
  * exactly the programs that would attach.
  *
- * Modules: `describe.c`
+ * Modules: `policy.c`
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include <json-c/json.h>
 
 #include "config/config.h"
-#include "policy/describe.h"
+#include "policy/policy.h"
 #include "helpers.h"
 #include "tap.h"
 
@@ -43,7 +43,7 @@ static const char *text_of(struct json_object *o, const char *path)
 	return v ? json_object_get_string(v) : NULL;
 }
 
-/* What describe_print_text() prints, as one string (free it). */
+/* What policy_describe_text() prints, as one string (free it). */
 static char *printed(struct json_object *desc)
 {
 	FILE *f = tmpfile();
@@ -52,7 +52,7 @@ static char *printed(struct json_object *desc)
 
 	fflush(stdout);
 	dup2(fileno(f), STDOUT_FILENO);
-	describe_print_text(desc);
+	policy_describe_text(desc);
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
@@ -72,7 +72,7 @@ static void test_restricted(const struct sh_config *cfg)
 	ok(effective_for(cfg, "{\"sockopt-hook.io/policy\":\"restricted\"}",
 			 &st, &eff) == 0,
 	   "restricted by annotation resolves");
-	d = describe_effective(&eff);
+	d = policy_describe(&eff);
 	is_str(text_of(d, "policy.name"), "restricted", "policy.name");
 	is_str(text_of(d, "policy.source"), "annotation sockopt-hook.io/policy",
 	       "policy.source");
@@ -132,7 +132,7 @@ static void test_small(const struct sh_config *cfg)
 	ok(effective_for(cfg, "{\"sockopt-hook.io/policy\":\"setonly\"}", &st,
 			 &eff) == 0,
 	   "setonly resolves");
-	d = describe_effective(&eff);
+	d = policy_describe(&eff);
 	is_str(json_object_to_json_string_ext(get(d, "programs"),
 					      JSON_C_TO_STRING_PLAIN),
 	       "[\"setsockopt\"]", "only setsockopt would attach");
@@ -143,7 +143,7 @@ static void test_small(const struct sh_config *cfg)
 
 	ok(effective_for(cfg, "{\"x\":\"y\"}", &st, &eff) == 0,
 	   "no annotation resolves");
-	d = describe_effective(&eff);
+	d = policy_describe(&eff);
 	text = printed(d);
 	ok(!get(d, "policy") && strstr(text, "policy: none\n") &&
 		   strstr(text, "programs that would attach: none\n"),
@@ -155,7 +155,7 @@ static void test_small(const struct sh_config *cfg)
 	ok(effective_for(cfg, "{\"sockopt-hook.io/bypass-prot-mem\":\"true\"}",
 			 &st, &eff) == 0,
 	   "the bypass annotation resolves");
-	d = describe_effective(&eff);
+	d = policy_describe(&eff);
 	ok(json_object_get_boolean(get(d, "bypass_prot_mem.value")) &&
 		   strstr(text_of(d, "bypass_prot_mem.source"),
 			  "sockopt-hook.io/bypass-prot-mem"),
@@ -186,7 +186,7 @@ static void test_aliases_and_mode(void)
 		   "{\"sockopt-hook.io/policy\":\"p\",\"sockopt-hook.io/mode\":\"audit\"}",
 		   &st, &eff) == 0,
 	   "p in audit mode resolves");
-	d = describe_effective(&eff);
+	d = policy_describe(&eff);
 	ok(json_object_get_int(get(d, "setsockopt.0.value")) == 16,
 	   "a forced integer value");
 	ok(get(d, "setsockopt.0.also") == NULL, "IP_TOS has no alias");

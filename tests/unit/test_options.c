@@ -4,7 +4,7 @@
  * them: domains, short reads, getsockopt forms, aliases, and the rules the
  * programs could not enforce.
  *
- * Modules: `options.c`
+ * Modules: `names.c`
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,7 +12,7 @@
 
 #include "config/config.h"
 #include "helpers.h"
-#include "config/options.h"
+#include "config/names.h"
 #include "tap.h"
 
 #define POLICY(rules) "{\"policies\":{\"p\":{" rules "}}}"
@@ -35,7 +35,7 @@ static const struct sh_option_name *slots_lost(void)
 	const struct sh_option_name *o;
 	int slot;
 
-	for (size_t i = 0; (o = options_at(i)); i++) {
+	for (size_t i = 0; (o = names_option_at(i)); i++) {
 		if (o->kind != OPT_INT)
 			continue;
 		for (int pass = 0; pass < (o->level == 17 ? 2 : 1); pass++) {
@@ -58,43 +58,44 @@ static void test_table(void)
 	const struct sh_option_name *o, *lost = NULL;
 	size_t i;
 
-	for (i = 0; (o = options_at(i)); i++) {
+	for (i = 0; (o = names_option_at(i)); i++) {
 		const struct sh_option_name *again;
 
-		if (options_find(o->level, o->name, &again) || again != o ||
-		    options_by_value(o->level, o->optname) != o) {
+		if (names_option_find(o->level, o->name, &again) ||
+		    again != o ||
+		    names_option_by_value(o->level, o->optname) != o) {
 			lost = o;
 			break;
 		}
 	}
-	ok(!lost && i == options_count() && i > 0,
-	   "all %zu options are found by name and value", options_count());
+	ok(!lost && i == names_option_count() && i > 0,
+	   "all %zu options are found by name and value", names_option_count());
 	if (lost)
 		tap_diag("  not found again: level %d, %s (%d)", lost->level,
 			 lost->name, lost->optname);
 	ok(!slots_lost(), "every int option has a record-mode slot of its own");
-	o = options_by_value(1, 8);
+	o = names_option_by_value(1, 8);
 	ok(o && o->domain == SH_DOM_U32, "SO_RCVBUF is kept unsigned");
-	o = options_by_value(1, 18);
+	o = names_option_by_value(1, 18);
 	ok(o && o->domain == SH_DOM_NEG_TO && o->special == INT_MAX,
 	   "SO_RCVLOWAT: negative means INT_MAX");
-	o = options_by_value(0, 1);
+	o = names_option_by_value(0, 1);
 	ok(o && o->domain == SH_DOM_U8 &&
-		   options_short_read(o) == SH_SHORT_BYTE &&
-		   options_get_form(o) == SH_GET_INT_BYTE,
+		   names_option_short_read(o) == SH_SHORT_BYTE &&
+		   names_option_get_form(o) == SH_GET_INT_BYTE,
 	   "IP_TOS: a byte is kept; IPv4 reads and returns single bytes");
-	o = options_by_value(41, 67);
+	o = names_option_by_value(41, 67);
 	ok(o && o->domain == SH_DOM_M1_TO && o->special == 0 &&
-		   options_short_read(o) == SH_SHORT_ZERO,
+		   names_option_short_read(o) == SH_SHORT_ZERO,
 	   "IPV6_TCLASS: -1 means 0; a short IPv6 value reads as 0");
-	o = options_by_value(1, 47);
-	ok(o && options_get_form(o) == SH_GET_U64,
+	o = names_option_by_value(1, 47);
+	ok(o && names_option_get_form(o) == SH_GET_U64,
 	   "SO_MAX_PACING_RATE comes back as a u64");
-	o = options_by_value(6, 13);
-	ok(o && options_get_form(o) == SH_GET_STR_PADDED,
+	o = names_option_by_value(6, 13);
+	ok(o && names_option_get_form(o) == SH_GET_STR_PADDED,
 	   "TCP_CONGESTION comes back NUL-padded");
-	o = options_by_value(1, 25);
-	ok(o && options_get_form(o) == SH_GET_STR_NUL,
+	o = names_option_by_value(1, 25);
+	ok(o && names_option_get_form(o) == SH_GET_STR_NUL,
 	   "SO_BINDTODEVICE comes back with its NUL");
 }
 

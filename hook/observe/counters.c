@@ -1,24 +1,103 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Reading the per-CPU counters back: each program has a "counters" cgroup
+ * storage map, found through the program's map ids, holding one entry per
+ * attachment; status needs nothing but the record's program ids.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config/names.h"
+#include "config/render.h"
+#include "generic_map.h"
+#include "lib/bpfinfo.h"
+#include "lib/cleanup.h"
+#include "lib/jsonw.h"
+#include "observe/counters.h"
+
+const char *const counters_names[SH_CNT_MAX] = {
+	[SH_CNT_SOCK_CREATED] = "sockets_created",
+	[SH_CNT_SOCK_BYPASSED] = "sockets_bypassed",
+	[SH_CNT_SOCK_DENIED] = "socket_creations_denied",
+	[SH_CNT_SET_DENIED] = "setsockopt_denied",
+	[SH_CNT_SET_CLAMPED] = "setsockopt_clamped",
+	[SH_CNT_SET_FORCED] = "setsockopt_forced",
+	[SH_CNT_GET_DENIED] = "getsockopt_denied",
+	[SH_CNT_GET_FORCED] = "getsockopt_forced",
+};
+
+/* The container's own storage: key (cgroup id, attach type). */
+static int add_map(int map_fd, uint64_t cg_id, enum bpf_attach_type type,
+		   struct sh_counters *out)
+{
+	struct bpf_cgroup_storage_key key;
+	int ncpus = libbpf_num_possible_cpus();
+	_cleanup_free_ struct sh_counter_values *vals = NULL;
+
+	/* The key has tail padding, and all 16 bytes go to the kernel. */
+	memset(&key, 0, sizeof(key));
+	key.cgroup_inode_id = cg_id;
+	key.attach_type = type;
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(map_fd, &key, vals))
+		return -errno;
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		for (int i = 0; i < SH_CNT_MAX; i++)
+			out->v[i] += vals[cpu].v[i];
+	return 0;
+}
+
+static bool is_counters_map(const struct bpf_map_info *info, const void *data)
+{
+	(void)data;
+	return !strcmp(info->name, "counters") &&
+	       info->type == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE &&
+	       info->value_size == sizeof(struct sh_counter_values);
+}
+
+static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
+		    struct sh_counters *out)
+{
+	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog->id);
+	_cleanup_close_ int map_fd = -1;
+
+	if (fd < 0)
+		return -errno;
+	map_fd = bpfinfo_find_map(fd, NULL, is_counters_map, NULL);
+	if (map_fd < 0)
+		return map_fd;
+	return add_map(map_fd, cg_id, prog->type, out);
+}
+
+int counters_read(const struct sh_progs *progs, uint64_t cg_id,
+		  struct sh_counters *out)
+{
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < progs->nr; i++) {
+		int e = add_prog(&progs->prog[i], cg_id, out);
+
+		r = r ? r : e;
+	}
+	return r;
+}
+
+/*
  * Audit mode's would-have counters: each program of an audit mode copy has
  * a "would_have" cgroup storage (one value per attachment, so per
  * container) that says what the policy would have done; read through the
  * record's program ids, like counters.c.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-
-#include "lib/bpfinfo.h"
-#include "lib/cleanup.h"
-#include "observe/audit_mode.h"
-#include "generic_map.h"
-#include "config/names.h"
-#include "config/options.h"
-#include "config/render.h"
-#include "lib/jsonw.h"
 
 /*
  * A specialised copy's would_have map, or a generic program's state in
@@ -121,8 +200,8 @@ static void add_misses(const struct sh_would_have *w, enum sh_prog_kind kind,
 	}
 }
 
-static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
-		    struct audit_mode_counts *out)
+static int add_audit_prog(const struct sh_prog *prog, uint64_t cg_id,
+			  struct audit_mode_counts *out)
 {
 	const struct kind_info *k = kind_by_type(prog->type);
 	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog->id);
@@ -145,14 +224,14 @@ static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
 	return 0;
 }
 
-int audit_mode_read(const struct sh_progs *progs, uint64_t cg_id,
-		    struct audit_mode_counts *out)
+int counters_audit_read(const struct sh_progs *progs, uint64_t cg_id,
+			struct audit_mode_counts *out)
 {
 	int r = 0;
 
 	out->nr = 0;
 	for (int i = 0; i < progs->nr; i++) {
-		int e = add_prog(&progs->prog[i], cg_id, out);
+		int e = add_audit_prog(&progs->prog[i], cg_id, out);
 
 		r = r ? r : e;
 	}
@@ -165,7 +244,8 @@ static void add_name(struct render_buf *t, const char *name, int v)
 	render_named(t, v == SH_ANY ? "any" : name, v);
 }
 
-void audit_mode_level(const struct audit_mode_entry *e, char *buf, size_t len)
+void counters_audit_level(const struct audit_mode_entry *e, char *buf,
+			  size_t len)
 {
 	struct render_buf t;
 
@@ -178,7 +258,8 @@ void audit_mode_level(const struct audit_mode_entry *e, char *buf, size_t len)
 		render_named(&t, names_level_name(e->level), e->level);
 }
 
-void audit_mode_option(const struct audit_mode_entry *e, char *buf, size_t len)
+void counters_audit_option(const struct audit_mode_entry *e, char *buf,
+			   size_t len)
 {
 	const struct sh_option_name *opt;
 	struct render_buf t;
@@ -194,16 +275,17 @@ void audit_mode_option(const struct audit_mode_entry *e, char *buf, size_t len)
 		add_name(&t, names_protocol_name(e->extra), e->extra);
 		return;
 	}
-	opt = options_by_value(e->level, e->optname);
+	opt = names_option_by_value(e->level, e->optname);
 	add_name(&t, opt ? opt->name : NULL, e->optname);
 }
 
-void audit_mode_text(const struct audit_mode_entry *e, char *buf, size_t len)
+void counters_audit_text(const struct audit_mode_entry *e, char *buf,
+			 size_t len)
 {
 	char level[32], option[96];
 
-	audit_mode_level(e, level, sizeof(level));
-	audit_mode_option(e, option, sizeof(option));
+	counters_audit_level(e, level, sizeof(level));
+	counters_audit_option(e, option, sizeof(option));
 	if (e->overflow)
 		snprintf(buf, len, "would %s %s (%s)", e->action,
 			 e->miss ? "other options not allowed" :
@@ -215,7 +297,7 @@ void audit_mode_text(const struct audit_mode_entry *e, char *buf, size_t len)
 			 kind_get(e->kind)->name);
 }
 
-struct json_object *audit_mode_json(const struct audit_mode_counts *w)
+struct json_object *counters_audit_json(const struct audit_mode_counts *w)
 {
 	struct json_object *arr = json_object_new_array();
 	char level[32], option[96];
@@ -224,8 +306,8 @@ struct json_object *audit_mode_json(const struct audit_mode_counts *w)
 		const struct audit_mode_entry *e = &w->e[i];
 		struct json_object *o = json_object_new_object();
 
-		audit_mode_level(e, level, sizeof(level));
-		audit_mode_option(e, option, sizeof(option));
+		counters_audit_level(e, level, sizeof(level));
+		counters_audit_option(e, option, sizeof(option));
 		jsonw_str(o, "program", kind_get(e->kind)->name);
 		jsonw_str(o, "action", e->action);
 		jsonw_str(o, "level", level);
@@ -237,7 +319,7 @@ struct json_object *audit_mode_json(const struct audit_mode_counts *w)
 	return arr;
 }
 
-uint64_t audit_mode_total(const struct audit_mode_counts *w)
+uint64_t counters_audit_total(const struct audit_mode_counts *w)
 {
 	uint64_t n = 0;
 
