@@ -15,7 +15,7 @@
 #include "config/names.h"
 #include "config/render.h"
 #include "generic_map.h"
-#include "lib/bpfinfo.h"
+#include "lib/kind.h"
 #include "lib/cleanup.h"
 #include "lib/jsonw.h"
 #include "observe/counters.h"
@@ -72,7 +72,7 @@ static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
 
 	if (fd < 0)
 		return -errno;
-	map_fd = bpfinfo_find_map(fd, NULL, is_counters_map, NULL);
+	map_fd = kind_prog_find_map(fd, NULL, is_counters_map, NULL);
 	if (map_fd < 0)
 		return map_fd;
 	return add_map(map_fd, cg_id, prog->type, out);
@@ -213,7 +213,7 @@ static int add_audit_prog(const struct sh_prog *prog, uint64_t cg_id,
 		return -errno;
 	if (!k)
 		return 0;
-	map_fd = bpfinfo_find_map(fd, NULL, is_would_have_map, NULL);
+	map_fd = kind_prog_find_map(fd, NULL, is_would_have_map, NULL);
 	if (map_fd < 0)
 		return map_fd == -ENOENT ? 0 : map_fd;
 	r = read_would_have(map_fd, prog, cg_id, &w);

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "config/render.h"
-#include "lib/bpfinfo.h"
+#include "lib/kind.h"
 #include "lib/jsonw.h"
 #include "observe/status_view.h"
 
@@ -499,7 +499,7 @@ static bool ours(__u32 id)
 {
 	char name[SH_BPF_NAME_MAX];
 
-	bpfinfo_prog_name(id, name);
+	kind_prog_name(id, name);
 	return !strncmp(name, OUR_PREFIX, strlen(OUR_PREFIX));
 }
 
@@ -509,7 +509,7 @@ static void add_other(struct drift_report *out, enum bpf_attach_type type,
 	size_t pos = strlen(out->other);
 	char name[SH_BPF_NAME_MAX];
 
-	bpfinfo_prog_name(id, name);
+	kind_prog_name(id, name);
 	snprintf(out->other + pos, sizeof(out->other) - pos, "%s%s %u (%s)",
 		 pos ? ", " : "", kind_type_name(type), id, name);
 }

@@ -14,7 +14,6 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "lib/bpfinfo.h"
 #include "lib/cleanup.h"
 #include "lib/kind.h"
 #include "lib/log.h"
@@ -34,7 +33,7 @@ static int attach_one(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 {
 	const struct kind_info *k = kind_get(kind);
 	struct sh_prog *p = &out->prog[out->nr];
-	int r = bpfinfo_prog(l->fd[kind], &p->id, p->name);
+	int r = kind_prog_info(l->fd[kind], &p->id, p->name);
 
 	if (r)
 		return error_errno(err, r, "cannot read the %s program",
@@ -149,7 +148,7 @@ static int detach_one(int cg_fd, const struct sh_prog *p, struct sh_error *err)
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (bpfinfo_prog(fd, &id, name) || strcmp(name, p->name))
+	if (kind_prog_info(fd, &id, name) || strcmp(name, p->name))
 		return 0;
 	if (bpf_prog_detach2(fd, cg_fd, p->type) && errno != ENOENT)
 		return error_errno(err, -errno, "cannot detach program %u (%s)",
@@ -177,7 +176,7 @@ static void collect_ours(enum bpf_attach_type type, const __u32 *ids, __u32 n,
 		_cleanup_close_ int fd = bpf_prog_get_fd_by_id(ids[i]);
 		struct sh_prog p = { .type = type };
 
-		if (fd < 0 || bpfinfo_prog(fd, &p.id, p.name) ||
+		if (fd < 0 || kind_prog_info(fd, &p.id, p.name) ||
 		    strncmp(p.name, OUR_PROG_PREFIX, strlen(OUR_PROG_PREFIX)))
 			continue;
 		found->prog[found->nr++] = p;
@@ -239,7 +238,7 @@ static int query(int cg_fd, enum bpf_attach_type type, struct path_prog *p)
 		return 0;
 	p->id = ids[0];
 	p->flags = flags;
-	bpfinfo_prog_name(p->id, p->name);
+	kind_prog_name(p->id, p->name);
 	return 1;
 }
 

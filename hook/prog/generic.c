@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_build_id.h"
-#include "lib/bpfinfo.h"
+#include "lib/kind.h"
 #include "lib/cleanup.h"
 #include "prog/generic.h"
 #include "generic_map.h"
@@ -266,12 +266,12 @@ static int open_maps(enum sh_prog_kind kind, bool audit, struct generic_prog *g)
 					sizeof(struct sh_gen_rule_key),
 					sizeof(struct sh_opt_rule) };
 
-	g->state_fd = bpfinfo_find_map(g->fd, NULL, map_is, &state);
+	g->state_fd = kind_prog_find_map(g->fd, NULL, map_is, &state);
 	if (g->state_fd < 0)
 		return g->state_fd;
 	if (kind == SH_PROG_SOCK)
 		return 0;
-	g->rules_fd = bpfinfo_find_map(g->fd, NULL, map_is, &rules);
+	g->rules_fd = kind_prog_find_map(g->fd, NULL, map_is, &rules);
 	return g->rules_fd < 0 ? g->rules_fd : 0;
 }
 
@@ -285,7 +285,7 @@ static int check_pinned(struct generic_prog *g, enum sh_prog_kind kind,
 
 	if (r)
 		return r;
-	r = bpfinfo_prog(g->fd, &g->id, name);
+	r = kind_prog_info(g->fd, &g->id, name);
 	if (r)
 		return r;
 	if (open_maps(kind, audit, g))

@@ -18,7 +18,7 @@
 #include <linux/magic.h>
 
 #include "cgroup/cg.h"
-#include "lib/bpfinfo.h"
+#include "lib/kind.h"
 #include "lib/cleanup.h"
 #include "lib/context.h"
 #include "prog/keys.h"
@@ -104,7 +104,7 @@ static int keys_find(int cg_fd, enum sh_prog_kind k, __u32 *found)
 	for (__u32 i = 0; i < n; i++) {
 		char name[SH_BPF_NAME_MAX];
 
-		bpfinfo_prog_name(ids[i], name);
+		kind_prog_name(ids[i], name);
 		if (!strcmp(name, SH_KEYS_PROG_NAME)) {
 			*found = ids[i];
 			return 0;

@@ -12,13 +12,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "lib/bpfinfo.h"
+#include "lib/kind.h"
 #include "lib/cleanup.h"
 #include "lib/fileio.h"
 #include "audit_mode_map.h"
 #include "prog/progcheck.h"
 
-#define PROG_MAPS_MAX 8 /* as bpfinfo.c: rules, counters, .rodata, ... */
+#define PROG_MAPS_MAX 8 /* as kind.c: rules, counters, .rodata, ... */
 #define FDINFO_PATH_MAX 48
 #define FDINFO_MAX 4096
 

@@ -5,7 +5,7 @@
  * again from what it asked for at start (policy_reresolve()); when that
  * differs from what its cgroup has, or it still runs a generic program,
  * the specialised copies (pinned by preload, shared, or loaded here) take
- * the old programs' place atomically (replace.h) and its record is
+ * the old programs' place atomically (apply.h) and its record is
  * rewritten, all or nothing. A container whose annotations prestart would
  * refuse now gets the node's defaults instead (policy_defaults()), never
  * its old programs, and the change says why; one the config no longer
@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "lib/error.h"
 #include "policy/policy.h"
+#include "prog/load.h"
 #include "state/state.h"
 
 enum apply_outcome {
@@ -104,5 +105,29 @@ void apply_check(const struct sh_config *cfg, const struct sh_record *rec,
 		 bool bypass_ok, struct apply_check *out);
 /* It runs exactly what the config gives it, from its own copies. */
 bool apply_check_current(const struct apply_check *c);
+
+/*
+ * Replacing what a running container's cgroup enforces (`apply`). Each
+ * attach type both the old and the new programs have is swapped in one
+ * BPF_PROG_ATTACH with BPF_F_REPLACE: the kernel puts the new program in
+ * the old one's place in the cgroup's list and publishes the cgroup's new
+ * effective program arrays (and its descendants') with one pointer store
+ * each, so every call runs the old program or the new one, never none,
+ * and once a call has seen the new one no later call sees the old one. A
+ * type only the new programs have is attached first, one only the old had
+ * is detached last. All or nothing: a failure puts back what was done.
+ */
+
+/*
+ * Moves the cgroup cg_fd from the programs in old to those l has
+ * (load_policy(), LOAD_SPECIALISED); out is what is attached now. A
+ * generic program's rules for the cgroup stay while the cgroup does (gc).
+ */
+int apply_replace_commit(int cg_fd, const struct sh_progs *old,
+			 const struct sh_loaded *l, struct sh_progs *out,
+			 struct sh_error *err);
+/* Puts old back in the place of now (after a later step failed). */
+int apply_replace_undo(int cg_fd, const struct sh_progs *old,
+		       const struct sh_progs *now, struct sh_error *err);
 
 #endif /* SH_APPLY_H */

@@ -15,7 +15,6 @@
 #include <json-c/json.h>
 
 #include "cgroup/cg.h"
-#include "lib/bpfinfo.h"
 #include "lib/error.h"
 #include "lib/kind.h"
 #include "lib/sh_types.h"

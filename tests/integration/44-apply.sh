@@ -26,7 +26,7 @@
 # default-asking annotations starts under the tightened config.
 # After each runtime, nothing is left behind (the reaper's cgroup too).
 #
-# Modules: `apply.c`, `replace.c`, `cmd_apply.c`, `policy.c`
+# Modules: `apply.c`, `cmd_apply.c`, `policy.c`
 # Root: yes
 # shellcheck source-path=SCRIPTDIR
 here=$(cd "$(dirname "$0")" && pwd)
