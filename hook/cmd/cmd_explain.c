@@ -78,7 +78,7 @@ static int check_kernel(const struct sh_config *cfg,
 	if (!eff->bypass ||
 	    access("/proc/sys/net/core/bypass_prot_mem", F_OK) == 0)
 		return 0;
-	policy_source_text(eff, true, src, sizeof(src));
+	policy_source_text(eff, /* bypass= */ true, src, sizeof(src));
 	if (cfg->on_unsupported == ON_UNSUPPORTED_WARN) {
 		log_warn(
 			"bypass-prot-mem is requested (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM (Linux >= 6.19): the container would start without it",
@@ -148,8 +148,10 @@ static int decide_later(const struct sh_config *cfg, const struct oci_state *st,
 
 	if (cg_find_root(&root, &none) == 0)
 		mount = root.mount;
-	own = cg_choice_decide(cfg, st, mount, "<cgroup>", true, &own_err);
-	make = cg_choice_decide(cfg, st, mount, "<cgroup>", false, &make_err);
+	own = cg_choice_decide(cfg, st, mount, "<cgroup>",
+			       /* dedicated= */ true, &own_err);
+	make = cg_choice_decide(cfg, st, mount, "<cgroup>",
+				/* dedicated= */ false, &make_err);
 	jsonw_str(o, "path", NULL);
 	jsonw_str(o, "hook_creates", NULL);
 	jsonw_str(o, "exec_policed", NULL);

@@ -134,7 +134,7 @@ static int add_policies(struct features *f, const struct sh_config *cfg)
 	for (size_t i = 0; i < cfg->nr_allowed && !r; i++) {
 		snprintf(key, sizeof(key), FEATURES_PREFIX "policy.%s",
 			 cfg->allowed_policies[i]);
-		r = add_label(f, key, true);
+		r = add_label(f, key, /* value= */ true);
 	}
 	return r;
 }

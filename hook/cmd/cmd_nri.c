@@ -338,7 +338,7 @@ static int read_input(struct nri_cmd *c, struct nri_plugin *p)
 static void registered(struct nri_cmd *c, struct nri_plugin *p)
 {
 	c->status.since = (long long)time(NULL);
-	nri_status_write(&c->status, p, true);
+	nri_status_write(&c->status, p, /* registered= */ true);
 	log_info("registered with %s %s as %s-%s (request timeout %lld ms)",
 		 p->runtime, p->runtime_version, p->idx, p->name,
 		 (long long)p->request_timeout_ms);
@@ -412,7 +412,7 @@ end:
 			(unsigned long long)p.stats.copied,
 			(unsigned long long)(p.stats.started - p.stats.refused),
 			(unsigned long long)p.stats.refused);
-	nri_status_write(&c->status, &p, false);
+	nri_status_write(&c->status, &p, /* registered= */ false);
 	nri_plugin_free(&p);
 	return r;
 }

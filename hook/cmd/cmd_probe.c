@@ -90,7 +90,7 @@ static int count_pin(int dir, const char *name, const char *type, uint64_t hash,
 static void probe_pins(struct probe_result *p)
 {
 	struct sh_error err = { 0 };
-	_cleanup_close_ int dir = pin_dir_open(false, &err);
+	_cleanup_close_ int dir = pin_dir_open(/* create= */ false, &err);
 
 	p->pins = p->generic = 0;
 	if (dir >= 0 && pin_foreach(dir, count_pin, p, &err) == 0)

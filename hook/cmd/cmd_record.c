@@ -86,7 +86,8 @@ static struct json_object *document(const struct sh_record *rec,
 				    const struct footprint *fp,
 				    struct sh_error *err)
 {
-	struct json_object *prov = recording_provenance(rec, fp, false, err);
+	struct json_object *prov =
+		recording_provenance(rec, fp, /* ended= */ false, err);
 	struct json_object *recordings;
 
 	if (!prov)
@@ -521,11 +522,11 @@ static int add_name(struct merge *m, const char *name)
 	if (!cfg)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "%s/%s", cfg->record_dir, name);
-	top = trust_open_dir_path("record.dir", cfg->record_dir, false, 0750,
-				  &err);
+	top = trust_open_dir_path("record.dir", cfg->record_dir,
+				  /* create= */ false, 0750, &err);
 	if (top >= 0)
-		dir = trust_open_dir_at(top, name, "record.dir", path, false,
-					0750, &err);
+		dir = trust_open_dir_at(top, name, "record.dir", path,
+					/* create= */ false, 0750, &err);
 	if (top < 0 || dir < 0) {
 		log_error("no recordings of '%s': %s", name, err.msg);
 		return err.code;

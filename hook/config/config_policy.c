@@ -687,11 +687,13 @@ static int parse_named_list(struct config_ctx *ctx, struct json_object *obj,
 int config_policy_rules_parse(struct config_ctx *ctx, struct json_object *obj,
 			      const char *policy, struct sh_policy *pol)
 {
-	int r = parse_named_list(ctx, obj, policy, "setsockopt", false,
-				 &pol->set_rules, &pol->nr_set);
+	int r = parse_named_list(ctx, obj, policy, "setsockopt",
+				 /* is_get= */ false, &pol->set_rules,
+				 &pol->nr_set);
 
 	if (r)
 		return r;
-	return parse_named_list(ctx, obj, policy, "getsockopt", true,
-				&pol->get_rules, &pol->nr_get);
+	return parse_named_list(ctx, obj, policy, "getsockopt",
+				/* is_get= */ true, &pol->get_rules,
+				&pol->nr_get);
 }

@@ -115,14 +115,16 @@ static int check_state(struct oci_state *st, struct sh_error *err)
 static int state_fields(struct oci_state *st, struct sh_error *err)
 {
 	struct json_object *ann = NULL, *root = st->state_root;
-	int r = state_string(root, "id", true, &st->id, err);
+	int r = state_string(root, "id", /* required= */ true, &st->id, err);
 
 	if (r)
 		return r;
-	r = state_string(root, "status", false, &st->status, err);
+	r = state_string(root, "status", /* required= */ false, &st->status,
+			 err);
 	if (r)
 		return r;
-	r = state_string(root, "bundle", false, &st->bundle, err);
+	r = state_string(root, "bundle", /* required= */ false, &st->bundle,
+			 err);
 	if (r)
 		return r;
 	r = state_pid(root, &st->pid, err);

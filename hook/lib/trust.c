@@ -89,10 +89,10 @@ int trust_open_config(const char *path, int *out, struct sh_error *err)
 		return config_errno(path, errno, err);
 	if (!S_ISREG(fst.st_mode))
 		return config_errno(path, EINVAL, err);
-	why = untrusted(&fst, true, false);
+	why = untrusted(&fst, /* root_may_own= */ true, /* sticky_ok= */ false);
 	if (why)
 		return refuse_config(path, NULL, &fst, why, err);
-	why = untrusted(&dst, true, true);
+	why = untrusted(&dst, /* root_may_own= */ true, /* sticky_ok= */ true);
 	if (why)
 		return refuse_config(path, dir_path, &dst, why, err);
 	*out = take_fd(&fd);
@@ -108,7 +108,8 @@ int trust_check_dir(int fd, const char *what, const char *path,
 	if (fstat(fd, &st) < 0)
 		return error_errno(err, -errno, "cannot stat %s %.128s", what,
 				   path);
-	why = S_ISDIR(st.st_mode) ? untrusted(&st, false, false) :
+	why = S_ISDIR(st.st_mode) ? untrusted(&st, /* root_may_own= */ false,
+					      /* sticky_ok= */ false) :
 				    "is not a directory";
 	if (!why)
 		return 0;
@@ -138,7 +139,8 @@ static const char *untrusted_link(const char *path, const struct stat *lst)
 	/* /proc/PID/root and the like lead into another process's view. */
 	if (fs.f_type == PROC_SUPER_MAGIC)
 		return "is a /proc link";
-	return untrusted(&dst, true, true) ?
+	return untrusted(&dst, /* root_may_own= */ true,
+			 /* sticky_ok= */ true) ?
 		       "is in a directory others may write" :
 		       NULL;
 }
@@ -210,7 +212,7 @@ static int open_checked(int dir, const char *name, const char *what,
 	if (fstat(fd, &st) < 0)
 		return error_errno(err, -errno, "%s: cannot stat %.256s", what,
 				   path);
-	why = untrusted(&st, true, on_the_way);
+	why = untrusted(&st, /* root_may_own= */ true, on_the_way);
 	if (why)
 		return error_set(
 			err, -EPERM,
@@ -224,7 +226,8 @@ int trust_open_dir_at(int dir, const char *name, const char *what,
 		      const char *path, bool create, mode_t mode,
 		      struct sh_error *err)
 {
-	return open_checked(dir, name, what, path, create, mode, false, err);
+	return open_checked(dir, name, what, path, create, mode,
+			    /* on_the_way= */ false, err);
 }
 
 int trust_open_dir_path(const char *what, const char *path, bool create,
@@ -240,7 +243,8 @@ int trust_open_dir_path(const char *what, const char *path, bool create,
 		return error_set(err, -EINVAL,
 				 "%s %.256s is not an absolute path", what,
 				 path);
-	if (fstat(fd, &st) < 0 || untrusted(&st, true, true))
+	if (fstat(fd, &st) < 0 ||
+	    untrusted(&st, /* root_may_own= */ true, /* sticky_ok= */ true))
 		return error_set(err, -EPERM, "%s: / is not root's alone",
 				 what);
 	for (;;) {

@@ -214,7 +214,7 @@ static int on_synchronize(struct nri_plugin *p, const ProtobufCBinaryData *in,
 		p->synchronized = true;
 	if (p->pod_event)
 		for (size_t i = 0; i < req->n_pods; i++)
-			p->pod_event(p, req->pods[i], true);
+			p->pod_event(p, req->pods[i], /* running= */ true);
 	nri__pkg__api__v1alpha1__synchronize_request__free_unpacked(req, NULL);
 	return pack(&rsp.base, &out->payload, &out->len);
 }

@@ -43,7 +43,7 @@ static int open_lock(bool create, struct sh_error *err)
 
 int nri_status_lock(struct nri_status *s, struct sh_error *err)
 {
-	_cleanup_close_ int fd = open_lock(true, err);
+	_cleanup_close_ int fd = open_lock(/* create= */ true, err);
 	char pid[32] = "";
 	ssize_t n;
 
@@ -76,7 +76,7 @@ void nri_status_unlock(struct nri_status *s)
 
 	if (s->lock_fd < 0)
 		return;
-	dir = state_dir_open(false, &err);
+	dir = state_dir_open(/* create= */ false, &err);
 	if (dir >= 0)
 		state_file_unlink_at(dir, NRI_STATUS_FILE);
 	close(s->lock_fd);
@@ -114,7 +114,7 @@ int nri_status_write(struct nri_status *s, const struct nri_plugin *p,
 static int lock_held(void)
 {
 	struct sh_error err = { 0 };
-	_cleanup_close_ int fd = open_lock(false, &err);
+	_cleanup_close_ int fd = open_lock(/* create= */ false, &err);
 
 	if (fd == -ENOENT)
 		return 0;

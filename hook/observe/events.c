@@ -291,7 +291,7 @@ int events_journal_add(struct journal_msg *m, const char *key,
 {
 	if (!value)
 		return valid_key(key) ? 0 : -EINVAL;
-	return add_field(m, key, value, strlen(value), false);
+	return add_field(m, key, value, strlen(value), /* cut= */ false);
 }
 
 int events_journal_add_cut(struct journal_msg *m, const char *key,

@@ -73,7 +73,8 @@ void status_view_rules_text(const struct sh_policy *p, enum sh_prog_kind kind,
 	else if (kind == SH_PROG_SET)
 		opt_text(&t, p->set_rules, p->nr_set, p->default_deny);
 	else
-		opt_text(&t, p->get_rules, p->nr_get, false);
+		opt_text(&t, p->get_rules, p->nr_get,
+			 /* default_deny= */ false);
 }
 
 enum status_view_bypass status_view_bypass_state(bool asked, bool active)

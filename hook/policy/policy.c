@@ -467,10 +467,10 @@ void policy_record(const struct sh_effective *eff, struct sh_record *rec)
 {
 	snprintf(rec->policy, sizeof(rec->policy), "%s",
 		 eff->policy ? eff->policy->name : "");
-	policy_source_text(eff, false, rec->policy_source,
+	policy_source_text(eff, /* bypass= */ false, rec->policy_source,
 			   sizeof(rec->policy_source));
 	rec->bypass = eff->bypass;
-	policy_source_text(eff, true, rec->bypass_source,
+	policy_source_text(eff, /* bypass= */ true, rec->bypass_source,
 			   sizeof(rec->bypass_source));
 	rec->audit = eff->audit;
 	policy_mode_source_text(eff, rec->mode_source,
@@ -673,7 +673,7 @@ static void add_policy_parts(struct json_object *o,
 	char src[SH_SOURCE_TEXT_MAX];
 	struct json_object *pol = json_object_new_object();
 
-	policy_source_text(eff, false, src, sizeof(src));
+	policy_source_text(eff, /* bypass= */ false, src, sizeof(src));
 	jsonw_str(pol, "name", p->name);
 	jsonw_str(pol, "source", src);
 	json_object_object_add(o, "policy", pol);
@@ -711,7 +711,7 @@ struct json_object *policy_describe(const struct sh_effective *eff)
 	jsonw_bool(o, "sandbox", eff->sandbox);
 	if (eff->policy)
 		add_policy_parts(o, eff);
-	policy_source_text(eff, true, src, sizeof(src));
+	policy_source_text(eff, /* bypass= */ true, src, sizeof(src));
 	jsonw_bool(bypass, "value", eff->bypass);
 	jsonw_str(bypass, "source", src);
 	json_object_object_add(o, "bypass_prot_mem", bypass);

@@ -178,7 +178,7 @@ static int generic_only(struct bpf_object *obj, enum sh_prog_kind kind,
 
 		if (!m)
 			continue;
-		r = bpf_map__set_autocreate(m, false);
+		r = bpf_map__set_autocreate(m, /* autocreate= */ false);
 		if (r)
 			return r;
 	}
@@ -444,7 +444,7 @@ int generic_prepare(const struct generic_prog *g, enum sh_prog_kind kind,
 {
 	/* A state kept from an earlier attachment: refused, until ours is
 	 * written after the attach. */
-	int r = write_state(g, kind, eff, cg_id, false, BPF_EXIST);
+	int r = write_state(g, kind, eff, cg_id, /* ready= */ false, BPF_EXIST);
 
 	if (r && r != -ENOENT)
 		return error_errno(
@@ -459,13 +459,13 @@ int generic_arm(const struct generic_prog *g, enum sh_prog_kind kind,
 {
 	/* The rules id in a state that is not ready yet, then the rules, then
 	 * ready: gc never drops the rules of an id a state names. */
-	int r = write_state(g, kind, eff, cg_id, false, BPF_ANY);
+	int r = write_state(g, kind, eff, cg_id, /* ready= */ false, BPF_ANY);
 
 	if (r)
 		goto fail;
 	if (kind != SH_PROG_SOCK && put_rules(g, kind, eff, err))
 		return err->code;
-	r = write_state(g, kind, eff, cg_id, true, BPF_ANY);
+	r = write_state(g, kind, eff, cg_id, /* ready= */ true, BPF_ANY);
 	if (r)
 		goto fail;
 	return 0;
@@ -572,7 +572,8 @@ void generic_sweep(int pins)
 		for (int k = SH_PROG_SET; k < SH_PROG_KINDS; k++) {
 			struct generic_prog g;
 
-			if (generic_find(pins, k, false, mode, &g))
+			if (generic_find(pins, k, /* bypass= */ false, mode,
+					 &g))
 				continue;
 			sweep_program(&g);
 			generic_close(&g);

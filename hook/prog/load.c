@@ -44,9 +44,11 @@ void load_init(struct sh_loaded *l)
 /* A specialised load creates none of the generic programs' maps. */
 static int specialised_only(struct bpf_map *state, struct bpf_map *rules)
 {
-	int r = bpf_map__set_autocreate(state, false);
+	int r = bpf_map__set_autocreate(state, /* autocreate= */ false);
 
-	return r || !rules ? r : bpf_map__set_autocreate(rules, false);
+	return r || !rules ?
+		       r :
+		       bpf_map__set_autocreate(rules, /* autocreate= */ false);
 }
 
 /*
@@ -179,8 +181,10 @@ static int load_sock_create(const struct sh_effective *eff, bool bypass,
 		goto fail;
 	bpf_program__set_autoload(skel->progs.sh_sock_create, !bypass);
 	bpf_program__set_autoload(skel->progs.sh_sock_bypass, bypass);
-	bpf_program__set_autoload(skel->progs.sh_gen_sock, false);
-	bpf_program__set_autoload(skel->progs.sh_gen_sock_bp, false);
+	bpf_program__set_autoload(skel->progs.sh_gen_sock,
+				  /* autoload= */ false);
+	bpf_program__set_autoload(skel->progs.sh_gen_sock_bp,
+				  /* autoload= */ false);
 	r = size_maps(skel->maps.gen_state, NULL, skel->maps.footprint,
 		      l->footprint);
 	if (r)
@@ -378,7 +382,8 @@ static int load_setsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	if (!skel)
 		return -errno;
 	fill_set_rodata(skel->rodata, p, l);
-	bpf_program__set_autoload(skel->progs.sh_gen_set, false);
+	bpf_program__set_autoload(skel->progs.sh_gen_set,
+				  /* autoload= */ false);
 	r = size_maps(skel->maps.gen_state, skel->maps.gen_rules,
 		      skel->maps.footprint, l->footprint);
 	if (!r && !l->footprint)
@@ -409,7 +414,8 @@ static int load_getsockopt(const struct sh_policy *p, struct sh_loaded *l)
 	if (!skel)
 		return -errno;
 	fill_get_rodata(skel->rodata, p, l);
-	bpf_program__set_autoload(skel->progs.sh_gen_get, false);
+	bpf_program__set_autoload(skel->progs.sh_gen_get,
+				  /* autoload= */ false);
 	r = size_maps(skel->maps.gen_state, skel->maps.gen_rules,
 		      skel->maps.footprint, l->footprint);
 	if (r)
@@ -496,7 +502,7 @@ static int obtain(enum sh_prog_kind kind, uint64_t hash,
 		l->fd[kind] = fd;
 		return 0;
 	}
-	if (fd != -ESTALE && !take_generic(kind, false, l))
+	if (fd != -ESTALE && !take_generic(kind, /* bypass= */ false, l))
 		return 0;
 	return kind == SH_PROG_SET ? load_setsockopt(p, l) :
 				     load_getsockopt(p, l);
@@ -507,7 +513,8 @@ static int obtain_setsockopt(const struct sh_effective *eff,
 {
 	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
 
-	return obtain(SH_PROG_SET, load_hash(eff, SH_PROG_SET, false), p, l);
+	return obtain(SH_PROG_SET,
+		      load_hash(eff, SH_PROG_SET, /* bypass= */ false), p, l);
 }
 
 static int obtain_getsockopt(const struct sh_effective *eff,
@@ -515,7 +522,8 @@ static int obtain_getsockopt(const struct sh_effective *eff,
 {
 	const struct sh_policy *p = eff->policy ? eff->policy : &load_empty;
 
-	return obtain(SH_PROG_GET, load_hash(eff, SH_PROG_GET, false), p, l);
+	return obtain(SH_PROG_GET,
+		      load_hash(eff, SH_PROG_GET, /* bypass= */ false), p, l);
 }
 
 static bool unsupported(int r)
@@ -531,7 +539,7 @@ int load_probe_bypass(void)
 	int r;
 
 	load_init(&l);
-	r = obtain_sock_create(&none, true, &l);
+	r = obtain_sock_create(&none, /* bypass= */ true, &l);
 	load_free(&l);
 	if (r)
 		return unsupported(r) ? 0 : r;
@@ -542,7 +550,7 @@ static int refuse_bypass(const struct sh_effective *eff, struct sh_error *err)
 {
 	char src[SH_SOURCE_TEXT_MAX];
 
-	policy_source_text(eff, true, src, sizeof(src));
+	policy_source_text(eff, /* bypass= */ true, src, sizeof(src));
 	error_reason(err, SH_REASON_BYPASS_PROT_MEM_UNSUPPORTED);
 	if (eff->bypass_source == SRC_ANNOTATION)
 		error_cause(err, eff->bypass_key, "true");
@@ -561,8 +569,8 @@ static int obtain_sock(const struct sh_effective *eff, enum on_unsupported on,
 	int r;
 
 	if (!eff->bypass)
-		return obtain_sock_create(eff, false, l);
-	r = obtain_sock_create(eff, true, l);
+		return obtain_sock_create(eff, /* bypass= */ false, l);
+	r = obtain_sock_create(eff, /* bypass= */ true, l);
 	if (!r || !unsupported(r))
 		return r;
 	if (on == ON_UNSUPPORTED_FAIL)
@@ -572,7 +580,7 @@ static int obtain_sock(const struct sh_effective *eff, enum on_unsupported on,
 	rest.bypass = false;
 	if (!policy_needs(&rest, SH_PROG_SOCK))
 		return 0;
-	return obtain_sock_create(&rest, false, l);
+	return obtain_sock_create(&rest, /* bypass= */ false, l);
 }
 
 static int obtain_kind(const struct sh_effective *eff, enum on_unsupported on,
@@ -603,7 +611,7 @@ static int obtain_kind(const struct sh_effective *eff, enum on_unsupported on,
 static int open_pins(void)
 {
 	struct sh_error err = { 0 };
-	int fd = pin_dir_open(false, &err);
+	int fd = pin_dir_open(/* create= */ false, &err);
 
 	if (fd < 0 && fd != -ENOENT)
 		log_warn("%s; loading the programs instead", err.msg);

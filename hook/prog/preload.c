@@ -122,7 +122,7 @@ static int preload_bypass(struct preload *pl, const struct sh_policy *p,
 		return preload_variant(pl, p, bypass, err);
 	pl->res->bypass_skipped = true;
 	if (pl->cfg->on_unsupported == ON_UNSUPPORTED_WARN)
-		return preload_variant(pl, p, false, err);
+		return preload_variant(pl, p, /* bypass= */ false, err);
 	return 0;
 }
 
@@ -228,13 +228,15 @@ static int preload_generic(struct preload *pl, struct sh_error *err)
 
 	for (int audit = 0; audit < 2; audit++) {
 		for (int k = 0; k < SH_PROG_KINDS; k++) {
-			r = preload_generic_one(pl, k, false, audit, err);
+			r = preload_generic_one(pl, k, /* bypass= */ false,
+						audit, err);
 			if (r)
 				return r;
 		}
 		if (!pl->bypass_all)
 			continue;
-		r = preload_generic_one(pl, SH_PROG_SOCK, true, audit, err);
+		r = preload_generic_one(pl, SH_PROG_SOCK, /* bypass= */ true,
+					audit, err);
 		if (r)
 			return r;
 	}
@@ -329,7 +331,7 @@ int preload_run(const struct sh_config *cfg, struct preload_result *res,
 	r = probe_bypass(cfg, &pl, err);
 	if (r)
 		return r;
-	dir = pin_dir_open(true, err);
+	dir = pin_dir_open(/* create= */ true, err);
 	if (dir < 0)
 		return dir;
 	pl.dir = dir;
@@ -354,7 +356,7 @@ undo:
 
 int preload_unpin_all(struct preload_result *res, struct sh_error *err)
 {
-	_cleanup_close_ int dir = pin_dir_open(false, err);
+	_cleanup_close_ int dir = pin_dir_open(/* create= */ false, err);
 	/* No variant wanted: the sweep removes every pin. */
 	struct preload pl = { .res = res };
 	int r;

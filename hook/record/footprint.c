@@ -133,9 +133,9 @@ void footprint_unpin(const struct sh_record *rec)
 	if (!rec->footprint[0])
 		return;
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
-		pin_path(rec, k, false, path, sizeof(path));
+		pin_path(rec, k, /* over= */ false, path, sizeof(path));
 		unlink(path);
-		pin_path(rec, k, true, path, sizeof(path));
+		pin_path(rec, k, /* over= */ true, path, sizeof(path));
 		unlink(path);
 	}
 }
@@ -172,11 +172,11 @@ int footprint_pin(const struct sh_loaded *l, const struct sh_record *rec,
 		kind_maps(l, k, &map, &over);
 		if (!map)
 			continue;
-		pin_path(rec, k, false, path, sizeof(path));
+		pin_path(rec, k, /* over= */ false, path, sizeof(path));
 		r = pin_one(bpf_map__fd(map), path, err);
 		if (r)
 			goto unpin;
-		pin_path(rec, k, true, path, sizeof(path));
+		pin_path(rec, k, /* over= */ true, path, sizeof(path));
 		r = pin_one(bpf_map__fd(over), path, err);
 		if (r)
 			goto unpin;
@@ -246,14 +246,14 @@ static int read_kind(const struct sh_record *rec, int k, struct footprint *fp)
 	__u32 zero = 0;
 	int r;
 
-	pin_path(rec, k, false, path, sizeof(path));
+	pin_path(rec, k, /* over= */ false, path, sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	r = check_pinned(fd, &table, path);
 	if (r)
 		return r;
-	pin_path(rec, k, true, path, sizeof(path));
+	pin_path(rec, k, /* over= */ true, path, sizeof(path));
 	over = bpf_obj_get(path);
 	if (over < 0)
 		return -errno;
@@ -630,10 +630,11 @@ static struct json_object *explicit_rule(const struct proposal *pr,
 static struct json_object *observed_rule(const struct proposal *pr,
 					 const struct footprint_entry *e)
 {
-	const struct sh_rule_entry *re =
-		running_rule(pr, e->key.a, e->key.b, false);
+	const struct sh_rule_entry *re = running_rule(
+		pr, e->key.a, e->key.b, /* explicit_only= */ false);
 
-	if (!let_through(&e->v) || running_rule(pr, e->key.a, e->key.b, true))
+	if (!let_through(&e->v) ||
+	    running_rule(pr, e->key.a, e->key.b, /* explicit_only= */ true))
 		return NULL; /* refused, or the operator's rule says */
 	if (!re || re->rule.action == SH_ACTION_ALLOW)
 		return seen_rule(e);

@@ -127,7 +127,7 @@ static int write_sidecar(const struct sh_record *rec,
 static void remove_sidecar(const struct sh_record *rec)
 {
 	struct sh_error err = { 0 };
-	_cleanup_close_ int dir = state_dir_open(false, &err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &err);
 	char name[RECORDING_NAME_MAX];
 
 	sidecar_name(rec, name, sizeof(name));
@@ -143,14 +143,14 @@ static int open_out_dir(const struct sh_record *rec, struct sh_error *err)
 
 	if (!names_record_ok(rec->footprint) || rec->footprint_dir[0] != '/')
 		return error_set(err, -EINVAL, "its record is invalid");
-	top = trust_open_dir_path("record.dir", rec->footprint_dir, true, 0750,
-				  err);
+	top = trust_open_dir_path("record.dir", rec->footprint_dir,
+				  /* create= */ true, 0750, err);
 	if (top < 0)
 		return top;
 	snprintf(path, sizeof(path), "%s/%s", rec->footprint_dir,
 		 rec->footprint);
-	dir = trust_open_dir_at(top, rec->footprint, "record.dir", path, true,
-				0750, err);
+	dir = trust_open_dir_at(top, rec->footprint, "record.dir", path,
+				/* create= */ true, 0750, err);
 	return dir < 0 ? dir : take_fd(&dir);
 }
 
@@ -317,7 +317,7 @@ static int write_file(int dir, const struct sh_record *rec,
 	const char *text;
 	int r;
 
-	prov = recording_provenance(rec, fp, true, err);
+	prov = recording_provenance(rec, fp, /* ended= */ true, err);
 	if (!prov)
 		return -ESTALE;
 	recordings = json_object_new_array();

@@ -438,7 +438,7 @@ static int locked_attach(const struct sh_config *cfg,
 			 const struct sh_effective *eff,
 			 struct prestart_outcome *done, struct sh_error *err)
 {
-	_cleanup_close_ int dir = state_dir_open(true, err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ true, err);
 
 	if (dir < 0)
 		return dir;

@@ -115,7 +115,7 @@ int teardown_release(const struct sh_record *rec)
 {
 	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
 
-	return release_at(fd, rec, false);
+	return release_at(fd, rec, /* only_empty= */ false);
 }
 
 /* The record as it is now, if it is still this container's: `apply` may
@@ -134,7 +134,7 @@ int teardown_release_empty(const struct sh_record *rec)
 {
 	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
 	struct sh_record now;
-	int r = release_at(fd, current(rec, &now), true);
+	int r = release_at(fd, current(rec, &now), /* only_empty= */ true);
 
 	return r ? r : fd < 0;
 }
@@ -235,7 +235,7 @@ static int gc_visit(const struct sh_record *rec, void *data)
 		note_live(gc, rec);
 		return 0;
 	}
-	if (release_at(fd, rec, false) == 0) {
+	if (release_at(fd, rec, /* only_empty= */ false) == 0) {
 		log_info("gc: released state of container %s (cgroup %s)",
 			 rec->id, rec->cg.rel);
 		/* Not a hook run: no latency sample. */
@@ -262,7 +262,7 @@ static int index_in_use(const char *type, uint64_t hash, void *data)
 static void sweep_generic(void)
 {
 	struct sh_error err = { 0 };
-	_cleanup_close_ int pins = pin_dir_open(false, &err);
+	_cleanup_close_ int pins = pin_dir_open(/* create= */ false, &err);
 
 	if (pins >= 0)
 		generic_sweep(pins);

@@ -66,7 +66,7 @@ int state_dir_open(bool create, struct sh_error *err)
 int state_dir_check(struct sh_error *err)
 {
 	struct sh_error absent = { 0 };
-	int fd = state_dir_open(false, &absent);
+	int fd = state_dir_open(/* create= */ false, &absent);
 
 	/* A reader finds nothing to do when nothing ran yet. */
 	if (fd == -ENOENT)
@@ -81,7 +81,7 @@ int state_dir_check(struct sh_error *err)
 
 int state_lock(const char *name, int how, struct sh_error *err)
 {
-	_cleanup_close_ int dir = state_dir_open(true, err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ true, err);
 	_cleanup_close_ int fd = -1;
 
 	if (dir < 0)
@@ -101,7 +101,7 @@ int state_lock(const char *name, int how, struct sh_error *err)
 int state_file_read(const char *name, size_t max, char **text, size_t *len,
 		    struct sh_error *err)
 {
-	_cleanup_close_ int dir = state_dir_open(false, err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ false, err);
 
 	if (dir < 0)
 		return dir;
@@ -111,7 +111,7 @@ int state_file_read(const char *name, size_t max, char **text, size_t *len,
 int state_file_replace(const char *name, const char *text, size_t len,
 		       struct sh_error *err)
 {
-	_cleanup_close_ int dir = state_dir_open(true, err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ true, err);
 
 	if (dir < 0)
 		return dir;
@@ -121,7 +121,7 @@ int state_file_replace(const char *name, const char *text, size_t len,
 int state_attr_read(const char *name, size_t max, char **text, size_t *len,
 		    struct sh_error *err)
 {
-	_cleanup_close_ int dir = state_dir_open(false, err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ false, err);
 
 	if (dir < 0)
 		return dir;
@@ -132,7 +132,7 @@ int state_attr_read(const char *name, size_t max, char **text, size_t *len,
 int state_attr_replace(const char *name, const char *text, size_t len,
 		       struct sh_error *err)
 {
-	_cleanup_close_ int dir = state_dir_open(true, err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ true, err);
 
 	if (dir < 0)
 		return dir;
@@ -142,7 +142,8 @@ int state_attr_replace(const char *name, const char *text, size_t len,
 int state_stamp_renew(const char *name, int interval_sec)
 {
 	struct sh_error err = { 0 };
-	_cleanup_close_ int dir = state_dir_open(false, &err), fd = -1;
+	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &err),
+			    fd = -1;
 	struct stat st;
 	time_t age;
 
@@ -172,7 +173,7 @@ int state_file_unlink_at(int dir, const char *name)
 int state_file_foreach(state_file_fn fn, void *data)
 {
 	struct sh_error err = { 0 };
-	_cleanup_close_ int dir = state_dir_open(false, &err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &err);
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 	int r = 0;
@@ -195,7 +196,7 @@ int state_file_foreach(state_file_fn fn, void *data)
 static int record_replace(const char *name, const char *text, size_t len,
 			  struct sh_error *err)
 {
-	_cleanup_close_ int dir = state_dir_open(true, err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ true, err);
 
 	if (dir < 0)
 		return dir;
@@ -319,7 +320,7 @@ ignore:
 int state_read(const char *id, struct sh_record *rec)
 {
 	struct sh_error err = { 0 };
-	_cleanup_close_ int dir = state_dir_open(false, &err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &err);
 	struct mount_cache m = { 0 };
 	char name[SH_STATE_NAME_MAX];
 
@@ -333,7 +334,7 @@ int state_read(const char *id, struct sh_record *rec)
 int state_remove(const char *id)
 {
 	struct sh_error err = { 0 };
-	_cleanup_close_ int dir = state_dir_open(false, &err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &err);
 	char name[SH_STATE_NAME_MAX];
 
 	if (dir < 0)
@@ -346,7 +347,7 @@ int state_remove(const char *id)
 int state_remove_read(const struct sh_record *rec)
 {
 	struct sh_error err = { 0 };
-	_cleanup_close_ int dir = state_dir_open(false, &err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &err);
 	char name[SH_STATE_NAME_MAX];
 	struct stat st;
 

@@ -411,7 +411,7 @@ static int runlog_open(int dir, int flags, int op, bool create, bool guard,
 		int r;
 
 		if (fd < 0 && errno == ENOENT && create) {
-			r = runlog_create(dir, 0, false);
+			r = runlog_create(dir, 0, /* replace= */ false);
 			if (r && r != -EEXIST)
 				return r;
 			continue;
@@ -554,7 +554,7 @@ static int compact_locked(int dir, int log_fd)
 	if (!text)
 		return -ENOMEM;
 	r = fileio_replace_at(dir, STATS_FILE, text, len);
-	return r ? r : runlog_create(dir, s->log_gen + 1, true);
+	return r ? r : runlog_create(dir, s->log_gen + 1, /* replace= */ true);
 }
 
 /* wait: block for the locks, else give up at once (another process
@@ -571,7 +571,8 @@ static int compact_at(int dir, bool wait)
 
 	if (lock < 0 || flock(lock, LOCK_EX | nb) < 0)
 		return errno == EWOULDBLOCK ? 0 : -errno;
-	fd = runlog_open(dir, O_RDONLY, LOCK_EX | nb, false, false, &st);
+	fd = runlog_open(dir, O_RDONLY, LOCK_EX | nb, /* create= */ false,
+			 /* guard= */ false, &st);
 	if (fd == -ENOENT || fd == -EWOULDBLOCK)
 		return 0;
 	if (fd < 0)
@@ -581,14 +582,14 @@ static int compact_at(int dir, bool wait)
 
 int stats_log_compact(struct sh_error *err)
 {
-	_cleanup_close_ int dir = state_dir_open(false, err);
+	_cleanup_close_ int dir = state_dir_open(/* create= */ false, err);
 	int r;
 
 	if (dir == -ENOENT)
 		return 0;
 	if (dir < 0)
 		return dir;
-	r = compact_at(dir, true);
+	r = compact_at(dir, /* wait= */ true);
 	if (r)
 		return error_errno(err, r, "cannot fold %s/%s into %s",
 				   state_dir(), STATS_LOG, STATS_FILE);
@@ -606,7 +607,8 @@ int stats_log_append(const char *line, size_t len, bool create,
 		return 0;
 	if (dir < 0)
 		return dir;
-	fd = runlog_open(dir, O_WRONLY | O_APPEND, LOCK_SH, true, true, &st);
+	fd = runlog_open(dir, O_WRONLY | O_APPEND, LOCK_SH, /* create= */ true,
+			 /* guard= */ true, &st);
 	r = fd < 0 ? fd : fileio_write_all(fd, line, len);
 	if (r)
 		return error_errno(err, r, "cannot append to %s/%s",
@@ -614,14 +616,15 @@ int stats_log_append(const char *line, size_t len, bool create,
 	closep(&fd); /* lets go of the shared lock */
 	fd = -1;
 	if ((size_t)st.st_size + len >= STATS_LOG_COMPACT)
-		compact_at(dir, false);
+		compact_at(dir, /* wait= */ false);
 	return 0;
 }
 
 int stats_log_read(struct sh_node_stats *out, struct sh_error *err)
 {
 	struct sh_error dir_err = { 0 };
-	_cleanup_close_ int dir = state_dir_open(false, &dir_err), fd = -1;
+	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &dir_err),
+			    fd = -1;
 	struct stat st;
 	int r;
 
@@ -634,7 +637,8 @@ int stats_log_read(struct sh_node_stats *out, struct sh_error *err)
 		return dir;
 	}
 	/* Shared: no compaction between reading the file and the log. */
-	fd = runlog_open(dir, O_RDONLY, LOCK_SH, false, true, &st);
+	fd = runlog_open(dir, O_RDONLY, LOCK_SH, /* create= */ false,
+			 /* guard= */ true, &st);
 	if (fd < 0 && fd != -ENOENT)
 		return error_errno(err, fd, "cannot read %s/%s", state_dir(),
 				   STATS_LOG);

@@ -241,7 +241,8 @@ int wiring_crio_nri_fallback(const struct wiring_opts *o,
 	char path[PATH_MAX];
 
 	return nri_hooksd_path(o, path, sizeof(path), err) ?:
-		       wiring_hooksd_plan(path, hook, true, plan, err);
+		       wiring_hooksd_plan(path, hook, /* always= */ true, plan,
+					  err);
 }
 
 int wiring_crio_nri_unfallback(const struct wiring_opts *o,

@@ -1190,8 +1190,8 @@ static int plan_fallback(struct ctd *c, const struct wiring_hook *hook,
 		return r;
 	/* the default handler's own capabilities stay: its pods asked for
 	 * nothing of ours */
-	r = wiring_spec_build(source, generated, NULL, hook, true, &spec_text,
-			      err);
+	r = wiring_spec_build(source, generated, NULL, hook,
+			      /* keep_net_raw= */ true, &spec_text, err);
 	if (r)
 		return r;
 	wiring_ctd_node_spec_path(c, c->default_name, spec, sizeof(spec));

@@ -792,14 +792,14 @@ int toml_scalar_number(struct toml_cursor *c, struct json_object **out)
 			   tok[1] == 'x' ? 16 :
 			   tok[1] == 'o' ? 8 :
 					   2,
-			   false, &v);
+			   /* sign_ok= */ false, &v);
 	else if (strpbrk(tok, ".eE") || strstr(tok, "inf") ||
 		 strstr(tok, "nan"))
 		return float_value(c, tok, out);
 	else if (leading_zero(tok))
 		return toml_scalar_fail(c, "leading zero in '%s'", tok);
 	else
-		r = digits(c, tok, 10, true, &v);
+		r = digits(c, tok, 10, /* sign_ok= */ true, &v);
 	if (r)
 		return r;
 	*out = json_object_new_int64(v);
@@ -966,11 +966,11 @@ static int write_sub(FILE *out, const char *key, struct json_object *v,
 		return -EINVAL;
 	p->key[p->n++] = key;
 	if (is_table(v)) {
-		write_header(out, p, false);
+		write_header(out, p, /* array= */ false);
 		r = write_table(out, v, p);
 	} else {
 		for (size_t i = 0; !r && i < json_object_array_length(v); i++) {
-			write_header(out, p, true);
+			write_header(out, p, /* array= */ true);
 			r = write_table(out, json_object_array_get_idx(v, i),
 					p);
 		}
