@@ -74,12 +74,12 @@ static const char *type_text(json_type type)
 
 int config_json_get_typed(struct config_ctx *ctx, struct json_object *obj,
 			  const char *path, const char *key, json_type type,
-			  struct json_object **out)
+			  struct json_object **ret)
 {
 	struct json_object *val;
 	char where[SH_CONFIG_PATH_MAX];
 
-	*out = NULL;
+	*ret = NULL;
 	if (!json_object_object_get_ex(obj, key, &val))
 		return 0;
 	if (!json_object_is_type(val, type)) {
@@ -87,37 +87,37 @@ int config_json_get_typed(struct config_ctx *ctx, struct json_object *obj,
 		return config_json_error(ctx, where, "must be %s",
 					 type_text(type));
 	}
-	*out = val;
+	*ret = val;
 	return 0;
 }
 
 int config_json_get_bool(struct config_ctx *ctx, struct json_object *obj,
-			 const char *path, const char *key, bool *out)
+			 const char *path, const char *key, bool *ret)
 {
 	struct json_object *val;
 	int r = config_json_get_typed(ctx, obj, path, key, json_type_boolean,
 				      &val);
 
 	if (!r && val)
-		*out = json_object_get_boolean(val);
+		*ret = json_object_get_boolean(val);
 	return r;
 }
 
 int config_json_get_string(struct config_ctx *ctx, struct json_object *obj,
-			   const char *path, const char *key, const char **out)
+			   const char *path, const char *key, const char **ret)
 {
 	struct json_object *val;
 	int r = config_json_get_typed(ctx, obj, path, key, json_type_string,
 				      &val);
 
 	if (!r && val)
-		*out = json_object_get_string(val);
+		*ret = json_object_get_string(val);
 	return r;
 }
 
 int config_json_get_int(struct config_ctx *ctx, struct json_object *obj,
 			const char *path, const char *key, long long min,
-			long long max, long long *out, bool *present)
+			long long max, long long *ret, bool *present)
 {
 	struct json_object *val;
 	char where[SH_CONFIG_PATH_MAX];
@@ -136,7 +136,7 @@ int config_json_get_int(struct config_ctx *ctx, struct json_object *obj,
 	if (errno || v < min || v > max)
 		return config_json_error(ctx, where,
 					 "out of range (%lld..%lld)", min, max);
-	*out = v;
+	*ret = v;
 	*present = true;
 	return 0;
 }
@@ -159,7 +159,7 @@ static void list_names(char *buf, size_t len, const char *const *names)
 
 int config_json_get_choice(struct config_ctx *ctx, struct json_object *obj,
 			   const char *path, const char *key,
-			   const char *const *names, int *out)
+			   const char *const *names, int *ret)
 {
 	char where[SH_CONFIG_PATH_MAX], expected[SH_CONFIG_PATH_MAX];
 	const char *v = NULL;
@@ -169,7 +169,7 @@ int config_json_get_choice(struct config_ctx *ctx, struct json_object *obj,
 		return r;
 	for (int i = 0; names[i]; i++) {
 		if (!strcmp(v, names[i])) {
-			*out = i;
+			*ret = i;
 			return 0;
 		}
 	}

@@ -24,22 +24,22 @@ void config_json_join(char *buf, size_t len, const char *path, const char *key);
 /* An object with no key but these (NULL-terminated). */
 int config_json_check_object(struct config_ctx *ctx, struct json_object *obj,
 			     const char *path, const char *const *keys);
-/* *out is NULL when the key is absent, else a value of that type. */
+/* *ret is NULL when the key is absent, else a value of that type. */
 int config_json_get_typed(struct config_ctx *ctx, struct json_object *obj,
 			  const char *path, const char *key, json_type type,
-			  struct json_object **out);
+			  struct json_object **ret);
 int config_json_get_bool(struct config_ctx *ctx, struct json_object *obj,
-			 const char *path, const char *key, bool *out);
+			 const char *path, const char *key, bool *ret);
 int config_json_get_string(struct config_ctx *ctx, struct json_object *obj,
-			   const char *path, const char *key, const char **out);
+			   const char *path, const char *key, const char **ret);
 int config_json_get_int(struct config_ctx *ctx, struct json_object *obj,
 			const char *path, const char *key, long long min,
-			long long max, long long *out, bool *present);
-/* One of the names (NULL-terminated), as its index; *out unchanged when
+			long long max, long long *ret, bool *present);
+/* One of the names (NULL-terminated), as its index; *ret unchanged when
  * the key is absent. */
 int config_json_get_choice(struct config_ctx *ctx, struct json_object *obj,
 			   const char *path, const char *key,
-			   const char *const *names, int *out);
+			   const char *const *names, int *ret);
 
 /* A member of a flat config object, and where its value goes. */
 struct config_json_member {

@@ -16,18 +16,18 @@
 
 static int parse_sock_field(struct config_ctx *ctx, struct json_object *rule,
 			    const char *path, const char *key,
-			    int (*lookup)(const char *, int *), __s32 *out)
+			    int (*lookup)(const char *, int *), __s32 *ret)
 {
 	const char *name = NULL, *hint;
 	char where[SH_CONFIG_PATH_MAX];
 	int value, r;
 
-	*out = SH_ANY;
+	*ret = SH_ANY;
 	r = config_json_get_string(ctx, rule, path, key, &name);
 	if (r || !name)
 		return r;
 	if (lookup(name, &value) == 0) {
-		*out = value;
+		*ret = value;
 		return 0;
 	}
 	snprintf(where, sizeof(where), "%s.%s", path, key);
@@ -45,7 +45,7 @@ static int parse_sock_field(struct config_ctx *ctx, struct json_object *rule,
 }
 
 static int parse_deny_rule(struct config_ctx *ctx, struct json_object *rule,
-			   const char *path, struct sh_sock_rule *out)
+			   const char *path, struct sh_sock_rule *ret)
 {
 	static const char *const keys[] = { "family", "type", "protocol",
 					    NULL };
@@ -54,18 +54,18 @@ static int parse_deny_rule(struct config_ctx *ctx, struct json_object *rule,
 	if (r)
 		return r;
 	r = parse_sock_field(ctx, rule, path, "family", names_family,
-			     &out->family);
+			     &ret->family);
 	if (r)
 		return r;
-	r = parse_sock_field(ctx, rule, path, "type", names_type, &out->type);
+	r = parse_sock_field(ctx, rule, path, "type", names_type, &ret->type);
 	if (r)
 		return r;
 	r = parse_sock_field(ctx, rule, path, "protocol", names_protocol,
-			     &out->protocol);
+			     &ret->protocol);
 	if (r)
 		return r;
-	if (out->family == SH_ANY && out->type == SH_ANY &&
-	    out->protocol == SH_ANY)
+	if (ret->family == SH_ANY && ret->type == SH_ANY &&
+	    ret->protocol == SH_ANY)
 		return config_json_error(
 			ctx, path,
 			"needs at least one of family, type, protocol");
@@ -322,7 +322,7 @@ static int get_name_or_number(struct rule_ctx *rc, struct json_object *rule,
 }
 
 static int parse_target(struct rule_ctx *rc, struct json_object *rule,
-			struct sh_rule_entry *out)
+			struct sh_rule_entry *ret)
 {
 	char level_name[80], opt_name[80];
 	int level, r;
@@ -343,15 +343,15 @@ static int parse_target(struct rule_ctx *rc, struct json_object *rule,
 		return key_error(rc, "option",
 				 "'%.64s' is not an option of level %.64s",
 				 opt_name, level_name);
-	out->option_name = rc->opt->name;
-	out->key.level = level;
-	out->key.optname = rc->opt->optname;
+	ret->option_name = rc->opt->name;
+	ret->key.level = level;
+	ret->key.optname = rc->opt->optname;
 	return 0;
 }
 
 /* An action operators write, from render.c's action table. */
 static int parse_action(struct rule_ctx *rc, struct json_object *rule,
-			const struct render_action **out)
+			const struct render_action **ret)
 {
 	const char *name = NULL;
 	int r = config_json_get_string(rc->cfg, rule, rc->path, "action",
@@ -361,8 +361,8 @@ static int parse_action(struct rule_ctx *rc, struct json_object *rule,
 		return r;
 	if (!name)
 		return key_error(rc, "action", "is required");
-	*out = render_action_named(name);
-	if (*out && (!rc->is_get || (*out)->on_get))
+	*ret = render_action_named(name);
+	if (*ret && (!rc->is_get || (*ret)->on_get))
 		return 0;
 	return key_error(
 		rc, "action", "unknown action '%.64s' (expected %s)", name,
@@ -392,18 +392,18 @@ static const char *domain_reason(enum sh_domain domain)
 
 /* A bound or forced value must be one the kernel can hold. */
 static int get_in_domain(struct rule_ctx *rc, struct json_object *rule,
-			 const char *key, long long *out, bool *present)
+			 const char *key, long long *ret, bool *present)
 {
 	long long min, max;
 
 	names_option_domain_range(rc->opt->domain, &min, &max);
 	if (config_json_get_int(rc->cfg, rule, rc->path, key, INT64_MIN,
-				INT64_MAX, out, present))
+				INT64_MAX, ret, present))
 		return -EINVAL;
-	if (!*present || (*out >= min && *out <= max))
+	if (!*present || (*ret >= min && *ret <= max))
 		return 0;
 	return key_error(rc, key, "%lld is out of range for %s (%lld..%lld%s)",
-			 *out, rc->opt->name ? rc->opt->name : "this option",
+			 *ret, rc->opt->name ? rc->opt->name : "this option",
 			 min, max, domain_reason(rc->opt->domain));
 }
 
@@ -418,7 +418,7 @@ static int check_settable(struct rule_ctx *rc, const char *action)
 }
 
 static int parse_clamp(struct rule_ctx *rc, struct json_object *rule,
-		       struct sh_opt_rule *out)
+		       struct sh_opt_rule *ret)
 {
 	bool has_min, has_max;
 	long long min, max;
@@ -430,25 +430,25 @@ static int parse_clamp(struct rule_ctx *rc, struct json_object *rule,
 			rc->opt->name);
 	if (check_settable(rc, "clamp"))
 		return -EINVAL;
-	names_option_domain_range(rc->opt->domain, &out->min, &out->max);
+	names_option_domain_range(rc->opt->domain, &ret->min, &ret->max);
 	if (get_in_domain(rc, rule, "min", &min, &has_min) ||
 	    get_in_domain(rc, rule, "max", &max, &has_max))
 		return -EINVAL;
 	if (!has_min && !has_max)
 		return config_json_error(rc->cfg, rc->path,
 					 "clamp needs 'min', 'max' or both");
-	out->min = has_min ? min : out->min;
-	out->max = has_max ? max : out->max;
-	if (out->min > out->max)
+	ret->min = has_min ? min : ret->min;
+	ret->max = has_max ? max : ret->max;
+	if (ret->min > ret->max)
 		return config_json_error(
 			rc->cfg, rc->path,
 			"min (%lld) is greater than max (%lld)",
-			(long long)out->min, (long long)out->max);
+			(long long)ret->min, (long long)ret->max);
 	return 0;
 }
 
 static int force_string(struct rule_ctx *rc, struct json_object *val,
-			struct sh_opt_rule *out)
+			struct sh_opt_rule *ret)
 {
 	const char *s = json_object_get_string(val);
 	size_t len = strlen(s);
@@ -460,14 +460,14 @@ static int force_string(struct rule_ctx *rc, struct json_object *val,
 	if (len == 0 || len >= SH_OPT_VALUE_MAX)
 		return key_error(rc, "value", "string must be 1 to %d bytes",
 				 SH_OPT_VALUE_MAX - 1);
-	out->action = SH_ACTION_FORCE_BYTES;
-	out->value_len = len;
-	memcpy(out->value, s, len);
+	ret->action = SH_ACTION_FORCE_BYTES;
+	ret->value_len = len;
+	memcpy(ret->value, s, len);
 	return 0;
 }
 
 static int parse_force(struct rule_ctx *rc, struct json_object *rule,
-		       struct sh_opt_rule *out)
+		       struct sh_opt_rule *ret)
 {
 	struct json_object *val;
 	long long v;
@@ -478,7 +478,7 @@ static int parse_force(struct rule_ctx *rc, struct json_object *rule,
 	if (check_settable(rc, "force"))
 		return -EINVAL;
 	if (json_object_is_type(val, json_type_string))
-		return force_string(rc, val, out);
+		return force_string(rc, val, ret);
 	if (!json_object_is_type(val, json_type_int))
 		return key_error(rc, "value", "must be an integer or a string");
 	if (!is_int_option(rc->opt))
@@ -489,8 +489,8 @@ static int parse_force(struct rule_ctx *rc, struct json_object *rule,
 							       "a structure");
 	if (get_in_domain(rc, rule, "value", &v, &present))
 		return -EINVAL;
-	out->value_len = sizeof(__s64);
-	memcpy(out->value, &(__s64){ v }, sizeof(__s64));
+	ret->value_len = sizeof(__s64);
+	memcpy(ret->value, &(__s64){ v }, sizeof(__s64));
 	return 0;
 }
 
@@ -520,7 +520,7 @@ static int check_enforceable(struct rule_ctx *rc)
 }
 
 static int parse_rule(struct rule_ctx *rc, struct json_object *rule,
-		      struct sh_rule_entry *out)
+		      struct sh_rule_entry *ret)
 {
 	static const char *const keys[] = { "level", "option", "action", "min",
 					    "max",   "value",  NULL };
@@ -530,7 +530,7 @@ static int parse_rule(struct rule_ctx *rc, struct json_object *rule,
 	r = config_json_check_object(rc->cfg, rule, rc->path, keys);
 	if (r)
 		return r;
-	r = parse_target(rc, rule, out);
+	r = parse_target(rc, rule, ret);
 	if (r)
 		return r;
 	r = check_enforceable(rc);
@@ -542,13 +542,13 @@ static int parse_rule(struct rule_ctx *rc, struct json_object *rule,
 	r = config_json_check_object(rc->cfg, rule, rc->path, action->keys);
 	if (r)
 		return r;
-	out->rule.action = action->action;
-	out->alias_of = -1;
-	fill_semantics(rc->opt, &out->rule);
-	if (out->rule.action == SH_ACTION_CLAMP)
-		return parse_clamp(rc, rule, &out->rule);
-	if (out->rule.action == SH_ACTION_FORCE_INT)
-		return parse_force(rc, rule, &out->rule);
+	ret->rule.action = action->action;
+	ret->alias_of = -1;
+	fill_semantics(rc->opt, &ret->rule);
+	if (ret->rule.action == SH_ACTION_CLAMP)
+		return parse_clamp(rc, rule, &ret->rule);
+	if (ret->rule.action == SH_ACTION_FORCE_INT)
+		return parse_force(rc, rule, &ret->rule);
 	return 0;
 }
 
@@ -636,7 +636,7 @@ static size_t add_aliases(struct sh_rule_entry *rules, size_t n)
 }
 
 static int parse_list(struct config_ctx *ctx, struct json_object *arr,
-		      const char *path, bool is_get, struct sh_rule_entry **out,
+		      const char *path, bool is_get, struct sh_rule_entry **ret,
 		      size_t *nr)
 {
 	size_t n = json_object_array_length(arr);
@@ -647,8 +647,8 @@ static int parse_list(struct config_ctx *ctx, struct json_object *arr,
 		return config_json_error(ctx, path,
 					 "too many rules (%zu, at most %d)", n,
 					 SH_MAX_OPT_RULES);
-	*out = calloc(n ? n * (1 + SH_MAX_ALIASES) : 1, sizeof(**out));
-	if (!*out)
+	*ret = calloc(n ? n * (1 + SH_MAX_ALIASES) : 1, sizeof(**ret));
+	if (!*ret)
 		return error_set(ctx->err, -ENOMEM, "out of memory reading %s",
 				 ctx->file);
 	for (size_t i = 0; i < n; i++) {
@@ -656,21 +656,21 @@ static int parse_list(struct config_ctx *ctx, struct json_object *arr,
 
 		snprintf(where, sizeof(where), "%s[%zu]", path, i);
 		r = parse_rule(&rc, json_object_array_get_idx(arr, i),
-			       &(*out)[i]);
+			       &(*ret)[i]);
 		if (r)
 			return r;
-		r = check_duplicate(&rc, *out, i);
+		r = check_duplicate(&rc, *ret, i);
 		if (r)
 			return r;
 		*nr = i + 1;
 	}
-	*nr = add_aliases(*out, n);
+	*nr = add_aliases(*ret, n);
 	return 0;
 }
 
 static int parse_named_list(struct config_ctx *ctx, struct json_object *obj,
 			    const char *policy, const char *key, bool is_get,
-			    struct sh_rule_entry **out, size_t *nr)
+			    struct sh_rule_entry **ret, size_t *nr)
 {
 	struct json_object *arr;
 	char path[SH_CONFIG_PATH_MAX];
@@ -681,7 +681,7 @@ static int parse_named_list(struct config_ctx *ctx, struct json_object *obj,
 	if (r || !arr)
 		return r;
 	snprintf(path, sizeof(path), "policies.%.64s.%s", policy, key);
-	return parse_list(ctx, arr, path, is_get, out, nr);
+	return parse_list(ctx, arr, path, is_get, ret, nr);
 }
 
 int config_policy_rules_parse(struct config_ctx *ctx, struct json_object *obj,

@@ -568,19 +568,19 @@ static bool is_ours(struct json_object *entry)
 }
 
 /* Adds dev once; -E2BIG past max. */
-static int add(const char **out, int n, int max, const char *dev)
+static int add(const char **ret, int n, int max, const char *dev)
 {
 	for (int i = 0; i < n; i++)
-		if (!strcmp(out[i], dev))
+		if (!strcmp(ret[i], dev))
 			return n;
 	if (n == max)
 		return -E2BIG;
-	out[n] = dev;
+	ret[n] = dev;
 	return n + 1;
 }
 
 /* --cdi-device VALUE and --cdi-device=VALUE in an entry's args. */
-static int scan_entry(struct json_object *entry, const char **out, int n,
+static int scan_entry(struct json_object *entry, const char **ret, int n,
 		      int max)
 {
 	struct json_object *args = member(entry, "args");
@@ -597,11 +597,11 @@ static int scan_entry(struct json_object *entry, const char **out, int n,
 		if (!a || strncmp(a, opt, len))
 			continue;
 		if (a[len] == '=')
-			n = add(out, n, max, a + len + 1);
+			n = add(ret, n, max, a + len + 1);
 		else if (!a[len] && i + 1 < nr &&
 			 json_object_get_string(
 				 json_object_array_get_idx(args, i + 1)))
-			n = add(out, n, max,
+			n = add(ret, n, max,
 				json_object_get_string(
 					json_object_array_get_idx(args, ++i)));
 	}
@@ -609,11 +609,11 @@ static int scan_entry(struct json_object *entry, const char **out, int n,
 }
 
 int container_cdi_requested(struct json_object *config_root, const char *own,
-			    const char **out, int max)
+			    const char **ret, int max)
 {
 	static const char *const stages[] = { "prestart", "createRuntime" };
 	struct json_object *hooks = member(config_root, "hooks");
-	int n = own ? add(out, 0, max, own) : 0;
+	int n = own ? add(ret, 0, max, own) : 0;
 
 	for (size_t s = 0; n >= 0 && s < sizeof(stages) / sizeof(stages[0]);
 	     s++) {
@@ -627,7 +627,7 @@ int container_cdi_requested(struct json_object *config_root, const char *own,
 				json_object_array_get_idx(list, i);
 
 			if (is_ours(e))
-				n = scan_entry(e, out, n, max);
+				n = scan_entry(e, ret, n, max);
 		}
 	}
 	return n;

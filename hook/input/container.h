@@ -54,7 +54,7 @@ struct json_object;
  * name with --cdi-device, and own (the hook's own, or NULL), each once,
  * into out (pointers into config_root or own): how many, or -E2BIG. */
 int container_cdi_requested(struct json_object *config_root, const char *own,
-			    const char **out, int max);
+			    const char **ret, int max);
 
 #include "input/oci.h"
 /*

@@ -36,11 +36,11 @@ bool oci_valid_id(const char *id)
 }
 
 static int state_string(struct json_object *root, const char *key,
-			bool required, const char **out, struct sh_error *err)
+			bool required, const char **ret, struct sh_error *err)
 {
 	struct json_object *val;
 
-	*out = NULL;
+	*ret = NULL;
 	if (!json_object_object_get_ex(root, key, &val) ||
 	    json_object_is_type(val, json_type_null)) {
 		if (!required)
@@ -52,7 +52,7 @@ static int state_string(struct json_object *root, const char *key,
 		return error_set(err, -EINVAL,
 				 "OCI state on stdin: '%s' must be a string",
 				 key);
-	*out = json_object_get_string(val);
+	*ret = json_object_get_string(val);
 	return 0;
 }
 

@@ -42,7 +42,7 @@ static int parse_error(const char *what, struct json_tokener *tok,
 }
 
 int strictjson_parse(const char *what, const char *text, size_t len,
-		     struct json_object **out, struct sh_error *err)
+		     struct json_object **ret, struct sh_error *err)
 {
 	struct json_tokener *tok;
 	struct json_object *obj;
@@ -61,7 +61,7 @@ int strictjson_parse(const char *what, const char *text, size_t len,
 		r = parse_error(what, tok, obj, err);
 		json_object_put(obj);
 	} else {
-		*out = obj;
+		*ret = obj;
 	}
 	json_tokener_free(tok);
 	return r;

@@ -13,6 +13,6 @@
  * as "a". what names the input in the error.
  */
 int strictjson_parse(const char *what, const char *text, size_t len,
-		     struct json_object **out, struct sh_error *err);
+		     struct json_object **ret, struct sh_error *err);
 
 #endif /* SH_STRICTJSON_H */

@@ -32,7 +32,7 @@ static int grow(char **buf, size_t *cap, size_t max)
 	return 0;
 }
 
-int fileio_read_fd(int fd, size_t max, char **out, size_t *len)
+int fileio_read_fd(int fd, size_t max, char **ret, size_t *len)
 {
 	size_t used = 0, cap = max + 1 < FILEIO_FIRST_CHUNK ?
 				       max + 1 :
@@ -57,14 +57,14 @@ int fileio_read_fd(int fd, size_t max, char **out, size_t *len)
 	if (used == cap && grow(&buf, &cap, max))
 		return -ENOMEM;
 	buf[used] = '\0';
-	*out = TAKE_PTR(buf);
+	*ret = TAKE_PTR(buf);
 	*len = used;
 	return 0;
 }
 
 /* Regular files only: a FIFO or a device must not make the hook wait. */
 int fileio_read_at(int dir, const char *name, int nofollow, size_t max,
-		   char **out, size_t *len)
+		   char **ret, size_t *len)
 {
 	_cleanup_close_ int fd = openat(dir, name,
 					O_RDONLY | O_CLOEXEC | O_NONBLOCK |
@@ -75,7 +75,7 @@ int fileio_read_at(int dir, const char *name, int nofollow, size_t max,
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	return fileio_read_fd(fd, max, out, len);
+	return fileio_read_fd(fd, max, ret, len);
 }
 
 int fileio_write_all(int fd, const char *buf, size_t len)
@@ -170,7 +170,7 @@ int fileio_replace_xattr_at(int dir, const char *name, const char *attr,
 
 /* The attribute attr of fd, at most max bytes, NUL-terminated: one call
  * for what fits in the first chunk (a record does), -ENODATA for none. */
-static int read_xattr(int fd, const char *attr, size_t max, char **out,
+static int read_xattr(int fd, const char *attr, size_t max, char **ret,
 		      size_t *len)
 {
 	size_t cap = max < FILEIO_XATTR_CHUNK ? max : FILEIO_XATTR_CHUNK;
@@ -199,13 +199,13 @@ static int read_xattr(int fd, const char *attr, size_t max, char **out,
 		       errno == ERANGE				? -EFBIG :
 								  -errno;
 	buf[n] = '\0';
-	*out = TAKE_PTR(buf);
+	*ret = TAKE_PTR(buf);
 	*len = (size_t)n;
 	return 0;
 }
 
 int fileio_read_xattr_at(int dir, const char *name, const char *attr,
-			 size_t max, char **out, size_t *len, ino_t *ino)
+			 size_t max, char **ret, size_t *len, ino_t *ino)
 {
 	_cleanup_close_ int fd = openat(
 		dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
@@ -217,5 +217,5 @@ int fileio_read_xattr_at(int dir, const char *name, const char *attr,
 		return -EINVAL;
 	if (ino)
 		*ino = st.st_ino;
-	return read_xattr(fd, attr, max, out, len);
+	return read_xattr(fd, attr, max, ret, len);
 }

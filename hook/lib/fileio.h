@@ -7,11 +7,11 @@
 #include <sys/types.h>
 
 /* All of fd, at most max bytes (-EFBIG beyond), NUL-terminated. */
-int fileio_read_fd(int fd, size_t max, char **out, size_t *len);
+int fileio_read_fd(int fd, size_t max, char **ret, size_t *len);
 /* The same for a regular file (-EINVAL for anything else), opened in dir
  * (AT_FDCWD for a path) without following a final symlink when nofollow. */
 int fileio_read_at(int dir, const char *name, int nofollow, size_t max,
-		   char **out, size_t *len);
+		   char **ret, size_t *len);
 int fileio_write_all(int fd, const char *buf, size_t len);
 /* A temp file in dir written (r, 0 or a negative errno, says whether it
  * was): renamed to name, else removed; 0 or the error. */
@@ -36,7 +36,7 @@ int fileio_replace_xattr_at(int dir, const char *name, const char *attr,
  * name (not followed), never its content; -ENODATA when it has none. The
  * file's inode number in *ino (unless NULL): a replaced file has another. */
 int fileio_read_xattr_at(int dir, const char *name, const char *attr,
-			 size_t max, char **out, size_t *len, ino_t *ino);
+			 size_t max, char **ret, size_t *len, ino_t *ino);
 /*
  * Writes name in dir once, never over anything: a temp file made with
  * O_EXCL, synced, then renamed with RENAME_NOREPLACE. -EEXIST when name

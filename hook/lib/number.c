@@ -5,7 +5,7 @@
 
 #include "lib/number.h"
 
-int number_parse(const char *s, long long min, long long max, long long *out)
+int number_parse(const char *s, long long min, long long max, long long *ret)
 {
 	char *end;
 	long long v;
@@ -18,6 +18,6 @@ int number_parse(const char *s, long long min, long long max, long long *out)
 		return -EINVAL;
 	if (v < min || v > max)
 		return -ERANGE;
-	*out = v;
+	*ret = v;
 	return 0;
 }

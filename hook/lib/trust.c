@@ -69,7 +69,7 @@ static void split_path(char *real, const char **dir, const char **name)
 	*name = slash[1] ? slash + 1 : ".";
 }
 
-int trust_open_config(const char *path, int *out, struct sh_error *err)
+int trust_open_config(const char *path, int *ret, struct sh_error *err)
 {
 	_cleanup_free_ char *real = realpath(path, NULL);
 	_cleanup_close_ int dir = -1, fd = -1;
@@ -95,7 +95,7 @@ int trust_open_config(const char *path, int *out, struct sh_error *err)
 	why = untrusted(&dst, /* root_may_own= */ true, /* sticky_ok= */ true);
 	if (why)
 		return refuse_config(path, dir_path, &dst, why, err);
-	*out = take_fd(&fd);
+	*ret = take_fd(&fd);
 	return 0;
 }
 

@@ -103,14 +103,14 @@ void nri_plugin_free(struct nri_plugin *p)
 	ttrpc_mux_free(&p->mux);
 }
 
-static int pack(const ProtobufCMessage *msg, uint8_t **out, size_t *len)
+static int pack(const ProtobufCMessage *msg, uint8_t **ret, size_t *len)
 {
 	*len = protobuf_c_message_get_packed_size(msg);
 	/* malloc(0) may return NULL: an empty message still has a buffer */
-	*out = malloc(*len ? *len : 1);
-	if (!*out)
+	*ret = malloc(*len ? *len : 1);
+	if (!*ret)
 		return -ENOMEM;
-	protobuf_c_message_pack(msg, *out);
+	protobuf_c_message_pack(msg, *ret);
 	return 0;
 }
 
@@ -169,7 +169,7 @@ int nri_plugin_register(struct nri_plugin *p)
 	})
 
 static int on_configure(struct nri_plugin *p, const ProtobufCBinaryData *in,
-			struct reply *out)
+			struct reply *ret)
 {
 	Nri__Pkg__Api__V1alpha1__ConfigureResponse rsp =
 		NRI__PKG__API__V1ALPHA1__CONFIGURE_RESPONSE__INIT;
@@ -191,11 +191,11 @@ static int on_configure(struct nri_plugin *p, const ProtobufCBinaryData *in,
 	if (p->attaching)
 		rsp.events |= NRI_EVENT_BIT(
 			NRI__PKG__API__V1ALPHA1__EVENT__START_CONTAINER);
-	return pack(&rsp.base, &out->payload, &out->len);
+	return pack(&rsp.base, &ret->payload, &ret->len);
 }
 
 static int on_synchronize(struct nri_plugin *p, const ProtobufCBinaryData *in,
-			  struct reply *out)
+			  struct reply *ret)
 {
 	Nri__Pkg__Api__V1alpha1__SynchronizeResponse rsp =
 		NRI__PKG__API__V1ALPHA1__SYNCHRONIZE_RESPONSE__INIT;
@@ -216,27 +216,27 @@ static int on_synchronize(struct nri_plugin *p, const ProtobufCBinaryData *in,
 		for (size_t i = 0; i < req->n_pods; i++)
 			p->pod_event(p, req->pods[i], /* running= */ true);
 	nri__pkg__api__v1alpha1__synchronize_request__free_unpacked(req, NULL);
-	return pack(&rsp.base, &out->payload, &out->len);
+	return pack(&rsp.base, &ret->payload, &ret->len);
 }
 
-static int empty_reply(struct reply *out)
+static int empty_reply(struct reply *ret)
 {
 	Nri__Pkg__Api__V1alpha1__Empty rsp =
 		NRI__PKG__API__V1ALPHA1__EMPTY__INIT;
 
-	return pack(&rsp.base, &out->payload, &out->len);
+	return pack(&rsp.base, &ret->payload, &ret->len);
 }
 
 static int on_shutdown(struct nri_plugin *p, const ProtobufCBinaryData *in,
-		       struct reply *out)
+		       struct reply *ret)
 {
 	(void)in;
 	p->shutdown = true;
-	return empty_reply(out);
+	return empty_reply(ret);
 }
 
 static int on_create(struct nri_plugin *p, const ProtobufCBinaryData *in,
-		     struct reply *out)
+		     struct reply *ret)
 {
 	Nri__Pkg__Api__V1alpha1__CreateContainerResponse rsp =
 		NRI__PKG__API__V1ALPHA1__CREATE_CONTAINER_RESPONSE__INIT;
@@ -253,12 +253,12 @@ static int on_create(struct nri_plugin *p, const ProtobufCBinaryData *in,
 	if (!req->container) {
 		r = end_session(p, -EBADMSG,
 				"CreateContainer request without a container");
-		goto out;
+		goto ret;
 	}
 	r = nri_deliver_container(p->config(p), req->pod, req->container, &d);
 	if (r) {
 		end_session(p, r, "out of memory");
-		goto out;
+		goto ret;
 	}
 	p->stats.hooked += d.hooked;
 	p->stats.copied += d.nr_copied;
@@ -267,9 +267,9 @@ static int on_create(struct nri_plugin *p, const ProtobufCBinaryData *in,
 		  LOG_Q(req->pod ? req->pod->name : ""), d.nr_copied,
 		  d.hooked ? "added" : "not needed");
 	rsp.adjust = &d.adjust;
-	r = pack(&rsp.base, &out->payload, &out->len);
+	r = pack(&rsp.base, &ret->payload, &ret->len);
 	nri_deliver_free(&d);
-out:
+ret:
 	nri__pkg__api__v1alpha1__create_container_request__free_unpacked(req,
 									 NULL);
 	return r;
@@ -279,31 +279,31 @@ out:
  * too (nothing to police is no reason to let it start). */
 static int on_start(struct nri_plugin *p,
 		    const Nri__Pkg__Api__V1alpha1__StateChangeEvent *evt,
-		    struct reply *out)
+		    struct reply *ret)
 {
 	int r;
 
 	p->stats.started++;
 	if (!evt->container) {
-		snprintf(out->why, sizeof(out->why),
+		snprintf(ret->why, sizeof(ret->why),
 			 "StartContainer event without a container");
 		r = -EINVAL;
 	} else {
-		r = p->start(p, evt->pod, evt->container, out->why,
-			     sizeof(out->why));
+		r = p->start(p, evt->pod, evt->container, ret->why,
+			     sizeof(ret->why));
 	}
 	if (r == -ENOMEM)
 		return r;
 	if (r) {
 		p->stats.refused++;
-		out->code = CODE_PERMISSION_DENIED;
+		ret->code = CODE_PERMISSION_DENIED;
 		return 0;
 	}
-	return empty_reply(out);
+	return empty_reply(ret);
 }
 
 static int on_state_change(struct nri_plugin *p, const ProtobufCBinaryData *in,
-			   struct reply *out)
+			   struct reply *ret)
 {
 	Nri__Pkg__Api__V1alpha1__StateChangeEvent *evt;
 	int r = UNPACK(p, "StateChange",
@@ -316,7 +316,7 @@ static int on_state_change(struct nri_plugin *p, const ProtobufCBinaryData *in,
 		p->stats.pods++;
 	if (evt->event == NRI__PKG__API__V1ALPHA1__EVENT__START_CONTAINER &&
 	    p->attaching) {
-		r = on_start(p, evt, out);
+		r = on_start(p, evt, ret);
 		nri__pkg__api__v1alpha1__state_change_event__free_unpacked(
 			evt, NULL);
 		return r;
@@ -329,7 +329,7 @@ static int on_state_change(struct nri_plugin *p, const ProtobufCBinaryData *in,
 			evt->event ==
 				NRI__PKG__API__V1ALPHA1__EVENT__RUN_POD_SANDBOX);
 	nri__pkg__api__v1alpha1__state_change_event__free_unpacked(evt, NULL);
-	return empty_reply(out);
+	return empty_reply(ret);
 }
 
 static const struct method {

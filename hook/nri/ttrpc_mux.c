@@ -214,13 +214,13 @@ int ttrpc_mux_next(struct ttrpc_mux *m, struct ttrpc_msg *msg)
 	return 0;
 }
 
-int ttrpc_mux_encode(const struct ttrpc_msg *msg, uint8_t **out,
+int ttrpc_mux_encode(const struct ttrpc_msg *msg, uint8_t **ret,
 		     size_t *out_len)
 {
 	size_t body = (size_t)TTRPC_HEADER + msg->len, frames, total, done = 0;
 	uint8_t *buf, *p, hdr[TTRPC_HEADER];
 
-	*out = NULL;
+	*ret = NULL;
 	*out_len = 0;
 	if (msg->conn == 0)
 		return -EINVAL;
@@ -255,7 +255,7 @@ int ttrpc_mux_encode(const struct ttrpc_msg *msg, uint8_t **out,
 		p += end - done;
 		done = end;
 	}
-	*out = buf;
+	*ret = buf;
 	*out_len = total;
 	return 0;
 }

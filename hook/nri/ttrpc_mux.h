@@ -76,10 +76,10 @@ int ttrpc_mux_feed(struct ttrpc_mux *m, const uint8_t *data, size_t len);
 int ttrpc_mux_next(struct ttrpc_mux *m, struct ttrpc_msg *msg);
 /*
  * A message as the bytes to write to the socket, split into frames as the
- * mux does: *out is malloc()ed (the caller frees it). -EMSGSIZE when the
+ * mux does: *ret is malloc()ed (the caller frees it). -EMSGSIZE when the
  * payload is longer than TTRPC_MESSAGE_MAX, -EINVAL for connection 0.
  */
-int ttrpc_mux_encode(const struct ttrpc_msg *msg, uint8_t **out,
+int ttrpc_mux_encode(const struct ttrpc_msg *msg, uint8_t **ret,
 		     size_t *out_len);
 
 #endif /* SH_TTRPC_MUX_H */

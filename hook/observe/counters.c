@@ -33,7 +33,7 @@ const char *const counters_names[SH_CNT_MAX] = {
 
 /* The container's own storage: key (cgroup id, attach type). */
 static int add_map(int map_fd, uint64_t cg_id, enum bpf_attach_type type,
-		   struct sh_counters *out)
+		   struct sh_counters *ret)
 {
 	struct bpf_cgroup_storage_key key;
 	int ncpus = libbpf_num_possible_cpus();
@@ -52,7 +52,7 @@ static int add_map(int map_fd, uint64_t cg_id, enum bpf_attach_type type,
 		return -errno;
 	for (int cpu = 0; cpu < ncpus; cpu++)
 		for (int i = 0; i < SH_CNT_MAX; i++)
-			out->v[i] += vals[cpu].v[i];
+			ret->v[i] += vals[cpu].v[i];
 	return 0;
 }
 
@@ -65,7 +65,7 @@ static bool is_counters_map(const struct bpf_map_info *info, const void *data)
 }
 
 static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
-		    struct sh_counters *out)
+		    struct sh_counters *ret)
 {
 	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog->id);
 	_cleanup_close_ int map_fd = -1;
@@ -75,17 +75,17 @@ static int add_prog(const struct sh_prog *prog, uint64_t cg_id,
 	map_fd = kind_prog_find_map(fd, NULL, is_counters_map, NULL);
 	if (map_fd < 0)
 		return map_fd;
-	return add_map(map_fd, cg_id, prog->type, out);
+	return add_map(map_fd, cg_id, prog->type, ret);
 }
 
 int counters_read(const struct sh_progs *progs, uint64_t cg_id,
-		  struct sh_counters *out)
+		  struct sh_counters *ret)
 {
 	int r = 0;
 
-	memset(out, 0, sizeof(*out));
+	memset(ret, 0, sizeof(*ret));
 	for (int i = 0; i < progs->nr; i++) {
-		int e = add_prog(&progs->prog[i], cg_id, out);
+		int e = add_prog(&progs->prog[i], cg_id, ret);
 
 		r = r ? r : e;
 	}
@@ -139,14 +139,14 @@ static int read_would_have(int map_fd, const struct sh_prog *prog,
 	return 0;
 }
 
-static struct audit_mode_entry *next(struct audit_mode_counts *out,
+static struct audit_mode_entry *next(struct audit_mode_counts *ret,
 				     enum sh_prog_kind kind, uint64_t n)
 {
 	struct audit_mode_entry *e;
 
-	if (!n || out->nr >= AUDIT_MODE_MAX)
+	if (!n || ret->nr >= AUDIT_MODE_MAX)
 		return NULL;
-	e = &out->e[out->nr++];
+	e = &ret->e[ret->nr++];
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
 	e->n = n;
@@ -154,14 +154,14 @@ static struct audit_mode_entry *next(struct audit_mode_counts *out,
 }
 
 static void add_rules(const struct sh_would_have *w, enum sh_prog_kind kind,
-		      struct audit_mode_counts *out)
+		      struct audit_mode_counts *ret)
 {
 	struct audit_mode_entry *e;
 
 	for (int i = 0; i < SH_WH_RULES; i++) {
 		const struct sh_wh_entry *r = &w->rule[i];
 
-		e = next(out, kind, r->n);
+		e = next(ret, kind, r->n);
 		if (!e)
 			continue;
 		e->action = render_action_name(r->action);
@@ -170,7 +170,7 @@ static void add_rules(const struct sh_would_have *w, enum sh_prog_kind kind,
 		e->optname = r->optname;
 		e->extra = r->extra;
 	}
-	e = next(out, kind, w->rule_overflow);
+	e = next(ret, kind, w->rule_overflow);
 	if (e) {
 		e->action = "any";
 		e->overflow = true;
@@ -178,14 +178,14 @@ static void add_rules(const struct sh_would_have *w, enum sh_prog_kind kind,
 }
 
 static void add_misses(const struct sh_would_have *w, enum sh_prog_kind kind,
-		       struct audit_mode_counts *out)
+		       struct audit_mode_counts *ret)
 {
 	struct audit_mode_entry *e;
 
 	for (int i = 0; i < SH_WH_MISSES; i++) {
 		const struct sh_wh_miss *m = &w->miss[i];
 
-		e = next(out, kind, m->key ? m->n : 0);
+		e = next(ret, kind, m->key ? m->n : 0);
 		if (!e)
 			continue;
 		e->action = "deny";
@@ -193,7 +193,7 @@ static void add_misses(const struct sh_would_have *w, enum sh_prog_kind kind,
 		e->level = (int)((m->key >> 32) - 1);
 		e->optname = (int)(__u32)m->key;
 	}
-	e = next(out, kind, w->miss_overflow);
+	e = next(ret, kind, w->miss_overflow);
 	if (e) {
 		e->action = "deny";
 		e->miss = e->overflow = true;
@@ -201,7 +201,7 @@ static void add_misses(const struct sh_would_have *w, enum sh_prog_kind kind,
 }
 
 static int add_audit_prog(const struct sh_prog *prog, uint64_t cg_id,
-			  struct audit_mode_counts *out)
+			  struct audit_mode_counts *ret)
 {
 	const struct kind_info *k = kind_by_type(prog->type);
 	_cleanup_close_ int fd = bpf_prog_get_fd_by_id(prog->id);
@@ -219,19 +219,19 @@ static int add_audit_prog(const struct sh_prog *prog, uint64_t cg_id,
 	r = read_would_have(map_fd, prog, cg_id, &w);
 	if (r)
 		return r;
-	add_rules(&w, k->kind, out);
-	add_misses(&w, k->kind, out);
+	add_rules(&w, k->kind, ret);
+	add_misses(&w, k->kind, ret);
 	return 0;
 }
 
 int counters_audit_read(const struct sh_progs *progs, uint64_t cg_id,
-			struct audit_mode_counts *out)
+			struct audit_mode_counts *ret)
 {
 	int r = 0;
 
-	out->nr = 0;
+	ret->nr = 0;
 	for (int i = 0; i < progs->nr; i++) {
-		int e = add_audit_prog(&progs->prog[i], cg_id, out);
+		int e = add_audit_prog(&progs->prog[i], cg_id, ret);
 
 		r = r ? r : e;
 	}

@@ -18,7 +18,7 @@ extern const char *const counters_names[SH_CNT_MAX];
 
 /* Sums the per-CPU counters of every program in progs for one cgroup. */
 int counters_read(const struct sh_progs *progs, uint64_t cg_id,
-		  struct sh_counters *out);
+		  struct sh_counters *ret);
 
 /*
  * Audit mode's would-have counters, read back from a container's programs
@@ -45,7 +45,7 @@ struct audit_mode_counts {
 
 /* The non-zero counters of every program of the container, in slot order. */
 int counters_audit_read(const struct sh_progs *progs, uint64_t cg_id,
-			struct audit_mode_counts *out);
+			struct audit_mode_counts *ret);
 /* "would deny SOL_SOCKET SO_MARK", "would deny socket AF_INET6", ... */
 void counters_audit_text(const struct audit_mode_entry *e, char *buf,
 			 size_t len);

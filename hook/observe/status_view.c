@@ -348,12 +348,12 @@ const char *status_view_caveat_name(enum caveats_id id)
 	return caveat_ids[id];
 }
 
-static void add(struct caveats *out, enum caveats_id id, const char *fmt, ...)
+static void add(struct caveats *ret, enum caveats_id id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void add(struct caveats *out, enum caveats_id id, const char *fmt, ...)
+static void add(struct caveats *ret, enum caveats_id id, const char *fmt, ...)
 {
-	struct caveat *c = &out->c[out->nr++];
+	struct caveat *c = &ret->c[ret->nr++];
 	va_list ap;
 
 	c->id = caveat_ids[id];
@@ -409,51 +409,51 @@ static bool route_governed(const struct sh_policy *p)
 	return false;
 }
 
-static void kernel_caveats(const struct caveats_input *in, struct caveats *out)
+static void kernel_caveats(const struct caveats_input *in, struct caveats *ret)
 {
 	const struct sh_record *rec = in->rec;
 
 	if (has_kind(rec, SH_PROG_SET) || has_kind(rec, SH_PROG_GET))
-		add(out, CAVEATS_COMPAT_SYSCALLS,
+		add(ret, CAVEATS_COMPAT_SYSCALLS,
 		    "32-bit compat syscalls (a -m32 binary, int $0x80, io_uring of a 32-bit process) skip the setsockopt/getsockopt programs: use a seccomp profile that lists only the native ABI (examples/seccomp-no-compat.json)");
 	if (has_kind(rec, SH_PROG_SOCK))
-		add(out, CAVEATS_PACKET_SOCKETS,
+		add(ret, CAVEATS_PACKET_SOCKETS,
 		    "cgroup/sock_create sees only AF_INET/AF_INET6: AF_PACKET sockets (also through SOCK_PACKET, io_uring and the i386 socket/socketcall syscalls) get no deny rule, mark or priority: drop CAP_NET_RAW or use examples/seccomp-no-packet.json (or seccomp-socket-allowlist.json)");
 	if (has_kind(rec, SH_PROG_SOCK) && in->families && in->families[0])
-		add(out, CAVEATS_KERNEL_SOCKETS,
+		add(ret, CAVEATS_KERNEL_SOCKETS,
 		    "this kernel offers %s: their TCP/UDP goes through sockets the kernel makes itself, with no deny rule, mark or priority: allow only the families the workload needs with seccomp (examples/seccomp-socket-allowlist.json)",
 		    in->families);
 	if (has_kind(rec, SH_PROG_GET) || mark_or_priority(in->policy))
-		add(out, CAVEATS_SOCK_DIAG,
+		add(ret, CAVEATS_SOCK_DIAG,
 		    "sock_diag netlink (ss -tie) shows each socket's real congestion control, TOS, priority and, with CAP_NET_ADMIN, mark, whatever getsockopt rules return: block NETLINK_SOCK_DIAG with seccomp (examples/seccomp-socket-allowlist.json)");
 	if (mptcp_open(in->policy))
-		add(out, CAVEATS_MPTCP_SUBFLOWS,
+		add(ret, CAVEATS_MPTCP_SUBFLOWS,
 		    "the policy stamps a mark or priority but does not deny IPPROTO_MPTCP: MPTCP subflows may go out without the stamp");
 	if (has_kind(rec, SH_PROG_SET) && route_governed(in->policy))
-		add(out, CAVEATS_ROUTE_METRICS,
+		add(ret, CAVEATS_ROUTE_METRICS,
 		    "a route's metrics (congctl, hoplimit) give sockets that never call setsockopt their congestion control and TTL, and a locked congctl replaces a forced TCP_CONGESTION at connect(): a container with CAP_NET_ADMIN in its network namespace can set them; drop CAP_NET_ADMIN");
 }
 
-void status_view_caveats(const struct caveats_input *in, struct caveats *out)
+void status_view_caveats(const struct caveats_input *in, struct caveats *ret)
 {
 	const struct sh_record *rec = in->rec;
 
-	out->nr = 0;
+	ret->nr = 0;
 	if (!in->live)
-		add(out, CAVEATS_STALE_RECORD,
+		add(ret, CAVEATS_STALE_RECORD,
 		    "the cgroup %s is gone: the record is stale (gc releases it)",
 		    rec->cg.rel);
 	if (rec->cg.created)
-		add(out, CAVEATS_HOOK_MADE_CGROUP,
+		add(ret, CAVEATS_HOOK_MADE_CGROUP,
 		    "NOT policed: the hook made this cgroup, so processes started with runc/crun exec stay outside it, in %s or the runtime's cgroup: run the runtime with a cgroup manager, or set on_shared_cgroup \"refuse\"",
 		    rec->cg.parent_rel);
-	kernel_caveats(in, out);
+	kernel_caveats(in, ret);
 	if (rec->bypass && !rec->progs.bypass_active)
-		add(out, CAVEATS_BYPASS_FELL_BACK,
+		add(ret, CAVEATS_BYPASS_FELL_BACK,
 		    "bypass-prot-mem was asked for (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM: sockets are charged to tcp_mem",
 		    rec->bypass_source);
 	if (in->other_programs && in->other_programs[0])
-		add(out, CAVEATS_OTHER_PROGRAMS,
+		add(ret, CAVEATS_OTHER_PROGRAMS,
 		    "other programs run for this cgroup too (%s): on an ancestor with BPF_F_ALLOW_MULTI they run after ours and can undo its verdicts",
 		    in->other_programs);
 }
@@ -470,14 +470,14 @@ void status_view_caveats(const struct caveats_input *in, struct caveats *out)
 #define OUR_PREFIX "sh_"
 
 void status_view_drift_init(const struct sh_record *rec,
-			    struct drift_report *out)
+			    struct drift_report *ret)
 {
-	memset(out, 0, sizeof(*out));
+	memset(ret, 0, sizeof(*ret));
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
-		out->kind[k].type = kind_get(k)->type;
+		ret->kind[k].type = kind_get(k)->type;
 		for (int i = 0; i < rec->progs.nr; i++)
-			if (rec->progs.prog[i].type == out->kind[k].type)
-				out->kind[k].recorded = rec->progs.prog[i].id;
+			if (rec->progs.prog[i].type == ret->kind[k].type)
+				ret->kind[k].recorded = rec->progs.prog[i].id;
 	}
 }
 
@@ -504,20 +504,20 @@ static bool ours(__u32 id)
 	return !strncmp(name, OUR_PREFIX, strlen(OUR_PREFIX));
 }
 
-static void add_other(struct drift_report *out, enum bpf_attach_type type,
+static void add_other(struct drift_report *ret, enum bpf_attach_type type,
 		      __u32 id)
 {
-	size_t pos = strlen(out->other);
+	size_t pos = strlen(ret->other);
 	char name[SH_BPF_NAME_MAX];
 
 	kind_prog_name(id, name);
-	snprintf(out->other + pos, sizeof(out->other) - pos, "%s%s %u (%s)",
+	snprintf(ret->other + pos, sizeof(ret->other) - pos, "%s%s %u (%s)",
 		 pos ? ", " : "", kind_type_name(type), id, name);
 }
 
-static int query_kind(int cg_fd, struct drift_report *out, int k)
+static int query_kind(int cg_fd, struct drift_report *ret, int k)
 {
-	struct drift_kind *dk = &out->kind[k];
+	struct drift_kind *dk = &ret->kind[k];
 	__u32 ids[DRIFT_QUERY_MAX], n;
 	int r = query(cg_fd, dk->type, 0, ids, &n);
 
@@ -531,14 +531,14 @@ static int query_kind(int cg_fd, struct drift_report *out, int k)
 		return r;
 	for (__u32 i = 0; i < n; i++)
 		if (!ours(ids[i]))
-			add_other(out, dk->type, ids[i]);
+			add_other(ret, dk->type, ids[i]);
 	return 0;
 }
 
-int status_view_drift_query(int cg_fd, struct drift_report *out)
+int status_view_drift_query(int cg_fd, struct drift_report *ret)
 {
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
-		int r = query_kind(cg_fd, out, k);
+		int r = query_kind(cg_fd, ret, k);
 
 		if (r)
 			return r;

@@ -60,7 +60,7 @@ struct caveats {
 
 /* The stable id of a caveat. */
 const char *status_view_caveat_name(enum caveats_id id);
-void status_view_caveats(const struct caveats_input *in, struct caveats *out);
+void status_view_caveats(const struct caveats_input *in, struct caveats *ret);
 
 /*
  * What is really attached to a container's cgroup, against what its
@@ -97,9 +97,9 @@ struct drift_report {
 
 /* The record's side only, before asking the kernel. */
 void status_view_drift_init(const struct sh_record *rec,
-			    struct drift_report *out);
+			    struct drift_report *ret);
 /* Asks the kernel about the cgroup cg_fd: 0 or a negative errno. */
-int status_view_drift_query(int cg_fd, struct drift_report *out);
+int status_view_drift_query(int cg_fd, struct drift_report *ret);
 
 enum drift_state status_view_drift_state_of(const struct drift_kind *k);
 /* "attached", "missing", ...: stable tokens. */

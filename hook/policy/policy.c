@@ -69,15 +69,15 @@ void policy_source_text(const struct sh_effective *eff, bool bypass, char *buf,
 			 bypass ? "bypass_prot_mem" : "policy");
 }
 
-int policy_parse_bool(const char *key, const char *value, bool *out,
+int policy_parse_bool(const char *key, const char *value, bool *ret,
 		      struct sh_error *err)
 {
 	if (!strcmp(value, "true")) {
-		*out = true;
+		*ret = true;
 		return 0;
 	}
 	if (!strcmp(value, "false")) {
-		*out = false;
+		*ret = false;
 		return 0;
 	}
 	error_reason(err, SH_REASON_ANNOTATION_INVALID);

@@ -72,7 +72,7 @@ const char *policy_mode_name(const struct sh_effective *eff);
 /* Where the mode came from: "annotation KEY", "policy NAME" or "default". */
 void policy_mode_source_text(const struct sh_effective *eff, char *buf,
 			     size_t len);
-int policy_parse_bool(const char *key, const char *value, bool *out,
+int policy_parse_bool(const char *key, const char *value, bool *ret,
 		      struct sh_error *err);
 
 /*

@@ -28,11 +28,11 @@
 #define QUERY_IDS_MAX 64
 
 static int attach_one(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
-		      enum sh_prog_kind kind, struct sh_progs *out,
+		      enum sh_prog_kind kind, struct sh_progs *ret,
 		      struct sh_error *err)
 {
 	const struct kind_info *k = kind_get(kind);
-	struct sh_prog *p = &out->prog[out->nr];
+	struct sh_prog *p = &ret->prog[ret->nr];
 	int r = kind_prog_info(l->fd[kind], &p->id, p->name);
 
 	if (r)
@@ -43,7 +43,7 @@ static int attach_one(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 				   k->name);
 	p->type = k->type;
 	p->hash = l->hash[kind];
-	out->nr++;
+	ret->nr++;
 	/* A generic program refuses every call until its state is written:
 	 * from here, it enforces the policy. */
 	return l->generic[kind] ?
@@ -69,14 +69,14 @@ static bool attached_here(int cg_fd, enum sh_prog_kind kind, __u32 id)
  * second prestart whose record was lost: that attach fails, and the
  * container keeps what it has). */
 static int attach_kind(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
-		       enum sh_prog_kind kind, struct sh_progs *out,
+		       enum sh_prog_kind kind, struct sh_progs *ret,
 		       struct sh_error *err)
 {
 	int r = 0;
 
 	if (l->generic[kind] && !attached_here(cg_fd, kind, l->gen[kind].id))
 		r = generic_prepare(&l->gen[kind], kind, l->eff, cg_id, err);
-	return r ? r : attach_one(cg_fd, cg_id, l, kind, out, err);
+	return r ? r : attach_one(cg_fd, cg_id, l, kind, ret, err);
 }
 
 int attach_types(const struct sh_loaded *l,
@@ -97,7 +97,7 @@ int attach_types(const struct sh_loaded *l,
  * only the first container pays. The next preload unpins what the config
  * no longer needs.
  */
-void attach_publish(const struct sh_loaded *l, const struct sh_progs *out)
+void attach_publish(const struct sh_loaded *l, const struct sh_progs *ret)
 {
 	if (l->footprint)
 		return; /* record mode: this container's own copies */
@@ -108,7 +108,7 @@ void attach_publish(const struct sh_loaded *l, const struct sh_progs *out)
 			continue;
 		if (l->fresh[k])
 			share_publish(kind_get(k)->name, l->hash[k],
-				      out->prog[i].id);
+				      ret->prog[i].id);
 		if (l->fresh[k] && l->pins >= 0 &&
 		    pin_add(l->pins, kind_get(k)->name, l->hash[k], l->fd[k],
 			    &err))
@@ -118,23 +118,23 @@ void attach_publish(const struct sh_loaded *l, const struct sh_progs *out)
 }
 
 int attach_commit(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
-		  struct sh_progs *out, struct sh_error *err)
+		  struct sh_progs *ret, struct sh_error *err)
 {
 	int r = 0;
 
-	memset(out, 0, sizeof(*out));
+	memset(ret, 0, sizeof(*ret));
 	for (int k = 0; k < SH_PROG_KINDS && !r; k++)
 		if (l->fd[k] >= 0)
-			r = attach_kind(cg_fd, cg_id, l, k, out, err);
+			r = attach_kind(cg_fd, cg_id, l, k, ret, err);
 	if (r) {
 		struct sh_error undo = { 0 };
 
-		if (attach_detach(cg_fd, out, &undo))
+		if (attach_detach(cg_fd, ret, &undo))
 			error_note(err, "%s", undo.msg);
-		out->nr = 0;
+		ret->nr = 0;
 		return r;
 	}
-	out->bypass_active = l->fd[SH_PROG_SOCK] >= 0 && l->bypass;
+	ret->bypass_active = l->fd[SH_PROG_SOCK] >= 0 && l->bypass;
 	return 0;
 }
 

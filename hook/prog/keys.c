@@ -162,20 +162,20 @@ static int keys_detach(int cg_fd, enum sh_prog_kind k, __u32 id,
 }
 
 /* What the open cgroup at path holds. */
-static int keys_state_at(int cg_fd, const char *path, struct keys_state *out)
+static int keys_state_at(int cg_fd, const char *path, struct keys_state *ret)
 {
-	memset(out, 0, sizeof(*out));
-	snprintf(out->cgroup, sizeof(out->cgroup), "%s", path);
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->cgroup, sizeof(ret->cgroup), "%s", path);
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
 		__u32 id;
 		int r = keys_find(cg_fd, k, &id);
 
 		if (r)
 			return r;
-		out->kept[k] = id != 0;
+		ret->kept[k] = id != 0;
 	}
-	if (cg_populated_at(cg_fd, &out->populated))
-		out->populated = false;
+	if (cg_populated_at(cg_fd, &ret->populated))
+		ret->populated = false;
 	return 0;
 }
 
@@ -200,7 +200,7 @@ static int keys_sync(int cg_fd, const bool want[SH_PROG_KINDS],
 	return 0;
 }
 
-int keys_keep(const bool want[SH_PROG_KINDS], struct keys_state *out,
+int keys_keep(const bool want[SH_PROG_KINDS], struct keys_state *ret,
 	      struct sh_error *err)
 {
 	char path[PATH_MAX];
@@ -208,7 +208,7 @@ int keys_keep(const bool want[SH_PROG_KINDS], struct keys_state *out,
 	bool any = false;
 	int r = keys_path(path, sizeof(path), err);
 
-	memset(out, 0, sizeof(*out));
+	memset(ret, 0, sizeof(*ret));
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		any |= want[k];
 	if (r)
@@ -223,7 +223,7 @@ int keys_keep(const bool want[SH_PROG_KINDS], struct keys_state *out,
 		return fd;
 	r = keys_sync(fd, want, err);
 	if (r || any)
-		return r ? r : keys_state_at(fd, path, out);
+		return r ? r : keys_state_at(fd, path, ret);
 	/* Nothing wanted: the cgroup goes, and anything else on it. */
 	if (rmdir(path) < 0 && errno != ENOENT)
 		return error_errno(err, -errno, "cannot remove keys cgroup %s",
@@ -231,13 +231,13 @@ int keys_keep(const bool want[SH_PROG_KINDS], struct keys_state *out,
 	return 0;
 }
 
-int keys_query(struct keys_state *out, struct sh_error *err)
+int keys_query(struct keys_state *ret, struct sh_error *err)
 {
 	char path[PATH_MAX];
 	_cleanup_close_ int fd = -1;
 	int r = keys_path(path, sizeof(path), err);
 
-	memset(out, 0, sizeof(*out));
+	memset(ret, 0, sizeof(*ret));
 	if (r)
 		return r;
 	fd = keys_open(path, err);
@@ -245,7 +245,7 @@ int keys_query(struct keys_state *out, struct sh_error *err)
 		return 0;
 	if (fd < 0)
 		return fd;
-	r = keys_state_at(fd, path, out);
+	r = keys_state_at(fd, path, ret);
 	return r ? error_errno(err, r, "cannot query keys cgroup %s", path) : 0;
 }
 

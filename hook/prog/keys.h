@@ -38,12 +38,12 @@ const char *keys_cgroup(void);
 /*
  * Keeps exactly the keys of want[] on: makes the cgroup, attaches what is
  * missing, detaches ours that no policy needs, and removes the cgroup
- * when none is wanted. *out says what is kept now.
+ * when none is wanted. *ret says what is kept now.
  */
-int keys_keep(const bool want[SH_PROG_KINDS], struct keys_state *out,
+int keys_keep(const bool want[SH_PROG_KINDS], struct keys_state *ret,
 	      struct sh_error *err);
 /* What is kept now; an empty cgroup path when there is no cgroup. */
-int keys_query(struct keys_state *out, struct sh_error *err);
+int keys_query(struct keys_state *ret, struct sh_error *err);
 /* "sock_create, setsockopt" into buf: the kinds kept, "none" if none. */
 void keys_text(const struct keys_state *st, char *buf, size_t len);
 

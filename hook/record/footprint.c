@@ -852,7 +852,7 @@ struct json_object *footprint_json_overflow(const struct footprint *fp)
 
 /* A name (looked up) or a number; -EINVAL for anything else. */
 static int get_named(struct json_object *o, const char *key,
-		     int (*lookup)(const char *, int *), int *out)
+		     int (*lookup)(const char *, int *), int *ret)
 {
 	struct json_object *v;
 
@@ -863,28 +863,28 @@ static int get_named(struct json_object *o, const char *key,
 
 		if (n < INT_MIN || n > INT_MAX)
 			return -EINVAL;
-		*out = (int)n;
+		*ret = (int)n;
 		return 0;
 	}
 	if (!json_object_is_type(v, json_type_string) || !lookup)
 		return -EINVAL;
-	return lookup(json_object_get_string(v), out) ? -EINVAL : 0;
+	return lookup(json_object_get_string(v), ret) ? -EINVAL : 0;
 }
 
 static int get_u64(struct json_object *o, const char *key, uint64_t max,
-		   uint64_t *out)
+		   uint64_t *ret)
 {
 	struct json_object *v;
 	int64_t n;
 
-	*out = 0;
+	*ret = 0;
 	if (!json_object_object_get_ex(o, key, &v))
 		return 0;
 	n = json_object_get_int64(v);
 	if (!json_object_is_type(v, json_type_int) || n < 0 ||
 	    (uint64_t)n > max)
 		return -EINVAL;
-	*out = (uint64_t)n;
+	*ret = (uint64_t)n;
 	return 0;
 }
 
@@ -905,13 +905,13 @@ static int get_range(struct json_object *o, bool kept, struct sh_fp_value *v)
 	return v->min <= v->max ? 0 : -EINVAL;
 }
 
-static int option_value(const char *name, int level, int *out)
+static int option_value(const char *name, int level, int *ret)
 {
 	const struct sh_option_name *opt;
 
 	if (names_option_find(level, name, &opt))
 		return -ENOENT;
-	*out = opt->optname;
+	*ret = opt->optname;
 	return 0;
 }
 

@@ -137,20 +137,20 @@ int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
 }
 
 void apply_check(const struct sh_config *cfg, const struct sh_record *rec,
-		 bool bypass_ok, struct apply_check *out)
+		 bool bypass_ok, struct apply_check *ret)
 {
 	struct sh_error err = { 0 };
 	struct apply_target t;
 
-	memset(out, 0, sizeof(*out));
-	out->hash = apply_progs_hash(&rec->progs);
-	out->generic = apply_runs_generic(&rec->progs);
+	memset(ret, 0, sizeof(*ret));
+	ret->hash = apply_progs_hash(&rec->progs);
+	ret->generic = apply_runs_generic(&rec->progs);
 	if (apply_target_of(cfg, rec, bypass_ok, &t, &err) == 0) {
-		out->config_hash = t.total;
+		ret->config_hash = t.total;
 		return;
 	}
-	out->reason = error_reason_text(&err);
-	snprintf(out->why, sizeof(out->why), "%s", err.msg);
+	ret->reason = error_reason_text(&err);
+	snprintf(ret->why, sizeof(ret->why), "%s", err.msg);
 }
 
 bool apply_check_current(const struct apply_check *c)
@@ -613,12 +613,12 @@ static int transition(int cg_fd, const struct side *from, const struct side *to,
 }
 
 /* What is attached now: the new programs. */
-static int fill_out(const struct sh_loaded *l, struct sh_progs *out,
+static int fill_out(const struct sh_loaded *l, struct sh_progs *ret,
 		    struct sh_error *err)
 {
-	memset(out, 0, sizeof(*out));
+	memset(ret, 0, sizeof(*ret));
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
-		struct sh_prog *p = &out->prog[out->nr];
+		struct sh_prog *p = &ret->prog[ret->nr];
 
 		if (l->fd[k] < 0)
 			continue;
@@ -628,18 +628,18 @@ static int fill_out(const struct sh_loaded *l, struct sh_progs *out,
 					   kind_get(k)->name);
 		p->type = kind_get(k)->type;
 		p->hash = l->hash[k];
-		out->nr++;
+		ret->nr++;
 	}
-	out->bypass_active = l->fd[SH_PROG_SOCK] >= 0 && l->bypass;
+	ret->bypass_active = l->fd[SH_PROG_SOCK] >= 0 && l->bypass;
 	return 0;
 }
 
 int apply_replace_commit(int cg_fd, const struct sh_progs *old,
-			 const struct sh_loaded *l, struct sh_progs *out,
+			 const struct sh_loaded *l, struct sh_progs *ret,
 			 struct sh_error *err)
 {
 	struct side from, to;
-	int r = fill_out(l, out, err);
+	int r = fill_out(l, ret, err);
 
 	if (r)
 		return r;

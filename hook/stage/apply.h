@@ -102,7 +102,7 @@ struct apply_check {
 };
 
 void apply_check(const struct sh_config *cfg, const struct sh_record *rec,
-		 bool bypass_ok, struct apply_check *out);
+		 bool bypass_ok, struct apply_check *ret);
 /* It runs exactly what the config gives it, from its own copies. */
 bool apply_check_current(const struct apply_check *c);
 
@@ -124,7 +124,7 @@ bool apply_check_current(const struct apply_check *c);
  * generic program's rules for the cgroup stay while the cgroup does (gc).
  */
 int apply_replace_commit(int cg_fd, const struct sh_progs *old,
-			 const struct sh_loaded *l, struct sh_progs *out,
+			 const struct sh_loaded *l, struct sh_progs *ret,
 			 struct sh_error *err);
 /* Puts old back in the place of now (after a later step failed). */
 int apply_replace_undo(int cg_fd, const struct sh_progs *old,

@@ -169,12 +169,12 @@ static int stats_index(const char *name, const char *const *names, int nr)
 	return -1;
 }
 
-static int stats_u64(const char *s, uint64_t *out)
+static int stats_u64(const char *s, uint64_t *ret)
 {
 	long long v;
 	int r = number_parse(s, 0, INT64_MAX, &v);
 
-	*out = (uint64_t)v;
+	*ret = (uint64_t)v;
 	return r;
 }
 
@@ -244,16 +244,16 @@ static int stats_parse_line(struct sh_node_stats *s, char *line)
 }
 
 /* text is modified. */
-int stats_parse(char *text, struct sh_node_stats *out)
+int stats_parse(char *text, struct sh_node_stats *ret)
 {
 	char *save = NULL, *line = strtok_r(text, "\n", &save);
 	int r = 0;
 
-	memset(out, 0, sizeof(*out));
+	memset(ret, 0, sizeof(*ret));
 	if (!line || strcmp(line, STATS_MAGIC))
 		return -EBADMSG;
 	while (!r && (line = strtok_r(NULL, "\n", &save)))
-		r = stats_parse_line(out, line);
+		r = stats_parse_line(ret, line);
 	return r;
 }
 
@@ -620,7 +620,7 @@ int stats_log_append(const char *line, size_t len, bool create,
 	return 0;
 }
 
-int stats_log_read(struct sh_node_stats *out, struct sh_error *err)
+int stats_log_read(struct sh_node_stats *ret, struct sh_error *err)
 {
 	struct sh_error dir_err = { 0 };
 	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &dir_err),
@@ -628,7 +628,7 @@ int stats_log_read(struct sh_node_stats *out, struct sh_error *err)
 	struct stat st;
 	int r;
 
-	memset(out, 0, sizeof(*out));
+	memset(ret, 0, sizeof(*ret));
 	/* No directory: no run counted yet. */
 	if (dir == -ENOENT)
 		return 0;
@@ -642,14 +642,14 @@ int stats_log_read(struct sh_node_stats *out, struct sh_error *err)
 	if (fd < 0 && fd != -ENOENT)
 		return error_errno(err, fd, "cannot read %s/%s", state_dir(),
 				   STATS_LOG);
-	r = file_read_at(dir, out);
+	r = file_read_at(dir, ret);
 	if (r == -EBADMSG)
 		return error_set(err, r, "%s/%s is damaged: not a stats file",
 				 state_dir(), STATS_FILE);
 	if (r && r != -ENOENT)
 		return error_errno(err, r, "cannot read %s/%s", state_dir(),
 				   STATS_FILE);
-	r = fd < 0 ? 0 : fold_fd(fd, out);
+	r = fd < 0 ? 0 : fold_fd(fd, ret);
 	if (r)
 		return error_set(err, r, "%s/%s is damaged: %s", state_dir(),
 				 STATS_LOG,

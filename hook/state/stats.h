@@ -77,7 +77,7 @@ void stats_count(struct sh_node_stats *s, enum stats_stage stage,
 		 enum stats_outcome outcome, const char *reason,
 		 double seconds);
 char *stats_format(const struct sh_node_stats *s, size_t *len);
-int stats_parse(char *text, struct sh_node_stats *out);
+int stats_parse(char *text, struct sh_node_stats *ret);
 /* One run as a log line ("\nprestart refused policy_not_allowed 0.0021\n";
  * "-" for no reason or no latency): its length, or -ENOSPC. */
 int stats_format_run(char *buf, size_t size, enum stats_stage stage,
@@ -101,7 +101,7 @@ int stats_log_append(const char *line, size_t len, bool create,
 		     struct sh_error *err);
 /* The file and the log: zeros when no run was ever counted; -EBADMSG for
  * a damaged file. */
-int stats_log_read(struct sh_node_stats *out, struct sh_error *err);
+int stats_log_read(struct sh_node_stats *ret, struct sh_error *err);
 /* Folds the log into the file (`metrics` does before it reads; a run
  * does once the log has grown). 0 when there is nothing to fold. */
 int stats_log_compact(struct sh_error *err);

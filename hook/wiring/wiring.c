@@ -452,7 +452,7 @@ struct edit {
 };
 
 static int script(const struct lines *a, const struct lines *b,
-		  struct edit *out, size_t *n)
+		  struct edit *ret, size_t *n)
 {
 	size_t w = b->n + 1;
 	_cleanup_free_ uint16_t *lcs = calloc((a->n + 1) * w, sizeof(*lcs));
@@ -471,14 +471,14 @@ static int script(const struct lines *a, const struct lines *b,
 	*n = 0;
 	while (i < a->n || j < b->n) {
 		if (i < a->n && j < b->n && same(a, i, b, j)) {
-			out[(*n)++] = (struct edit){ ' ', i++ };
+			ret[(*n)++] = (struct edit){ ' ', i++ };
 			j++;
 		} else if (j < b->n &&
 			   (i == a->n ||
 			    lcs[i * w + j + 1] > lcs[(i + 1) * w + j])) {
-			out[(*n)++] = (struct edit){ '+', j++ };
+			ret[(*n)++] = (struct edit){ '+', j++ };
 		} else {
-			out[(*n)++] = (struct edit){ '-', i++ };
+			ret[(*n)++] = (struct edit){ '-', i++ };
 		}
 	}
 	return 0;
@@ -767,7 +767,7 @@ static int finish(char *const argv[], pid_t pid, int r, struct sink *err_sink,
 }
 
 int wiring_exec_run(char *const argv[], const struct wiring_view *view,
-		    char **out, struct sh_error *err)
+		    char **ret, struct sh_error *err)
 {
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	_cleanup_free_ char *obuf = malloc(EXEC_OUT_MAX + 1);
@@ -799,13 +799,13 @@ close_read:
 	closep(&pe[0]);
 	if (r)
 		return r;
-	if (out)
-		*out = TAKE_PTR(obuf);
+	if (ret)
+		*ret = TAKE_PTR(obuf);
 	return 0;
 }
 
 int wiring_exec_toml(char *const argv[], const struct wiring_view *view,
-		     struct json_object **out, struct sh_error *err)
+		     struct json_object **ret, struct sh_error *err)
 {
 	_cleanup_free_ char *raw = NULL;
 	char terr[SH_TOML_ERR_MAX];
@@ -813,7 +813,7 @@ int wiring_exec_toml(char *const argv[], const struct wiring_view *view,
 
 	if (r)
 		return r;
-	if (toml_parse(raw, strlen(raw), out, terr))
+	if (toml_parse(raw, strlen(raw), ret, terr))
 		return error_set(err, -EINVAL, "cannot read `%s %s`: %s",
 				 argv[0], argv[1] ? argv[1] : "", terr);
 	return 0;

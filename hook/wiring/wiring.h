@@ -148,15 +148,15 @@ struct wiring_view {
 
 /*
  * Runs argv (PATH searched), optionally in a view, and gives its stdout
- * (NUL-terminated, malloc'd) in *out when it exits 0 within 60 s. Else
+ * (NUL-terminated, malloc'd) in *ret when it exits 0 within 60 s. Else
  * one line in err with the last line the command wrote on stderr.
  */
 int wiring_exec_run(char *const argv[], const struct wiring_view *view,
-		    char **out, struct sh_error *err);
+		    char **ret, struct sh_error *err);
 
 /* The same for a command that prints TOML: the document in *out. */
 struct json_object;
 int wiring_exec_toml(char *const argv[], const struct wiring_view *view,
-		     struct json_object **out, struct sh_error *err);
+		     struct json_object **ret, struct sh_error *err);
 
 #endif /* SH_WIRING_H */

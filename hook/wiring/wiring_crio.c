@@ -37,12 +37,12 @@
 static const char *const handlers[] = SH_WIRING_HANDLERS;
 
 static int crio_config(const char *dir, const char *text,
-		       struct json_object **out, struct sh_error *err)
+		       struct json_object **ret, struct sh_error *err)
 {
 	char *argv[] = { "crio", "config", NULL };
 	struct wiring_view view = { dir, CRIO_DROPIN, text };
 
-	return wiring_exec_toml(argv, access(dir, F_OK) ? NULL : &view, out,
+	return wiring_exec_toml(argv, access(dir, F_OK) ? NULL : &view, ret,
 				err);
 }
 

@@ -222,7 +222,7 @@ struct json_object *wiring_ctd_node_runtimes(struct json_object *dump,
 
 /* `containerd config dump`, in a view without the drop-in or with text. */
 int wiring_ctd_node_dump(const struct ctd *c, const char *text,
-			 struct json_object **out, struct sh_error *err)
+			 struct json_object **ret, struct sh_error *err)
 {
 	char *argv[] = { "containerd",
 			 "--config",
@@ -234,7 +234,7 @@ int wiring_ctd_node_dump(const struct ctd *c, const char *text,
 	struct wiring_view view = { c->dropin_dir, c->dropin_name, text };
 
 	return wiring_exec_toml(
-		argv, access(c->dropin_dir, F_OK) ? NULL : &view, out, err);
+		argv, access(c->dropin_dir, F_OK) ? NULL : &view, ret, err);
 }
 
 /* Go's filepath.Match globs, which '*' and '?' do not cross '/' in. */
@@ -535,7 +535,7 @@ static const char *line_end(const char *s)
 }
 
 int wiring_ctd_import_edit(const char *text, const char *glob, bool has_key,
-			   char **out)
+			   char **ret)
 {
 	const char *at = NULL, *end = NULL, *s;
 
@@ -555,10 +555,10 @@ int wiring_ctd_import_edit(const char *text, const char *glob, bool has_key,
 		at = end = s;
 	if (!at)
 		return -EINVAL;
-	if (asprintf(out, "%.*s%s" IMPORT_NOTE "imports = [\"%s\"]\n%s",
+	if (asprintf(ret, "%.*s%s" IMPORT_NOTE "imports = [\"%s\"]\n%s",
 		     (int)(at - text), text,
 		     at > text && at[-1] != '\n' ? "\n" : "", glob, end) < 0) {
-		*out = NULL;
+		*ret = NULL;
 		return -ENOMEM;
 	}
 	return 0;

@@ -68,7 +68,7 @@ int wiring_ctd_node_open(struct ctd *c, const struct wiring_opts *o,
 void wiring_ctd_node_close(struct ctd *c);
 /* `containerd config dump` with the drop-in left out (text NULL) or as text. */
 int wiring_ctd_node_dump(const struct ctd *c, const char *text,
-			 struct json_object **out, struct sh_error *err);
+			 struct json_object **ret, struct sh_error *err);
 /* The runtimes table of a dump. */
 struct json_object *wiring_ctd_node_runtimes(struct json_object *dump,
 					     int major);
@@ -107,12 +107,12 @@ int wiring_ctd_import_undo(struct ctd *c, const char *other,
 int wiring_ctd_import_open(struct ctd *c, const struct wiring_opts *o,
 			   struct sh_error *err);
 
-/* text with our imports line for glob, into *out: in place of its one
+/* text with our imports line for glob, into *ret: in place of its one
  * `imports = []` line (has_key; -EINVAL when there is none or more), else
  * after its leading comments and blank lines. Removing the two lines
  * gives text back. */
 int wiring_ctd_import_edit(const char *text, const char *glob, bool has_key,
-			   char **out);
+			   char **ret);
 
 /* containerd's drop-in: its document, checked against containerd itself. */
 /* The drop-in's document: the handlers made from rt, the default

@@ -89,21 +89,21 @@ static int end_of_line(struct parser *ps)
 	return fail(ps, "unexpected '%c' after the value", *ps->c.p);
 }
 
-static int key_part(struct parser *ps, char **out)
+static int key_part(struct parser *ps, char **ret)
 {
 	const char *start = ps->c.p;
 
 	if (peek(ps, 0) == '"' || peek(ps, 0) == '\'') {
 		if (peek(ps, 1) == peek(ps, 0) && peek(ps, 2) == peek(ps, 0))
 			return fail(ps, "a key cannot be a multi-line string");
-		return toml_scalar_string(&ps->c, out);
+		return toml_scalar_string(&ps->c, ret);
 	}
 	while (!at_end(ps) && toml_scalar_bare_char(*ps->c.p))
 		ps->c.p++;
 	if (ps->c.p == start)
 		return fail(ps, "a key is missing");
-	*out = strndup(start, ps->c.p - start);
-	return *out ? 0 : -ENOMEM;
+	*ret = strndup(start, ps->c.p - start);
+	return *ret ? 0 : -ENOMEM;
 }
 
 /* a.b."c d".'e': the parts, blanks around the dots allowed. */
@@ -157,7 +157,7 @@ static int mark_defined(struct parser *ps, struct json_object *t)
 /* The table under parent's key, made if missing; the last table of an
  * array of tables. */
 static int sub_table(struct parser *ps, struct json_object *parent,
-		     const char *key, struct json_object **out)
+		     const char *key, struct json_object **ret)
 {
 	struct json_object *v;
 
@@ -171,22 +171,22 @@ static int sub_table(struct parser *ps, struct json_object *parent,
 	} else if (!is_table(v)) {
 		return fail(ps, "'%s' is a value, not a table", key);
 	}
-	*out = v;
+	*ret = v;
 	return 0;
 }
 
 static int walk(struct parser *ps, struct json_object *from,
-		const struct key *k, int upto, struct json_object **out)
+		const struct key *k, int upto, struct json_object **ret)
 {
 	int r = 0;
 
-	*out = from;
+	*ret = from;
 	for (int i = 0; i < upto && !r; i++)
-		r = sub_table(ps, *out, k->part[i], out);
+		r = sub_table(ps, *ret, k->part[i], ret);
 	return r;
 }
 
-static int parse_value(struct parser *ps, struct json_object **out);
+static int parse_value(struct parser *ps, struct json_object **ret);
 
 /* "= value" after key k, into table t. */
 static int parse_pair_value(struct parser *ps, struct json_object *t,
@@ -234,7 +234,7 @@ static int parse_pair(struct parser *ps, struct json_object *t)
 	return parse_pair_value(ps, t, &k);
 }
 
-static int parse_array(struct parser *ps, struct json_object **out)
+static int parse_array(struct parser *ps, struct json_object **ret)
 {
 	_cleanup_json_ struct json_object *a = json_object_new_array();
 	struct json_object *v;
@@ -263,11 +263,11 @@ static int parse_array(struct parser *ps, struct json_object **out)
 		ps->c.p++;
 	}
 	ps->c.p++;
-	*out = TAKE_PTR(a);
+	*ret = TAKE_PTR(a);
 	return 0;
 }
 
-static int parse_inline_table(struct parser *ps, struct json_object **out)
+static int parse_inline_table(struct parser *ps, struct json_object **ret)
 {
 	_cleanup_json_ struct json_object *t = json_object_new_object();
 	int r;
@@ -278,7 +278,7 @@ static int parse_inline_table(struct parser *ps, struct json_object **out)
 	skip_blank(ps);
 	if (peek(ps, 0) == '}') {
 		ps->c.p++;
-		*out = TAKE_PTR(t);
+		*ret = TAKE_PTR(t);
 		return 0;
 	}
 	for (;;) {
@@ -293,7 +293,7 @@ static int parse_inline_table(struct parser *ps, struct json_object **out)
 		ps->c.p++;
 	}
 	ps->c.p++;
-	*out = TAKE_PTR(t);
+	*ret = TAKE_PTR(t);
 	return 0;
 }
 
@@ -309,7 +309,7 @@ static bool word(struct parser *ps, const char *w)
 	return true;
 }
 
-static int parse_value(struct parser *ps, struct json_object **out)
+static int parse_value(struct parser *ps, struct json_object **ret)
 {
 	char c = peek(ps, 0);
 	char *s = NULL;
@@ -319,19 +319,19 @@ static int parse_value(struct parser *ps, struct json_object **out)
 		return fail(ps, "values nested deeper than %d", TOML_MAX_DEPTH);
 	if (c == '"' || c == '\'') {
 		r = toml_scalar_string(&ps->c, &s);
-		*out = r ? NULL : json_object_new_string(s);
-		r = r ?: *out ? 0 : -ENOMEM;
+		*ret = r ? NULL : json_object_new_string(s);
+		r = r ?: *ret ? 0 : -ENOMEM;
 		free(s);
 	} else if (c == '[') {
-		r = parse_array(ps, out);
+		r = parse_array(ps, ret);
 	} else if (c == '{') {
-		r = parse_inline_table(ps, out);
+		r = parse_inline_table(ps, ret);
 	} else if (word(ps, "true") || word(ps, "false")) {
-		*out = json_object_new_boolean(ps->c.p[-1] == 'e' &&
+		*ret = json_object_new_boolean(ps->c.p[-1] == 'e' &&
 					       ps->c.p[-2] == 'u');
-		r = *out ? 0 : -ENOMEM;
+		r = *ret ? 0 : -ENOMEM;
 	} else {
-		r = toml_scalar_number(&ps->c, out);
+		r = toml_scalar_number(&ps->c, ret);
 	}
 	ps->depth--;
 	return r;
@@ -340,7 +340,7 @@ static int parse_value(struct parser *ps, struct json_object **out)
 /* The table header key k names, after its closing bracket(s): made when
  * new, a new element of an array of tables. */
 static int header_table(struct parser *ps, const struct key *k, bool array,
-			struct json_object **out)
+			struct json_object **ret)
 {
 	struct json_object *parent, *t, *v;
 	const char *last;
@@ -367,7 +367,7 @@ static int header_table(struct parser *ps, const struct key *k, bool array,
 			return fail(ps, "table '%s' is defined twice", last);
 		if (r)
 			return r;
-		*out = v;
+		*ret = v;
 		return 0;
 	}
 	if (!(json_object_is_type(v, json_type_array) &&
@@ -376,7 +376,7 @@ static int header_table(struct parser *ps, const struct key *k, bool array,
 	t = json_object_new_object();
 	if (!t || json_object_array_add(v, t))
 		return -ENOMEM;
-	*out = t;
+	*ret = t;
 	return 0;
 }
 
@@ -417,7 +417,7 @@ static int parse_document(struct parser *ps)
 	}
 }
 
-int toml_parse(const char *text, size_t len, struct json_object **out,
+int toml_parse(const char *text, size_t len, struct json_object **ret,
 	       char err[SH_TOML_ERR_MAX])
 {
 	struct parser ps = { .c = { text, text + len, 1, err } };
@@ -437,7 +437,7 @@ int toml_parse(const char *text, size_t len, struct json_object **out,
 			snprintf(err, SH_TOML_ERR_MAX, "out of memory");
 		return r;
 	}
-	*out = ps.root;
+	*ret = ps.root;
 	return 0;
 }
 
@@ -654,7 +654,7 @@ static int string_char(struct toml_cursor *c, struct buf *b, char q, bool multi)
 /* "...", '...', and their multi-line forms with three quotes (a newline
  * right after the opening quotes is dropped; up to two quotes may end the
  * content). */
-int toml_scalar_string(struct toml_cursor *c, char **out)
+int toml_scalar_string(struct toml_cursor *c, char **ret)
 {
 	char q = *c->p;
 	bool multi = toml_scalar_peek(c, 1) == q && toml_scalar_peek(c, 2) == q;
@@ -688,7 +688,7 @@ int toml_scalar_string(struct toml_cursor *c, char **out)
 		free(b.s);
 		return r;
 	}
-	*out = b.s;
+	*ret = b.s;
 	return 0;
 }
 
@@ -736,7 +736,7 @@ static bool leading_zero(const char *s)
 
 /* 3.14, 1e6, -2E-3, inf, nan: a double that keeps its text. */
 static int float_value(struct toml_cursor *c, const char *tok,
-		       struct json_object **out)
+		       struct json_object **ret)
 {
 	const char *body = tok + (*tok == '+' || *tok == '-');
 	char clean[TOML_MAX_TOKEN];
@@ -746,8 +746,8 @@ static int float_value(struct toml_cursor *c, const char *tok,
 
 	if (!strcmp(body, "inf") || !strcmp(body, "nan")) {
 		d = *body == 'n' ? NAN : *tok == '-' ? -INFINITY : INFINITY;
-		*out = json_object_new_double_s(d, tok);
-		return *out ? 0 : -ENOMEM;
+		*ret = json_object_new_double_s(d, tok);
+		return *ret ? 0 : -ENOMEM;
 	}
 	for (const char *q = tok; *q; q++) {
 		if ((*q == '_' || *q == '.') &&
@@ -761,12 +761,12 @@ static int float_value(struct toml_cursor *c, const char *tok,
 	if (leading_zero(tok) || *end || end == clean || !is_digit(*body) ||
 	    strpbrk(clean, "xXpP"))
 		return toml_scalar_fail(c, "bad float '%s'", tok);
-	*out = json_object_new_double_s(d, tok);
-	return *out ? 0 : -ENOMEM;
+	*ret = json_object_new_double_s(d, tok);
+	return *ret ? 0 : -ENOMEM;
 }
 
 /* Integers (decimal, 0x, 0o, 0b) and floats; dates are refused. */
-int toml_scalar_number(struct toml_cursor *c, struct json_object **out)
+int toml_scalar_number(struct toml_cursor *c, struct json_object **ret)
 {
 	char tok[TOML_MAX_TOKEN];
 	size_t n = 0;
@@ -795,15 +795,15 @@ int toml_scalar_number(struct toml_cursor *c, struct json_object **out)
 			   /* sign_ok= */ false, &v);
 	else if (strpbrk(tok, ".eE") || strstr(tok, "inf") ||
 		 strstr(tok, "nan"))
-		return float_value(c, tok, out);
+		return float_value(c, tok, ret);
 	else if (leading_zero(tok))
 		return toml_scalar_fail(c, "leading zero in '%s'", tok);
 	else
 		r = digits(c, tok, 10, /* sign_ok= */ true, &v);
 	if (r)
 		return r;
-	*out = json_object_new_int64(v);
-	return *out ? 0 : -ENOMEM;
+	*ret = json_object_new_int64(v);
+	return *ret ? 0 : -ENOMEM;
 }
 
 /*

@@ -42,14 +42,14 @@ void toml_scalar_skip_blank(struct toml_cursor *c);
 bool toml_scalar_newline(struct toml_cursor *c);
 /* A byte of a bare key: A-Z a-z 0-9 _ - */
 bool toml_scalar_bare_char(char ch);
-/* A string at the cursor ('"' or '\'') into *out (malloc'd). */
-int toml_scalar_string(struct toml_cursor *c, char **out);
+/* A string at the cursor ('"' or '\'') into *ret (malloc'd). */
+int toml_scalar_string(struct toml_cursor *c, char **ret);
 /* An integer or a float at the cursor; dates and times are refused. */
-int toml_scalar_number(struct toml_cursor *c, struct json_object **out);
+int toml_scalar_number(struct toml_cursor *c, struct json_object **ret);
 
-/* Parses text (len bytes, NUL bytes refused) into *out, a new object.
+/* Parses text (len bytes, NUL bytes refused) into *ret, a new object.
  * On error returns -EINVAL and says where in err: "line N: what". */
-int toml_parse(const char *text, size_t len, struct json_object **out,
+int toml_parse(const char *text, size_t len, struct json_object **ret,
 	       char err[SH_TOML_ERR_MAX]);
 
 /* The object at a path of keys (NULL-terminated), or NULL. */
