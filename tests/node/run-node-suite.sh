@@ -29,7 +29,8 @@
 # "# node-timeout: SECS"; the node scales them by its own speed and
 # stops a scenario only when it has been silent for its budget or has run
 # three times it, guest/run.sh), NODE_BOOT_MAX (seconds to reach the suite's unit, 180),
-# VM_VERBOSE=1 (the console live), VM_TCG_THREAD (single).
+# VM_VERBOSE=1 (the console live), VM_TCG_THREAD (single);
+# NODE_BENCH_CALLS and NODE_BENCH_ROUNDS (82-nri-plugin's figures).
 #
 # Budgets follow the work, not a wall clock: the VM is stopped when its
 # console has been silent for longer than the largest selected
@@ -155,6 +156,10 @@ if selected 76-examples.sh; then
 fi
 echo "NODE_SCENARIO_TIMEOUT=${NODE_SCENARIO_TIMEOUT:-300}" >"$stage/env"
 [ -z "${NODE_REF_MS:-}" ] || echo "NODE_REF_MS=$NODE_REF_MS" >>"$stage/env"
+# 82-nri-plugin's bench mode: more calls and rounds for its figures
+for v in NODE_BENCH_CALLS NODE_BENCH_ROUNDS; do
+	[ -z "${!v:-}" ] || echo "export $v=${!v}" >>"$stage/env"
+done
 # The progress budget: the largest selected scenario's budget, scaled by
 # how much slower than the reference machine this one runs the
 # reference step (50000 rounds of a shell loop, HOST_REF_MS there), plus
