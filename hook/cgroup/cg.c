@@ -178,7 +178,7 @@ int cg_open_target(const struct cg_root *root, struct cg_target *t,
 	return take_fd(&fd);
 }
 
-int cg_open_recorded(const struct cg_target *t)
+int cg_open_attached(const struct cg_target *t)
 {
 	struct stat st;
 	int fd = open(t->abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

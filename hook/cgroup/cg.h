@@ -48,7 +48,7 @@ int cg_open_target(const struct cg_root *root, struct cg_target *t,
  * Opens a recorded cgroup: the fd, -ENOENT when it is gone, -ESTALE when
  * its path now names another cgroup.
  */
-int cg_open_recorded(const struct cg_target *t);
+int cg_open_attached(const struct cg_target *t);
 /* 0 when pid is still in t (same path, same cgroup id). */
 int cg_pid_inside(const struct cg_root *root, pid_t pid,
 		  const struct cg_target *t, struct sh_error *err);

@@ -32,13 +32,13 @@ static void hash_text(uint64_t h, char buf[17])
 }
 
 /* "namespace/pod/container", or what of it the runtime named. */
-static void who_text(const struct sh_record *rec, char *buf, size_t len)
+static void who_text(const struct sh_attachment *att, char *buf, size_t len)
 {
-	if (rec->pod[0])
-		snprintf(buf, len, " %s/%s/%s", rec->k8s_namespace, rec->pod,
-			 rec->container);
-	else if (rec->container[0])
-		snprintf(buf, len, " %s", rec->container);
+	if (att->pod[0])
+		snprintf(buf, len, " %s/%s/%s", att->k8s_namespace, att->pod,
+			 att->container);
+	else if (att->container[0])
+		snprintf(buf, len, " %s", att->container);
 	else
 		buf[0] = '\0';
 }
@@ -57,8 +57,8 @@ static void print_text(const struct apply_entry *e, bool dry_run)
 	char id[SH_MAX_ID_LEN + 1], who[3 * SH_MAX_CONTAINER_NAME + 8];
 	char from[17], to[17];
 
-	cmd_status_short_id(e->rec->id, id, sizeof(id));
-	who_text(e->rec, who, sizeof(who));
+	cmd_status_short_id(e->att->id, id, sizeof(id));
+	who_text(e->att, who, sizeof(who));
 	hash_text(e->from, from);
 	hash_text(e->to, to);
 	printf("%-12s %s%s: ", outcome_text(e, dry_run), id, who);
@@ -94,10 +94,10 @@ static struct json_object *entry_json(const struct apply_entry *e)
 
 	hash_text(e->from, from);
 	hash_text(e->to, to);
-	add_str(o, "id", e->rec->id);
-	add_str(o, "namespace", e->rec->k8s_namespace);
-	add_str(o, "pod", e->rec->pod);
-	add_str(o, "container", e->rec->container);
+	add_str(o, "id", e->att->id);
+	add_str(o, "namespace", e->att->k8s_namespace);
+	add_str(o, "pod", e->att->pod);
+	add_str(o, "container", e->att->container);
 	add_str(o, "outcome", apply_outcome_name(e->outcome));
 	add_str(o, "policy_hash", from);
 	add_str(o, "config_policy_hash", e->to ? to : NULL);

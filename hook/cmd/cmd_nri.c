@@ -503,7 +503,7 @@ static int setup_mode(struct nri_cmd *c, const char *socket_path,
 }
 
 /* The directories the plugin was told to use (its environment), for the
- * hooks it delivers: the same records, pins and keys as the plugin's. A
+ * hooks it delivers: the same attachments, pins and keys as the plugin's. A
  * value too long for one is left out (the hook then uses its default, as
  * with no variable). */
 static void hook_env(struct nri_cmd *c)

@@ -32,15 +32,16 @@ static const char *to_text(struct json_object *o)
 			   JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
-static void print_text(const struct sh_record *rec, const struct footprint *fp,
-		       struct json_object *doc, const char *why)
+static void print_text(const struct sh_attachment *att,
+		       const struct footprint *fp, struct json_object *doc,
+		       const char *why)
 {
 	char line[SH_FOOTPRINT_TEXT_MAX], file[SH_RECORDING_FILE_MAX];
 	struct json_object *policies = NULL;
 
-	recording_file_name(rec, file, sizeof(file));
+	recording_file_name(att, file, sizeof(file));
 	printf("container %s: record '%s', its recording goes to %s/%s/%s when it is gone\n",
-	       rec->id, rec->footprint, rec->footprint_dir, rec->footprint,
+	       att->id, att->footprint, att->footprint_dir, att->footprint,
 	       file);
 	for (size_t i = 0; i < fp->nr; i++) {
 		footprint_json_entry_text(&fp->e[i], line, sizeof(line));
@@ -59,7 +60,7 @@ static void print_text(const struct sh_record *rec, const struct footprint *fp,
 	printf("proposed policy:\n%s\n", to_text(policies));
 }
 
-static struct json_object *as_json(const struct sh_record *rec,
+static struct json_object *as_json(const struct sh_attachment *att,
 				   const struct footprint *fp,
 				   struct json_object *doc, const char *why)
 {
@@ -67,8 +68,8 @@ static struct json_object *as_json(const struct sh_record *rec,
 	struct json_object *over = json_object_new_object();
 	struct json_object *policies = NULL;
 
-	jsonw_str(o, "id", rec->id);
-	jsonw_str(o, "record", rec->footprint);
+	jsonw_str(o, "id", att->id);
+	jsonw_str(o, "record", att->footprint);
 	json_object_object_add(o, "entries", footprint_json_entries(fp));
 	jsonw_int(o, "table_size", SH_FP_MAX);
 	for (int k = 0; k < SH_PROG_KINDS; k++)
@@ -82,12 +83,12 @@ static struct json_object *as_json(const struct sh_record *rec,
 }
 
 /* The file the container would leave if it stopped now. */
-static struct json_object *document(const struct sh_record *rec,
+static struct json_object *document(const struct sh_attachment *att,
 				    const struct footprint *fp,
 				    struct sh_error *err)
 {
 	struct json_object *prov =
-		recording_provenance(rec, fp, /* ended= */ false, err);
+		recording_provenance(att, fp, /* ended= */ false, err);
 	struct json_object *recordings;
 
 	if (!prov)
@@ -95,21 +96,21 @@ static struct json_object *document(const struct sh_record *rec,
 	recordings = json_object_new_array();
 	json_object_array_add(recordings, prov);
 	return recording_document(recordings, fp, recording_running(prov),
-				  rec->footprint, err);
+				  att->footprint, err);
 }
 
-static int show(bool json, const struct sh_record *rec,
+static int show(bool json, const struct sh_attachment *att,
 		const struct footprint *fp)
 {
 	struct sh_error err = { 0 };
-	_cleanup_json_ struct json_object *doc = document(rec, fp, &err);
+	_cleanup_json_ struct json_object *doc = document(att, fp, &err);
 	_cleanup_json_ struct json_object *o = NULL;
 
 	if (!json) {
-		print_text(rec, fp, doc, err.msg);
+		print_text(att, fp, doc, err.msg);
 		return 0;
 	}
-	o = as_json(rec, fp, doc, err.msg);
+	o = as_json(att, fp, doc, err.msg);
 	printf("%s\n", to_text(o));
 	return 0;
 }
@@ -118,8 +119,8 @@ static int record(const char *id, bool json)
 {
 	_cleanup_free_ struct footprint *fp = NULL;
 	struct sh_error err = { 0 };
-	struct sh_record rec;
-	int r = state_read(id, &rec);
+	struct sh_attachment att;
+	int r = state_read(id, &att);
 
 	if (r) {
 		log_error("no record of container %s: %s", id, strerror(-r));
@@ -128,12 +129,12 @@ static int record(const char *id, bool json)
 	fp = malloc(sizeof(*fp));
 	if (!fp)
 		return -ENOMEM;
-	r = footprint_read(&rec, fp, &err);
+	r = footprint_read(&att, fp, &err);
 	if (r) {
 		log_error("%s", err.msg);
 		return r;
 	}
-	return show(json, &rec, fp);
+	return show(json, &att, fp);
 }
 
 static int run(const struct cli_command *cmd, const struct cli_global *global,

@@ -2,7 +2,7 @@
 /*
  * `status`: every container the hook manages, with who it is (namespace,
  * pod, container), its live counters, and what enforces what: the
- * programs the kernel really has on its cgroup (drift when the record
+ * programs the kernel really has on its cgroup (drift when the attachment
  * says otherwise), the rules they carry, bypass-prot-mem, and the caveats
  * of the security model that apply to it.
  */
@@ -41,15 +41,15 @@ struct status_show {
 
 struct status_ctx {
 	const struct status_options *opts;
-	bool seen; /* the ID operand names a record */
+	bool seen; /* the ID operand names an attachment */
 	struct status_view_row *rows;
 	size_t nr, cap;
 };
 
-/* The record's cgroup still exists and is the same cgroup. */
-static int open_live(const struct sh_record *rec)
+/* The attachment's cgroup still exists and is the same cgroup. */
+static int open_live(const struct sh_attachment *att)
 {
-	return cg_open_recorded(&rec->cg);
+	return cg_open_attached(&att->cg);
 }
 
 static bool filter_is(const char *want, const char *have)
@@ -57,13 +57,13 @@ static bool filter_is(const char *want, const char *have)
 	return !want || !strcmp(want, have);
 }
 
-bool cmd_status_match(const struct sh_record *rec,
+bool cmd_status_match(const struct sh_attachment *att,
 		      const struct cmd_status_filter *f)
 {
-	return filter_is(f->k8s_namespace, rec->k8s_namespace) &&
-	       filter_is(f->pod, rec->pod) &&
-	       filter_is(f->container, rec->container) &&
-	       filter_is(f->policy, rec->policy);
+	return filter_is(f->k8s_namespace, att->k8s_namespace) &&
+	       filter_is(f->pod, att->pod) &&
+	       filter_is(f->container, att->container) &&
+	       filter_is(f->policy, att->policy);
 }
 
 /* As config_policy.c checks policy names. */
@@ -102,7 +102,7 @@ static const char *filter_value(const struct cmd_status_filter *f,
 	return f->policy;
 }
 
-static int add_row(struct status_ctx *ctx, const struct sh_record *rec)
+static int add_row(struct status_ctx *ctx, const struct sh_attachment *att)
 {
 	struct status_view_row *row;
 
@@ -118,31 +118,31 @@ static int add_row(struct status_ctx *ctx, const struct sh_record *rec)
 	}
 	row = &ctx->rows[ctx->nr++];
 	memset(row, 0, sizeof(*row));
-	row->rec = *rec;
+	row->att = *att;
 	return 0;
 }
 
-static int collect(const struct sh_record *rec, void *data)
+static int collect(const struct sh_attachment *att, void *data)
 {
 	struct status_ctx *ctx = data;
 	const struct status_options *opts = ctx->opts;
 
-	if (opts->id && strcmp(opts->id, rec->id))
+	if (opts->id && strcmp(opts->id, att->id))
 		return 0;
 	ctx->seen = true;
-	if (!cmd_status_match(rec, &opts->filter))
+	if (!cmd_status_match(att, &opts->filter))
 		return 0;
-	return add_row(ctx, rec);
+	return add_row(ctx, att);
 }
 
 /* Audit mode: what the policy would have done (NULL when unreadable). */
 static void probe_would_have(struct status_view_row *row)
 {
-	if (!row->rec.audit)
+	if (!row->att.audit)
 		return;
 	row->wh = malloc(sizeof(*row->wh));
 	if (row->wh &&
-	    counters_audit_read(&row->rec.progs, row->rec.cg.id, row->wh) < 0) {
+	    counters_audit_read(&row->att.progs, row->att.cg.id, row->wh) < 0) {
 		free(row->wh);
 		row->wh = NULL;
 	}
@@ -158,13 +158,13 @@ static void free_rows(struct status_view_row *rows, size_t nr)
 /* Counters, and the kernel's view of the cgroup. */
 static void probe_row(struct status_view_row *row)
 {
-	_cleanup_close_ int fd = open_live(&row->rec);
+	_cleanup_close_ int fd = open_live(&row->att);
 
-	status_view_drift_init(&row->rec, &row->drift);
+	status_view_drift_init(&row->att, &row->drift);
 	row->live = fd >= 0;
 	if (!row->live)
 		return;
-	counters_read(&row->rec.progs, row->rec.cg.id, &row->c);
+	counters_read(&row->att.progs, row->att.cg.id, &row->c);
 	probe_would_have(row);
 	row->drift_err = status_view_drift_query(fd, &row->drift);
 }
@@ -177,7 +177,7 @@ static void check_row(const struct sh_config *cfg, struct status_view_row *row)
 	bool bypass_ok = access("/proc/sys/net/core/bypass_prot_mem", F_OK) ==
 			 0;
 
-	apply_check(cfg, &row->rec, bypass_ok, &row->check);
+	apply_check(cfg, &row->att, bypass_ok, &row->check);
 	row->checked = true;
 }
 
@@ -220,16 +220,16 @@ enum { COL_ID, COL_NS, COL_POD, COL_CT, COL_POLICY, COL_BYPASS, COL_TEXTS };
 static void row_cells(const struct status_view_row *row, char id[],
 		      const char *cell[COL_TEXTS])
 {
-	const struct sh_record *rec = &row->rec;
+	const struct sh_attachment *att = &row->att;
 
-	cmd_status_short_id(rec->id, id, SH_MAX_ID_LEN + 1);
+	cmd_status_short_id(att->id, id, SH_MAX_ID_LEN + 1);
 	cell[COL_ID] = id;
-	cell[COL_NS] = dash(rec->k8s_namespace);
-	cell[COL_POD] = dash(rec->pod);
-	cell[COL_CT] = dash(rec->container);
-	cell[COL_POLICY] = dash(rec->policy);
+	cell[COL_NS] = dash(att->k8s_namespace);
+	cell[COL_POD] = dash(att->pod);
+	cell[COL_CT] = dash(att->container);
+	cell[COL_POLICY] = dash(att->policy);
 	cell[COL_BYPASS] = status_view_bypass_token(status_view_bypass_state(
-		rec->bypass, rec->progs.bypass_active));
+		att->bypass, att->progs.bypass_active));
 }
 
 static void row_counts(const struct sh_counters *c, uint64_t n[4])
@@ -276,40 +276,40 @@ static void print_table(const struct status_view_row *rows, size_t nr)
 
 static void print_head(const struct status_view_row *row)
 {
-	const struct sh_record *rec = &row->rec;
+	const struct sh_attachment *att = &row->att;
 	char text[SH_ERROR_MSG_MAX + 256];
 
-	printf("%s\n", rec->id);
+	printf("%s\n", att->id);
 	printf("  namespace: %s\n  pod:       %s\n  container: %s\n",
-	       dash(rec->k8s_namespace), dash(rec->pod), dash(rec->container));
-	printf("  cgroup:    %s%s%s\n", rec->cg.rel,
-	       rec->cg.created ? " (made by the hook)" : "",
+	       dash(att->k8s_namespace), dash(att->pod), dash(att->container));
+	printf("  cgroup:    %s%s%s\n", att->cg.rel,
+	       att->cg.created ? " (made by the hook)" : "",
 	       row->live ? "" : " (gone: stale record)");
-	printf("  policy:    %s (from %s)\n", dash(rec->policy),
-	       rec->policy_source);
-	printf("  bypass:    %s (from %s)%s\n", rec->bypass ? "on" : "off",
-	       rec->bypass_source,
-	       rec->bypass && !rec->progs.bypass_active ?
+	printf("  policy:    %s (from %s)\n", dash(att->policy),
+	       att->policy_source);
+	printf("  bypass:    %s (from %s)%s\n", att->bypass ? "on" : "off",
+	       att->bypass_source,
+	       att->bypass && !att->progs.bypass_active ?
 		       ", not supported by this kernel" :
 		       "");
 	printf("  mode:      %s (from %s)%s\n",
-	       rec->audit ? "audit" : "enforce", dash(rec->mode_source),
-	       rec->audit ? ": counts what it would do, applies nothing" : "");
+	       att->audit ? "audit" : "enforce", dash(att->mode_source),
+	       att->audit ? ": counts what it would do, applies nothing" : "");
 	status_view_policy_hash_text(row, text, sizeof(text));
 	printf("  policy hash: %s\n", text);
-	if (rec->footprint[0])
+	if (att->footprint[0])
 		printf("  record:    '%s': its recording goes to %s/%s when it is gone "
 		       "(record %s shows it now)\n",
-		       rec->footprint, rec->footprint_dir, rec->footprint,
-		       rec->id);
+		       att->footprint, att->footprint_dir, att->footprint,
+		       att->id);
 }
 
-static void print_exec(const struct sh_record *rec)
+static void print_exec(const struct sh_attachment *att)
 {
-	struct caveats_input in = { .rec = rec, .live = true };
+	struct caveats_input in = { .att = att, .live = true };
 	struct caveats cav;
 
-	if (!rec->cg.created) {
+	if (!att->cg.created) {
 		printf("  exec:      policed (exec joins the container's cgroup)\n");
 		return;
 	}
@@ -322,7 +322,7 @@ static void print_would_have(const struct status_view_row *row)
 {
 	char text[256];
 
-	if (!row->rec.audit)
+	if (!row->att.audit)
 		return;
 	if (!row->wh) {
 		printf("  would have: unknown (cannot read the counters)\n");
@@ -338,12 +338,12 @@ static void print_would_have(const struct status_view_row *row)
 
 static void print_counters(const struct status_view_row *row)
 {
-	const struct sh_record *rec = &row->rec;
+	const struct sh_attachment *att = &row->att;
 
 	printf("  programs: ");
-	for (int i = 0; i < rec->progs.nr; i++)
-		printf(" %s=%u", kind_type_name(rec->progs.prog[i].type),
-		       rec->progs.prog[i].id);
+	for (int i = 0; i < att->progs.nr; i++)
+		printf(" %s=%u", kind_type_name(att->progs.prog[i].type),
+		       att->progs.prog[i].id);
 	printf("\n  counters: ");
 	for (int i = 0; i < SH_CNT_MAX; i++)
 		if (row->c.v[i])
@@ -366,7 +366,7 @@ static void print_prog(const struct status_view_row *row,
 		       status_view_prog_state(row, dk));
 	for (int i = 0; i < dk->nr_ours; i++)
 		printf(" prog %u", dk->ours[i]);
-	printf(" on %s: %s\n", row->rec.cg.rel, text);
+	printf(" on %s: %s\n", row->att.cg.rel, text);
 }
 
 static void print_drift(const struct status_view_row *row)
@@ -396,10 +396,10 @@ static void print_enforcement(const struct status_show *show,
 			print_prog(row, &e, k);
 	if (!e.rules_known)
 		printf("  rules:     unknown: %s\n", e.rules_why);
-	else if (row->rec.policy[0])
+	else if (row->att.policy[0])
 		printf("  rules:     policy %s as %s has it now%s%s\n",
-		       row->rec.policy, show->rules.cfg.path,
-		       row->rec.audit ? " (audit mode: counted, not applied)" :
+		       row->att.policy, show->rules.cfg.path,
+		       row->att.audit ? " (audit mode: counted, not applied)" :
 					"",
 		       row->checked && row->check.config_hash &&
 				       row->check.config_hash !=
@@ -417,7 +417,7 @@ static void print_detail(const struct status_show *show,
 			 const struct status_view_row *row)
 {
 	print_head(row);
-	print_exec(&row->rec);
+	print_exec(&row->att);
 	print_counters(row);
 	print_enforcement(show, row);
 }
@@ -586,19 +586,19 @@ const struct cli_command cmd_status_command = {
 };
 
 /*
- * `status --json`: each container's record as it is written, with what the
+ * `status --json`: each container's attachment as it is written, with what the
  * kernel has now (live, counters, audit mode's would-have counters) and
  * what enforces what (status_view.c).
  */
 
-static struct json_object *exec_json(const struct sh_record *rec)
+static struct json_object *exec_json(const struct sh_attachment *att)
 {
 	struct json_object *o = json_object_new_object();
-	struct caveats_input in = { .rec = rec, .live = true };
+	struct caveats_input in = { .att = att, .live = true };
 	struct caveats cav;
 
-	jsonw_bool(o, "policed", !rec->cg.created);
-	if (rec->cg.created) {
+	jsonw_bool(o, "policed", !att->cg.created);
+	if (att->cg.created) {
 		status_view_caveats(&in, &cav);
 		jsonw_str(o, "note", cav.c[0].text);
 	}
@@ -623,12 +623,12 @@ int cmd_status_json(const struct status_view_row *rows, size_t nr,
 	if (!list)
 		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
-		struct json_object *o = state_record_to_json(&rows[i].rec);
+		struct json_object *o = state_attachment_to_json(&rows[i].att);
 
 		if (!o)
 			return -ENOMEM;
 		jsonw_bool(o, "live", rows[i].live);
-		json_object_object_add(o, "exec", exec_json(&rows[i].rec));
+		json_object_object_add(o, "exec", exec_json(&rows[i].att));
 		json_object_object_add(o, "counters",
 				       counters_json(&rows[i].c));
 		if (rows[i].wh)

@@ -50,10 +50,10 @@ struct cmd_status_filter {
 };
 
 /* The first filter whose value is not a valid name ("--pod"), or NULL;
- * whether a record passes them all. */
-struct sh_record;
+ * whether an attachment passes them all. */
+struct sh_attachment;
 const char *cmd_status_bad_filter(const struct cmd_status_filter *f);
-bool cmd_status_match(const struct sh_record *rec,
+bool cmd_status_match(const struct sh_attachment *att,
 		      const struct cmd_status_filter *f);
 /* A 64 hex digit id by its first 12, any other whole. */
 void cmd_status_short_id(const char *id, char *buf, size_t len);

@@ -12,11 +12,11 @@
 #include "lib/cleanup.h"
 #include "lib/fileio.h"
 
-/* What the usual state, config and record fit in: from the heap, where a
+/* What the usual state, config and attachment fit in: from the heap, where a
  * buffer of the maximum size would cost an mmap, page faults and munmap on
  * every hook run. */
 #define FILEIO_FIRST_CHUNK 16384
-/* What a state record takes as an attribute, with room to spare. */
+/* What an attachment takes as an attribute, with room to spare. */
 #define FILEIO_XATTR_CHUNK 4096
 
 /* Doubles *cap up to max + 1 bytes. */
@@ -169,7 +169,7 @@ int fileio_replace_xattr_at(int dir, const char *name, const char *attr,
 }
 
 /* The attribute attr of fd, at most max bytes, NUL-terminated: one call
- * for what fits in the first chunk (a record does), -ENODATA for none. */
+ * for what fits in the first chunk (an attachment does), -ENODATA for none. */
 static int read_xattr(int fd, const char *attr, size_t max, char **ret,
 		      size_t *len)
 {

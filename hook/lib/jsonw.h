@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The one JSON writer: members added to a json-c object by type, so that
- * every output (status, explain, record, the state record, nri.status)
+ * every output (status, explain, record, the attachment, nri.status)
  * spells a string, a number, a name-or-number or a null the same way.
  * After bpftool's json_writer.c, but over json-c's object model.
  */

@@ -17,7 +17,7 @@ enum sh_prog_kind {
 struct kind_info {
 	enum sh_prog_kind kind;
 	enum bpf_attach_type type;
-	const char *name; /* in records, the index of shared copies, status */
+	const char *name; /* in attachments, the index of shared copies, status */
 };
 
 const struct kind_info *kind_get(enum sh_prog_kind kind);

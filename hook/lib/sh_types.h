@@ -3,7 +3,7 @@
  * The names and lengths every layer shares: the annotation keys (the
  * public contract) and the longest container id, container name, policy
  * name, annotation key and source text. A header of its own, below every
- * module, so that a record or a log line can size its fields without
+ * module, so that an attachment or a log line can size its fields without
  * including the parser or the resolver that produce them.
  */
 #ifndef SH_TYPES_H

@@ -31,7 +31,7 @@ struct nri_deliver_config {
 	bool plugin_attaches;
 	/* The hooks' environment ("NAME=value"): the state, pin and keys
 	 * directories the plugin itself was given, so that the hook it
-	 * delivers keeps the records where the plugin does (a runtime runs
+	 * delivers keeps the attachments where the plugin does (a runtime runs
 	 * a hook with only the environment its spec names). */
 	char *const *hook_env;
 	size_t n_hook_env;

@@ -2,7 +2,7 @@
 /*
  * Reading the per-CPU counters back: each program has a "counters" cgroup
  * storage map, found through the program's map ids, holding one entry per
- * attachment; status needs nothing but the record's program ids.
+ * attachment; status needs nothing but the attachment's program ids.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -96,7 +96,7 @@ int counters_read(const struct sh_progs *progs, uint64_t cg_id,
  * Audit mode's would-have counters: each program of an audit mode copy has
  * a "would_have" cgroup storage (one value per attachment, so per
  * container) that says what the policy would have done; read through the
- * record's program ids, like counters.c.
+ * attachment's program ids, like counters.c.
  */
 
 /*

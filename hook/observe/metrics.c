@@ -3,7 +3,7 @@
  * The metrics (metrics.h): families in a fixed order, each written once
  * with all its series, so none is ever duplicated. Every per-container
  * series carries container_id: the container id, or for a second
- * container of the same id under another runtime root its record's key
+ * container of the same id under another runtime root its attachment's key
  * (the id, '@' and its cgroup id), so that no two series are one.
  */
 #include <errno.h>
@@ -25,9 +25,9 @@
 #include "state/state.h"
 #include "state/stats.h"
 
-/* What a scrape shows of one live record. */
+/* What a scrape shows of one live attachment. */
 struct metrics_container {
-	struct sh_record rec; /* its names, policy, bypass and mode */
+	struct sh_attachment att; /* its names, policy, bypass and mode */
 	struct sh_counters counters;
 	struct audit_mode_counts *wh; /* audit mode's counters, or NULL */
 };
@@ -53,7 +53,7 @@ static const struct {
 };
 
 /* Audit mode: what the policy would have done. */
-static int metrics_would_have(const struct sh_record *rec,
+static int metrics_would_have(const struct sh_attachment *att,
 			      struct metrics_container *c)
 {
 	int r;
@@ -61,7 +61,7 @@ static int metrics_would_have(const struct sh_record *rec,
 	c->wh = malloc(sizeof(*c->wh));
 	if (!c->wh)
 		return -ENOMEM;
-	r = counters_audit_read(&rec->progs, rec->cg.id, c->wh);
+	r = counters_audit_read(&att->progs, att->cg.id, c->wh);
 	if (r) {
 		free(c->wh);
 		c->wh = NULL;
@@ -69,14 +69,14 @@ static int metrics_would_have(const struct sh_record *rec,
 	return r;
 }
 
-static int metrics_collect(const struct sh_record *rec, void *data)
+static int metrics_collect(const struct sh_attachment *att, void *data)
 {
 	struct metrics_ctx *ctx = data;
-	_cleanup_close_ int cg = cg_open_recorded(&rec->cg);
+	_cleanup_close_ int cg = cg_open_attached(&att->cg);
 	struct metrics_container *c;
 	int r;
 
-	/* A stale record: its container is gone, gc will drop it. */
+	/* A stale attachment: its container is gone, gc will drop it. */
 	if (cg < 0)
 		return 0;
 	if (ctx->nr == ctx->cap) {
@@ -90,25 +90,25 @@ static int metrics_collect(const struct sh_record *rec, void *data)
 	}
 	c = &ctx->c[ctx->nr++];
 	memset(c, 0, sizeof(*c));
-	c->rec = *rec;
-	r = counters_read(&rec->progs, rec->cg.id, &c->counters);
-	if (!r && rec->audit)
-		r = metrics_would_have(rec, c);
+	c->att = *att;
+	r = counters_read(&att->progs, att->cg.id, &c->counters);
+	if (!r && att->audit)
+		r = metrics_would_have(att, c);
 	if (r) {
 		log_warn("metrics: cannot read the counters of %s: %s",
-			 LOG_Q(rec->id), strerror(-r));
+			 LOG_Q(att->id), strerror(-r));
 		ctx->errors++;
 	}
 	return 0;
 }
 
 /* The labels that name a container, first in each of its samples. */
-#define CONTAINER_LABELS(rec)                                                 \
-	{ "container_id", (rec)->key[0] ? (rec)->key : (rec)->id },           \
-		{ "namespace", (rec)->k8s_namespace }, { "pod", (rec)->pod }, \
-		{ "container", (rec)->container },                            \
+#define CONTAINER_LABELS(att)                                                 \
+	{ "container_id", (att)->key[0] ? (att)->key : (att)->id },           \
+		{ "namespace", (att)->k8s_namespace }, { "pod", (att)->pod }, \
+		{ "container", (att)->container },                            \
 	{                                                                     \
-		"policy", (rec)->policy                                       \
+		"policy", (att)->policy                                       \
 	}
 
 static void metrics_runs(struct prom *p, const struct sh_node_stats *s)
@@ -151,9 +151,9 @@ static void metrics_info(struct prom *p, const struct metrics_ctx *ctx)
 	for (int i = 0; i < ctx->nr; i++) {
 		const struct metrics_container *c = &ctx->c[i];
 		struct prom_label l[] = {
-			CONTAINER_LABELS(&c->rec),
-			{ "bypass", c->rec.bypass ? "true" : "false" },
-			{ "mode", c->rec.audit ? "audit" : "enforce" },
+			CONTAINER_LABELS(&c->att),
+			{ "bypass", c->att.bypass ? "true" : "false" },
+			{ "mode", c->att.audit ? "audit" : "enforce" },
 		};
 
 		metrics_prom_sample(p, "", l, ARRAY_SIZE(l), 1);
@@ -170,7 +170,7 @@ static void metrics_calls(struct prom *p, const struct metrics_ctx *ctx)
 
 		for (int k = 0; k < SH_CNT_MAX; k++) {
 			struct prom_label l[] = {
-				CONTAINER_LABELS(&c->rec),
+				CONTAINER_LABELS(&c->att),
 				{ "program",
 				  metrics_counter_labels[k].program },
 				{ "action", metrics_counter_labels[k].action },
@@ -190,7 +190,7 @@ static void metrics_would_have_one(struct prom *p,
 	for (int i = 0; c->wh && i < c->wh->nr; i++) {
 		const struct audit_mode_entry *e = &c->wh->e[i];
 		struct prom_label l[] = {
-			CONTAINER_LABELS(&c->rec),
+			CONTAINER_LABELS(&c->att),
 			{ "program", kind_get(e->kind)->name },
 			{ "action", e->action },
 			{ "level", level },

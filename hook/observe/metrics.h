@@ -14,7 +14,7 @@
 
 #define METRICS_PREFIX "oci_sockopt_hook_"
 
-/* Writes every family to out; a record or counter that cannot be read
+/* Writes every family to out; an attachment or counter that cannot be read
  * is skipped with a warning and counted in ..._collect_errors. */
 int metrics_write(FILE *out, const char *version, struct sh_error *err);
 /* The same into path (which must end in ".prom"), atomically: a temp

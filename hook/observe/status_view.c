@@ -109,26 +109,26 @@ const char *status_view_bypass_text(enum status_view_bypass b)
 void status_view_of(const struct status_view_rules *rules,
 		    const struct status_view_row *row, struct status_view *e)
 {
-	const struct sh_record *rec = &row->rec;
-	struct caveats_input in = { .rec = rec, .live = row->live };
+	const struct sh_attachment *att = &row->att;
+	struct caveats_input in = { .att = att, .live = row->live };
 
 	memset(e, 0, sizeof(*e));
 	if (!rules->cfg_ok) {
 		snprintf(e->rules_why, sizeof(e->rules_why),
 			 "the operator config cannot be read: %s",
 			 rules->cfg_error);
-	} else if (rec->policy[0]) {
-		e->policy = config_find_policy(&rules->cfg, rec->policy);
+	} else if (att->policy[0]) {
+		e->policy = config_find_policy(&rules->cfg, att->policy);
 		e->rules_known = e->policy != NULL;
 		if (!e->policy)
 			snprintf(e->rules_why, sizeof(e->rules_why),
-				 "policy '%s' is no longer in %s", rec->policy,
+				 "policy '%s' is no longer in %s", att->policy,
 				 rules->cfg.path);
 	} else {
 		e->rules_known = true; /* no named policy: no rules */
 	}
 	e->bypass =
-		status_view_bypass_state(rec->bypass, rec->progs.bypass_active);
+		status_view_bypass_state(att->bypass, att->progs.bypass_active);
 	in.policy = e->policy;
 	in.other_programs = row->live ? row->drift.other : "";
 	in.families = rules->families;
@@ -143,7 +143,7 @@ void status_view_prog_rules(const struct status_view_row *row,
 		snprintf(buf, len, "rules unknown");
 	else
 		status_view_rules_text(e->policy, k,
-				       row->rec.progs.bypass_active, buf, len);
+				       row->att.progs.bypass_active, buf, len);
 }
 
 const char *status_view_prog_state(const struct status_view_row *row,
@@ -166,7 +166,7 @@ static struct json_object *prog_json(const struct status_view_row *row,
 
 	jsonw_str(o, "attach", kind_type_name(dk->type));
 	jsonw_str(o, "bpf_attach_type", libbpf_bpf_attach_type_str(dk->type));
-	jsonw_str(o, "cgroup", row->rec.cg.rel);
+	jsonw_str(o, "cgroup", row->att.cg.rel);
 	json_object_object_add(
 		o, "recorded_id",
 		dk->recorded ? json_object_new_int64(dk->recorded) : NULL);
@@ -196,7 +196,7 @@ static struct json_object *rules_json(const struct status_view_row *row,
 	if (!e->rules_known)
 		return NULL;
 	o = json_object_new_object();
-	jsonw_str(o, "policy", row->rec.policy);
+	jsonw_str(o, "policy", row->att.policy);
 	jsonw_str(o, "config", rules->cfg.path);
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
 		if (!status_view_kind_shown(row, k))
@@ -218,7 +218,7 @@ void status_view_policy_hash_text(const struct status_view_row *row, char *buf,
 
 	if (!row->checked)
 		snprintf(buf, len, "%016" PRIx64 " (the config cannot be read)",
-			 apply_progs_hash(&row->rec.progs));
+			 apply_progs_hash(&row->att.progs));
 	else if (!c->config_hash)
 		snprintf(
 			buf, len,
@@ -243,7 +243,7 @@ static struct json_object *policy_hash_json(const struct status_view_row *row)
 	char hash[20];
 
 	snprintf(hash, sizeof(hash), "%016" PRIx64,
-		 apply_progs_hash(&row->rec.progs));
+		 apply_progs_hash(&row->att.progs));
 	jsonw_str(o, "hash", hash);
 	snprintf(hash, sizeof(hash), "%016" PRIx64, c->config_hash);
 	jsonw_str(o, "config_hash", c->config_hash ? hash : NULL);
@@ -253,7 +253,7 @@ static struct json_object *policy_hash_json(const struct status_view_row *row)
 			       NULL);
 	json_object_object_add(
 		o, "generic",
-		json_object_new_boolean(apply_runs_generic(&row->rec.progs)));
+		json_object_new_boolean(apply_runs_generic(&row->att.progs)));
 	json_object_object_add(o, "reason",
 			       c->reason ? json_object_new_string(c->reason) :
 					   NULL);
@@ -272,12 +272,12 @@ struct json_object *status_view_drift_json(const struct status_view_row *row)
 		return arr;
 	if (row->drift_err) {
 		snprintf(text, sizeof(text), "cannot query %s: %s",
-			 row->rec.cg.rel, strerror(-row->drift_err));
+			 row->att.cg.rel, strerror(-row->drift_err));
 		json_object_array_add(arr, json_object_new_string(text));
 		return arr;
 	}
 	for (int k = 0; k < SH_PROG_KINDS; k++)
-		if (status_view_drift_text(&row->drift.kind[k], row->rec.cg.rel,
+		if (status_view_drift_text(&row->drift.kind[k], row->att.cg.rel,
 					   text, sizeof(text)))
 			json_object_array_add(arr,
 					      json_object_new_string(text));
@@ -331,7 +331,7 @@ struct json_object *status_view_json(const struct status_view_rules *rules,
 #endif
 
 static const char *const caveat_ids[CAVEATS_MAX] = {
-	[CAVEATS_STALE_RECORD] = "stale_record",
+	[CAVEATS_STALE_ATTACHMENT] = "stale_record",
 	[CAVEATS_HOOK_MADE_CGROUP] = "hook_made_cgroup",
 	[CAVEATS_COMPAT_SYSCALLS] = "compat_syscalls",
 	[CAVEATS_PACKET_SOCKETS] = "packet_sockets",
@@ -362,10 +362,10 @@ static void add(struct caveats *ret, enum caveats_id id, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool has_kind(const struct sh_record *rec, enum sh_prog_kind kind)
+static bool has_kind(const struct sh_attachment *att, enum sh_prog_kind kind)
 {
-	for (int i = 0; i < rec->progs.nr; i++)
-		if (rec->progs.prog[i].type == kind_get(kind)->type)
+	for (int i = 0; i < att->progs.nr; i++)
+		if (att->progs.prog[i].type == kind_get(kind)->type)
 			return true;
 	return false;
 }
@@ -411,47 +411,47 @@ static bool route_governed(const struct sh_policy *p)
 
 static void kernel_caveats(const struct caveats_input *in, struct caveats *ret)
 {
-	const struct sh_record *rec = in->rec;
+	const struct sh_attachment *att = in->att;
 
-	if (has_kind(rec, SH_PROG_SET) || has_kind(rec, SH_PROG_GET))
+	if (has_kind(att, SH_PROG_SET) || has_kind(att, SH_PROG_GET))
 		add(ret, CAVEATS_COMPAT_SYSCALLS,
 		    "32-bit compat syscalls (a -m32 binary, int $0x80, io_uring of a 32-bit process) skip the setsockopt/getsockopt programs: use a seccomp profile that lists only the native ABI (examples/seccomp-no-compat.json)");
-	if (has_kind(rec, SH_PROG_SOCK))
+	if (has_kind(att, SH_PROG_SOCK))
 		add(ret, CAVEATS_PACKET_SOCKETS,
 		    "cgroup/sock_create sees only AF_INET/AF_INET6: AF_PACKET sockets (also through SOCK_PACKET, io_uring and the i386 socket/socketcall syscalls) get no deny rule, mark or priority: drop CAP_NET_RAW or use examples/seccomp-no-packet.json (or seccomp-socket-allowlist.json)");
-	if (has_kind(rec, SH_PROG_SOCK) && in->families && in->families[0])
+	if (has_kind(att, SH_PROG_SOCK) && in->families && in->families[0])
 		add(ret, CAVEATS_KERNEL_SOCKETS,
 		    "this kernel offers %s: their TCP/UDP goes through sockets the kernel makes itself, with no deny rule, mark or priority: allow only the families the workload needs with seccomp (examples/seccomp-socket-allowlist.json)",
 		    in->families);
-	if (has_kind(rec, SH_PROG_GET) || mark_or_priority(in->policy))
+	if (has_kind(att, SH_PROG_GET) || mark_or_priority(in->policy))
 		add(ret, CAVEATS_SOCK_DIAG,
 		    "sock_diag netlink (ss -tie) shows each socket's real congestion control, TOS, priority and, with CAP_NET_ADMIN, mark, whatever getsockopt rules return: block NETLINK_SOCK_DIAG with seccomp (examples/seccomp-socket-allowlist.json)");
 	if (mptcp_open(in->policy))
 		add(ret, CAVEATS_MPTCP_SUBFLOWS,
 		    "the policy stamps a mark or priority but does not deny IPPROTO_MPTCP: MPTCP subflows may go out without the stamp");
-	if (has_kind(rec, SH_PROG_SET) && route_governed(in->policy))
+	if (has_kind(att, SH_PROG_SET) && route_governed(in->policy))
 		add(ret, CAVEATS_ROUTE_METRICS,
 		    "a route's metrics (congctl, hoplimit) give sockets that never call setsockopt their congestion control and TTL, and a locked congctl replaces a forced TCP_CONGESTION at connect(): a container with CAP_NET_ADMIN in its network namespace can set them; drop CAP_NET_ADMIN");
 }
 
 void status_view_caveats(const struct caveats_input *in, struct caveats *ret)
 {
-	const struct sh_record *rec = in->rec;
+	const struct sh_attachment *att = in->att;
 
 	ret->nr = 0;
 	if (!in->live)
-		add(ret, CAVEATS_STALE_RECORD,
+		add(ret, CAVEATS_STALE_ATTACHMENT,
 		    "the cgroup %s is gone: the record is stale (gc releases it)",
-		    rec->cg.rel);
-	if (rec->cg.created)
+		    att->cg.rel);
+	if (att->cg.created)
 		add(ret, CAVEATS_HOOK_MADE_CGROUP,
 		    "NOT policed: the hook made this cgroup, so processes started with runc/crun exec stay outside it, in %s or the runtime's cgroup: run the runtime with a cgroup manager, or set on_shared_cgroup \"refuse\"",
-		    rec->cg.parent_rel);
+		    att->cg.parent_rel);
 	kernel_caveats(in, ret);
-	if (rec->bypass && !rec->progs.bypass_active)
+	if (att->bypass && !att->progs.bypass_active)
 		add(ret, CAVEATS_BYPASS_FELL_BACK,
 		    "bypass-prot-mem was asked for (by %s) but this kernel lacks SK_BPF_BYPASS_PROT_MEM: sockets are charged to tcp_mem",
-		    rec->bypass_source);
+		    att->bypass_source);
 	if (in->other_programs && in->other_programs[0])
 		add(ret, CAVEATS_OTHER_PROGRAMS,
 		    "other programs run for this cgroup too (%s): on an ancestor with BPF_F_ALLOW_MULTI they run after ours and can undo its verdicts",
@@ -462,22 +462,22 @@ void status_view_caveats(const struct caveats_input *in, struct caveats *ret)
  * The kernel's answer to "what runs for this cgroup": the programs
  * attached to it (bpf_prog_query, as `bpftool cgroup show`), and the
  * effective ones, which include what ancestors attached with
- * BPF_F_ALLOW_MULTI. Ours are the sh_* programs; the record is checked
+ * BPF_F_ALLOW_MULTI. Ours are the sh_* programs; the attachment is checked
  * against them, never trusted alone.
  */
 
 #define DRIFT_QUERY_MAX 64
 #define OUR_PREFIX "sh_"
 
-void status_view_drift_init(const struct sh_record *rec,
+void status_view_drift_init(const struct sh_attachment *att,
 			    struct drift_report *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
 		ret->kind[k].type = kind_get(k)->type;
-		for (int i = 0; i < rec->progs.nr; i++)
-			if (rec->progs.prog[i].type == ret->kind[k].type)
-				ret->kind[k].recorded = rec->progs.prog[i].id;
+		for (int i = 0; i < att->progs.nr; i++)
+			if (att->progs.prog[i].type == ret->kind[k].type)
+				ret->kind[k].recorded = att->progs.prog[i].id;
 	}
 }
 

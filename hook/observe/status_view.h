@@ -19,7 +19,7 @@
  */
 
 enum caveats_id {
-	CAVEATS_STALE_RECORD,
+	CAVEATS_STALE_ATTACHMENT,
 	CAVEATS_HOOK_MADE_CGROUP,
 	CAVEATS_COMPAT_SYSCALLS,
 	CAVEATS_PACKET_SOCKETS,
@@ -35,8 +35,8 @@ enum caveats_id {
 #define SH_CAVEAT_TEXT_MAX (PATH_MAX + 512)
 
 struct caveats_input {
-	const struct sh_record *rec;
-	bool live; /* the record's cgroup is still there */
+	const struct sh_attachment *att;
+	bool live; /* the attachment's cgroup is still there */
 	/* The policy from the operator config, or NULL when unknown (no
 	 * named policy, or no readable config). */
 	const struct sh_policy *policy;
@@ -64,7 +64,7 @@ void status_view_caveats(const struct caveats_input *in, struct caveats *ret);
 
 /*
  * What is really attached to a container's cgroup, against what its
- * record says: `status` shows the kernel's view and calls a difference
+ * attachment says: `status` shows the kernel's view and calls a difference
  * drift ("record says program 42, the cgroup has none").
  */
 
@@ -75,7 +75,7 @@ void status_view_caveats(const struct caveats_input *in, struct caveats *ret);
 /* One attach type of ours on the container's cgroup. */
 struct drift_kind {
 	enum bpf_attach_type type;
-	__u32 recorded; /* the record's program of this type, or 0 */
+	__u32 recorded; /* the attachment's program of this type, or 0 */
 	int nr_ours; /* programs named sh_* attached to the cgroup itself */
 	__u32 ours[SH_DRIFT_OURS_MAX];
 };
@@ -95,8 +95,8 @@ struct drift_report {
 	char other[SH_DRIFT_OTHER_MAX];
 };
 
-/* The record's side only, before asking the kernel. */
-void status_view_drift_init(const struct sh_record *rec,
+/* The attachment's side only, before asking the kernel. */
+void status_view_drift_init(const struct sh_attachment *att,
 			    struct drift_report *ret);
 /* Asks the kernel about the cgroup cg_fd: 0 or a negative errno. */
 int status_view_drift_query(int cg_fd, struct drift_report *ret);
@@ -137,9 +137,9 @@ const char *status_view_bypass_text(enum status_view_bypass b);
 
 struct audit_mode_counts;
 
-/* One container: its record, and the kernel's view of its cgroup now. */
+/* One container: its attachment, and the kernel's view of its cgroup now. */
 struct status_view_row {
-	struct sh_record rec;
+	struct sh_attachment att;
 	bool live;
 	struct sh_counters c;
 	struct drift_report drift;
@@ -170,10 +170,10 @@ struct status_view {
 	struct caveats cav;
 };
 
-/* The rules of the record's policy, what bypass did, the caveats. */
+/* The rules of the attachment's policy, what bypass did, the caveats. */
 void status_view_of(const struct status_view_rules *rules,
 		    const struct status_view_row *row, struct status_view *v);
-/* Whether the record or the cgroup has a program of this kind. */
+/* Whether the attachment or the cgroup has a program of this kind. */
 bool status_view_kind_shown(const struct status_view_row *row, int k);
 /* "attached", "missing", ... (status_view.h), "cgroup_gone" or "unknown". */
 const char *status_view_prog_state(const struct status_view_row *row,

@@ -385,7 +385,7 @@ bool policy_is_empty(const struct sh_effective *eff)
 
 /* The annotation key a recorded source names ("annotation KEY"), or NULL
  * when it is not an annotation. */
-static const char *recorded_key(const char *source)
+static const char *source_key(const char *source)
 {
 	static const char prefix[] = "annotation ";
 
@@ -395,65 +395,66 @@ static const char *recorded_key(const char *source)
 }
 
 static int reresolve_mode(const struct sh_config *cfg,
-			  const struct sh_record *rec, struct sh_effective *eff,
-			  struct sh_error *err)
+			  const struct sh_attachment *att,
+			  struct sh_effective *eff, struct sh_error *err)
 {
-	const char *key = recorded_key(rec->mode_source);
+	const char *key = source_key(att->mode_source);
 	int r = take_policy_mode(cfg, eff, err);
 
 	if (r)
 		return r;
 	if (!key)
 		return 0;
-	return apply_mode_annotation(cfg, key, rec->audit ? "audit" : "enforce",
+	return apply_mode_annotation(cfg, key, att->audit ? "audit" : "enforce",
 				     eff, err);
 }
 
-int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
-		     struct sh_effective *eff, struct sh_error *err)
+int policy_reresolve(const struct sh_config *cfg,
+		     const struct sh_attachment *att, struct sh_effective *eff,
+		     struct sh_error *err)
 {
-	const char *key = recorded_key(rec->policy_source);
+	const char *key = source_key(att->policy_source);
 	int r;
 
 	memset(eff, 0, sizeof(*eff));
-	eff->who.namespace = rec->k8s_namespace[0] ? rec->k8s_namespace : NULL;
-	eff->who.pod = rec->pod[0] ? rec->pod : NULL;
-	eff->who.name = rec->container[0] ? rec->container : NULL;
+	eff->who.namespace = att->k8s_namespace[0] ? att->k8s_namespace : NULL;
+	eff->who.pod = att->pod[0] ? att->pod : NULL;
+	eff->who.name = att->container[0] ? att->container : NULL;
 	/* A pod sandbox reads no annotation: sandbox_policy, as it is now. */
-	if (!strcmp(rec->policy_source, policy_source_name(SRC_SANDBOX))) {
+	if (!strcmp(att->policy_source, policy_source_name(SRC_SANDBOX))) {
 		policy_sandbox(cfg, eff);
 		return 0;
 	}
 	apply_defaults(cfg, eff);
 	if (key) {
-		r = choose_policy(cfg, key, rec->policy, eff, err);
+		r = choose_policy(cfg, key, att->policy, eff, err);
 		if (r)
 			return r;
 	}
 	take_policy_bypass(eff);
-	key = recorded_key(rec->bypass_source);
+	key = source_key(att->bypass_source);
 	if (key) {
 		r = apply_bypass_annotation(
-			cfg, key, rec->bypass ? "true" : "false", eff, err);
+			cfg, key, att->bypass ? "true" : "false", eff, err);
 		if (r)
 			return r;
 	}
-	if (rec->footprint[0]) {
+	if (att->footprint[0]) {
 		r = apply_record_annotation(cfg, SH_ANNOTATION_RECORD,
-					    rec->footprint, eff, err);
+					    att->footprint, eff, err);
 		if (r)
 			return r;
 	}
-	return reresolve_mode(cfg, rec, eff, err);
+	return reresolve_mode(cfg, att, eff, err);
 }
 
-void policy_defaults(const struct sh_config *cfg, const struct sh_record *rec,
-		     struct sh_effective *eff)
+void policy_defaults(const struct sh_config *cfg,
+		     const struct sh_attachment *att, struct sh_effective *eff)
 {
 	memset(eff, 0, sizeof(*eff));
-	eff->who.namespace = rec->k8s_namespace[0] ? rec->k8s_namespace : NULL;
-	eff->who.pod = rec->pod[0] ? rec->pod : NULL;
-	eff->who.name = rec->container[0] ? rec->container : NULL;
+	eff->who.namespace = att->k8s_namespace[0] ? att->k8s_namespace : NULL;
+	eff->who.pod = att->pod[0] ? att->pod : NULL;
+	eff->who.name = att->container[0] ? att->container : NULL;
 	apply_defaults(cfg, eff);
 	take_policy_bypass(eff);
 	/* No annotation chose the policy: its audit mode is the operator's. */
@@ -463,18 +464,19 @@ void policy_defaults(const struct sh_config *cfg, const struct sh_record *rec,
 	}
 }
 
-void policy_record(const struct sh_effective *eff, struct sh_record *rec)
+void policy_fill_attachment(const struct sh_effective *eff,
+			    struct sh_attachment *att)
 {
-	snprintf(rec->policy, sizeof(rec->policy), "%s",
+	snprintf(att->policy, sizeof(att->policy), "%s",
 		 eff->policy ? eff->policy->name : "");
-	policy_source_text(eff, /* bypass= */ false, rec->policy_source,
-			   sizeof(rec->policy_source));
-	rec->bypass = eff->bypass;
-	policy_source_text(eff, /* bypass= */ true, rec->bypass_source,
-			   sizeof(rec->bypass_source));
-	rec->audit = eff->audit;
-	policy_mode_source_text(eff, rec->mode_source,
-				sizeof(rec->mode_source));
+	policy_source_text(eff, /* bypass= */ false, att->policy_source,
+			   sizeof(att->policy_source));
+	att->bypass = eff->bypass;
+	policy_source_text(eff, /* bypass= */ true, att->bypass_source,
+			   sizeof(att->bypass_source));
+	att->audit = eff->audit;
+	policy_mode_source_text(eff, att->mode_source,
+				sizeof(att->mode_source));
 }
 
 /*

@@ -38,24 +38,26 @@ int policy_resolve(const struct sh_config *cfg, const struct sh_container *c,
 		   struct sh_effective *eff, struct sh_error *err);
 /*
  * The effective policy cfg gives a running container now, from what its
- * record says it asked for at start (which annotation chose its policy,
+ * attachment says it asked for at start (which annotation chose its policy,
  * bypass-prot-mem, mode and record name, and with what value): the same
  * checks as policy_resolve(), so a policy no longer allowed or gone is
  * the same error. An annotation that asks for what the defaults (or the
  * policy) give is no request at all, here as at prestart: it is never
  * refused, and the defaults decide. For `apply` and `status`.
  */
-struct sh_record;
-int policy_reresolve(const struct sh_config *cfg, const struct sh_record *rec,
-		     struct sh_effective *eff, struct sh_error *err);
+struct sh_attachment;
+int policy_reresolve(const struct sh_config *cfg,
+		     const struct sh_attachment *att, struct sh_effective *eff,
+		     struct sh_error *err);
 /* What the node's defaults alone give a running container: defaults.policy
  * with its bypass and mode, no annotation read. For `apply`, where the
  * container's annotations are refused now. */
-void policy_defaults(const struct sh_config *cfg, const struct sh_record *rec,
-		     struct sh_effective *eff);
-/* Writes into rec what policy_reresolve() reads back: the policy's name,
+void policy_defaults(const struct sh_config *cfg,
+		     const struct sh_attachment *att, struct sh_effective *eff);
+/* Writes into att what policy_reresolve() reads back: the policy's name,
  * bypass-prot-mem, mode and where each came from. */
-void policy_record(const struct sh_effective *eff, struct sh_record *rec);
+void policy_fill_attachment(const struct sh_effective *eff,
+			    struct sh_attachment *att);
 /* A pod sandbox's effective policy: sandbox_policy, with its bypass and
  * mode, and nothing a workload wrote (its annotations are the pod's). */
 void policy_sandbox(const struct sh_config *cfg, struct sh_effective *eff);

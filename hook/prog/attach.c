@@ -66,7 +66,7 @@ static bool attached_here(int cg_fd, enum sh_prog_kind kind, __u32 id)
 
 /* A generic kind: its rules id drawn first, and a state the cgroup kept
  * marked not ready, unless the program is attached there already (a
- * second prestart whose record was lost: that attach fails, and the
+ * second prestart whose attachment was lost: that attach fails, and the
  * container keeps what it has). */
 static int attach_kind(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 		       enum sh_prog_kind kind, struct sh_progs *ret,

@@ -17,7 +17,7 @@ int attach_commit(int cg_fd, uint64_t cg_id, const struct sh_loaded *l,
 /* The attach types of what load_policy() loaded; returns how many. */
 int attach_types(const struct sh_loaded *l,
 		 enum bpf_attach_type types[SH_PROG_KINDS]);
-/* Makes freshly loaded copies findable; call once the record is written,
+/* Makes freshly loaded copies findable; call once the attachment is written,
  * so no index entry outlives a failed attach. */
 void attach_publish(const struct sh_loaded *l, const struct sh_progs *ret);
 /* Detaches those of the recorded programs that are still ours; err tells

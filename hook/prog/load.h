@@ -57,7 +57,7 @@ void load_free(struct sh_loaded *l);
 
 /*
  * The policy hash of the kind's copy for this policy (bypass: the bypass
- * variant of sock_create), as load_policy() gets it and a record keeps
+ * variant of sock_create), as load_policy() gets it and an attachment keeps
  * it: what `apply` and `status` compare, without loading anything.
  */
 uint64_t load_hash(const struct sh_effective *eff, enum sh_prog_kind kind,

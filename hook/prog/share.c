@@ -3,7 +3,7 @@
  * Where a shared program copy is found: a pin that `preload` made (pin.c),
  * else the index of copies that containers use: one small file per
  * (attach type, policy hash) in the state directory, holding a program
- * id, read and written through state.c like the records.
+ * id, read and written through state.c like the attachments.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -25,7 +25,7 @@ uint64_t share_hash(uint64_t seed, const void *data, size_t len);
 int share_find(int pins, const char *type, uint64_t hash,
 	       const struct progcheck_want *want, bool *pinned);
 int share_publish(const char *type, uint64_t hash, uint32_t prog_id);
-/* Removes index files whose (type, hash) no live record uses. */
+/* Removes index files whose (type, hash) no live attachment uses. */
 typedef int (*share_in_use_fn)(const char *type, uint64_t hash, void *data);
 void share_sweep(share_in_use_fn in_use, void *data);
 

@@ -60,31 +60,31 @@
 
 #define FP_PIN_PATH_MAX PATH_MAX
 
-void footprint_fill(struct sh_record *rec, const struct sh_effective *eff,
+void footprint_fill(struct sh_attachment *att, const struct sh_effective *eff,
 		    const struct sh_config *cfg)
 {
 	if (!eff->record[0])
 		return;
-	snprintf(rec->footprint, sizeof(rec->footprint), "%s", eff->record);
-	snprintf(rec->footprint_dir, sizeof(rec->footprint_dir), "%s",
+	snprintf(att->footprint, sizeof(att->footprint), "%s", eff->record);
+	snprintf(att->footprint_dir, sizeof(att->footprint_dir), "%s",
 		 cfg->record_dir);
 }
 
-void footprint_recording_id(const struct sh_record *rec, char buf[17])
+void footprint_recording_id(const struct sh_attachment *att, char buf[17])
 {
-	uint64_t h = share_hash(0, rec->id, strlen(rec->id));
+	uint64_t h = share_hash(0, att->id, strlen(att->id));
 
-	h = share_hash(h, &rec->pid_start, sizeof(rec->pid_start));
+	h = share_hash(h, &att->pid_start, sizeof(att->pid_start));
 	snprintf(buf, 17, "%016" PRIx64, h);
 }
 
 /* "<recording id>-<kind>[-over]" */
-static void pin_path(const struct sh_record *rec, int kind, bool over,
+static void pin_path(const struct sh_attachment *att, int kind, bool over,
 		     char *buf, size_t len)
 {
 	char id[17];
 
-	footprint_recording_id(rec, id);
+	footprint_recording_id(att, id);
 	snprintf(buf, len, "%s%s/%s-%s%s", pin_dir(), SH_FOOTPRINT_PIN_SUFFIX,
 		 id, kind_get(kind)->name, over ? "-over" : "");
 }
@@ -126,16 +126,16 @@ static int pin_one(int map_fd, const char *path, struct sh_error *err)
 	return 0;
 }
 
-void footprint_unpin(const struct sh_record *rec)
+void footprint_unpin(const struct sh_attachment *att)
 {
 	char path[FP_PIN_PATH_MAX];
 
-	if (!rec->footprint[0])
+	if (!att->footprint[0])
 		return;
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
-		pin_path(rec, k, /* over= */ false, path, sizeof(path));
+		pin_path(att, k, /* over= */ false, path, sizeof(path));
 		unlink(path);
-		pin_path(rec, k, /* over= */ true, path, sizeof(path));
+		pin_path(att, k, /* over= */ true, path, sizeof(path));
 		unlink(path);
 	}
 }
@@ -156,14 +156,14 @@ static void kind_maps(const struct sh_loaded *l, int k, struct bpf_map **map,
 	}
 }
 
-int footprint_pin(const struct sh_loaded *l, const struct sh_record *rec,
+int footprint_pin(const struct sh_loaded *l, const struct sh_attachment *att,
 		  struct sh_error *err)
 {
 	char path[FP_PIN_PATH_MAX];
 	struct bpf_map *map, *over;
 	int r;
 
-	if (!rec->footprint[0])
+	if (!att->footprint[0])
 		return 0;
 	r = pin_dir_ready(err);
 	if (r)
@@ -172,18 +172,18 @@ int footprint_pin(const struct sh_loaded *l, const struct sh_record *rec,
 		kind_maps(l, k, &map, &over);
 		if (!map)
 			continue;
-		pin_path(rec, k, /* over= */ false, path, sizeof(path));
+		pin_path(att, k, /* over= */ false, path, sizeof(path));
 		r = pin_one(bpf_map__fd(map), path, err);
 		if (r)
 			goto unpin;
-		pin_path(rec, k, /* over= */ true, path, sizeof(path));
+		pin_path(att, k, /* over= */ true, path, sizeof(path));
 		r = pin_one(bpf_map__fd(over), path, err);
 		if (r)
 			goto unpin;
 	}
 	return 0;
 unpin:
-	footprint_unpin(rec);
+	footprint_unpin(att);
 	return r;
 }
 
@@ -232,7 +232,8 @@ static int check_pinned(int fd, const struct progcheck_map *shape,
 	return -ESTALE;
 }
 
-static int read_kind(const struct sh_record *rec, int k, struct footprint *fp)
+static int read_kind(const struct sh_attachment *att, int k,
+		     struct footprint *fp)
 {
 	static const struct progcheck_map table = {
 		BPF_MAP_TYPE_HASH, sizeof(struct sh_fp_map_key),
@@ -246,14 +247,14 @@ static int read_kind(const struct sh_record *rec, int k, struct footprint *fp)
 	__u32 zero = 0;
 	int r;
 
-	pin_path(rec, k, /* over= */ false, path, sizeof(path));
+	pin_path(att, k, /* over= */ false, path, sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	r = check_pinned(fd, &table, path);
 	if (r)
 		return r;
-	pin_path(rec, k, /* over= */ true, path, sizeof(path));
+	pin_path(att, k, /* over= */ true, path, sizeof(path));
 	over = bpf_obj_get(path);
 	if (over < 0)
 		return -errno;
@@ -267,28 +268,28 @@ static int read_kind(const struct sh_record *rec, int k, struct footprint *fp)
 	return r;
 }
 
-int footprint_read(const struct sh_record *rec, struct footprint *fp,
+int footprint_read(const struct sh_attachment *att, struct footprint *fp,
 		   struct sh_error *err)
 {
 	bool any = false;
 	int r;
 
 	memset(fp, 0, sizeof(*fp));
-	if (!rec->footprint[0])
+	if (!att->footprint[0])
 		return error_set(err, -ENOENT,
-				 "container %s is not being recorded", rec->id);
+				 "container %s is not being recorded", att->id);
 	for (int k = 0; k < SH_PROG_KINDS; k++) {
-		r = read_kind(rec, k, fp);
+		r = read_kind(att, k, fp);
 		if (r)
 			return error_errno(err, r,
 					   "cannot read the %s footprint of %s",
-					   kind_get(k)->name, rec->id);
+					   kind_get(k)->name, att->id);
 		any |= fp->kind_read[k];
 	}
 	if (!any)
 		return error_set(err, -ENOENT,
 				 "no footprint tables of %s under %s%s",
-				 rec->id, pin_dir(), SH_FOOTPRINT_PIN_SUFFIX);
+				 att->id, pin_dir(), SH_FOOTPRINT_PIN_SUFFIX);
 	footprint_policy_sort(fp);
 	return 0;
 }

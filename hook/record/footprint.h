@@ -71,18 +71,18 @@ struct json_object *footprint_policy_propose(const struct footprint *fp,
 #define SH_FOOTPRINT_PIN_SUFFIX "-footprint"
 
 /* Copies the record name and record.dir into the container's record. */
-void footprint_fill(struct sh_record *rec, const struct sh_effective *eff,
+void footprint_fill(struct sh_attachment *att, const struct sh_effective *eff,
 		    const struct sh_config *cfg);
 /* Pins the freshly loaded tables under the container's record. */
-int footprint_pin(const struct sh_loaded *l, const struct sh_record *rec,
+int footprint_pin(const struct sh_loaded *l, const struct sh_attachment *att,
 		  struct sh_error *err);
 /* Removes them (nothing when there are none). */
-void footprint_unpin(const struct sh_record *rec);
+void footprint_unpin(const struct sh_attachment *att);
 /* The 16 hex digits that name a recording's pins: its id and init start
  * time, so that a reused id is another recording. */
-void footprint_recording_id(const struct sh_record *rec, char buf[17]);
+void footprint_recording_id(const struct sh_attachment *att, char buf[17]);
 /* Reads the pinned tables, sorted by (kind, level/family, option...). */
-int footprint_read(const struct sh_record *rec, struct footprint *fp,
+int footprint_read(const struct sh_attachment *att, struct footprint *fp,
 		   struct sh_error *err);
 
 /* [{"call": "setsockopt", "level": ..., "count": ...}] */

@@ -36,11 +36,11 @@
 #define RECORDING_TIME_MAX 32
 #define RECORDING_SHORT_ID 12
 
-static void sidecar_name(const struct sh_record *rec, char *buf, size_t len)
+static void sidecar_name(const struct sh_attachment *att, char *buf, size_t len)
 {
 	char id[17];
 
-	footprint_recording_id(rec, id);
+	footprint_recording_id(att, id);
 	snprintf(buf, len, RECORDING_PREFIX "%s", id);
 }
 
@@ -62,16 +62,16 @@ static size_t put_part(char *buf, size_t len, const char *name, size_t max)
 	return n;
 }
 
-void recording_file_name(const struct sh_record *rec, char *buf, size_t len)
+void recording_file_name(const struct sh_attachment *att, char *buf, size_t len)
 {
 	char ns[64], pod[101], ctr[64], id[17], who[RECORDING_SHORT_ID + 1];
 
-	put_part(ns, sizeof(ns), rec->k8s_namespace, 63);
-	put_part(pod, sizeof(pod), rec->pod, 100);
-	snprintf(who, sizeof(who), "%s", rec->id);
-	put_part(ctr, sizeof(ctr), rec->container[0] ? rec->container : who,
+	put_part(ns, sizeof(ns), att->k8s_namespace, 63);
+	put_part(pod, sizeof(pod), att->pod, 100);
+	snprintf(who, sizeof(who), "%s", att->id);
+	put_part(ctr, sizeof(ctr), att->container[0] ? att->container : who,
 		 63);
-	footprint_recording_id(rec, id);
+	footprint_recording_id(att, id);
 	snprintf(buf, len, "%s_%s_%s_%.*s.json", ns, pod, ctr,
 		 RECORDING_SHORT_ID, id);
 }
@@ -99,7 +99,7 @@ static struct json_object *policy_config(const struct sh_effective *eff,
 	return p;
 }
 
-static int write_sidecar(const struct sh_record *rec,
+static int write_sidecar(const struct sh_attachment *att,
 			 const struct sh_effective *eff,
 			 const struct sh_config *cfg, struct sh_error *err)
 {
@@ -112,85 +112,85 @@ static int write_sidecar(const struct sh_record *rec,
 	if (!o)
 		return error_set(err, -ENOMEM, "out of memory");
 	now_text(started);
-	jsonw_str_or_null(o, "policy", rec->policy);
-	jsonw_str_or_null(o, "mode", rec->audit ? "audit" : "enforce");
+	jsonw_str_or_null(o, "policy", att->policy);
+	jsonw_str_or_null(o, "mode", att->audit ? "audit" : "enforce");
 	jsonw_str_or_null(o, "kernel", uname(&u) == 0 ? u.release : NULL);
 	jsonw_str_or_null(o, "hook_version", SH_VERSION);
 	jsonw_str_or_null(o, "started", started);
 	json_object_object_add(o, "policy_config",
 			       running ? json_object_get(running) : NULL);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	sidecar_name(rec, name, sizeof(name));
+	sidecar_name(att, name, sizeof(name));
 	return state_attr_replace(name, text, strlen(text), err);
 }
 
-static void remove_sidecar(const struct sh_record *rec)
+static void remove_sidecar(const struct sh_attachment *att)
 {
 	struct sh_error err = { 0 };
 	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &err);
 	char name[RECORDING_NAME_MAX];
 
-	sidecar_name(rec, name, sizeof(name));
+	sidecar_name(att, name, sizeof(name));
 	if (dir >= 0)
 		state_file_unlink_at(dir, name);
 }
 
 /* record.dir/<record>, trusted, made when missing: an fd. */
-static int open_out_dir(const struct sh_record *rec, struct sh_error *err)
+static int open_out_dir(const struct sh_attachment *att, struct sh_error *err)
 {
 	_cleanup_close_ int top = -1, dir = -1;
 	char path[SH_RECORD_DIR_MAX + SH_POLICY_NAME_MAX + 2];
 
-	if (!names_record_ok(rec->footprint) || rec->footprint_dir[0] != '/')
+	if (!names_record_ok(att->footprint) || att->footprint_dir[0] != '/')
 		return error_set(err, -EINVAL, "its record is invalid");
-	top = trust_open_dir_path("record.dir", rec->footprint_dir,
+	top = trust_open_dir_path("record.dir", att->footprint_dir,
 				  /* create= */ true, 0750, err);
 	if (top < 0)
 		return top;
-	snprintf(path, sizeof(path), "%s/%s", rec->footprint_dir,
-		 rec->footprint);
-	dir = trust_open_dir_at(top, rec->footprint, "record.dir", path,
+	snprintf(path, sizeof(path), "%s/%s", att->footprint_dir,
+		 att->footprint);
+	dir = trust_open_dir_at(top, att->footprint, "record.dir", path,
 				/* create= */ true, 0750, err);
 	return dir < 0 ? dir : take_fd(&dir);
 }
 
-int recording_start(const struct sh_loaded *l, const struct sh_record *rec,
+int recording_start(const struct sh_loaded *l, const struct sh_attachment *att,
 		    const struct sh_effective *eff, const struct sh_config *cfg,
 		    struct sh_error *err)
 {
 	int r;
 
-	if (!rec->footprint[0])
+	if (!att->footprint[0])
 		return 0;
 	/* Refused now rather than found out when the container is gone. */
-	r = open_out_dir(rec, err);
+	r = open_out_dir(att, err);
 	if (r < 0)
 		return r;
 	close(r);
-	r = footprint_pin(l, rec, err);
+	r = footprint_pin(l, att, err);
 	if (r)
 		goto abort;
-	r = write_sidecar(rec, eff, cfg, err);
+	r = write_sidecar(att, eff, cfg, err);
 	if (r) {
 		error_errno(err, r, "cannot write the provenance of %s in %s",
-			    rec->id, state_dir());
+			    att->id, state_dir());
 		goto abort;
 	}
 	return 0;
 abort:
-	recording_abort(rec);
+	recording_abort(att);
 	return r;
 }
 
-void recording_abort(const struct sh_record *rec)
+void recording_abort(const struct sh_attachment *att)
 {
-	if (!rec->footprint[0])
+	if (!att->footprint[0])
 		return;
-	footprint_unpin(rec);
-	remove_sidecar(rec);
+	footprint_unpin(att);
+	remove_sidecar(att);
 }
 
-static struct json_object *read_sidecar(const struct sh_record *rec,
+static struct json_object *read_sidecar(const struct sh_attachment *att,
 					struct sh_error *err)
 {
 	char name[RECORDING_NAME_MAX];
@@ -199,16 +199,16 @@ static struct json_object *read_sidecar(const struct sh_record *rec,
 	size_t len;
 	int r;
 
-	sidecar_name(rec, name, sizeof(name));
+	sidecar_name(att, name, sizeof(name));
 	r = state_attr_read(name, SH_MAX_FILE_SIZE, &text, &len, err);
-	if (r == -ENOENT && !rec->policy[0])
+	if (r == -ENOENT && !att->policy[0])
 		return json_object_new_object(); /* an older hook's: no policy */
 	if (r == -ENODATA) {
 		/* An earlier release kept it as the file's content; so could
 		 * a uid 0 without capabilities, and the two look alike. */
 		error_set(
 			err, -ENODATA,
-			"its provenance %s in %s, which holds its running policy, is not the attribute " SH_RECORD_XATTR
+			"its provenance %s in %s, which holds its running policy, is not the attribute " SH_ATTACHMENT_XATTR
 			" that only the hook, with CAP_SYS_ADMIN, writes (an earlier release kept it as the file's content, which a uid 0 without capabilities can write too): not read; record the workload again under this release",
 			name, state_dir());
 		return NULL;
@@ -238,23 +238,23 @@ static void copy_key(struct json_object *to, struct json_object *from,
 	json_object_object_add(to, key, json_object_get(v));
 }
 
-struct json_object *recording_provenance(const struct sh_record *rec,
+struct json_object *recording_provenance(const struct sh_attachment *att,
 					 const struct footprint *fp, bool ended,
 					 struct sh_error *err)
 {
-	_cleanup_json_ struct json_object *side = read_sidecar(rec, err);
+	_cleanup_json_ struct json_object *side = read_sidecar(att, err);
 	struct json_object *o;
 	char now[RECORDING_TIME_MAX];
 
 	if (!side)
 		return NULL;
 	o = json_object_new_object();
-	jsonw_str_or_null(o, "record", rec->footprint);
-	jsonw_str_or_null(o, "namespace", rec->k8s_namespace);
-	jsonw_str_or_null(o, "pod", rec->pod);
-	jsonw_str_or_null(o, "container", rec->container);
-	jsonw_str_or_null(o, "container_id", rec->id);
-	jsonw_str_or_null(o, "policy", rec->policy);
+	jsonw_str_or_null(o, "record", att->footprint);
+	jsonw_str_or_null(o, "namespace", att->k8s_namespace);
+	jsonw_str_or_null(o, "pod", att->pod);
+	jsonw_str_or_null(o, "container", att->container);
+	jsonw_str_or_null(o, "container_id", att->id);
+	jsonw_str_or_null(o, "policy", att->policy);
 	copy_key(o, side, "mode");
 	copy_key(o, side, "kernel");
 	copy_key(o, side, "hook_version");
@@ -308,7 +308,7 @@ struct json_object *recording_document(struct json_object *recordings,
 
 /* The file for what fp holds: 0 written (or already there), else -errno
  * with err; -ESTALE when it never can be. */
-static int write_file(int dir, const struct sh_record *rec,
+static int write_file(int dir, const struct sh_attachment *att,
 		      const struct footprint *fp, const char *name,
 		      struct sh_error *err)
 {
@@ -317,13 +317,13 @@ static int write_file(int dir, const struct sh_record *rec,
 	const char *text;
 	int r;
 
-	prov = recording_provenance(rec, fp, /* ended= */ true, err);
+	prov = recording_provenance(att, fp, /* ended= */ true, err);
 	if (!prov)
 		return -ESTALE;
 	recordings = json_object_new_array();
 	json_object_array_add(recordings, prov);
 	doc = recording_document(recordings, fp, recording_running(prov),
-				 rec->footprint, err);
+				 att->footprint, err);
 	if (!doc)
 		return -ESTALE;
 	text = json_object_to_json_string_ext(
@@ -331,15 +331,15 @@ static int write_file(int dir, const struct sh_record *rec,
 			     JSON_C_TO_STRING_NOSLASHESCAPE);
 	r = fileio_create_at(dir, name, text, strlen(text), 0640);
 	if (r == -EEXIST) {
-		log_info("recording of %s is already in %s/%s/%s", rec->id,
-			 rec->footprint_dir, rec->footprint, name);
+		log_info("recording of %s is already in %s/%s/%s", att->id,
+			 att->footprint_dir, att->footprint, name);
 		return 0;
 	}
 	if (r)
 		return error_errno(err, r, "cannot write %s/%s/%s",
-				   rec->footprint_dir, rec->footprint, name);
+				   att->footprint_dir, att->footprint, name);
 	log_info("recorded the footprint of %s (record '%s') into %s/%s/%s%s",
-		 rec->id, rec->footprint, rec->footprint_dir, rec->footprint,
+		 att->id, att->footprint, att->footprint_dir, att->footprint,
 		 name,
 		 fp->overflow[SH_PROG_SET] || fp->overflow[SH_PROG_SOCK] ?
 			 " (incomplete: a footprint table overflowed)" :
@@ -347,7 +347,7 @@ static int write_file(int dir, const struct sh_record *rec,
 	return 0;
 }
 
-int recording_save(const struct sh_record *rec)
+int recording_save(const struct sh_attachment *att)
 {
 	_cleanup_free_ struct footprint *fp = NULL;
 	struct sh_error err = { 0 };
@@ -355,40 +355,40 @@ int recording_save(const struct sh_record *rec)
 	char name[SH_RECORDING_FILE_MAX];
 	int r = 0;
 
-	if (!rec->footprint[0])
+	if (!att->footprint[0])
 		return 0;
 	/* Locked: two releasers of one container (poststop and the reaper)
 	 * write it once. */
-	dir = open_out_dir(rec, &err);
+	dir = open_out_dir(att, &err);
 	if (dir >= 0 && flock(dir, LOCK_EX) < 0)
 		r = error_errno(&err, -errno, "cannot lock %s/%s",
-				rec->footprint_dir, rec->footprint);
+				att->footprint_dir, att->footprint);
 	if (dir < 0 || r) {
-		log_warn("recording of %s kept in its pins for gc: %s", rec->id,
+		log_warn("recording of %s kept in its pins for gc: %s", att->id,
 			 err.msg);
 		return -EAGAIN;
 	}
 	fp = malloc(sizeof(*fp));
-	r = fp ? footprint_read(rec, fp, &err) : -ENOMEM;
+	r = fp ? footprint_read(att, fp, &err) : -ENOMEM;
 	if (r == -ENOENT) {
 		/* Another releaser wrote it. */
-		log_debug("recording of %s: %s", rec->id, err.msg);
-		remove_sidecar(rec);
+		log_debug("recording of %s: %s", att->id, err.msg);
+		remove_sidecar(att);
 		return 0;
 	}
 	if (r)
 		goto done;
-	recording_file_name(rec, name, sizeof(name));
-	r = write_file(dir, rec, fp, name, &err);
+	recording_file_name(att, name, sizeof(name));
+	r = write_file(dir, att, fp, name, &err);
 done:
 	if (r && r != -ESTALE) {
-		log_warn("recording of %s kept in its pins for gc: %s", rec->id,
+		log_warn("recording of %s kept in its pins for gc: %s", att->id,
 			 fp ? err.msg : strerror(-r));
 		return -EAGAIN;
 	}
 	if (r)
 		log_warn("recording of %s (record '%s') not written: %s",
-			 rec->id, rec->footprint, err.msg);
-	recording_abort(rec);
+			 att->id, att->footprint, err.msg);
+	recording_abort(att);
 	return 0;
 }

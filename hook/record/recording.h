@@ -26,20 +26,21 @@
  * twelve characters), and the first twelve digits of the recording id;
  * "-" for a name the runtime did not give. */
 #define SH_RECORDING_FILE_MAX 256
-void recording_file_name(const struct sh_record *rec, char *buf, size_t len);
+void recording_file_name(const struct sh_attachment *att, char *buf,
+			 size_t len);
 
 /* At prestart: pins the tables and writes the provenance known now (the
  * running policy as the config has it, the kernel, the hook's version, the
  * start time). Nothing when the container is not recorded. */
-int recording_start(const struct sh_loaded *l, const struct sh_record *rec,
+int recording_start(const struct sh_loaded *l, const struct sh_attachment *att,
 		    const struct sh_effective *eff, const struct sh_config *cfg,
 		    struct sh_error *err);
 /* Undoes recording_start (prestart failed after it). */
-void recording_abort(const struct sh_record *rec);
+void recording_abort(const struct sh_attachment *att);
 
 /* The provenance of a recording and its footprint so far (with "ended"
  * when it is over): NULL, with err, when it cannot be known. */
-struct json_object *recording_provenance(const struct sh_record *rec,
+struct json_object *recording_provenance(const struct sh_attachment *att,
 					 const struct footprint *fp, bool ended,
 					 struct sh_error *err);
 /* The whole file: recordings (taken) and the proposal for fp under the
@@ -59,6 +60,6 @@ struct json_object *recording_running(struct json_object *prov);
  * written now (said in one line): the pins and the state record stay for a
  * later gc.
  */
-int recording_save(const struct sh_record *rec);
+int recording_save(const struct sh_attachment *att);
 
 #endif /* SH_RECORDING_H */

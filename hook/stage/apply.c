@@ -2,9 +2,9 @@
 /*
  * One container at a time: what the config gives it now against what its
  * cgroup has; the programs it needs (never a generic one: apply may
- * verify, it is not on any container's start path); the swap; the record.
+ * verify, it is not on any container's start path); the swap; the attachment.
  * A failure at any step puts the old programs back and keeps the old
- * record.
+ * attachment.
  */
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -93,19 +93,19 @@ static int target_bypass(const struct sh_config *cfg, bool bypass_ok,
 		cfg->path);
 }
 
-int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
-		    bool bypass_ok, struct apply_target *t,
-		    struct sh_error *err)
+int apply_target_of(const struct sh_config *cfg,
+		    const struct sh_attachment *att, bool bypass_ok,
+		    struct apply_target *t, struct sh_error *err)
 {
 	struct sh_error refusal = { 0 };
 	struct sh_effective without;
 	int r;
 
 	memset(t, 0, sizeof(*t));
-	r = policy_reresolve(cfg, rec, &t->eff, &refusal);
+	r = policy_reresolve(cfg, att, &t->eff, &refusal);
 	if (r) {
 		/* Refused now, as prestart would: never its old programs. */
-		policy_defaults(cfg, rec, &t->eff);
+		policy_defaults(cfg, att, &t->eff);
 		t->defaults = true;
 		snprintf(t->refused, sizeof(t->refused), "%s (%s)", refusal.msg,
 			 error_reason_text(&refusal));
@@ -126,8 +126,8 @@ int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
 		return error_set(
 			err, -ENODATA,
 			"%s gives it no policy any more (it started with policy '%s' from %s)",
-			cfg->path, rec->policy[0] ? rec->policy : "(none)",
-			rec->policy_source);
+			cfg->path, att->policy[0] ? att->policy : "(none)",
+			att->policy_source);
 	}
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		if (policy_needs(&without, k))
@@ -136,16 +136,16 @@ int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
 	return 0;
 }
 
-void apply_check(const struct sh_config *cfg, const struct sh_record *rec,
+void apply_check(const struct sh_config *cfg, const struct sh_attachment *att,
 		 bool bypass_ok, struct apply_check *ret)
 {
 	struct sh_error err = { 0 };
 	struct apply_target t;
 
 	memset(ret, 0, sizeof(*ret));
-	ret->hash = apply_progs_hash(&rec->progs);
-	ret->generic = apply_runs_generic(&rec->progs);
-	if (apply_target_of(cfg, rec, bypass_ok, &t, &err) == 0) {
+	ret->hash = apply_progs_hash(&att->progs);
+	ret->generic = apply_runs_generic(&att->progs);
+	if (apply_target_of(cfg, att, bypass_ok, &t, &err) == 0) {
 		ret->config_hash = t.total;
 		return;
 	}
@@ -184,17 +184,17 @@ static const char *mode_name(bool audit)
 	return audit ? "audit" : "enforce";
 }
 
-static void describe_kind(const struct sh_record *rec, int k,
+static void describe_kind(const struct sh_attachment *att, int k,
 			  const struct apply_target *t, char *buf, size_t len)
 {
 	const char *name = kind_get(k)->name;
 	uint64_t old[SH_PROG_KINDS];
 	bool generic = false;
 
-	progs_hashes(&rec->progs, old);
-	for (int i = 0; i < rec->progs.nr; i++)
-		if (rec->progs.prog[i].type == kind_get(k)->type)
-			generic = generic_is_name(rec->progs.prog[i].name);
+	progs_hashes(&att->progs, old);
+	for (int i = 0; i < att->progs.nr; i++)
+		if (att->progs.prog[i].type == kind_get(k)->type)
+			generic = generic_is_name(att->progs.prog[i].name);
 	if (!old[k] && t->hash[k])
 		add_text(buf, len, "%s attached", name);
 	else if (old[k] && !t->hash[k])
@@ -205,8 +205,8 @@ static void describe_kind(const struct sh_record *rec, int k,
 		add_text(buf, len, "%s: generic program -> its own copy", name);
 }
 
-static void describe(const struct sh_record *rec, const struct apply_target *t,
-		     char *buf, size_t len)
+static void describe(const struct sh_attachment *att,
+		     const struct apply_target *t, char *buf, size_t len)
 {
 	const struct sh_effective *eff = &t->eff;
 	const char *policy = eff->policy ? eff->policy->name : "";
@@ -215,17 +215,17 @@ static void describe(const struct sh_record *rec, const struct apply_target *t,
 	if (t->defaults)
 		add_text(buf, len, "%s: the node's defaults instead",
 			 t->refused);
-	if (strcmp(rec->policy, policy))
-		add_text(buf, len, "policy '%s' -> '%s'", rec->policy, policy);
-	if (rec->audit != eff->audit)
-		add_text(buf, len, "mode %s -> %s", mode_name(rec->audit),
+	if (strcmp(att->policy, policy))
+		add_text(buf, len, "policy '%s' -> '%s'", att->policy, policy);
+	if (att->audit != eff->audit)
+		add_text(buf, len, "mode %s -> %s", mode_name(att->audit),
 			 mode_name(eff->audit));
-	if (rec->progs.bypass_active != t->bypass)
+	if (att->progs.bypass_active != t->bypass)
 		add_text(buf, len, "bypass-prot-mem %s -> %s",
-			 rec->progs.bypass_active ? "on" : "off",
+			 att->progs.bypass_active ? "on" : "off",
 			 t->bypass ? "on" : "off");
 	for (int k = 0; k < SH_PROG_KINDS; k++)
-		describe_kind(rec, k, t, buf, len);
+		describe_kind(att, k, t, buf, len);
 }
 
 /* ---- the update -------------------------------------------------------- */
@@ -233,49 +233,50 @@ static void describe(const struct sh_record *rec, const struct apply_target *t,
 /* Attach types the container gets now and had not: the checks prestart
  * makes on the cgroup's path before it attaches one. */
 static int check_new_types(const struct apply_ctx *c, int fd,
-			   const struct sh_record *rec,
+			   const struct sh_attachment *att,
 			   const struct sh_loaded *l, struct sh_error *err)
 {
 	enum bpf_attach_type types[SH_PROG_KINDS];
 	uint64_t old[SH_PROG_KINDS];
 	int nr = 0;
 
-	progs_hashes(&rec->progs, old);
+	progs_hashes(&att->progs, old);
 	for (int k = 0; k < SH_PROG_KINDS; k++)
 		if (l->fd[k] >= 0 && !old[k])
 			types[nr++] = kind_get(k)->type;
-	return nr ? attach_path_progs_check(fd, rec->cg.rel, types, nr, c->cfg,
+	return nr ? attach_path_progs_check(fd, att->cg.rel, types, nr, c->cfg,
 					    err) :
 		    0;
 }
 
-/* The record is still this container's and says what apply read. */
-static int check_record(const struct sh_record *rec, struct sh_error *err)
+/* The attachment is still this container's and says what apply read. */
+static int check_attachment(const struct sh_attachment *att,
+			    struct sh_error *err)
 {
-	struct sh_record now;
+	struct sh_attachment now;
 
-	if (state_read(rec->key[0] ? rec->key : rec->id, &now) == 0 &&
-	    now.pid == rec->pid && now.pid_start == rec->pid_start &&
-	    now.cg.id == rec->cg.id &&
-	    !memcmp(&now.progs, &rec->progs, sizeof(now.progs)))
+	if (state_read(att->key[0] ? att->key : att->id, &now) == 0 &&
+	    now.pid == att->pid && now.pid_start == att->pid_start &&
+	    now.cg.id == att->cg.id &&
+	    !memcmp(&now.progs, &att->progs, sizeof(now.progs)))
 		return 0;
 	return error_set(
 		err, -EAGAIN,
 		"its record changed while apply ran (released, or attached again)");
 }
 
-static int commit(int fd, const struct sh_record *rec,
+static int commit(int fd, const struct sh_attachment *att,
 		  const struct sh_loaded *l, const struct apply_target *t,
 		  struct sh_error *err)
 {
-	struct sh_record next = *rec;
+	struct sh_attachment next = *att;
 	struct sh_error undo = { 0 };
-	int r = apply_replace_commit(fd, &rec->progs, l, &next.progs, err);
+	int r = apply_replace_commit(fd, &att->progs, l, &next.progs, err);
 
 	if (r)
 		return r;
-	policy_record(&t->eff, &next);
-	r = check_record(rec, err);
+	policy_fill_attachment(&t->eff, &next);
+	r = check_attachment(att, err);
 	if (r)
 		goto undo;
 	r = state_write(&next, err);
@@ -284,13 +285,13 @@ static int commit(int fd, const struct sh_record *rec,
 	attach_publish(l, &next.progs);
 	return 0;
 undo:
-	if (apply_replace_undo(fd, &rec->progs, &next.progs, &undo))
+	if (apply_replace_undo(fd, &att->progs, &next.progs, &undo))
 		error_note(err, "%s", undo.msg);
 	return r;
 }
 
 static int update(const struct apply_ctx *c, int fd,
-		  const struct sh_record *rec, const struct apply_target *t,
+		  const struct sh_attachment *att, const struct apply_target *t,
 		  struct sh_error *err)
 {
 	struct sh_loaded l;
@@ -301,10 +302,10 @@ static int update(const struct apply_ctx *c, int fd,
 		error_note(err, "while loading its new programs");
 		return r;
 	}
-	r = check_new_types(c, fd, rec, &l, err);
+	r = check_new_types(c, fd, att, &l, err);
 	if (r)
 		goto out;
-	r = commit(fd, rec, &l, t, err);
+	r = commit(fd, att, &l, t, err);
 out:
 	load_free(&l);
 	return r;
@@ -312,10 +313,10 @@ out:
 
 /* ---- one container ----------------------------------------------------- */
 
-static bool bypass_ok(struct apply_ctx *c, const struct sh_record *rec)
+static bool bypass_ok(struct apply_ctx *c, const struct sh_attachment *att)
 {
 	if (c->bypass_ok >= 0 ||
-	    !(rec->bypass || c->cfg->default_bypass || c->cfg->allow_bypass))
+	    !(att->bypass || c->cfg->default_bypass || c->cfg->allow_bypass))
 		return c->bypass_ok == 1;
 	/* Probed (a verifier run) only when some container may ask for it;
 	 * a dry run loads nothing and asks the sysctl of the same series. */
@@ -328,13 +329,13 @@ static bool bypass_ok(struct apply_ctx *c, const struct sh_record *rec)
 }
 
 /* Gone: its cgroup is, or holds nothing and its init has exited. */
-static bool alive(int fd, const struct sh_record *rec)
+static bool alive(int fd, const struct sh_attachment *att)
 {
 	bool populated = true;
 
 	if (fd < 0)
 		return false;
-	if (state_proc_running(rec->pid, rec->pid_start))
+	if (state_proc_running(att->pid, att->pid_start))
 		return true;
 	return cg_populated_at(fd, &populated) != 0 || populated;
 }
@@ -348,22 +349,22 @@ static void count(struct apply_totals *t, enum apply_outcome o)
 }
 
 static enum apply_outcome decide(struct apply_ctx *c, int fd,
-				 const struct sh_record *rec,
+				 const struct sh_attachment *att,
 				 struct apply_entry *e, struct sh_error *err)
 {
 	struct apply_target t;
 	int r;
 
-	if (!alive(fd, rec))
+	if (!alive(fd, att))
 		return APPLY_GONE;
-	r = apply_target_of(c->cfg, rec, bypass_ok(c, rec), &t, err);
+	r = apply_target_of(c->cfg, att, bypass_ok(c, att), &t, err);
 	if (r)
 		return APPLY_LEFT;
 	e->to = t.total;
-	if (t.total == e->from && !apply_runs_generic(&rec->progs))
+	if (t.total == e->from && !apply_runs_generic(&att->progs))
 		return APPLY_UNCHANGED;
-	describe(rec, &t, e->change, sizeof(e->change));
-	if (rec->footprint[0]) {
+	describe(att, &t, e->change, sizeof(e->change));
+	if (att->footprint[0]) {
 		error_reason(err, SH_REASON_RECORDING);
 		error_set(
 			err, -EBUSY,
@@ -372,22 +373,22 @@ static enum apply_outcome decide(struct apply_ctx *c, int fd,
 	}
 	if (c->dry_run)
 		return APPLY_UPDATED;
-	r = update(c, fd, rec, &t, err);
-	if (r == -ENOENT && err->code == -ENOENT && !alive(fd, rec))
+	r = update(c, fd, att, &t, err);
+	if (r == -ENOENT && err->code == -ENOENT && !alive(fd, att))
 		return APPLY_GONE; /* released meanwhile */
 	return r ? APPLY_FAILED : APPLY_UPDATED;
 }
 
-static int apply_record(const struct sh_record *rec, void *data)
+static int apply_attachment(const struct sh_attachment *att, void *data)
 {
 	struct apply_ctx *c = data;
-	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
-	struct apply_entry e = { .rec = rec,
-				 .from = apply_progs_hash(&rec->progs) };
+	_cleanup_close_ int fd = cg_open_attached(&att->cg);
+	struct apply_entry e = { .att = att,
+				 .from = apply_progs_hash(&att->progs) };
 	struct sh_error err = { 0 };
 
-	log_set_context("container %s", rec->id);
-	e.outcome = decide(c, fd, rec, &e, &err);
+	log_set_context("container %s", att->id);
+	e.outcome = decide(c, fd, att, &e, &err);
 	if (e.outcome == APPLY_LEFT || e.outcome == APPLY_FAILED) {
 		e.reason = error_reason_text(&err);
 		snprintf(e.why, sizeof(e.why), "%s", err.msg);
@@ -428,7 +429,7 @@ int apply_run(const char *path, bool dry_run, apply_report_fn fn, void *data,
 	if (r)
 		return r;
 	c.cfg = &cfg;
-	r = state_foreach(apply_record, &c);
+	r = state_foreach(apply_attachment, &c);
 	config_free(&cfg);
 	return r;
 }

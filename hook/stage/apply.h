@@ -5,7 +5,7 @@
  * again from what it asked for at start (policy_reresolve()); when that
  * differs from what its cgroup has, or it still runs a generic program,
  * the specialised copies (pinned by preload, shared, or loaded here) take
- * the old programs' place atomically (apply.h) and its record is
+ * the old programs' place atomically (apply.h) and its attachment is
  * rewritten, all or nothing. A container whose annotations prestart would
  * refuse now gets the node's defaults instead (policy_defaults()), never
  * its old programs, and the change says why; one the config no longer
@@ -35,7 +35,7 @@ enum apply_outcome {
 
 /* One container, as apply saw it. */
 struct apply_entry {
-	const struct sh_record *rec; /* as it was */
+	const struct sh_attachment *att; /* as it was */
 	enum apply_outcome outcome;
 	uint64_t from, to; /* its policy hash before, and the config's (0:
 			    * none, or unknown) */
@@ -53,7 +53,7 @@ typedef void (*apply_report_fn)(const struct apply_entry *e, void *data);
 /*
  * Reads the config at path (after making sure no prestart that read an
  * older one is still attaching: state.h) and applies it to every
- * record; fn hears of each container. 0, or a negative errno (err) when
+ * attachment; fn hears of each container. 0, or a negative errno (err) when
  * the config or the state directory cannot be had.
  */
 int apply_run(const char *path, bool dry_run, apply_report_fn fn, void *data,
@@ -87,9 +87,9 @@ struct apply_target {
  * on_unsupported 'fail'), or, with -ENODATA, that the config gives it no
  * policy any more.
  */
-int apply_target_of(const struct sh_config *cfg, const struct sh_record *rec,
-		    bool bypass_ok, struct apply_target *t,
-		    struct sh_error *err);
+int apply_target_of(const struct sh_config *cfg,
+		    const struct sh_attachment *att, bool bypass_ok,
+		    struct apply_target *t, struct sh_error *err);
 
 /* A running container's policy hash against the config's, for status. */
 struct apply_check {
@@ -101,7 +101,7 @@ struct apply_check {
 	char why[SH_ERROR_MSG_MAX];
 };
 
-void apply_check(const struct sh_config *cfg, const struct sh_record *rec,
+void apply_check(const struct sh_config *cfg, const struct sh_attachment *att,
 		 bool bypass_ok, struct apply_check *ret);
 /* It runs exactly what the config gives it, from its own copies. */
 bool apply_check_current(const struct apply_check *c);

@@ -4,7 +4,7 @@
  * description (container.c), its effective policy and the checks on it,
  * the pod's sandbox when no hook runs for it, then the container itself:
  * the programs loaded, its cgroup found or made, the attach and the
- * record (prestart_police_container(), whose ladder in
+ * attachment (prestart_police_container(), whose ladder in
  * attach_to_cgroup() undoes the steps before a failed one, in reverse).
  * The sandbox's own attach, further down, ends in the same function.
  */
@@ -67,7 +67,7 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 	r = prestart_sandbox_pod_of(cfg, c, &eff, done, err);
 	if (r)
 		return r;
-	/* No gc here: it reads every record, and prestart must stay O(1).
+	/* No gc here: it reads every attachment, and prestart must stay O(1).
 	 * poststop, `gc` and the reaper collect what containers left. */
 	return prestart_police_container(cfg, st, &eff, /* reap= */ false, done,
 					 err);
@@ -75,12 +75,12 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 
 /*
  * Policing one container once its policy is known: loaded programs, the
- * cgroup, attach, record (and, for a cgroup the hook made or a sandbox no
+ * cgroup, attach, write the attachment (and, for a cgroup the hook made or a sandbox no
  * poststop comes for, its reaper).
  */
 
 /* The container's init as /proc/PID/stat showed it before anything was
- * loaded, read once for both uses: the same-id check and the record
+ * loaded, read once for both uses: the same-id check and the attachment
  * (the attach verifies the init again once attached). */
 struct init_seen {
 	char state;
@@ -95,29 +95,30 @@ static void init_see(const struct oci_state *st, struct init_seen *seen)
 }
 
 /* Also refuses an init that is exiting: moving it would silently fail. */
-static int fill_record(struct sh_record *rec, const struct oci_state *st,
-		       const struct init_seen *seen,
-		       const struct sh_effective *eff, struct sh_error *err)
+static int fill_attachment(struct sh_attachment *att,
+			   const struct oci_state *st,
+			   const struct init_seen *seen,
+			   const struct sh_effective *eff, struct sh_error *err)
 {
 	char state = seen->state;
 
-	memset(rec, 0, sizeof(*rec));
-	snprintf(rec->id, sizeof(rec->id), "%s", st->id);
-	snprintf(rec->k8s_namespace, sizeof(rec->k8s_namespace), "%s",
+	memset(att, 0, sizeof(*att));
+	snprintf(att->id, sizeof(att->id), "%s", st->id);
+	snprintf(att->k8s_namespace, sizeof(att->k8s_namespace), "%s",
 		 eff->who.namespace ? eff->who.namespace : "");
-	snprintf(rec->pod, sizeof(rec->pod), "%s",
+	snprintf(att->pod, sizeof(att->pod), "%s",
 		 eff->who.pod ? eff->who.pod : "");
-	snprintf(rec->container, sizeof(rec->container), "%s",
+	snprintf(att->container, sizeof(att->container), "%s",
 		 eff->who.name ? eff->who.name : "");
-	rec->pid = st->pid;
-	rec->pid_start = seen->start;
+	att->pid = st->pid;
+	att->pid_start = seen->start;
 	if (state_proc_exiting(state)) {
 		error_reason(err, SH_REASON_INIT_EXITED);
 		return error_set(err, -ESRCH,
 				 "container init pid %d is exiting (state %c)",
 				 st->pid, state);
 	}
-	policy_record(eff, rec);
+	policy_fill_attachment(eff, att);
 	return 0;
 }
 
@@ -152,13 +153,13 @@ static bool holds_only(const struct cg_root *root, pid_t pid)
 	return fd >= 0 && dedicated;
 }
 
-/* One record of this id: this container's (a second prestart), an
+/* One attachment of this id: this container's (a second prestart), an
  * earlier container's of the same cgroup, which now holds this
  * container's init alone, or one that is gone (released), or another
  * runtime root's container with the same id, left alone: also one whose
  * init has exited while its cgroup, where this container's init now is,
  * still holds its processes. */
-static int visit_same_id(const struct sh_record *rec, void *data)
+static int visit_same_id(const struct sh_attachment *att, void *data)
 {
 	struct earlier *e = data;
 	_cleanup_close_ int fd = -1;
@@ -166,30 +167,30 @@ static int visit_same_id(const struct sh_record *rec, void *data)
 	struct sh_progs now;
 	struct cg_root root;
 
-	if (rec->pid == e->st->pid && rec->pid_start == e->start) {
-		fd = cg_open_recorded(&rec->cg);
+	if (att->pid == e->st->pid && att->pid_start == e->start) {
+		fd = cg_open_attached(&att->cg);
 		e->attached |= fd >= 0 && !attach_query_ours(fd, &now) &&
-			       same_programs(&rec->progs, &now);
+			       same_programs(&att->progs, &now);
 		return 0;
 	}
 	if (!cg_find_root(&root, &err) &&
-	    !cg_pid_inside(&root, e->st->pid, &rec->cg, &err)) {
+	    !cg_pid_inside(&root, e->st->pid, &att->cg, &err)) {
 		if (!holds_only(&root, e->st->pid)) {
 			/* Another root's container of the id, its init gone,
 			 * its processes still there: they keep its policy. */
 			log_info(
 				"keeping the record of container %s (pid %d): its cgroup %s holds other processes than this container's init",
-				rec->id, rec->pid, rec->cg.rel);
+				att->id, att->pid, att->cg.rel);
 			return 0;
 		}
 		log_info(
 			"releasing the record of an earlier container %s (pid %d) of its cgroup",
-			rec->id, rec->pid);
-		teardown_release(rec);
-	} else if (teardown_release_empty(rec) == 0) {
+			att->id, att->pid);
+		teardown_release(att);
+	} else if (teardown_release_empty(att) == 0) {
 		log_info(
 			"released the record of an earlier container %s (pid %d)",
-			rec->id, rec->pid);
+			att->id, att->pid);
 	}
 	return 0;
 }
@@ -214,32 +215,33 @@ static bool already_attached(const struct oci_state *st,
  * move it, which the cgroup choice has ruled out.
  */
 static int check_init_stayed(const struct cg_root *root,
-			     const struct sh_record *rec, struct sh_error *err)
+			     const struct sh_attachment *att,
+			     struct sh_error *err)
 {
-	int r = cg_pid_inside(root, rec->pid, &rec->cg, err);
+	int r = cg_pid_inside(root, att->pid, &att->cg, err);
 
 	if (r) {
 		error_reason(err, SH_REASON_INIT_ESCAPED);
 		return r;
 	}
-	if (!state_proc_running(rec->pid, rec->pid_start)) {
+	if (!state_proc_running(att->pid, att->pid_start)) {
 		error_reason(err, SH_REASON_INIT_EXITED);
 		return error_set(
 			err, -ESRCH,
 			"container init pid %d exited while the policy was being attached",
-			rec->pid);
+			att->pid);
 	}
 	return 0;
 }
 
 static int check_path(const struct sh_config *cfg, int fd,
-		      const struct sh_loaded *l, const struct sh_record *rec,
-		      struct sh_error *err)
+		      const struct sh_loaded *l,
+		      const struct sh_attachment *att, struct sh_error *err)
 {
 	enum bpf_attach_type types[SH_PROG_KINDS];
 	int nr = attach_types(l, types);
 
-	return attach_path_progs_check(fd, rec->cg.rel, types, nr, cfg, err);
+	return attach_path_progs_check(fd, att->cg.rel, types, nr, cfg, err);
 }
 
 /* Undo steps: a failure is added to the error being reported. */
@@ -272,8 +274,9 @@ static int classified(int r, enum sh_reason reason, struct sh_error *err)
 
 static int attach_to_cgroup(const struct sh_config *cfg,
 			    const struct oci_state *st,
-			    const struct sh_loaded *l, struct sh_record *rec,
-			    bool reap, struct sh_error *err)
+			    const struct sh_loaded *l,
+			    struct sh_attachment *att, bool reap,
+			    struct sh_error *err)
 {
 	const enum sh_reason cgroup = SH_REASON_CGROUP_UNAVAILABLE;
 	_cleanup_close_ int fd = -1;
@@ -282,72 +285,73 @@ static int attach_to_cgroup(const struct sh_config *cfg,
 
 	if (r)
 		return r;
-	fd = classified(cg_choice_take(cfg, st, &root, &rec->cg, err), cgroup,
+	fd = classified(cg_choice_take(cfg, st, &root, &att->cg, err), cgroup,
 			err);
 	if (fd < 0)
 		return fd;
 	timing_mark("cgroup");
-	r = classified(check_path(cfg, fd, l, rec, err), cgroup, err);
+	r = classified(check_path(cfg, fd, l, att, err), cgroup, err);
 	if (r)
 		goto err_cgroup;
 	timing_mark("path");
-	r = classified(attach_commit(fd, rec->cg.id, l, &rec->progs, err),
+	r = classified(attach_commit(fd, att->cg.id, l, &att->progs, err),
 		       SH_REASON_ATTACH_FAILED, err);
 	if (r)
 		goto err_cgroup;
 	timing_mark("attach");
-	r = check_init_stayed(&root, rec, err);
+	r = check_init_stayed(&root, att, err);
 	if (r)
 		goto err_detach;
 	timing_mark("verify");
-	state_key_choose(rec);
-	r = classified(state_write(rec, err), SH_REASON_RECORD_FAILED, err);
+	state_key_choose(att);
+	r = classified(state_write(att, err), SH_REASON_RECORD_FAILED, err);
 	if (r)
 		goto err_detach;
 	timing_mark("record");
-	attach_publish(l, &rec->progs);
-	if (rec->cg.created || reap) {
-		r = classified(teardown_reaper_spawn(rec, err),
+	attach_publish(l, &att->progs);
+	if (att->cg.created || reap) {
+		r = classified(teardown_reaper_spawn(att, err),
 			       SH_REASON_REAPER_FAILED, err);
 		if (r)
-			goto err_record;
+			goto err_attachment;
 	}
 	return 0;
 
-err_record:
-	state_remove(rec->key); /* this root's record, not a same-id other's */
+err_attachment:
+	state_remove(
+		att->key); /* this root's attachment, not a same-id other's */
 err_detach:
-	undo_attach(fd, &rec->progs, err);
+	undo_attach(fd, &att->progs, err);
 err_cgroup:
-	undo_cgroup(&root, &rec->cg, st->pid, err);
+	undo_cgroup(&root, &att->cg, st->pid, err);
 	return r;
 }
 
 /* What asked for the bypass that the kernel lacks: an annotation (its
  * key, "true"), else the policy or defaults entry. */
-static void bypass_cause(struct sh_cause *c, const struct sh_record *rec)
+static void bypass_cause(struct sh_cause *c, const struct sh_attachment *att)
 {
 	static const char by_annotation[] = "annotation ";
 	const size_t len = sizeof(by_annotation) - 1;
 
-	if (strncmp(rec->bypass_source, by_annotation, len)) {
+	if (strncmp(att->bypass_source, by_annotation, len)) {
 		snprintf(c->setting, sizeof(c->setting), "%s",
-			 rec->bypass_source);
+			 att->bypass_source);
 		return;
 	}
 	snprintf(c->annotation, sizeof(c->annotation), "%s",
-		 rec->bypass_source + len);
+		 att->bypass_source + len);
 	snprintf(c->setting, sizeof(c->setting), "true");
 }
 
 static void set_outcome(struct prestart_outcome *done,
-			const struct sh_record *rec)
+			const struct sh_attachment *att)
 {
 	done->outcome = STATS_ATTACHED;
-	if (rec->bypass && !rec->progs.bypass_active) {
+	if (att->bypass && !att->progs.bypass_active) {
 		done->outcome = STATS_FALLBACK;
 		done->reason = SH_REASON_BYPASS_PROT_MEM_UNSUPPORTED;
-		bypass_cause(&done->cause, rec);
+		bypass_cause(&done->cause, att);
 	}
 }
 
@@ -360,7 +364,7 @@ int prestart_police_container(const struct sh_config *cfg,
 	_cleanup_close_ int lock = -1;
 	struct init_seen seen;
 	struct sh_loaded loaded;
-	struct sh_record rec;
+	struct sh_attachment att;
 	int r;
 
 	*done = (struct prestart_outcome){
@@ -387,7 +391,7 @@ int prestart_police_container(const struct sh_config *cfg,
 		log_info("policy already attached: nothing to do");
 		return 0;
 	}
-	/* `apply` must see this container's record, or this container must
+	/* `apply` must see this container's attachment, or this container must
 	 * have the config apply reads (state.h, SH_STATE_CONFIG_LOCK). */
 	lock = classified(state_lock(SH_STATE_CONFIG_LOCK, LOCK_SH, err),
 			  SH_REASON_RECORD_FAILED, err);
@@ -398,32 +402,32 @@ int prestart_police_container(const struct sh_config *cfg,
 		return -EAGAIN;
 	}
 	timing_mark("check");
-	r = fill_record(&rec, st, &seen, eff, err);
+	r = fill_attachment(&att, st, &seen, eff, err);
 	if (r)
 		return r;
-	footprint_fill(&rec, eff, cfg);
+	footprint_fill(&att, eff, cfg);
 	r = classified(load_policy(eff, cfg->on_unsupported, LOAD_AT_START,
 				   &loaded, err),
 		       SH_REASON_PROGRAM_LOAD_FAILED, err);
 	if (r)
 		return r;
 	timing_mark("load");
-	r = classified(recording_start(&loaded, &rec, eff, cfg, err),
+	r = classified(recording_start(&loaded, &att, eff, cfg, err),
 		       SH_REASON_RECORD_FAILED, err);
 	if (r)
 		goto abort;
-	r = attach_to_cgroup(cfg, st, &loaded, &rec, reap, err);
+	r = attach_to_cgroup(cfg, st, &loaded, &att, reap, err);
 	if (r)
 		goto abort;
 	load_free(&loaded);
-	set_outcome(done, &rec);
+	set_outcome(done, &att);
 	log_info(
 		"attached %d program(s) to cgroup %s (policy '%s', bypass-prot-mem %s)",
-		rec.progs.nr, rec.cg.rel, rec.policy,
-		rec.progs.bypass_active ? "on" : "off");
+		att.progs.nr, att.cg.rel, att.policy,
+		att.progs.bypass_active ? "on" : "off");
 	return 0;
 abort:
-	recording_abort(&rec); /* record mode: nothing was recorded */
+	recording_abort(&att); /* record mode: nothing was recorded */
 	load_free(&loaded);
 	return r;
 }
@@ -443,7 +447,7 @@ static int locked_attach(const struct sh_config *cfg,
 	if (dir < 0)
 		return dir;
 	/* Two containers of a pod created at once would both find the
-	 * sandbox unattached; the second must find the first's record. */
+	 * sandbox unattached; the second must find the first's attachment. */
 	if (flock(dir, LOCK_EX) < 0)
 		return error_errno(err, -errno, "cannot lock %s", state_dir());
 	return prestart_police_container(cfg, st, eff, /* reap= */ true, done,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * prestart (or createRuntime): resolve the policy, load and verify the
- * programs, find or make the cgroup, attach, record; and the pod's
+ * programs, find or make the cgroup, attach, write the attachment; and the pod's
  * sandbox, policed by the same attach. Any error undoes everything, and
  * err holds the one line to report.
  */
@@ -42,9 +42,9 @@ int prestart_run(const struct sh_config *cfg, struct oci_state *st,
 
 /*
  * Policing one container whose effective policy is known: loads,
- * finds the cgroup of st->pid, attaches, records under st->id: all or
+ * finds the cgroup of st->pid, attaches, writes its attachment under st->id: all or
  * nothing; nothing to do for an empty policy or a container already
- * attached. With reap, a reaper releases the record when the cgroup
+ * attached. With reap, a reaper releases the attachment when the cgroup
  * empties even when the runtime made it (a pod sandbox no poststop will
  * come for). done->config_last_try is the caller's (kept).
  */
@@ -70,7 +70,7 @@ int prestart_police_container(const struct sh_config *cfg,
  *    workload container of the pod polices it from its own prestart
  *    (prestart_sandbox_pod_of());
  *  - an NRI plugin at RunPodSandbox: prestart_sandbox_police().
- * Each records the sandbox under its own id, so poststop, gc and the
+ * Each writes the sandbox's attachment under its own id, so poststop, gc and the
  * reaper release it like any container; a second attempt finds it
  * attached and does nothing.
  */
@@ -84,7 +84,7 @@ struct sandbox_target {
 };
 
 /*
- * Attaches sandbox_policy to the cgroup of sb->pid and records it under
+ * Attaches sandbox_policy to the cgroup of sb->pid and writes its attachment under
  * sb->id, with a reaper that releases it once the cgroup is empty or gone
  * (no poststop runs for a sandbox policed this way). 0 when done, when
  * sandbox_policy is "" or when it is already attached; else -errno and

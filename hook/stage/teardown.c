@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * poststop, gc and the reaper all end here: a record is released only
+ * poststop, gc and the reaper all end here: an attachment is released only
  * when its container is gone, through one open of its cgroup, and the
- * index of shared copies is swept of what no record uses.
+ * index of shared copies is swept of what no attachment uses.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,40 +32,40 @@
  * sweep keeps every index entry rather than guess. */
 #define GC_LIVE_MAX 256
 
-static bool init_alive(const struct sh_record *rec)
+static bool init_alive(const struct sh_attachment *att)
 {
-	return state_proc_running(rec->pid, rec->pid_start);
+	return state_proc_running(att->pid, att->pid_start);
 }
 
-/* Drops the record, unless it now belongs to a newer container: a
- * record is replaced by a rename, a new file, never rewritten in place,
+/* Drops the attachment, unless it now belongs to a newer container: an
+ * attachment is replaced by a rename, a new file, never rewritten in place,
  * so the file it was read from tells without reading it again. */
-static int drop_record(const struct sh_record *rec)
+static int drop_attachment(const struct sh_attachment *att)
 {
-	struct sh_record now;
+	struct sh_attachment now;
 
-	const char *key = rec->key[0] ? rec->key : rec->id;
+	const char *key = att->key[0] ? att->key : att->id;
 
-	if (rec->file_ino)
-		return state_remove_read(rec);
+	if (att->file_ino)
+		return state_remove_read(att);
 	if (state_read(key, &now) == 0 &&
-	    (now.pid != rec->pid || now.pid_start != rec->pid_start ||
-	     now.cg.id != rec->cg.id))
+	    (now.pid != att->pid || now.pid_start != att->pid_start ||
+	     now.cg.id != att->cg.id))
 		return 0;
 	return state_remove(key);
 }
 
 /* rmdir takes a path: only while it still names our cgroup. */
-static void remove_made_cgroup(const struct sh_record *rec)
+static void remove_made_cgroup(const struct sh_attachment *att)
 {
-	_cleanup_close_ int again = cg_open_recorded(&rec->cg);
+	_cleanup_close_ int again = cg_open_attached(&att->cg);
 	struct sh_error err = { 0 };
 	struct cg_root root;
 
-	if (!rec->cg.created || again < 0)
+	if (!att->cg.created || again < 0)
 		return;
 	if (cg_find_root(&root, &err) ||
-	    cg_make_remove(&root, rec->cg.rel, &err))
+	    cg_make_remove(&root, att->cg.rel, &err))
 		log_warn("%s", err.msg);
 }
 
@@ -74,7 +74,8 @@ static void remove_made_cgroup(const struct sh_record *rec)
  * whose recorded init is alive (or, for the reaper, any populated one).
  * An unreadable cgroup.events counts as populated.
  */
-static int release_cgroup(int fd, const struct sh_record *rec, bool only_empty)
+static int release_cgroup(int fd, const struct sh_attachment *att,
+			  bool only_empty)
 {
 	struct sh_error err = { 0 };
 	bool populated = true;
@@ -82,86 +83,86 @@ static int release_cgroup(int fd, const struct sh_record *rec, bool only_empty)
 
 	if (r == -ENOENT)
 		return 0;
-	if (!r && populated && (only_empty || init_alive(rec)))
+	if (!r && populated && (only_empty || init_alive(att)))
 		r = -EBUSY;
 	if (r)
 		return r;
-	if (attach_detach(fd, &rec->progs, &err))
+	if (attach_detach(fd, &att->progs, &err))
 		log_warn("%s", err.msg);
-	remove_made_cgroup(rec);
+	remove_made_cgroup(att);
 	return 0;
 }
 
-/* Undoes one record through one open of its cgroup (fd, or -errno). */
-static int release_at(int fd, const struct sh_record *rec, bool only_empty)
+/* Undoes one attachment through one open of its cgroup (fd, or -errno). */
+static int release_at(int fd, const struct sh_attachment *att, bool only_empty)
 {
 	int r = 0;
 
 	if (fd >= 0)
-		r = release_cgroup(fd, rec, only_empty);
+		r = release_cgroup(fd, att, only_empty);
 	else if (fd != -ENOENT && fd != -ESTALE)
-		r = fd; /* cannot tell: keep the record */
+		r = fd; /* cannot tell: keep the attachment */
 	if (r)
 		return r;
-	/* Record mode: before the record goes; a recording that cannot be
+	/* Record mode: before the attachment goes; a recording that cannot be
 	 * written now keeps it for the next gc. */
-	r = recording_save(rec);
+	r = recording_save(att);
 	if (r)
 		return r;
-	return drop_record(rec);
+	return drop_attachment(att);
 }
 
-int teardown_release(const struct sh_record *rec)
+int teardown_release(const struct sh_attachment *att)
 {
-	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
+	_cleanup_close_ int fd = cg_open_attached(&att->cg);
 
-	return release_at(fd, rec, /* only_empty= */ false);
+	return release_at(fd, att, /* only_empty= */ false);
 }
 
-/* The record as it is now, if it is still this container's: `apply` may
+/* The attachment as it is now, if it is still this container's: `apply` may
  * have replaced its programs since the reaper read it. */
-static const struct sh_record *current(const struct sh_record *rec,
-				       struct sh_record *now)
+static const struct sh_attachment *current(const struct sh_attachment *att,
+					   struct sh_attachment *now)
 {
-	if (state_read(rec->key[0] ? rec->key : rec->id, now) == 0 &&
-	    now->pid == rec->pid && now->pid_start == rec->pid_start &&
-	    now->cg.id == rec->cg.id)
+	if (state_read(att->key[0] ? att->key : att->id, now) == 0 &&
+	    now->pid == att->pid && now->pid_start == att->pid_start &&
+	    now->cg.id == att->cg.id)
 		return now;
-	return rec;
+	return att;
 }
 
-int teardown_release_empty(const struct sh_record *rec)
+int teardown_release_empty(const struct sh_attachment *att)
 {
-	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
-	struct sh_record now;
-	int r = release_at(fd, current(rec, &now), /* only_empty= */ true);
+	_cleanup_close_ int fd = cg_open_attached(&att->cg);
+	struct sh_attachment now;
+	int r = release_at(fd, current(att, &now), /* only_empty= */ true);
 
 	return r ? r : fd < 0;
 }
 
 /*
- * One record of the stopped container's id. Ids are unique per runtime
+ * One attachment of the stopped container's id. Ids are unique per runtime
  * root, not per node, and poststop has no pid to tell them apart: a
- * record is released only when its cgroup is gone or holds nothing, so
+ * attachment is released only when its cgroup is gone or holds nothing, so
  * that a poststop never detaches another root's container of the same
  * id, even one whose init has exited while its cgroup still holds
  * processes (gc or the reaper releases that one once it is empty).
  */
-static int release_one(const struct sh_record *rec, void *data)
+static int release_one(const struct sh_attachment *att, void *data)
 {
 	const struct oci_state *st = data;
-	int r = teardown_release_empty(rec);
+	int r = teardown_release_empty(att);
 
 	if (r == -EBUSY)
 		log_warn(
 			"container %s still runs in cgroup %s (init pid %d): its policy stays attached until it is gone",
-			st->id, rec->cg.rel, rec->pid);
+			st->id, att->cg.rel, att->pid);
 	else if (r == -EAGAIN)
 		; /* its recording waits for gc: said */
 	else if (r < 0)
 		log_warn("cannot release %s: %s", st->id, strerror(-r));
 	else {
-		log_info("released cgroup %s", rec->cg.rel);
+		log_info("released cgroup %s", att->cg.rel);
 		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL,
 			      timing_elapsed());
 	}
@@ -182,7 +183,7 @@ int teardown_poststop(const struct oci_state *st, struct sh_error *err)
 		return r;
 	release_container(st);
 	timing_mark("release");
-	/* The full scan reads every record: O(containers). Here it runs at
+	/* The full scan reads every attachment: O(containers). Here it runs at
 	 * most once per interval, for nodes where nothing runs `gc`. */
 	if (state_stamp_renew(TEARDOWN_GC_STAMP, TEARDOWN_GC_INTERVAL) == 1) {
 		r = teardown_gc(err);
@@ -193,7 +194,7 @@ int teardown_poststop(const struct oci_state *st, struct sh_error *err)
 
 /* Gone: the cgroup vanished (or is a new one), or it is empty and the
  * container's init is dead. fd is one open of the recorded cgroup. */
-static bool record_stale(int fd, const struct sh_record *rec)
+static bool attachment_stale(int fd, const struct sh_attachment *att)
 {
 	bool populated = true;
 
@@ -201,7 +202,7 @@ static bool record_stale(int fd, const struct sh_record *rec)
 		return true;
 	if (fd < 0 || cg_populated_at(fd, &populated))
 		return false;
-	return !populated && !init_alive(rec);
+	return !populated && !init_alive(att);
 }
 
 struct gc_pass {
@@ -214,30 +215,30 @@ struct gc_pass {
 	bool overflow; /* too many to track: sweep nothing */
 };
 
-static void note_live(struct gc_pass *gc, const struct sh_record *rec)
+static void note_live(struct gc_pass *gc, const struct sh_attachment *att)
 {
-	for (int i = 0; i < rec->progs.nr; i++) {
+	for (int i = 0; i < att->progs.nr; i++) {
 		if (gc->nr_live == ARRAY_SIZE(gc->live)) {
 			gc->overflow = true;
 			return;
 		}
-		gc->live[gc->nr_live].type = rec->progs.prog[i].type;
-		gc->live[gc->nr_live++].hash = rec->progs.prog[i].hash;
+		gc->live[gc->nr_live].type = att->progs.prog[i].type;
+		gc->live[gc->nr_live++].hash = att->progs.prog[i].hash;
 	}
 }
 
-static int gc_visit(const struct sh_record *rec, void *data)
+static int gc_visit(const struct sh_attachment *att, void *data)
 {
 	struct gc_pass *gc = data;
-	_cleanup_close_ int fd = cg_open_recorded(&rec->cg);
+	_cleanup_close_ int fd = cg_open_attached(&att->cg);
 
-	if (!record_stale(fd, rec)) {
-		note_live(gc, rec);
+	if (!attachment_stale(fd, att)) {
+		note_live(gc, att);
 		return 0;
 	}
-	if (release_at(fd, rec, /* only_empty= */ false) == 0) {
+	if (release_at(fd, att, /* only_empty= */ false) == 0) {
 		log_info("gc: released state of container %s (cgroup %s)",
-			 rec->id, rec->cg.rel);
+			 att->id, att->cg.rel);
 		/* Not a hook run: no latency sample. */
 		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
 		gc->released++;
@@ -269,7 +270,7 @@ static void sweep_generic(void)
 }
 
 /*
- * Mark and sweep: release records of containers that are gone, then drop
+ * Mark and sweep: release attachments of containers that are gone, then drop
  * the index of shared copies that no live container uses any more, and
  * the generic programs' rules of attachments that are gone.
  */
@@ -422,32 +423,32 @@ static void settle(int ready_fd, struct watch *w, const char *abs)
 	close(ready_fd);
 }
 
-static void reaper_main(const struct sh_record *rec, int ready_fd)
+static void reaper_main(const struct sh_attachment *att, int ready_fd)
 {
 	struct sh_error err = { 0 };
 	struct watch w;
 	int r;
 
-	settle(ready_fd, &w, rec->cg.abs);
+	settle(ready_fd, &w, att->cg.abs);
 	prctl(PR_SET_NAME, "sockopt-reaper", 0, 0, 0);
 	/* The last check is in the release itself, which refuses while the
 	 * cgroup holds a process: then wait again. */
 	do {
-		wait_until_empty(&w, rec->cg.abs);
-		r = teardown_release_empty(rec);
+		wait_until_empty(&w, att->cg.abs);
+		r = teardown_release_empty(att);
 	} while (r == -EBUSY);
 	if (r == 0) {
 		log_info("reaper: released cgroup %s of container %s",
-			 rec->cg.rel, rec->id);
+			 att->cg.rel, att->id);
 		stats_log_add(STATS_POSTSTOP, STATS_RELEASED, NULL, -1);
 	} else if (r == 1)
 		log_debug("reaper: cgroup %s was already released",
-			  rec->cg.rel);
+			  att->cg.rel);
 	/* Drops the index of copies nobody uses any more. */
 	teardown_gc(&err);
 }
 
-int teardown_reaper_spawn(const struct sh_record *rec, struct sh_error *err)
+int teardown_reaper_spawn(const struct sh_attachment *att, struct sh_error *err)
 {
 	int pipefd[2], status;
 	char byte;
@@ -461,7 +462,7 @@ int teardown_reaper_spawn(const struct sh_record *rec, struct sh_error *err)
 		close(pipefd[0]);
 		/* Double fork: the reaper must not be the runtime's child. */
 		if (fork() == 0)
-			reaper_main(rec, pipefd[1]);
+			reaper_main(att, pipefd[1]);
 		_exit(0);
 	}
 	close(pipefd[1]);

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * One JSON record per container under /run/oci-sockopt-hook (the
- * attribute SH_RECORD_XATTR of an empty <id>.json, never its content:
+ * One JSON attachment per container under /run/oci-sockopt-hook (the
+ * attribute SH_ATTACHMENT_XATTR of an empty <id>.json, never its content:
  * a trusted.* attribute takes CAP_SYS_ADMIN to write, so a root without
  * capabilities that can write the directory (the DaemonSet's nri
  * container mounts it) cannot plant one), written atomically (temp file +
- * rename), so a reader never sees half a record
+ * rename), so a reader never sees half an attachment
  * and concurrent hooks for different containers never share a file. The
- * directory must be ours alone, and a record read back is checked before
- * it is acted on (state_record_invalid()).
+ * directory must be ours alone, and an attachment read back is checked before
+ * it is acted on (state_attachment_invalid()).
  *
- * The record's on-disk form (its JSON) follows, then what /proc says of
- * a record's process.
+ * The attachment's on-disk form (its JSON) follows, then what /proc says of
+ * an attachment's process.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -125,8 +125,8 @@ int state_attr_read(const char *name, size_t max, char **text, size_t *len,
 
 	if (dir < 0)
 		return dir;
-	return fileio_read_xattr_at(dir, name, SH_RECORD_XATTR, max, text, len,
-				    NULL);
+	return fileio_read_xattr_at(dir, name, SH_ATTACHMENT_XATTR, max, text,
+				    len, NULL);
 }
 
 int state_attr_replace(const char *name, const char *text, size_t len,
@@ -136,7 +136,8 @@ int state_attr_replace(const char *name, const char *text, size_t len,
 
 	if (dir < 0)
 		return dir;
-	return fileio_replace_xattr_at(dir, name, SH_RECORD_XATTR, text, len);
+	return fileio_replace_xattr_at(dir, name, SH_ATTACHMENT_XATTR, text,
+				       len);
 }
 
 int state_stamp_renew(const char *name, int interval_sec)
@@ -189,26 +190,27 @@ int state_file_foreach(state_file_fn fn, void *data)
 	return r;
 }
 
-/* A record is the attribute of an empty file where the file system takes
+/* An attachment is the attribute of an empty file where the file system takes
  * one (fileio_replace_xattr_at()): on tmpfs, where /run usually is, the
- * file's content would hold a 4 KiB page for a record of under 1 KiB, the
+ * file's content would hold a 4 KiB page for an attachment of under 1 KiB, the
  * biggest part of what a policed container costs the kernel (bench 9). */
-static int record_replace(const char *name, const char *text, size_t len,
-			  struct sh_error *err)
+static int attachment_replace(const char *name, const char *text, size_t len,
+			      struct sh_error *err)
 {
 	_cleanup_close_ int dir = state_dir_open(/* create= */ true, err);
 
 	if (dir < 0)
 		return dir;
-	return fileio_replace_xattr_at(dir, name, SH_RECORD_XATTR, text, len);
+	return fileio_replace_xattr_at(dir, name, SH_ATTACHMENT_XATTR, text,
+				       len);
 }
 
-static const char *key_of(const struct sh_record *rec)
+static const char *key_of(const struct sh_attachment *att)
 {
-	return rec->key[0] ? rec->key : rec->id;
+	return att->key[0] ? att->key : att->id;
 }
 
-static int record_name(const char *id, char name[SH_STATE_NAME_MAX])
+static int attachment_name(const char *id, char name[SH_STATE_NAME_MAX])
 {
 	if (snprintf(name, SH_STATE_NAME_MAX, "%s.json", id) >=
 	    (int)SH_STATE_NAME_MAX)
@@ -216,43 +218,44 @@ static int record_name(const char *id, char name[SH_STATE_NAME_MAX])
 	return 0;
 }
 
-int state_write(const struct sh_record *rec, struct sh_error *err)
+int state_write(const struct sh_attachment *att, struct sh_error *err)
 {
-	_cleanup_json_ struct json_object *obj = state_record_to_json(rec);
+	_cleanup_json_ struct json_object *obj = state_attachment_to_json(att);
 	char name[SH_STATE_NAME_MAX];
 	const char *text;
 	int r;
 
 	if (!obj)
 		return error_set(err, -ENOMEM, "cannot write state for %s: %s",
-				 rec->id, strerror(ENOMEM));
+				 att->id, strerror(ENOMEM));
 	text = json_object_to_json_string_ext(
 		obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	r = record_name(key_of(rec), name);
+	r = attachment_name(key_of(att), name);
 	if (r)
 		goto fail;
-	r = record_replace(name, text, strlen(text), err);
+	r = attachment_replace(name, text, strlen(text), err);
 	if (r == -EOPNOTSUPP || r == -EPERM)
 		return error_errno(
 			err, r,
 			"cannot write state for %s in %s, whose file system must take trusted.* attributes (tmpfs, ext4, xfs, btrfs) from us",
-			rec->id, state_dir());
+			att->id, state_dir());
 	if (r)
 		goto fail;
 	return 0;
 fail:
-	return error_errno(err, r, "cannot write state for %s in %s", rec->id,
+	return error_errno(err, r, "cannot write state for %s in %s", att->id,
 			   state_dir());
 }
 
-static int parse_record_at(int dir, const char *name, struct sh_record *rec)
+static int parse_attachment_at(int dir, const char *name,
+			       struct sh_attachment *att)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_json_ struct json_object *obj = NULL;
 	struct sh_error err = { 0 };
 	size_t len;
 	ino_t ino = 0;
-	int r = fileio_read_xattr_at(dir, name, SH_RECORD_XATTR,
+	int r = fileio_read_xattr_at(dir, name, SH_ATTACHMENT_XATTR,
 				     STATE_RECORD_MAX, &text, &len, &ino);
 
 	if (r)
@@ -260,14 +263,14 @@ static int parse_record_at(int dir, const char *name, struct sh_record *rec)
 	r = strictjson_parse(name, text, len, &obj, &err);
 	if (r)
 		return -EBADMSG;
-	r = state_record_from_json(obj, rec);
-	rec->file_ino = ino;
-	snprintf(rec->key, sizeof(rec->key), "%.*s",
+	r = state_attachment_from_json(obj, att);
+	att->file_ino = ino;
+	snprintf(att->key, sizeof(att->key), "%.*s",
 		 (int)(strlen(name) - strlen(".json")), name);
 	return r;
 }
 
-/* The cgroup2 mount, looked up once and only when a record needs it. */
+/* The cgroup2 mount, looked up once and only when an attachment needs it. */
 struct mount_cache {
 	bool tried;
 	int r;
@@ -281,7 +284,7 @@ static int cached_mount(struct mount_cache *m, const struct cg_root **root)
 	if (!m->tried) {
 		m->tried = true;
 		m->r = cg_find_root(&m->root, &err);
-		/* A warning: no record is acted on without it. */
+		/* A warning: no attachment is acted on without it. */
 		if (m->r)
 			log_warn("%s", err.msg);
 	}
@@ -289,26 +292,26 @@ static int cached_mount(struct mount_cache *m, const struct cg_root **root)
 	return m->r;
 }
 
-/* A record that is not what the hook writes is never acted on. */
-static int read_record_at(int dir, const char *name, struct mount_cache *m,
-			  struct sh_record *rec)
+/* An attachment that is not what the hook writes is never acted on. */
+static int read_attachment_at(int dir, const char *name, struct mount_cache *m,
+			      struct sh_attachment *att)
 {
 	char stem[SH_STATE_NAME_MAX];
 	const char *why = "it is not a state record";
 	const struct cg_root *root;
-	int r = parse_record_at(dir, name, rec);
+	int r = parse_attachment_at(dir, name, att);
 
 	if (r == -ENOENT)
 		return r;
 	if (r == -ENODATA)
-		why = "it has no record attribute (" SH_RECORD_XATTR
+		why = "it has no record attribute (" SH_ATTACHMENT_XATTR
 		      "), which only the hook, with CAP_SYS_ADMIN, writes";
 	if (r)
 		goto ignore;
 	if (cached_mount(m, &root))
 		return -ENOENT; /* warned: no cgroup2 mount, nothing to do */
 	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 5), name);
-	why = state_record_invalid(rec, stem, root);
+	why = state_attachment_invalid(att, stem, root);
 	if (!why)
 		return 0;
 ignore:
@@ -317,7 +320,7 @@ ignore:
 	return r && r != -ENODATA ? r : -EBADMSG;
 }
 
-int state_read(const char *id, struct sh_record *rec)
+int state_read(const char *id, struct sh_attachment *att)
 {
 	struct sh_error err = { 0 };
 	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &err);
@@ -326,9 +329,9 @@ int state_read(const char *id, struct sh_record *rec)
 
 	if (dir < 0)
 		return dir;
-	if (record_name(id, name))
+	if (attachment_name(id, name))
 		return -ENOENT;
-	return read_record_at(dir, name, &m, rec);
+	return read_attachment_at(dir, name, &m, att);
 }
 
 int state_remove(const char *id)
@@ -339,12 +342,12 @@ int state_remove(const char *id)
 
 	if (dir < 0)
 		return dir == -ENOENT ? 0 : dir;
-	if (record_name(id, name))
+	if (attachment_name(id, name))
 		return 0;
 	return state_file_unlink_at(dir, name);
 }
 
-int state_remove_read(const struct sh_record *rec)
+int state_remove_read(const struct sh_attachment *att)
 {
 	struct sh_error err = { 0 };
 	_cleanup_close_ int dir = state_dir_open(/* create= */ false, &err);
@@ -353,23 +356,23 @@ int state_remove_read(const struct sh_record *rec)
 
 	if (dir < 0)
 		return dir == -ENOENT ? 0 : dir;
-	if (record_name(key_of(rec), name))
+	if (attachment_name(key_of(att), name))
 		return 0;
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (st.st_ino != rec->file_ino)
+	if (st.st_ino != att->file_ino)
 		return 0; /* a newer container's */
 	return state_file_unlink_at(dir, name);
 }
 
-static bool is_record_name(const char *name)
+static bool is_attachment_name(const char *name)
 {
 	size_t len = strlen(name);
 
 	return len > 5 && !strcmp(name + len - 5, ".json");
 }
 
-struct record_walk {
+struct attachment_walk {
 	state_visit_fn fn;
 	void *data;
 	struct mount_cache mount;
@@ -377,24 +380,24 @@ struct record_walk {
 
 static int visit_file(int dir, const char *name, void *data)
 {
-	struct record_walk *walk = data;
-	struct sh_record rec;
+	struct attachment_walk *walk = data;
+	struct sh_attachment att;
 
-	if (!is_record_name(name) ||
-	    read_record_at(dir, name, &walk->mount, &rec))
+	if (!is_attachment_name(name) ||
+	    read_attachment_at(dir, name, &walk->mount, &att))
 		return 0;
-	return walk->fn(&rec, walk->data);
+	return walk->fn(&att, walk->data);
 }
 
 int state_foreach(state_visit_fn fn, void *data)
 {
-	struct record_walk walk = { .fn = fn, .data = data };
+	struct attachment_walk walk = { .fn = fn, .data = data };
 
 	return state_file_foreach(visit_file, &walk);
 }
 
 struct id_walk {
-	struct record_walk walk;
+	struct attachment_walk walk;
 	const char *id;
 };
 
@@ -417,23 +420,23 @@ int state_foreach_id(const char *id, state_visit_fn fn, void *data)
 	return state_file_foreach(visit_id_file, &w);
 }
 
-void state_key_choose(struct sh_record *rec)
+void state_key_choose(struct sh_attachment *att)
 {
 	_cleanup_close_ int fd = -1;
-	struct sh_record first;
+	struct sh_attachment first;
 
-	snprintf(rec->key, sizeof(rec->key), "%s", rec->id);
-	if (state_read(rec->id, &first) ||
-	    (first.pid == rec->pid && first.pid_start == rec->pid_start))
+	snprintf(att->key, sizeof(att->key), "%s", att->id);
+	if (state_read(att->id, &first) ||
+	    (first.pid == att->pid && first.pid_start == att->pid_start))
 		return;
-	fd = cg_open_recorded(&first.cg);
+	fd = cg_open_attached(&first.cg);
 	if (fd < 0)
 		return; /* an earlier container's, gone: replaced */
-	snprintf(rec->key, sizeof(rec->key), "%s@%016llx", rec->id,
-		 (unsigned long long)rec->cg.id);
+	snprintf(att->key, sizeof(att->key), "%s@%016llx", att->id,
+		 (unsigned long long)att->cg.id);
 }
 
-/* The record's on-disk form. */
+/* The attachment's on-disk form. */
 
 static struct json_object *progs_to_json(const struct sh_progs *progs)
 {
@@ -454,34 +457,34 @@ static struct json_object *progs_to_json(const struct sh_progs *progs)
 	return arr;
 }
 
-struct json_object *state_record_to_json(const struct sh_record *rec)
+struct json_object *state_attachment_to_json(const struct sh_attachment *att)
 {
 	struct json_object *obj = json_object_new_object();
 
 	if (!obj)
 		return NULL;
-	jsonw_str(obj, "id", rec->id);
-	jsonw_str(obj, "namespace", rec->k8s_namespace);
-	jsonw_str(obj, "pod", rec->pod);
-	jsonw_str(obj, "container", rec->container);
-	jsonw_int(obj, "pid", rec->pid);
-	jsonw_int(obj, "pid_start", (int64_t)rec->pid_start);
-	jsonw_str(obj, "cgroup", rec->cg.rel);
-	jsonw_str(obj, "cgroup_path", rec->cg.abs);
-	jsonw_int(obj, "cgroup_id", (int64_t)rec->cg.id);
-	jsonw_bool(obj, "cgroup_created", rec->cg.created);
-	jsonw_str(obj, "parent_cgroup", rec->cg.parent_rel);
-	jsonw_str(obj, "policy", rec->policy);
-	jsonw_str(obj, "policy_source", rec->policy_source);
-	jsonw_bool(obj, "bypass_prot_mem", rec->bypass);
-	jsonw_bool(obj, "bypass_active", rec->progs.bypass_active);
-	jsonw_str(obj, "bypass_source", rec->bypass_source);
-	jsonw_str(obj, "mode", rec->audit ? "audit" : "enforce");
-	jsonw_str(obj, "mode_source", rec->mode_source);
-	json_object_object_add(obj, "programs", progs_to_json(&rec->progs));
-	if (rec->footprint[0]) {
-		jsonw_str(obj, "record", rec->footprint);
-		jsonw_str(obj, "record_dir", rec->footprint_dir);
+	jsonw_str(obj, "id", att->id);
+	jsonw_str(obj, "namespace", att->k8s_namespace);
+	jsonw_str(obj, "pod", att->pod);
+	jsonw_str(obj, "container", att->container);
+	jsonw_int(obj, "pid", att->pid);
+	jsonw_int(obj, "pid_start", (int64_t)att->pid_start);
+	jsonw_str(obj, "cgroup", att->cg.rel);
+	jsonw_str(obj, "cgroup_path", att->cg.abs);
+	jsonw_int(obj, "cgroup_id", (int64_t)att->cg.id);
+	jsonw_bool(obj, "cgroup_created", att->cg.created);
+	jsonw_str(obj, "parent_cgroup", att->cg.parent_rel);
+	jsonw_str(obj, "policy", att->policy);
+	jsonw_str(obj, "policy_source", att->policy_source);
+	jsonw_bool(obj, "bypass_prot_mem", att->bypass);
+	jsonw_bool(obj, "bypass_active", att->progs.bypass_active);
+	jsonw_str(obj, "bypass_source", att->bypass_source);
+	jsonw_str(obj, "mode", att->audit ? "audit" : "enforce");
+	jsonw_str(obj, "mode_source", att->mode_source);
+	json_object_object_add(obj, "programs", progs_to_json(&att->progs));
+	if (att->footprint[0]) {
+		jsonw_str(obj, "record", att->footprint);
+		jsonw_str(obj, "record_dir", att->footprint_dir);
 	}
 	return obj;
 }
@@ -549,42 +552,43 @@ static int progs_from_json(struct json_object *arr, struct sh_progs *progs)
 	return 0;
 }
 
-int state_record_from_json(struct json_object *obj, struct sh_record *rec)
+int state_attachment_from_json(struct json_object *obj,
+			       struct sh_attachment *att)
 {
 	struct json_object *arr;
 	char mode[sizeof("enforce")] = "";
 
-	memset(rec, 0, sizeof(*rec));
-	get_str(obj, "id", rec->id, sizeof(rec->id));
-	get_str(obj, "namespace", rec->k8s_namespace,
-		sizeof(rec->k8s_namespace));
-	get_str(obj, "pod", rec->pod, sizeof(rec->pod));
-	get_str(obj, "container", rec->container, sizeof(rec->container));
-	rec->pid = (pid_t)get_int(obj, "pid");
-	rec->pid_start = (uint64_t)get_int(obj, "pid_start");
-	get_str(obj, "cgroup", rec->cg.rel, sizeof(rec->cg.rel));
-	get_str(obj, "cgroup_path", rec->cg.abs, sizeof(rec->cg.abs));
-	rec->cg.id = (uint64_t)get_int(obj, "cgroup_id");
-	rec->cg.created = get_bool(obj, "cgroup_created");
-	get_str(obj, "parent_cgroup", rec->cg.parent_rel,
-		sizeof(rec->cg.parent_rel));
-	get_str(obj, "policy", rec->policy, sizeof(rec->policy));
-	get_str(obj, "policy_source", rec->policy_source,
-		sizeof(rec->policy_source));
-	rec->bypass = get_bool(obj, "bypass_prot_mem");
-	rec->progs.bypass_active = get_bool(obj, "bypass_active");
-	get_str(obj, "bypass_source", rec->bypass_source,
-		sizeof(rec->bypass_source));
-	get_str(obj, "record", rec->footprint, sizeof(rec->footprint));
-	get_str(obj, "record_dir", rec->footprint_dir,
-		sizeof(rec->footprint_dir));
+	memset(att, 0, sizeof(*att));
+	get_str(obj, "id", att->id, sizeof(att->id));
+	get_str(obj, "namespace", att->k8s_namespace,
+		sizeof(att->k8s_namespace));
+	get_str(obj, "pod", att->pod, sizeof(att->pod));
+	get_str(obj, "container", att->container, sizeof(att->container));
+	att->pid = (pid_t)get_int(obj, "pid");
+	att->pid_start = (uint64_t)get_int(obj, "pid_start");
+	get_str(obj, "cgroup", att->cg.rel, sizeof(att->cg.rel));
+	get_str(obj, "cgroup_path", att->cg.abs, sizeof(att->cg.abs));
+	att->cg.id = (uint64_t)get_int(obj, "cgroup_id");
+	att->cg.created = get_bool(obj, "cgroup_created");
+	get_str(obj, "parent_cgroup", att->cg.parent_rel,
+		sizeof(att->cg.parent_rel));
+	get_str(obj, "policy", att->policy, sizeof(att->policy));
+	get_str(obj, "policy_source", att->policy_source,
+		sizeof(att->policy_source));
+	att->bypass = get_bool(obj, "bypass_prot_mem");
+	att->progs.bypass_active = get_bool(obj, "bypass_active");
+	get_str(obj, "bypass_source", att->bypass_source,
+		sizeof(att->bypass_source));
+	get_str(obj, "record", att->footprint, sizeof(att->footprint));
+	get_str(obj, "record_dir", att->footprint_dir,
+		sizeof(att->footprint_dir));
 	get_str(obj, "mode", mode, sizeof(mode));
-	rec->audit = !strcmp(mode, "audit");
-	get_str(obj, "mode_source", rec->mode_source, sizeof(rec->mode_source));
-	if (!rec->id[0] || rec->cg.abs[0] != '/' ||
+	att->audit = !strcmp(mode, "audit");
+	get_str(obj, "mode_source", att->mode_source, sizeof(att->mode_source));
+	if (!att->id[0] || att->cg.abs[0] != '/' ||
 	    !json_object_object_get_ex(obj, "programs", &arr))
 		return -EBADMSG;
-	return progs_from_json(arr, &rec->progs);
+	return progs_from_json(arr, &att->progs);
 }
 
 /* Absolute, not the root, no empty, "." or ".." component. */
@@ -632,39 +636,40 @@ static const char *progs_invalid(const struct sh_progs *progs)
 	return NULL;
 }
 
-bool state_record_stem_ok(const struct sh_record *rec, const char *stem)
+bool state_attachment_stem_ok(const struct sh_attachment *att, const char *stem)
 {
-	size_t n = strlen(rec->id);
+	size_t n = strlen(att->id);
 	char cgid[18];
 
-	if (strncmp(rec->id, stem, n))
+	if (strncmp(att->id, stem, n))
 		return false;
 	if (!stem[n])
 		return true;
 	snprintf(cgid, sizeof(cgid), "@%016llx",
-		 (unsigned long long)rec->cg.id);
+		 (unsigned long long)att->cg.id);
 	return !strcmp(stem + n, cgid);
 }
 
-const char *state_record_invalid(const struct sh_record *rec, const char *stem,
-				 const struct cg_root *root)
+const char *state_attachment_invalid(const struct sh_attachment *att,
+				     const char *stem,
+				     const struct cg_root *root)
 {
-	char abs[sizeof(rec->cg.abs)];
+	char abs[sizeof(att->cg.abs)];
 
-	if (!oci_valid_id(rec->id))
+	if (!oci_valid_id(att->id))
 		return "its id is not a valid container id";
-	if (!state_record_stem_ok(rec, stem))
+	if (!state_attachment_stem_ok(att, stem))
 		return "its id is not its file name";
-	if (rec->pid <= 0)
+	if (att->pid <= 0)
 		return "its pid is not positive";
-	if (!clean_cgroup_path(rec->cg.rel))
+	if (!clean_cgroup_path(att->cg.rel))
 		return "its cgroup is not a clean absolute path";
-	if (cg_path(root, rec->cg.rel, abs, sizeof(abs)) ||
-	    strcmp(abs, rec->cg.abs))
+	if (cg_path(root, att->cg.rel, abs, sizeof(abs)) ||
+	    strcmp(abs, att->cg.abs))
 		return "its cgroup_path is not its cgroup below the cgroup2 mount";
-	if (rec->cg.created && !made_by_hook(&rec->cg))
+	if (att->cg.created && !made_by_hook(&att->cg))
 		return "its cgroup_created is true for a cgroup the hook cannot have made";
-	return progs_invalid(&rec->progs);
+	return progs_invalid(&att->progs);
 }
 
 /* Process identity: a pid is reused, a (pid, start time) pair is not. */

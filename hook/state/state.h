@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The state directory: one record per container (what the hook did to
+ * The state directory: one attachment per container (what the hook did to
  * it, and its on-disk form), and the index of shared program copies
  * (share.c). Every file in it is reached here, through the checked
  * directory fd, without following a symlink.
@@ -34,7 +34,7 @@ struct sh_progs {
 };
 
 /* Enough to undo what the hook did, and to show it. */
-struct sh_record {
+struct sh_attachment {
 	char id[SH_MAX_ID_LEN + 1];
 	/* Who it is, as the runtime named it ("" when it did not): labels
 	 * for status, metrics and audit lines. */
@@ -59,32 +59,35 @@ struct sh_record {
 	 * "<id>@<cgroup id, 16 hex digits>" for a second container with the
 	 * same id (another runtime root) while the first runs ("": its id),
 	 * and the inode of the file it was read from (0 when
-	 * it was not), so that dropping it can tell whether a newer record
+	 * it was not), so that dropping it can tell whether a newer attachment
 	 * replaced it since, without reading that one. */
 	uint64_t file_ino;
 	char key[SH_MAX_ID_LEN + 18];
 };
 
-struct json_object *state_record_to_json(const struct sh_record *rec);
-/* -EBADMSG for what is not a record. */
-int state_record_from_json(struct json_object *obj, struct sh_record *rec);
+struct json_object *state_attachment_to_json(const struct sh_attachment *att);
+/* -EBADMSG for what is not an attachment. */
+int state_attachment_from_json(struct json_object *obj,
+			       struct sh_attachment *att);
 /*
- * NULL when a record read back may be acted on, else why not. It is
+ * NULL when an attachment read back may be acted on, else why not. It is
  * checked before anything it names feeds unlinkat, rmdir or a detach:
  * stem is its file name without ".json" (its id, or its id, '@' and its
  * cgroup id in 16 hex digits), root the cgroup2 mount.
  */
-const char *state_record_invalid(const struct sh_record *rec, const char *stem,
-				 const struct cg_root *root);
-/* stem is rec's id, or its id, '@' and its cgroup id (16 hex digits). */
-bool state_record_stem_ok(const struct sh_record *rec, const char *stem);
+const char *state_attachment_invalid(const struct sh_attachment *att,
+				     const char *stem,
+				     const struct cg_root *root);
+/* stem is att's id, or its id, '@' and its cgroup id (16 hex digits). */
+bool state_attachment_stem_ok(const struct sh_attachment *att,
+			      const char *stem);
 
 #define SH_STATE_DIR "/run/oci-sockopt-hook"
-/* Where a record's JSON is kept: this extended attribute of its (empty)
+/* Where an attachment's JSON is kept: this extended attribute of its (empty)
  * file, never the file's content. trusted.*: only root with CAP_SYS_ADMIN
  * reads or writes it, so a uid 0 without capabilities cannot plant one. */
-#define SH_RECORD_XATTR "trusted.oci-sockopt-hook.record"
-/* A record's file name: its key (the container id, or the id, '@' and
+#define SH_ATTACHMENT_XATTR "trusted.oci-sockopt-hook.record"
+/* An attachment's file name: its key (the container id, or the id, '@' and
  * its cgroup id in 16 hex digits: state_key_choose()) and ".json". */
 #define SH_STATE_NAME_MAX (SH_MAX_ID_LEN + 17 + sizeof(".json"))
 
@@ -99,8 +102,8 @@ int state_dir_check(struct sh_error *err);
  * The lock files in the state directory. SH_STATE_APPLY_LOCK: one `apply`
  * at a time. SH_STATE_CONFIG_LOCK: a prestart that attaches holds it
  * shared from before it checks that the config it read is still the file's
- * until its record is written; `apply` takes it exclusively once, before
- * it reads the config, so every record it does not see comes from a
+ * until its attachment is written; `apply` takes it exclusively once, before
+ * it reads the config, so every attachment it does not see comes from a
  * prestart that read the config after it.
  */
 #define SH_STATE_APPLY_LOCK "apply.lock"
@@ -114,7 +117,7 @@ int state_file_read(const char *name, size_t max, char **text, size_t *len,
 		    struct sh_error *err);
 /* Replaces a file atomically (fileio_replace_at()). */
 /* Like state_file_read()/state_file_replace(), but in the trusted
- * attribute records use, never the file's content: for what a root
+ * attribute attachments use, never the file's content: for what a root
  * without CAP_SYS_ADMIN in the container must not be able to plant. */
 int state_attr_read(const char *name, size_t max, char **text, size_t *len,
 		    struct sh_error *err);
@@ -132,23 +135,23 @@ int state_file_unlink_at(int dir, const char *name);
 int state_stamp_renew(const char *name, int interval_sec);
 
 /*
- * Container ids are unique per runtime root, not per node: a record's key
- * is its id, unless "<id>.json" holds the record of another container
+ * Container ids are unique per runtime root, not per node: an attachment's key
+ * is its id, unless "<id>.json" holds the attachment of another container
  * (another pid or start time) whose cgroup is still there, when it is
- * "<id>@<its cgroup id>". Sets rec->key; before the first state_write().
+ * "<id>@<its cgroup id>". Sets att->key; before the first state_write().
  */
-void state_key_choose(struct sh_record *rec);
-int state_write(const struct sh_record *rec, struct sh_error *err);
-/* The record of key (an id, or rec->key of one read): -ENOENT: none;
+void state_key_choose(struct sh_attachment *att);
+int state_write(const struct sh_attachment *att, struct sh_error *err);
+/* The attachment of key (an id, or att->key of one read): -ENOENT: none;
  * -EBADMSG: an invalid one, ignored with a warning. */
-int state_read(const char *key, struct sh_record *rec);
+int state_read(const char *key, struct sh_attachment *att);
 int state_remove(const char *key);
-/* Calls fn for each record of container id (every key it has). */
-typedef int (*state_visit_fn)(const struct sh_record *rec, void *data);
+/* Calls fn for each attachment of container id (every key it has). */
+typedef int (*state_visit_fn)(const struct sh_attachment *att, void *data);
 int state_foreach_id(const char *id, state_visit_fn fn, void *data);
-/* Removes the record rec was read from (state_read, state_foreach),
+/* Removes the attachment att was read from (state_read, state_foreach),
  * unless a newer one replaced it since. */
-int state_remove_read(const struct sh_record *rec);
+int state_remove_read(const struct sh_attachment *att);
 int state_foreach(state_visit_fn fn, void *data);
 
 /* What /proc says about a process. */

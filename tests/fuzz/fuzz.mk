@@ -20,7 +20,7 @@ FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_PARALLEL ?= 1
 # Extra flags for the targets, e.g. -DFUZZ_IGNORE_NUL (see fuzz_common.h).
 FUZZ_DEFINES ?=
-FUZZ_ALL_TARGETS := oci_state bundle_config config annotations state_record recording nri toml
+FUZZ_ALL_TARGETS := oci_state bundle_config config annotations state_attachment recording nri toml
 FUZZ_TARGETS ?= $(FUZZ_ALL_TARGETS)
 
 FUZZ_DIR := $(BUILD)/fuzz

@@ -147,16 +147,16 @@ static void test_live(void)
 	if (fd >= 0)
 		close(fd);
 
-	fd = cg_open_recorded(&t);
-	ok(fd >= 0, "cg_open_recorded: the same cgroup by path and id");
+	fd = cg_open_attached(&t);
+	ok(fd >= 0, "cg_open_attached: the same cgroup by path and id");
 	if (fd >= 0)
 		close(fd);
 	moved = t;
 	moved.id++;
-	ok(cg_open_recorded(&moved) == -ESTALE,
+	ok(cg_open_attached(&moved) == -ESTALE,
 	   "another id at that path: -ESTALE (replaced)");
 	snprintf(moved.abs, sizeof(moved.abs), "%s/no-such-cgroup-here", mnt);
-	ok(cg_open_recorded(&moved) == -ENOENT, "a path that is gone: -ENOENT");
+	ok(cg_open_attached(&moved) == -ENOENT, "a path that is gone: -ENOENT");
 
 	memset(&err, 0, sizeof(err));
 	ok(cg_pid_inside(&root, getpid(), &t, &err) == 0,

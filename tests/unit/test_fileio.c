@@ -3,7 +3,7 @@
  * fileio.c: bounded whole-file reads (regular files only, never waiting
  * on a FIFO, -EFBIG past the bound, a symbolic link refused on request)
  * and atomic replacement (a reader sees the old text or the new, and no
- * temporary file stays behind); records as attributes: written as the
+ * temporary file stays behind); attachments as attributes: written as the
  * attribute of an empty file where the file system takes one (tmpfs:
  * /dev/shm; this machine's /run or /tmp may be a disk), read back from it,
  * or from the content of a file written the old way or by hand; the bounds

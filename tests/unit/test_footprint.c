@@ -396,30 +396,30 @@ static void test_config(void)
 
 static void test_names(void)
 {
-	struct sh_record rec = { 0 };
+	struct sh_attachment att = { 0 };
 	char name[SH_RECORDING_FILE_MAX], other[SH_RECORDING_FILE_MAX], id[17];
 
 	ok(names_record_ok("web-1.a_b"), "a plain record name");
 	ok(!names_record_ok("../x") && !names_record_ok(".x") &&
 		   !names_record_ok(""),
 	   "names that could leave the directory are refused");
-	strcpy(rec.id, "abc/def_0123456789");
-	strcpy(rec.footprint, "web");
-	footprint_recording_id(&rec, id);
-	recording_file_name(&rec, name, sizeof(name));
+	strcpy(att.id, "abc/def_0123456789");
+	strcpy(att.footprint, "web");
+	footprint_recording_id(&att, id);
+	recording_file_name(&att, name, sizeof(name));
 	ok(!strncmp(name, "-_-_abc-def-0123_", 17) &&
 		   !strncmp(name + 17, id, 12) && !strcmp(name + 29, ".json"),
 	   "no names: '-', the id's first twelve with odd characters as '-' (%s)",
 	   name);
-	strcpy(rec.k8s_namespace, "shop");
-	strcpy(rec.pod, "web-7d9f");
-	strcpy(rec.container, "nginx");
-	recording_file_name(&rec, name, sizeof(name));
+	strcpy(att.k8s_namespace, "shop");
+	strcpy(att.pod, "web-7d9f");
+	strcpy(att.container, "nginx");
+	recording_file_name(&att, name, sizeof(name));
 	ok(!strncmp(name, "shop_web-7d9f_nginx_", 20) &&
 		   !strncmp(name + 20, id, 12) && !strcmp(name + 32, ".json"),
 	   "namespace, pod, container and the recording id (%s)", name);
-	rec.pid_start = 1;
-	recording_file_name(&rec, other, sizeof(other));
+	att.pid_start = 1;
+	recording_file_name(&att, other, sizeof(other));
 	ok(strcmp(name, other), "another start of the same id: another file");
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kind.c: the three program kinds, their attach types and the names that
- * records, pins and status use, one table both ways; another tool's attach
+ * attachments, pins and status use, one table both ways; another tool's attach
  * type named as libbpf names it.
  *
  * Modules: `kind.c`

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * metrics.c: the node's metrics from a state directory of the test's own:
- * every family once, in order; a record whose cgroup is live shows its
- * names, policy, bypass and mode; a stale record (cgroup gone) shows
+ * every family once, in order; an attachment whose cgroup is live shows its
+ * names, policy, bypass and mode; a stale attachment (cgroup gone) shows
  * nothing; counters that cannot be read are counted in collect_errors; the
  * .prom file is replaced whole, 0644, and a temp name someone planted is
  * never written through. No root: the live record names a cgroup that
@@ -54,30 +54,30 @@ static bool some_cgroup(char *rel, size_t len, uint64_t *id)
 	return found;
 }
 
-static void record(const char *id, const char *rel, uint64_t cg_id, bool audit,
-		   int nr_progs)
+static void put_attachment(const char *id, const char *rel, uint64_t cg_id,
+			   bool audit, int nr_progs)
 {
 	struct sh_error err = { 0 };
-	struct sh_record rec = { 0 };
+	struct sh_attachment att = { 0 };
 
-	snprintf(rec.id, sizeof(rec.id), "%s", id);
-	strcpy(rec.k8s_namespace, "prod");
-	strcpy(rec.pod, "shop \"1\"");
-	strcpy(rec.container, "web");
-	rec.pid = 1;
-	snprintf(rec.cg.rel, sizeof(rec.cg.rel), "%s", rel);
-	cg_path(&root, rel, rec.cg.abs, sizeof(rec.cg.abs));
-	rec.cg.id = cg_id;
-	strcpy(rec.policy, "restricted");
-	rec.bypass = true;
-	rec.audit = audit;
-	rec.progs.nr = nr_progs;
+	snprintf(att.id, sizeof(att.id), "%s", id);
+	strcpy(att.k8s_namespace, "prod");
+	strcpy(att.pod, "shop \"1\"");
+	strcpy(att.container, "web");
+	att.pid = 1;
+	snprintf(att.cg.rel, sizeof(att.cg.rel), "%s", rel);
+	cg_path(&root, rel, att.cg.abs, sizeof(att.cg.abs));
+	att.cg.id = cg_id;
+	strcpy(att.policy, "restricted");
+	att.bypass = true;
+	att.audit = audit;
+	att.progs.nr = nr_progs;
 	for (int i = 0; i < nr_progs; i++) {
-		rec.progs.prog[i].type = BPF_CGROUP_SETSOCKOPT;
-		rec.progs.prog[i].id = 0x7ffffff0; /* no such program */
-		strcpy(rec.progs.prog[i].name, "sh_setsockopt");
+		att.progs.prog[i].type = BPF_CGROUP_SETSOCKOPT;
+		att.progs.prog[i].id = 0x7ffffff0; /* no such program */
+		strcpy(att.progs.prog[i].name, "sh_setsockopt");
 	}
-	if (state_write(&rec, &err))
+	if (state_write(&att, &err))
 		tap_diag("state_write %s: %s", id, err.msg);
 }
 
@@ -132,7 +132,7 @@ static void test_empty(void)
 	free(text);
 }
 
-static void test_records(void)
+static void test_attachments(void)
 {
 	char rel[1024], *text;
 	const char *said;
@@ -144,9 +144,10 @@ static void test_records(void)
 			 "no cgroup below the mount");
 		return;
 	}
-	record("live1", rel, id, false, 0);
-	record("stale1", "/no-such-cgroup-for-this-test", 12345, false, 0);
-	record("moved1", rel, id + 1, false, 0);
+	put_attachment("live1", rel, id, false, 0);
+	put_attachment("stale1", "/no-such-cgroup-for-this-test", 12345, false,
+		       0);
+	put_attachment("moved1", rel, id + 1, false, 0);
 	text = scrape(&r, &said);
 	ok(r == 0 && strstr(text, P "containers_attached 1\n"),
 	   "one live record counted; the stale and the replaced one not");
@@ -165,7 +166,7 @@ static void test_records(void)
 	free(text);
 
 	/* Programs that cannot be read (none has that id): counted. */
-	record("live1", rel, id, true, 1);
+	put_attachment("live1", rel, id, true, 1);
 	text = scrape(&r, &said);
 	ok(r == 0 && strstr(text, P "collect_errors 1\n") &&
 		   strstr(said, "metrics: cannot read the counters of 'live1'"),
@@ -228,7 +229,7 @@ int main(void)
 	snprintf(state, sizeof(state), "%s/state", unit_dir);
 	context_set(&(struct sh_context){ .state_dir = state });
 	test_empty();
-	test_records();
+	test_attachments();
 	test_file();
 	return tap_done();
 }

@@ -458,16 +458,17 @@ static void test_audit_mode(void)
 	   "a mode annotation that is neither is invalid");
 }
 
-/* What prestart keeps of an effective policy in the record
- * (policy_record), and the record name record mode gives it. */
-static void record_of(const struct sh_effective *eff, struct sh_record *rec)
+/* What prestart keeps of an effective policy in the attachment
+ * (policy_fill_attachment), and the record name record mode gives it. */
+static void attachment_of(const struct sh_effective *eff,
+			  struct sh_attachment *att)
 {
-	memset(rec, 0, sizeof(*rec));
-	policy_record(eff, rec);
-	snprintf(rec->footprint, sizeof(rec->footprint), "%s", eff->record);
+	memset(att, 0, sizeof(*att));
+	policy_fill_attachment(eff, att);
+	snprintf(att->footprint, sizeof(att->footprint), "%s", eff->record);
 }
 
-/* The record of a container started under config `at_start` with these
+/* The attachment of a container started under config `at_start` with these
  * annotations, resolved again under `now`: policy_reresolve()'s result,
  * its policy's name ("" for none) in *name, the error's reason in *why. */
 static int reresolve(const char *at_start, const char *annotations,
@@ -476,7 +477,7 @@ static int reresolve(const char *at_start, const char *annotations,
 {
 	struct sh_config cfg, cfg_now;
 	struct sh_error err = { 0 };
-	struct sh_record rec;
+	struct sh_attachment att;
 	struct oci_state st;
 	char text[512];
 	int r;
@@ -487,13 +488,13 @@ static int reresolve(const char *at_start, const char *annotations,
 		return -EINVAL;
 	r = resolve(&cfg, &st, eff);
 	if (!r)
-		record_of(eff, &rec);
+		attachment_of(eff, &att);
 	oci_state_free(&st);
 	config_free(&cfg);
 	if (r || parse_config(now, &cfg_now))
 		return -EINVAL;
 	capture_start();
-	r = policy_reresolve(&cfg_now, &rec, eff, &err);
+	r = policy_reresolve(&cfg_now, &att, eff, &err);
 	capture_end();
 	snprintf(name, SH_POLICY_NAME_MAX + 1, "%s",
 		 eff->policy ? eff->policy->name : "");

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * state.c (with the records' JSON form): one record per container in the
+ * state.c (with the attachments' JSON form): one attachment per container in the
  * state directory (OCI_SOCKOPT_HOOK_STATE_DIR, here a directory of the
  * test's own), written whole, read back equal, listed, removed; files that
- * are not records are ignored with a warning; a directory others may write
+ * are not attachments are ignored with a warning; a directory others may write
  * is refused; the gc stamp is renewed at most once per interval.
  *
  * Modules: `state.c`, `context.c`
@@ -25,39 +25,39 @@
 static struct cg_root root;
 static char state[512];
 
-static void filled(struct sh_record *rec, const char *id)
+static void filled(struct sh_attachment *att, const char *id)
 {
-	memset(rec, 0, sizeof(*rec));
-	snprintf(rec->id, sizeof(rec->id), "%s", id);
-	strcpy(rec->k8s_namespace, "prod");
-	strcpy(rec->pod, "shop-1");
-	strcpy(rec->container, "web");
-	rec->pid = 4242;
-	rec->pid_start = 123456789;
-	snprintf(rec->cg.rel, sizeof(rec->cg.rel), "/test/%s", id);
-	snprintf(rec->cg.abs, sizeof(rec->cg.abs), "%s/test/%s", root.mount,
+	memset(att, 0, sizeof(*att));
+	snprintf(att->id, sizeof(att->id), "%s", id);
+	strcpy(att->k8s_namespace, "prod");
+	strcpy(att->pod, "shop-1");
+	strcpy(att->container, "web");
+	att->pid = 4242;
+	att->pid_start = 123456789;
+	snprintf(att->cg.rel, sizeof(att->cg.rel), "/test/%s", id);
+	snprintf(att->cg.abs, sizeof(att->cg.abs), "%s/test/%s", root.mount,
 		 id);
-	rec->cg.id = 987;
-	strcpy(rec->policy, "restricted");
-	strcpy(rec->policy_source, "annotation");
-	rec->bypass = true;
-	strcpy(rec->bypass_source, "default");
-	rec->audit = true;
-	strcpy(rec->mode_source, "annotation");
-	rec->progs.nr = 2;
-	rec->progs.prog[0].type = BPF_CGROUP_SETSOCKOPT;
-	rec->progs.prog[0].id = 11;
-	strcpy(rec->progs.prog[0].name, "sh_setsockopt");
-	rec->progs.prog[0].hash = 0x0123456789abcdefULL;
-	rec->progs.prog[1].type = BPF_CGROUP_INET_SOCK_CREATE;
-	rec->progs.prog[1].id = 12;
-	strcpy(rec->progs.prog[1].name, "sh_sock_create");
-	rec->progs.bypass_active = true;
-	strcpy(rec->footprint, "web-rec");
-	strcpy(rec->footprint_dir, "/var/lib/x");
+	att->cg.id = 987;
+	strcpy(att->policy, "restricted");
+	strcpy(att->policy_source, "annotation");
+	att->bypass = true;
+	strcpy(att->bypass_source, "default");
+	att->audit = true;
+	strcpy(att->mode_source, "annotation");
+	att->progs.nr = 2;
+	att->progs.prog[0].type = BPF_CGROUP_SETSOCKOPT;
+	att->progs.prog[0].id = 11;
+	strcpy(att->progs.prog[0].name, "sh_setsockopt");
+	att->progs.prog[0].hash = 0x0123456789abcdefULL;
+	att->progs.prog[1].type = BPF_CGROUP_INET_SOCK_CREATE;
+	att->progs.prog[1].id = 12;
+	strcpy(att->progs.prog[1].name, "sh_sock_create");
+	att->progs.bypass_active = true;
+	strcpy(att->footprint, "web-rec");
+	strcpy(att->footprint_dir, "/var/lib/x");
 }
 
-static bool same(const struct sh_record *a, const struct sh_record *b)
+static bool same(const struct sh_attachment *a, const struct sh_attachment *b)
 {
 	bool progs = a->progs.nr == b->progs.nr &&
 		     a->progs.bypass_active == b->progs.bypass_active;
@@ -88,12 +88,12 @@ struct seen {
 	char ids[8][80];
 };
 
-static int visit(const struct sh_record *rec, void *data)
+static int visit(const struct sh_attachment *att, void *data)
 {
 	struct seen *s = data;
 
 	if (s->n < 8)
-		snprintf(s->ids[s->n], sizeof(s->ids[0]), "%s", rec->id);
+		snprintf(s->ids[s->n], sizeof(s->ids[0]), "%s", att->id);
 	s->n++;
 	return 0;
 }
@@ -109,7 +109,7 @@ static bool saw(const struct seen *s, const char *id)
 static void test_absent(void)
 {
 	struct sh_error err = { 0 };
-	struct sh_record rec;
+	struct sh_attachment att;
 	struct seen s = { 0 };
 
 	context_set(&(struct sh_context){ 0 });
@@ -118,7 +118,7 @@ static void test_absent(void)
 	context_set(&(struct sh_context){ .state_dir = state });
 	is_str(state_dir(), state, "... OCI_SOCKOPT_HOOK_STATE_DIR moves it");
 	ok(state_dir_check(&err) == 0, "no directory yet: nothing to check");
-	ok(state_read("c1", &rec) == -ENOENT, "no directory: no record");
+	ok(state_read("c1", &att) == -ENOENT, "no directory: no record");
 	ok(state_remove("c1") == 0, "removing from no directory: 0");
 	ok(state_foreach(visit, &s) == 0 && s.n == 0,
 	   "listing no directory: nothing");
@@ -128,13 +128,13 @@ static void test_absent(void)
 static void test_round_trip(void)
 {
 	struct sh_error err = { 0 };
-	struct sh_record rec, back;
+	struct sh_attachment att, back;
 	struct stat st;
 	struct seen s = { 0 };
 	char path[600];
 
-	filled(&rec, "c1");
-	ok(state_write(&rec, &err) == 0, "state_write: a record");
+	filled(&att, "c1");
+	ok(state_write(&att, &err) == 0, "state_write: a record");
 	ok(stat(state, &st) == 0 && S_ISDIR(st.st_mode) &&
 		   (st.st_mode & 07777) == 0700,
 	   "the directory is made 0700");
@@ -143,24 +143,24 @@ static void test_round_trip(void)
 	   "the record is c1.json, 0600");
 	memset(&back, 0xaa, sizeof(back));
 	ok(state_read("c1", &back) == 0, "state_read: it reads back");
-	ok(same(&rec, &back), "... every field equal");
+	ok(same(&att, &back), "... every field equal");
 
-	rec.cg.created = true;
-	strcpy(rec.cg.parent_rel, "/test");
-	snprintf(rec.cg.rel, sizeof(rec.cg.rel), "/test/oci-sockopt-hook-c1");
-	snprintf(rec.cg.abs, sizeof(rec.cg.abs), "%s%s", root.mount,
-		 rec.cg.rel);
-	rec.progs.nr = 0;
-	rec.progs.bypass_active = false;
-	rec.footprint[0] = rec.footprint_dir[0] = '\0';
-	rec.audit = rec.bypass = false;
-	ok(state_write(&rec, &err) == 0 && state_read("c1", &back) == 0 &&
-		   same(&rec, &back) && back.cg.created &&
+	att.cg.created = true;
+	strcpy(att.cg.parent_rel, "/test");
+	snprintf(att.cg.rel, sizeof(att.cg.rel), "/test/oci-sockopt-hook-c1");
+	snprintf(att.cg.abs, sizeof(att.cg.abs), "%s%s", root.mount,
+		 att.cg.rel);
+	att.progs.nr = 0;
+	att.progs.bypass_active = false;
+	att.footprint[0] = att.footprint_dir[0] = '\0';
+	att.audit = att.bypass = false;
+	ok(state_write(&att, &err) == 0 && state_read("c1", &back) == 0 &&
+		   same(&att, &back) && back.cg.created &&
 		   !strcmp(back.cg.parent_rel, "/test"),
 	   "rewritten: a hook-made cgroup, no programs, no record mode");
 
-	filled(&rec, "c2");
-	state_write(&rec, &err);
+	filled(&att, "c2");
+	state_write(&att, &err);
 	ok(state_foreach(visit, &s) == 0 && s.n == 2 && saw(&s, "c1") &&
 		   saw(&s, "c2"),
 	   "state_foreach: both records");
@@ -171,31 +171,31 @@ static void test_round_trip(void)
 	   "an id with '/' removes nothing else");
 }
 
-/* A record as the hook writes it: the attribute of an empty file. */
-static void write_record(const char *path, const char *text)
+/* An attachment as the hook writes it: the attribute of an empty file. */
+static void write_attachment(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
-	if (fd < 0 || fsetxattr(fd, SH_RECORD_XATTR, text, strlen(text), 0))
+	if (fd < 0 || fsetxattr(fd, SH_ATTACHMENT_XATTR, text, strlen(text), 0))
 		tap_diag("cannot write %s as an attribute: %s", path,
 			 strerror(errno));
 	if (fd >= 0)
 		close(fd);
 }
 
-static void test_not_records(void)
+static void test_not_attachments(void)
 {
-	struct sh_record rec;
+	struct sh_attachment att;
 	struct seen s = { 0 };
 	char path[600];
 	const char *said;
 
 	snprintf(path, sizeof(path), "%s/broken.json", state);
-	write_record(path, "{\"id\": ");
+	write_attachment(path, "{\"id\": ");
 	snprintf(path, sizeof(path), "%s/other.json", state);
-	write_record(path,
-		     "{\"id\": \"c2\", \"pid\": 1, \"cgroup\": \"/test/c2\"}");
-	/* c2's record, as a file's content: what anyone who may write the
+	write_attachment(
+		path, "{\"id\": \"c2\", \"pid\": 1, \"cgroup\": \"/test/c2\"}");
+	/* c2's attachment, as a file's content: what anyone who may write the
 	 * directory can plant. */
 	snprintf(path, sizeof(path), "%s/planted.json", state);
 	write_file(
@@ -229,9 +229,9 @@ static void test_not_records(void)
 	   "a record as a file's content: never read, ignored with a warning");
 
 	capture_start();
-	ok(state_read("broken", &rec) == -EBADMSG, "state_read of a broken "
+	ok(state_read("broken", &att) == -EBADMSG, "state_read of a broken "
 						   "record: -EBADMSG");
-	ok(state_read("planted", &rec) == -EBADMSG,
+	ok(state_read("planted", &att) == -EBADMSG,
 	   "state_read of a file-content record: -EBADMSG");
 	capture_end();
 }
@@ -239,7 +239,7 @@ static void test_not_records(void)
 static void test_untrusted(void)
 {
 	struct sh_error err = { 0 };
-	struct sh_record rec;
+	struct sh_attachment att;
 	const char *said;
 
 	chmod(state, 0777);
@@ -247,10 +247,10 @@ static void test_untrusted(void)
 	ok(state_dir_check(&err) == -EPERM &&
 		   strstr(err.msg, "state directory"),
 	   "a world-writable state directory: -EPERM");
-	ok(state_read("c2", &rec) == -EPERM, "nothing is read from it");
-	filled(&rec, "c4");
+	ok(state_read("c2", &att) == -EPERM, "nothing is read from it");
+	filled(&att, "c4");
 	memset(&err, 0, sizeof(err));
-	ok(state_write(&rec, &err) == -EPERM, "nothing is written to it");
+	ok(state_write(&att, &err) == -EPERM, "nothing is written to it");
 	said = capture_end();
 	(void)said;
 	chmod(state, 0700);
@@ -293,13 +293,13 @@ int main(void)
 
 	tmpdir_make();
 	snprintf(state, sizeof(state), "%s/state", unit_dir);
-	/* Records name cgroups below the cgroup2 mount: records are checked
+	/* Attachments name cgroups below the cgroup2 mount: attachments are checked
 	 * against it, as the hook checks them. */
 	if (cg_find_root(&root, &err))
 		return tap_skip_all(err.msg);
 	test_absent();
 	test_round_trip();
-	test_not_records();
+	test_not_attachments();
 	test_untrusted();
 	test_stamp();
 	test_files();

@@ -86,22 +86,22 @@ static void test_bypass(void)
 	   "the fell-back text says so");
 }
 
-static void record(struct sh_record *rec, int nr, ...)
+static void put_attachment(struct sh_attachment *att, int nr, ...)
 {
 	static const enum bpf_attach_type types[] = {
 		BPF_CGROUP_INET_SOCK_CREATE, BPF_CGROUP_SETSOCKOPT,
 		BPF_CGROUP_GETSOCKOPT
 	};
 
-	memset(rec, 0, sizeof(*rec));
-	strcpy(rec->id, "c1");
-	strcpy(rec->cg.rel, "/c1");
-	strcpy(rec->policy, "r");
+	memset(att, 0, sizeof(*att));
+	strcpy(att->id, "c1");
+	strcpy(att->cg.rel, "/c1");
+	strcpy(att->policy, "r");
 	for (int i = 0; i < nr; i++) {
-		rec->progs.prog[i].type = types[i];
-		rec->progs.prog[i].id = 40 + (__u32)i;
+		att->progs.prog[i].type = types[i];
+		att->progs.prog[i].id = 40 + (__u32)i;
 	}
-	rec->progs.nr = nr;
+	att->progs.nr = nr;
 }
 
 static void caveat_ids(const struct caveats_input *in, char *buf, size_t len)
@@ -117,28 +117,28 @@ static void caveat_ids(const struct caveats_input *in, char *buf, size_t len)
 
 static void test_caveats(void)
 {
-	struct sh_record rec;
-	struct caveats_input in = { .rec = &rec, .live = true };
+	struct sh_attachment att;
+	struct caveats_input in = { .att = &att, .live = true };
 	struct sh_policy mark_only = { .has_mark = true };
 	struct caveats cav;
 	char ids[256];
 
-	record(&rec, 3, 0);
+	put_attachment(&att, 3, 0);
 	caveat_ids(&in, ids, sizeof(ids));
 	ok(!strcmp(ids, "compat_syscalls packet_sockets sock_diag"),
 	   "all three programs, own cgroup: compat, packet and sock_diag caveats (%s)",
 	   ids);
-	record(&rec, 1, 0);
+	put_attachment(&att, 1, 0);
 	caveat_ids(&in, ids, sizeof(ids));
 	ok(!strcmp(ids, "packet_sockets"),
 	   "sock_create alone: no compat caveat");
-	record(&rec, 0, 0);
+	put_attachment(&att, 0, 0);
 	caveat_ids(&in, ids, sizeof(ids));
 	ok(!strcmp(ids, ""), "no program: no caveat");
-	rec.cg.created = true;
-	strcpy(rec.cg.parent_rel, "/parent");
-	rec.bypass = true;
-	strcpy(rec.bypass_source, "policy bulk");
+	att.cg.created = true;
+	strcpy(att.cg.parent_rel, "/parent");
+	att.bypass = true;
+	strcpy(att.bypass_source, "policy bulk");
 	in.live = false;
 	in.other_programs = "setsockopt 9 (other)";
 	caveat_ids(&in, ids, sizeof(ids));
@@ -151,8 +151,8 @@ static void test_caveats(void)
 	   "hook_made_cgroup names the parent: %s", cav.c[1].text);
 	ok(strstr(cav.c[3].text, "setsockopt 9 (other)"),
 	   "other_programs names them");
-	record(&rec, 1, 0);
-	in = (struct caveats_input){ .rec = &rec, .live = true };
+	put_attachment(&att, 1, 0);
+	in = (struct caveats_input){ .att = &att, .live = true };
 	in.policy = &mark_only;
 	caveat_ids(&in, ids, sizeof(ids));
 	ok(!strcmp(ids, "packet_sockets sock_diag mptcp_subflows"),
@@ -172,7 +172,7 @@ static void test_caveats(void)
 		   strstr(cav.c[1].text, "seccomp-socket-allowlist.json"),
 	   "kernel_sockets names the family and the seccomp example: %s",
 	   cav.c[1].text);
-	record(&rec, 0, 0);
+	put_attachment(&att, 0, 0);
 	caveat_ids(&in, ids, sizeof(ids));
 	ok(!strcmp(ids, "sock_diag"),
 	   "no sock_create program: no kernel_sockets caveat (%s)", ids);
@@ -201,7 +201,7 @@ static void drift(__u32 recorded, int nr, __u32 a, __u32 b, const char *state,
 
 static void test_drift(void)
 {
-	struct sh_record rec;
+	struct sh_attachment att;
 	struct drift_report rep;
 
 	drift(0, 0, 0, 0, "none", NULL);
@@ -214,8 +214,8 @@ static void test_drift(void)
 	      "record says setsockopt program 42 on /c1, the cgroup has 42, 43");
 	drift(0, 1, 43, 0, "unrecorded",
 	      "the record names no setsockopt program on /c1, the cgroup has 43");
-	record(&rec, 2, 0);
-	status_view_drift_init(&rec, &rep);
+	put_attachment(&att, 2, 0);
+	status_view_drift_init(&att, &rep);
 	ok(rep.kind[SH_PROG_SOCK].recorded == 40 &&
 		   rep.kind[SH_PROG_SET].recorded == 41 &&
 		   rep.kind[SH_PROG_GET].recorded == 0,
@@ -225,22 +225,22 @@ static void test_drift(void)
 static void test_filters(void)
 {
 	struct cmd_status_filter f = { 0 };
-	struct sh_record rec = { 0 };
+	struct sh_attachment att = { 0 };
 	char id[80];
 
-	strcpy(rec.k8s_namespace, "team-a");
-	strcpy(rec.pod, "web-0");
-	strcpy(rec.container, "app");
-	strcpy(rec.policy, "restricted");
-	ok(cmd_status_match(&rec, &f), "no filter: every record");
+	strcpy(att.k8s_namespace, "team-a");
+	strcpy(att.pod, "web-0");
+	strcpy(att.container, "app");
+	strcpy(att.policy, "restricted");
+	ok(cmd_status_match(&att, &f), "no filter: every record");
 	f.k8s_namespace = "team-a";
 	f.policy = "restricted";
-	ok(cmd_status_match(&rec, &f), "namespace and policy match");
+	ok(cmd_status_match(&att, &f), "namespace and policy match");
 	f.pod = "web";
-	ok(!cmd_status_match(&rec, &f), "a pod prefix does not match");
+	ok(!cmd_status_match(&att, &f), "a pod prefix does not match");
 	f.pod = NULL;
-	rec.k8s_namespace[0] = '\0';
-	ok(!cmd_status_match(&rec, &f), "no namespace: no match");
+	att.k8s_namespace[0] = '\0';
+	ok(!cmd_status_match(&att, &f), "no namespace: no match");
 	ok(!cmd_status_bad_filter(&f), "valid names pass");
 	f.container = "a b";
 	is_str(cmd_status_bad_filter(&f), "--container",

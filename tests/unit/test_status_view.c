@@ -21,16 +21,16 @@ static struct status_view_rules rules;
 static void row_of(struct status_view_row *row, const char *policy)
 {
 	memset(row, 0, sizeof(*row));
-	strcpy(row->rec.id, "c1");
-	snprintf(row->rec.policy, sizeof(row->rec.policy), "%s", policy);
-	strcpy(row->rec.cg.rel, "/test/c1");
-	row->rec.pid = 42;
-	row->rec.progs.nr = 1;
-	row->rec.progs.prog[0].type = BPF_CGROUP_SETSOCKOPT;
-	row->rec.progs.prog[0].id = 11;
-	strcpy(row->rec.progs.prog[0].name, "sh_setsockopt");
+	strcpy(row->att.id, "c1");
+	snprintf(row->att.policy, sizeof(row->att.policy), "%s", policy);
+	strcpy(row->att.cg.rel, "/test/c1");
+	row->att.pid = 42;
+	row->att.progs.nr = 1;
+	row->att.progs.prog[0].type = BPF_CGROUP_SETSOCKOPT;
+	row->att.progs.prog[0].id = 11;
+	strcpy(row->att.progs.prog[0].name, "sh_setsockopt");
 	row->live = true;
-	status_view_drift_init(&row->rec, &row->drift);
+	status_view_drift_init(&row->att, &row->drift);
 	/* the kernel's view: the recorded program, alone */
 	row->drift.kind[SH_PROG_SET].nr_ours = 1;
 	row->drift.kind[SH_PROG_SET].ours[0] = 11;
@@ -157,12 +157,12 @@ static void test_bypass(void)
 	struct json_object *o;
 
 	row_of(&row, "bulk");
-	row.rec.bypass = true;
+	row.att.bypass = true;
 	o = status_view_json(&rules, &row);
 	is_str(json_path(o, "bypass"), "fell_back",
 	       "bypass asked, not active: fell_back");
 	json_object_put(o);
-	row.rec.progs.bypass_active = true;
+	row.att.progs.bypass_active = true;
 	o = status_view_json(&rules, &row);
 	is_str(json_path(o, "bypass"), "applied", "asked and active: applied");
 	json_object_put(o);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target: a container record under the state directory, read
+ * libFuzzer target: a container attachment under the state directory, read
  * back by poststop, gc and status (strictjson_parse() of the file, then
- * state_record_from_json() and the check state_record_invalid()), and written again
- * with state_record_to_json().
+ * state_attachment_from_json() and the check state_attachment_invalid()), and written again
+ * with state_attachment_to_json().
  *
  * Modules: `state.c`, `strictjson.c`
  */
@@ -21,22 +21,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct cg_root root = { .mount = "/sys/fs/cgroup" };
 	struct json_object *obj = NULL, *again;
-	struct sh_record *rec;
+	struct sh_attachment *att;
 	char *text;
 
 	/* state_read() reads at most 1 MiB, NUL-terminated. */
 	if (size > (1 << 20))
 		return 0;
 	text = malloc(size + 1);
-	rec = malloc(sizeof(*rec));
-	if (!text || !rec)
+	att = malloc(sizeof(*att));
+	if (!text || !att)
 		abort();
 	memcpy(text, data, size);
 	text[size] = '\0';
 	if (strictjson_parse("fuzz.json", text, size, &obj, FUZZ_ERR) == 0 &&
-	    state_record_from_json(obj, rec) == 0) {
-		state_record_invalid(rec, "fuzz", &root);
-		again = state_record_to_json(rec);
+	    state_attachment_from_json(obj, att) == 0) {
+		state_attachment_invalid(att, "fuzz", &root);
+		again = state_attachment_to_json(att);
 		if (again) {
 			json_object_to_json_string_ext(again,
 						       JSON_C_TO_STRING_PLAIN);
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	json_object_put(obj);
-	free(rec);
+	free(att);
 	free(text);
 	return 0;
 }
