@@ -184,7 +184,6 @@ static int poststop(const struct runtime_options *opts)
 	struct oci_state st = { 0 };
 	int r;
 
-	log_open(1);
 	r = read_state(opts, &st, &err);
 	if (r)
 		error_report(&err, r);
@@ -259,6 +258,20 @@ static int parse_stage_options(const struct cli_command *cmd,
 	return 0;
 }
 
+/* The start every stage shares: its command line, then the log. 0, or
+ * how the command ends (parse_stage_options()). */
+static int stage_begin(const struct cli_command *cmd,
+		       const struct cli_global *global, int argc, char **argv,
+		       struct runtime_options *ret_opts)
+{
+	int end = parse_stage_options(cmd, global, argc, argv, ret_opts);
+
+	if (end)
+		return end;
+	log_open(1);
+	return 0;
+}
+
 static int run_prestart(const struct cli_command *cmd,
 			const struct cli_global *global, int argc, char **argv)
 {
@@ -266,11 +279,10 @@ static int run_prestart(const struct cli_command *cmd,
 	struct sh_error err = { 0 };
 	struct oci_state st = { 0 };
 	struct sh_container c = { 0 };
-	int r = parse_stage_options(cmd, global, argc, argv, &opts);
+	int r = stage_begin(cmd, global, argc, argv, &opts);
 
 	if (r)
 		return cli_exit(r);
-	log_open(1);
 	r = read_state(&opts, &st, &err) ?:
 		    attach_with_state(&opts, &st, &c, &err);
 	return stage_end(&opts, &st, &c, &err, r);
@@ -280,7 +292,7 @@ static int run_poststop(const struct cli_command *cmd,
 			const struct cli_global *global, int argc, char **argv)
 {
 	struct runtime_options opts;
-	int end = parse_stage_options(cmd, global, argc, argv, &opts);
+	int end = stage_begin(cmd, global, argc, argv, &opts);
 
 	if (end)
 		return cli_exit(end);
@@ -294,11 +306,10 @@ static int run_hook(const struct cli_command *cmd,
 	struct sh_error err = { 0 };
 	struct oci_state st = { 0 };
 	struct sh_container c = { 0 };
-	int r = parse_stage_options(cmd, global, argc, argv, &opts);
+	int r = stage_begin(cmd, global, argc, argv, &opts);
 
 	if (r)
 		return cli_exit(r);
-	log_open(1);
 	r = read_state(&opts, &st, &err) ?:
 					   hook_by_status(&opts, &st, &c, &err);
 	return stage_end(&opts, &st, &c, &err, r);
