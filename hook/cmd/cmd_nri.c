@@ -51,6 +51,7 @@
 #include "lib/number.h"
 #include "nri/nri_plugin.h"
 #include "nri/nri_status.h"
+#include "prog/share.h"
 
 #define DEFAULT_SOCKET "/var/run/nri/nri.sock"
 #define READ_CHUNK (64u << 10)
@@ -79,6 +80,8 @@ struct nri_cmd {
 	char *hook_env[3];
 	char env_buf[3][4096 + 64];
 	struct nri_status status;
+	/* the config of the plugin's own attaches (nri.attach "plugin") */
+	struct config_cache attach_cfg;
 };
 
 static struct nri_cmd *cmd_of(struct nri_plugin *p)
@@ -214,7 +217,7 @@ static int start(struct nri_plugin *p, const nri_pod *pod,
 		error_report(&err, r);
 	else
 		r = cmd_stages_attach_state("StartContainer", c->config_arg,
-					    &st, &err);
+					    &c->attach_cfg, &st, &err);
 	log_set_context("nri");
 	if (r)
 		snprintf(why, why_len, "oci-sockopt-hook: %s", err.msg);
@@ -412,6 +415,10 @@ end:
 			(unsigned long long)p.stats.copied,
 			(unsigned long long)(p.stats.started - p.stats.refused),
 			(unsigned long long)p.stats.refused);
+	if (p.synchronized && p.attaching)
+		log_info(
+			"so far: the operator config read %llu times for the plugin's attaches, pins checked %llu times",
+			c->attach_cfg.reads, share_kept_checks());
 	nri_status_write(&c->status, &p, /* registered= */ false);
 	nri_plugin_free(&p);
 	return r;
@@ -565,6 +572,7 @@ static int nri(const char *config, const char *socket_path)
 	if (r)
 		goto fail;
 	load_config(&c);
+	share_keep(/* on= */ true);
 	r = sessions(&c, name, idx, inherited);
 	inherited = -1; /* sessions() closed it */
 	goto out;
@@ -576,6 +584,7 @@ out:
 	if (c.sig >= 0)
 		close(c.sig);
 	nri_status_unlock(&c.status);
+	config_cache_free(&c.attach_cfg);
 	return r ? -1 : 0;
 }
 

@@ -41,6 +41,8 @@ struct runtime_options {
 	const char *stage; /* prestart, createRuntime, poststop, hook */
 	const char *config; /* --config, or NULL */
 	const char *cdi_device; /* --cdi-device (container.h), or NULL */
+	/* A long-running caller's config, kept between containers. */
+	struct config_cache *cache;
 };
 
 static int read_state(const struct runtime_options *opts, struct oci_state *st,
@@ -71,22 +73,30 @@ static int attach_with_state(const struct runtime_options *opts,
 	int r;
 
 	for (int tries = 0;; tries++) {
-		struct sh_config cfg;
+		const struct sh_config *cfg;
+		struct sh_config own;
 
 		done = (struct prestart_outcome){ .config_last_try = tries ==
 								     3 };
-		r = config_load(config_path(opts->config), &cfg, err);
+		r = opts->cache ?
+			    config_cache_get(opts->cache,
+					     config_path(opts->config), &cfg,
+					     err) :
+			    config_load(config_path(opts->config), &own, err);
 		if (r) {
 			error_reason(err, SH_REASON_CONFIG_INVALID);
 			break;
 		}
-		apply_log_settings(&cfg);
+		if (!opts->cache)
+			cfg = &own;
+		apply_log_settings(cfg);
 		timing_mark("config");
-		r = prestart_run(&cfg, st, c, &done, err);
+		r = prestart_run(cfg, st, c, &done, err);
 		if (!r && done.outcome == STATS_FALLBACK)
 			events_fallback(opts->stage, c, done.reason,
 					&done.cause);
-		config_free(&cfg);
+		if (!opts->cache)
+			config_free(&own);
 		if (r != -EAGAIN || !done.config_changed)
 			break;
 		log_info(
@@ -157,10 +167,12 @@ static int stage_end(const struct runtime_options *opts, struct oci_state *st,
 }
 
 int cmd_stages_attach_state(const char *stage, const char *config,
-			    struct oci_state *st, struct sh_error *err)
+			    struct config_cache *cache, struct oci_state *st,
+			    struct sh_error *err)
 {
 	const struct runtime_options opts = { .stage = stage,
-					      .config = config };
+					      .config = config,
+					      .cache = cache };
 	struct sh_container c = { 0 };
 	int r;
 

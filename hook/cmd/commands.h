@@ -33,12 +33,16 @@ extern const struct cli_command cmd_cdi_command;
 extern const struct cli_command cmd_runtime_exec_command;
 
 /* prestart on a state read elsewhere (the NRI plugin's StartContainer):
- * the hook's own path, config and all, counted in the stats and logged as
- * a hook run under stage is; 0, or a negative errno with err reported. */
+ * the hook's own path, counted in the stats and logged as a hook run under
+ * stage is; the config through cache (config.h: what a fresh read would
+ * give, read again when it changed). 0, or a negative errno with err
+ * reported. */
+struct config_cache;
 struct oci_state;
 struct sh_error;
 int cmd_stages_attach_state(const char *stage, const char *config,
-			    struct oci_state *st, struct sh_error *err);
+			    struct config_cache *cache, struct oci_state *st,
+			    struct sh_error *err);
 
 /* status's filters (--namespace, --pod, --container, --policy): exact
  * names, NULL for any. */

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -430,6 +431,109 @@ bool config_changed(const struct sh_config *cfg)
 	       now.size != cfg->stamp.size ||
 	       !same_time(&now.mtime, &cfg->stamp.mtime) ||
 	       !same_time(&now.ctime, &cfg->stamp.ctime);
+}
+
+static bool same_stamp(const struct sh_config_stamp *a,
+		       const struct sh_config_stamp *b)
+{
+	return a->set && b->set && a->dev == b->dev && a->ino == b->ino &&
+	       a->size == b->size && same_time(&a->mtime, &b->mtime) &&
+	       same_time(&a->ctime, &b->ctime);
+}
+
+/* realpath(path), and the stamps of that file and of its directory as
+ * they are now; NULL when any of them cannot be had. */
+static char *cache_look(const char *path, struct sh_config_stamp *file,
+			struct sh_config_stamp *dir)
+{
+	char *real = realpath(path, NULL);
+	char *slash = real ? strrchr(real, '/') : NULL;
+	struct stat fst, dst;
+	int r;
+
+	*file = *dir = (struct sh_config_stamp){ 0 };
+	if (!slash || stat(real, &fst) < 0) {
+		free(real);
+		return NULL;
+	}
+	*slash = '\0';
+	r = stat(real[0] ? real : "/", &dst);
+	*slash = '/';
+	if (r < 0) {
+		free(real);
+		return NULL;
+	}
+	config_stamp(&fst, file);
+	config_stamp(&dst, dir);
+	return real;
+}
+
+/* Changed within the last second of now: a write in the same timestamp
+ * tick would leave the stamp as it is. */
+static long long ns_of(const struct timespec *t)
+{
+	return t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+static bool recent(const struct sh_config_stamp *s, const struct timespec *now)
+{
+	long long m = ns_of(&s->mtime), c = ns_of(&s->ctime);
+
+	return ns_of(now) - (m > c ? m : c) < 1000000000LL;
+}
+
+static void cache_drop(struct config_cache *cc)
+{
+	if (cc->kept)
+		config_free(&cc->cfg);
+	free(cc->path);
+	free(cc->real);
+	cc->path = cc->real = NULL;
+	cc->kept = false;
+}
+
+int config_cache_get(struct config_cache *cc, const char *path,
+		     const struct sh_config **ret, struct sh_error *err)
+{
+	struct sh_config_stamp file, dir;
+	_cleanup_free_ char *real = cache_look(path, &file, &dir);
+	struct timespec now;
+	int r;
+
+	if (cc->kept && cc->real && real && !strcmp(path, cc->path) &&
+	    !strcmp(real, cc->real) && same_stamp(&file, &cc->file) &&
+	    same_stamp(&dir, &cc->dir)) {
+		*ret = &cc->cfg;
+		return 0;
+	}
+	cache_drop(cc);
+	cc->path = strdup(path);
+	if (!cc->path)
+		return error_set(err, -ENOMEM, "out of memory");
+	cc->reads++;
+	r = config_load(cc->path, &cc->cfg, err);
+	if (r) {
+		cache_drop(cc);
+		return r;
+	}
+	cc->kept = true;
+	*ret = &cc->cfg;
+	/* Used again only when what was looked at before the read is what
+	 * the read saw, and old enough to tell a later write by its stamp. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (real && same_stamp(&file, &cc->cfg.stamp) && !recent(&file, &now) &&
+	    !recent(&dir, &now)) {
+		cc->real = real;
+		real = NULL;
+		cc->file = file;
+		cc->dir = dir;
+	}
+	return 0;
+}
+
+void config_cache_free(struct config_cache *cc)
+{
+	cache_drop(cc);
 }
 
 void config_free(struct sh_config *cfg)

@@ -28,6 +28,33 @@ bool config_policy_allowed(const struct sh_config *cfg, const char *name);
 /* Whether the file cfg was loaded from has been replaced or written
  * since (true also when it cannot be told). */
 bool config_changed(const struct sh_config *cfg);
+
+/*
+ * A parsed config kept between containers by a long-running process (the
+ * NRI plugin), for exactly as long as a fresh config_load() would give the
+ * same: the path resolves to the same file (realpath), and that file and
+ * its directory (what trust_open_config() checks) have the same device,
+ * inode, size, mtime and ctime (ctime moves on chmod, chown, link and
+ * rename). A file or directory changed within the last second when it was
+ * read is never kept: timestamps are coarse, and a write in the same tick
+ * would not move them.
+ */
+struct config_cache {
+	bool kept; /* cfg is valid and may be used again */
+	struct sh_config cfg;
+	char *path; /* what cfg.path points to */
+	char *real; /* realpath(path) when read */
+	struct sh_config_stamp file, dir;
+	unsigned long long reads; /* config_load() calls, for tests */
+};
+
+/* The config at path through cc: the kept one when it holds, else read
+ * again (config_load()), and kept when it may be. *ret points into cc
+ * until the next call or config_cache_free(). */
+int config_cache_get(struct config_cache *cc, const char *path,
+		     const struct sh_config **ret, struct sh_error *err);
+void config_cache_free(struct config_cache *cc);
+
 /* defaults.policy or defaults.bypass_prot_mem: it concerns every container. */
 bool config_has_defaults(const struct sh_config *cfg);
 

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "lib/cleanup.h"
@@ -67,6 +69,136 @@ static int read_index(const char *type, uint64_t hash, uint32_t *id)
 	return 0;
 }
 
+/*
+ * Pins already checked, kept by a long-running caller (share_keep()):
+ * each with an fd that holds its program, so that while it is kept its id
+ * names no other program. A pin found under the same name with the same
+ * id, for the same program wanted, is that program, checked; a pin that
+ * preload replaced has another id, and is checked again.
+ */
+#define SHARE_KEPT_MAX 32
+
+struct kept {
+	bool used;
+	char type[SHARE_TYPE_MAX];
+	uint64_t hash;
+	uint32_t id;
+	int fd;
+	struct progcheck_want want; /* rodata and rules: our copies */
+};
+
+static struct {
+	bool on;
+	unsigned long long checks; /* progcheck_prog() runs on pins */
+	unsigned int next; /* the slot to reuse when all are used */
+	struct kept e[SHARE_KEPT_MAX];
+} kept;
+
+void share_keep(bool on)
+{
+	kept.on = on;
+}
+
+unsigned long long share_kept_checks(void)
+{
+	return kept.checks;
+}
+
+static bool same_want(const struct progcheck_want *a,
+		      const struct progcheck_want *b)
+{
+	return a->kind == b->kind && !strcmp(a->prog_name, b->prog_name) &&
+	       a->rodata_size == b->rodata_size &&
+	       !memcmp(a->rodata, b->rodata, a->rodata_size) &&
+	       a->has_rules == b->has_rules && a->nr_rules == b->nr_rules &&
+	       (!a->nr_rules ||
+		!memcmp(a->rules, b->rules, a->nr_rules * sizeof(*a->rules))) &&
+	       a->audit == b->audit;
+}
+
+static void kept_clear(struct kept *k)
+{
+	if (!k->used)
+		return;
+	close(k->fd);
+	free((void *)k->want.rodata);
+	free((void *)k->want.rules);
+	memset(k, 0, sizeof(*k));
+}
+
+static struct kept *kept_find(const char *type, uint64_t hash)
+{
+	for (int i = 0; i < SHARE_KEPT_MAX; i++)
+		if (kept.e[i].used && kept.e[i].hash == hash &&
+		    !strcmp(kept.e[i].type, type))
+			return &kept.e[i];
+	return NULL;
+}
+
+/* Keeps (type, hash) as the checked program id of fd; no error: a copy
+ * that cannot be kept is only checked again next time. */
+static void kept_put(const char *type, uint64_t hash,
+		     const struct progcheck_want *want, uint32_t id, int fd)
+{
+	struct kept *k = kept_find(type, hash);
+	size_t rules = want->nr_rules * sizeof(*want->rules);
+	void *ro, *ru = NULL;
+
+	if (!k) {
+		for (int i = 0; i < SHARE_KEPT_MAX && !k; i++)
+			if (!kept.e[i].used)
+				k = &kept.e[i];
+		if (!k)
+			k = &kept.e[kept.next++ % SHARE_KEPT_MAX];
+	}
+	kept_clear(k);
+	ro = malloc(want->rodata_size ? want->rodata_size : 1);
+	if (rules)
+		ru = malloc(rules);
+	k->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (!ro || (rules && !ru) || k->fd < 0) {
+		if (k->fd >= 0)
+			close(k->fd);
+		free(ro);
+		free(ru);
+		memset(k, 0, sizeof(*k));
+		return;
+	}
+	memcpy(ro, want->rodata, want->rodata_size);
+	if (rules)
+		memcpy(ru, want->rules, rules);
+	k->want = *want;
+	k->want.rodata = ro;
+	k->want.rules = ru;
+	snprintf(k->type, sizeof(k->type), "%s", type);
+	k->hash = hash;
+	k->id = id;
+	k->used = true;
+}
+
+static uint32_t prog_id(int fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+/* The pin fd is the kept, checked program of (type, hash, want). */
+static bool kept_checked(int fd, const char *type, uint64_t hash,
+			 const struct progcheck_want *want, uint32_t *ret_id)
+{
+	struct kept *k;
+
+	*ret_id = 0;
+	if (!kept.on)
+		return false;
+	*ret_id = prog_id(fd);
+	k = kept_find(type, hash);
+	return *ret_id && k && k->id == *ret_id && same_want(&k->want, want);
+}
+
 /* A pin is trusted by where it is (a directory only root writes), and
  * found by name: whatever is there under that name is verified. */
 static int find_pinned(int pins, const char *type, uint64_t hash,
@@ -75,11 +207,18 @@ static int find_pinned(int pins, const char *type, uint64_t hash,
 	_cleanup_close_ int fd = pin_get(pins, type, hash);
 	struct sh_error err = { 0 };
 	char name[SH_PIN_NAME_MAX];
+	uint32_t id;
 
 	if (fd < 0)
 		return -ENOENT;
-	if (progcheck_prog(fd, want, &err) == 0)
+	if (kept_checked(fd, type, hash, want, &id))
 		return take_fd(&fd);
+	kept.checks++;
+	if (progcheck_prog(fd, want, &err) == 0) {
+		if (kept.on && id)
+			kept_put(type, hash, want, id, fd);
+		return take_fd(&fd);
+	}
 	pin_name(name, sizeof(name), type, hash);
 	log_warn(
 		"pinned program %s in %s is not the one this policy needs: %s; loading a copy instead",

@@ -24,6 +24,11 @@ uint64_t share_hash(uint64_t seed, const void *data, size_t len);
  * was found. A pin that fails the check is a warning, never used. */
 int share_find(int pins, const char *type, uint64_t hash,
 	       const struct progcheck_want *want, bool *pinned);
+/* A long-running caller (the NRI plugin) keeps the pins it checked, and
+ * checks a pin again only when its program id changed: share.c. */
+void share_keep(bool on);
+/* How many times a pin was checked (progcheck_prog()) in this process. */
+unsigned long long share_kept_checks(void);
 int share_publish(const char *type, uint64_t hash, uint32_t prog_id);
 /* Removes index files whose (type, hash) no live attachment uses. */
 typedef int (*share_in_use_fn)(const char *type, uint64_t hash, void *data);

@@ -29,7 +29,11 @@
 #    ids and kinds in the record); a policy it refuses is an error reply
 #    (code 7, the hook's reason), with no record and no program left;
 #    poststop and gc release what it attached; under CRI-O, which only
-#    logs a StartContainer error, the hook as in hook mode.
+#    logs a StartContainer error, the hook as in hook mode;
+#  - the config and pins the plugin keeps between containers: a config
+#    changed between two starts gives the second the new policy, pins a
+#    new preload replaced give the next ones the new programs, and the
+#    config is read, and the pins checked, only for those changes.
 #
 # Modules: `cmd_nri.c`, `nri_plugin.c`, `nri_deliver.c`, `nri_status.c`, `ttrpc_mux.c`
 # Root: yes
@@ -302,4 +306,65 @@ tap_like "$(cat "$CT_TMP/plugin3.log")" "cri-o.* does not fail a start on the pl
 	"the plugin's log says why"
 kill -TERM "$PLUGIN_PID"
 wait "$PLUGIN_PID"
+# --- attach plugin: the config and pins it keeps between containers ---------
+
+ct_mount_bpffs || tap_bail "cannot mount a BPF filesystem"
+KCFG=$(ct_config nri-kept ".nri = {hook_path: \"$HOOK\", attach: \"plugin\", bundle_dir: \"$CT_TMP/bundles\"}")
+"$HOOK" --config "$KCFG" preload >/dev/null 2>"$CT_TMP/preload.err"
+tap_ok $? "preloaded: restricted's programs pinned in a BPF filesystem of the test's" ||
+	tap_diag "$(cat "$CT_TMP/preload.err")"
+# pin_ids: the ids of the programs pinned now, sorted
+pin_ids() {
+	local f
+
+	for f in "$CT_PIN_DIR"/*; do bpftool -j prog show pinned "$f" | jq .id; done | sort -n | jq -sc .
+}
+rec_ids() { ct_record "$(ct_id "$1")" 2>/dev/null | jq -c '[.programs[].id] | sort'; }
+pins1=$(pin_ids)
+k=()
+for n in 1 2 3 4; do
+	ann=sockopt-hook.io/policy=restricted
+	[ $n = 2 ] && ann=sockopt-hook.io/policy=fresh
+	k[n]=$(created "k$n" "$ann") || break
+done
+tap_ok $? "four runc containers created, their inits waiting" || tap_diag "$(cat "$CT_TMP"/*k?.err)"
+# before k2: a policy the config did not have; before k3: the pins
+# replaced (a new preload, new program ids); the sleeps let the stamps of
+# the config be told apart from a later write
+FAKE_START=$(jq -cn --arg c "$KCFG" --arg h "$HOOK" \
+	--arg a "$(ct_id k1)" --arg pa "${k[1]}" --arg b "$(ct_id k2)" --arg pb "${k[2]}" \
+	--arg c3 "$(ct_id k3)" --arg pc "${k[3]}" --arg d "$(ct_id k4)" --arg pd "${k[4]}" \
+	'[{id: $a, pid: $pa},
+	  {id: $b, pid: $pb, before: "jq \".policies.fresh = .policies.restricted | .annotations.allow_policies += [\\\"fresh\\\"]\" \($c) >\($c).new && mv \($c).new \($c) && sleep 1.1"},
+	  {id: $c3, pid: $pc, before: "\($h) --config \($c) preload --unpin >/dev/null && \($h) --config \($c) preload >/dev/null"},
+	  {id: $d, pid: $pd}]')
+export FAKE_START
+sleep 1.1
+"$PY" "$FAKE" --stubs "$STUBS" serve "$SOCK" start >"$CT_TMP/fake5.out" 2>&1 &
+CT_PIDS+=("$!")
+wait_for 10 test -S "$SOCK"
+plugin_start "$KCFG" "$CT_TMP/plugin5.log"
+wait_for 30 test -s "$CT_TMP/fake5.out"
+out=$(head -n1 "$CT_TMP/fake5.out")
+tap_is "$(jq -c '[.containers[].code]' <<<"$out" 2>/dev/null)" '[0,0,0,0]' \
+	"StartContainer of k1 to k4 answered ok" || tap_diag "$out" "$(cat "$CT_TMP/plugin5.log")"
+tap_is "$(ct_record "$(ct_id k2)" 2>/dev/null | jq -r .policy)" fresh \
+	"the config changed after k1: k2 has the policy only the new config has"
+ids1=$(rec_ids k1) ids3=$(rec_ids k3) pins3=$(pin_ids)
+# all of A's ids among B's
+among() { jq -en --argjson a "$1" --argjson b "$2" '($a | length) > 0 and ($a - $b | length) == 0' >/dev/null; }
+among "$ids1" "$pins1"
+tap_ok $? "k1 has programs pinned first ($ids1)"
+among "$ids3" "$pins3" && ! among "$ids3" "$pins1" && [ "$(rec_ids k4)" = "$ids3" ] &&
+	[ "$(jq -c --argjson a "$ids3" '. - $a' <<<"$ids1")" = "$ids1" ]
+tap_ok $? "the pins replaced after k2: k3 and k4 have new pinned programs ($ids3), none of k1's" ||
+	tap_diag "pinned first $pins1" "pinned then $pins3" "k3 $ids3" "k4 $(rec_ids k4)"
+kill -TERM "$PLUGIN_PID"
+wait "$PLUGIN_PID"
+tap_like "$(cat "$CT_TMP/plugin5.log")" \
+	"the operator config read 2 times for the plugin's attaches, pins checked $(($(jq length <<<"$ids1") * 2)) times" \
+	"four starts: the config read for k1 and again after it changed, the pins checked for k1 and after they were replaced" ||
+	tap_diag "$(grep 'so far' "$CT_TMP/plugin5.log")"
+for n in 1 2 3 4; do runc delete -f "$(ct_id "k$n")" >/dev/null 2>&1; done
+"$HOOK" --config "$KCFG" preload --unpin >/dev/null 2>&1
 tap_done

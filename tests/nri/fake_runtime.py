@@ -32,7 +32,8 @@ KIND:
   refused            RegisterPlugin answered with an error status
   start              as containerd 2.1 starts containers: registered as
                      runtime $FAKE_RUNTIME (default containerd), then for
-                     each {"id", "pid", "name"} of $FAKE_START (JSON list)
+                     each {"id", "pid", "name", "before"} of $FAKE_START
+                     (JSON list) the shell command "before" if any, then
                      CreateContainer, then the StartContainer event (a
                      StateChange) with the task's pid: prints the
                      subscription, and per container the hooks added and
@@ -189,6 +190,8 @@ class Runtime:
                   api.SynchronizeResponse)
         out["containers"] = []
         for c in json.loads(os.environ.get("FAKE_START", "[]")):
+            if c.get("before"):
+                subprocess.run(c["before"], shell=True, check=True)
             name = c.get("name", "web")
             ctr = api.Container(id=c["id"], pod_sandbox_id="f" * 64,
                                 name=name, annotations={
