@@ -58,11 +58,14 @@ static int drop_attachment(const struct sh_attachment *att)
 /* rmdir takes a path: only while it still names our cgroup. */
 static void remove_made_cgroup(const struct sh_attachment *att)
 {
-	_cleanup_close_ int again = cg_open_attached(&att->cg);
+	_cleanup_close_ int again = -1;
 	struct sh_error err = { 0 };
 	struct cg_root root;
 
-	if (!att->cg.created || again < 0)
+	if (!att->cg.created)
+		return;
+	again = cg_open_attached(&att->cg);
+	if (again < 0)
 		return;
 	if (cg_find_root(&root, &err) ||
 	    cg_make_remove(&root, att->cg.rel, &err))
@@ -131,13 +134,20 @@ static const struct sh_attachment *current(const struct sh_attachment *att,
 	return att;
 }
 
-int teardown_release_empty(const struct sh_attachment *att)
+/* att as it is: the caller read it just now. */
+static int release_empty_as_read(const struct sh_attachment *att)
 {
 	_cleanup_close_ int fd = cg_open_attached(&att->cg);
-	struct sh_attachment now;
-	int r = release_at(fd, current(att, &now), /* only_empty= */ true);
+	int r = release_at(fd, att, /* only_empty= */ true);
 
 	return r ? r : fd < 0;
+}
+
+int teardown_release_empty(const struct sh_attachment *att)
+{
+	struct sh_attachment now;
+
+	return release_empty_as_read(current(att, &now));
 }
 
 /*
@@ -151,7 +161,11 @@ int teardown_release_empty(const struct sh_attachment *att)
 static int release_one(const struct sh_attachment *att, void *data)
 {
 	const struct oci_state *st = data;
-	int r = teardown_release_empty(att);
+	/* The walk read att just now: a second reading (current()) would
+	 * parse the same attachment again for a window no shorter. One that
+	 * `apply` replaced since has another inode, and drop_attachment()
+	 * keeps it for gc. */
+	int r = release_empty_as_read(att);
 
 	if (r == -EBUSY)
 		log_warn(

@@ -6,10 +6,10 @@
 # new policies, unpins the removed ones and leaves running containers as
 # they were; losing the pins (as at a reboot) falls back to loading; a
 # failed preload changes no pin; bad pin directories are refused in one
-# line. Also poststop's O(1) promise (gc at most once a minute) and the
-# no-op prestart (no bpf(), no state directory). And keep_keys, the
-# static keys kept on from a cgroup of preload's own, and --unpin
-# removing it.
+# line. Also poststop's O(1) promise (gc at most once a minute, its
+# container's attachment read once) and the no-op prestart (no bpf(), no
+# state directory). And keep_keys, the static keys kept on from a cgroup
+# of preload's own, and --unpin removing it.
 #
 # Modules: `preload.c`, `pin.c`, `share.c`, `cmd_preload.c`
 # Root: yes
@@ -289,6 +289,23 @@ touch -d '-2 minutes' "$CT_STATE_DIR/last-gc"
 ct_run runc "$(ct_id next2)" "$bundle"
 [ ! -e "$CT_STATE_DIR/$(ct_id stale).json" ]
 tap_ok $? "the first poststop a minute later runs gc and releases it"
+
+# ---- poststop reads its container's attachment once -----------------------------
+# The walk over the state directory reads it; releasing it reads nothing
+# again (a second parse of the same attachment was a quarter of poststop).
+bundle=$(ct_bundle -P -a sockopt-hook.io/policy=setonly once -- /bin/true)
+ct_run runc "$(ct_id once)" "$bundle"
+tap_is "$CT_RC" 0 "once: a container without a poststop hook runs"
+jq -cn --arg id "$(ct_id once)" --arg b "$bundle" \
+	'{ociVersion: "1.0.2", id: $id, status: "stopped", bundle: $b}' >"$CT_TMP/once.json"
+touch "$CT_STATE_DIR/last-gc" # no gc in this poststop
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	strace -f -qq -e trace=fgetxattr,getxattr,lgetxattr -o "$CT_TMP/once.st" \
+	"$HOOK" --config "$CT_EXAMPLE_CONFIG" poststop <"$CT_TMP/once.json"
+tap_is "$?" 0 "its poststop, run afterwards, succeeds"
+tap_is "$(grep -c 'xattr(' "$CT_TMP/once.st")" 1 "and reads its attachment once"
+[ ! -e "$CT_STATE_DIR/$(ct_id once).json" ]
+tap_ok $? "and releases it"
 
 # ---- nothing to attach: no bpf(), no state directory -------------------------------
 bundle=$(ct_bundle plain -- /bin/true)
