@@ -45,6 +45,8 @@ ref_ms=$((($(date +%s%N) - t) / 1000000))
 # factor, in hundredths: this node's time over the reference's, >= 100
 factor=$((ref_ms * 100 / NODE_REF_MS))
 [ "$factor" -ge 100 ] || factor=100
+# for the scenarios' own waits (lib.sh's progs_settled)
+export NODE_FACTOR=$factor
 scale="$((factor / 100)).$(printf '%02d' $((factor % 100)))"
 echo "# node: reference step ${ref_ms} ms (${NODE_REF_MS} ms on the reference node): budgets x$scale"
 echo "FIGURE node reference step ${ref_ms} ms: budgets scaled by $scale"

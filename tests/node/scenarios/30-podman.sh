@@ -44,8 +44,7 @@ tap_diag "$PROBE_OUT"
 check_restricted "podman run --rm"
 check_bypassed "podman run --rm"
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "podman run --rm: no hook state record left"
-wait_until 20 same_progs
-tap_ok $? "podman run --rm: the BPF programs loaded are those before"
+check_progs "podman run --rm: the BPF programs loaded are those before"
 wait_until 20 test -z "$(libpod_scopes)"
 tap_ok $? "podman run --rm: no libpod scope left ($(libpod_scopes | tr '\n' ' '))"
 

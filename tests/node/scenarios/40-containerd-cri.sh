@@ -234,8 +234,7 @@ systemctl stop kubepods-besteffort.slice kubepods.slice 2>/dev/null
 # The sandboxes' records: their reapers release them as the scopes go.
 wait_until 20 same_records
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left"
-wait_until 20 same_progs
-tap_ok $? "the BPF programs loaded are those before the pods"
+check_progs "the BPF programs loaded are those before the pods"
 wait_until 20 test ! -d /sys/fs/cgroup/kubepods.slice
 tap_ok $? "no kubepods cgroup left"
 tap_is "$(systemctl list-units --all --plain --no-legend 'cri-containerd-*.scope' | wc -l)" 0 \

@@ -178,8 +178,7 @@ wait_until 20 test ! -e "$NODE_STATE/$SANDBOX.json"
 tap_ok $? "the reaper released the sandbox's record"
 wait_until 20 same_records
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left"
-wait_until 20 same_progs
-tap_ok $? "the BPF programs loaded are those before the pods"
+check_progs "the BPF programs loaded are those before the pods"
 tap_is "$(systemctl list-units --all --plain --no-legend 'cri-containerd-*.scope' | wc -l)" 0 \
 	"no cri-containerd scope left"
 

@@ -89,8 +89,7 @@ cri_remove_pod "$CRI_SANDBOX"
 tap_ok $? "the pod is removed"
 wait_until 20 same_records
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook record left"
-wait_until 20 same_progs
-tap_ok $? "the BPF programs loaded are those before the pod"
+check_progs "the BPF programs loaded are those before the pod"
 wait_until 20 pod_cgroups_gone
 tap_ok $? "no pod cgroup left"
 

@@ -285,8 +285,7 @@ for uid in "${REMOVED[@]}"; do
 done
 systemctl stop kubepods-besteffort.slice kubepods.slice 2>/dev/null
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left"
-wait_until 20 same_progs
-tap_ok $? "the BPF programs loaded are those before the pods"
+check_progs "the BPF programs loaded are those before the pods"
 wait_until 20 test ! -d /sys/fs/cgroup/kubepods.slice
 tap_ok $? "no kubepods cgroup left"
 tap_done

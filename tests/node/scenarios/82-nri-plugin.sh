@@ -370,8 +370,7 @@ systemctl start oci-sockopt-hook-preload.service
 node_ctd_restore "$ETC/runc-base-spec.json"
 wait_until 20 same_records
 tap_is "$(state_records | tr '\n' ' ')" "$NODE_SNAP_RECORDS" "no hook state record left"
-wait_until 20 same_progs
-tap_ok $? "the BPF programs loaded are those before the pods"
+check_progs "the BPF programs loaded are those before the pods"
 tap_is "$(pins)" "$PINS" "the pins are those before the pods"
 tap_is "$(systemctl list-units --all --plain --no-legend 'cri-containerd-*.scope' | wc -l)" 0 \
 	"no cri-containerd scope left"
