@@ -30,7 +30,9 @@
 # stops a scenario only when it has been silent for its budget or has run
 # three times it, guest/run.sh), NODE_BOOT_MAX (seconds to reach the suite's unit, 180),
 # VM_VERBOSE=1 (the console live), VM_TCG_THREAD (single);
-# NODE_BENCH_CALLS and NODE_BENCH_ROUNDS (82-nri-plugin's figures).
+# NODE_BENCH_CALLS and NODE_BENCH_ROUNDS (82-nri-plugin's figures);
+# NODE_NRI_CREATIONS (80-nri's creations for its memory, 100; 500 the
+# full count).
 #
 # Budgets follow the work, not a wall clock: the VM is stopped when its
 # console has been silent for longer than the largest selected
@@ -157,7 +159,8 @@ fi
 echo "NODE_SCENARIO_TIMEOUT=${NODE_SCENARIO_TIMEOUT:-300}" >"$stage/env"
 [ -z "${NODE_REF_MS:-}" ] || echo "NODE_REF_MS=$NODE_REF_MS" >>"$stage/env"
 # 82-nri-plugin's bench mode: more calls and rounds for its figures
-for v in NODE_BENCH_CALLS NODE_BENCH_ROUNDS; do
+# and 80-nri's count of creations for its memory (500: the full count)
+for v in NODE_BENCH_CALLS NODE_BENCH_ROUNDS NODE_NRI_CREATIONS; do
 	[ -z "${!v:-}" ] || echo "export $v=${!v}" >>"$stage/env"
 done
 # The progress budget: the largest selected scenario's budget, scaled by
