@@ -20,8 +20,11 @@ checked from the source and the objects:
     which calls back into A;
   - nor has the two together: A including B's header while B calls into
     A is a cycle too (B depends on A's code, A on B's declarations);
-  - the "## Map" section names every module, and every folder of hook/
-    in one line (a table row) that names each module of the folder;
+  - the "## Map" section has every folder of hook/ in its folder table,
+    and a table of each folder's modules ("| module of `hook/F/` | what
+    it owns |"), one row per module: its .c file, or a header without
+    one; a module without its row, or a row for a module that is gone,
+    is a violation;
   - only main.c and hook/cmd/ read the environment (getenv,
     secure_getenv): the modules below take it from the run's context
     (lib/context.h), made in main.
@@ -265,7 +268,41 @@ def layers(deps, where):
                                                if depth[m] == level)))
 
 
-def check_map(mapfile, where, modules):
+MODULE_TABLE = re.compile(r"^\| module of `hook/([a-z0-9_/]*)` \| what it owns \|$")
+MODULE_ROW = re.compile(r"^\| `([a-z0-9_]+\.[ch])` \| (.*) \|$")
+
+
+def module_tables(section):
+    """{folder: [(file, what), ...]} of the map's tables of modules, and
+    the lines that are not a row where one is due."""
+    tables, bad, folder = {}, [], None
+    for line in section.splitlines():
+        m = MODULE_TABLE.match(line)
+        if m:
+            folder = m.group(1).rstrip("/")
+            if folder in tables:
+                bad.append(f"two tables of modules for hook/{folder}/")
+            tables[folder] = []
+            continue
+        if folder is None:
+            continue
+        if not line.startswith("|"):
+            folder = None
+            continue
+        if line.startswith("|---"):
+            continue
+        row = MODULE_ROW.match(line)
+        if not row or not row.group(2).strip():
+            bad.append(f"hook/{folder}/: not a row of a module and what it "
+                       f"owns: {line}")
+            continue
+        tables[folder].append((row.group(1), row.group(2)))
+    return tables, bad
+
+
+def check_map(mapfile, hookdir, where):
+    """Each folder's table of modules has one row per module of it: its
+    .c file, or a header without one."""
     with open(mapfile, encoding="utf-8") as f:
         text = f.read()
     start = text.find("\n## Map\n")
@@ -273,19 +310,24 @@ def check_map(mapfile, where, modules):
         return [f"{mapfile}: no '## Map' section"]
     end = text.find("\n## ", start + 1)
     section = text[start:end if end > 0 else len(text)]
-    bad = [f"{mapfile}: the map does not name {m}.c"
-           for m in modules if f"{m}.c" not in section]
-    for folder in sorted({where[m] for m in modules}):
-        name = f"`hook/{folder}/`" if folder else "`hook/`"
-        rows = [line for line in section.splitlines()
-                if line.startswith(f"| {name} |")]
-        if not rows:
-            bad.append(f"{mapfile}: the map has no line for {name}")
+    tables, bad = module_tables(section)
+    bad = [f"{mapfile}: {b}" for b in bad]
+    for folder in sorted(set(where.values()) | set(tables)):
+        name = f"hook/{folder}/" if folder else "hook/"
+        want = {m + (".c" if os.path.exists(path_of(hookdir, where, m, ".c"))
+                     else ".h")
+                for m in where if where[m] == folder}
+        if folder not in tables:
+            bad.append(f"{mapfile}: no table of the modules of {name}")
             continue
-        for m in modules:
-            if where[m] == folder and not any(f"`{m}.c`" in r for r in rows):
-                bad.append(f"{mapfile}: the {name} line does not "
-                           f"name `{m}.c`")
+        rows = [r[0] for r in tables[folder]]
+        for f in sorted(want - set(rows)):
+            bad.append(f"{mapfile}: the table of {name} has no row for {f}")
+        for f in sorted(set(rows) - want):
+            bad.append(f"{mapfile}: the table of {name} has a row for {f}, "
+                       f"which is not a module of {name}")
+        for f in sorted({r for r in rows if rows.count(r) > 1}):
+            bad.append(f"{mapfile}: the table of {name} has {f} twice")
     return bad
 
 
@@ -318,7 +360,7 @@ def main():
     mixed = [c for c in cycles(both)
              if c not in include_cycles and c not in call_cycles]
     bad += ["include and call cycle: " + " -> ".join(c) for c in mixed]
-    bad += check_map(mapfile, where, modules)
+    bad += check_map(mapfile, hookdir, where)
     order = folder_order(mapfile)
     for folder in sorted({where[m] for m in where} - set(order)):
         bad.append(f"{mapfile}: hook/{folder}/ is not in the folder table")

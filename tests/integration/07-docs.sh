@@ -10,7 +10,8 @@
 # anchor resolves; every test's header says what it proves (the map of the
 # tests, `make suites`, is made from them) and names modules that exist;
 # every module has a unit test or a reason not to, and no two suites share
-# a number. The check runs on the tree (it must pass), then on copies
+# a number; the module map has a row for every module of hook/ and none
+# for a module that is gone (scripts/check-modules.py). The check runs on the tree (it must pass), then on copies
 # broken one way each (it must name the break), so that each of its checks
 # is shown to fail. Both man pages render with
 # go-md2man and man without a warning. Needs no root.
@@ -249,6 +250,30 @@ copy quick-suite Makefile
 sed -i 's/^CHECK_QUICK_TESTS ?= /&99-gone /' "$C/Makefile"
 broken "CHECK_QUICK_TESTS names 99-gone, which matches no suite of tests/integration/" "" \
 	"a check-quick suite that does not exist is a drift"
+
+# The module map: each folder's table of modules has a row per module of
+# hook/ (scripts/check-modules.py, `make modules-check`), and a map copy
+# without a module's row, or with a row for a module that is gone, fails.
+MODS=$top/scripts/check-modules.py MAP=$top/docs/development.md
+if [ -d "$BUILD/obj" ]; then
+	out=$("$MODS" "$BUILD/obj" "$top/hook" "$MAP" 2>&1)
+	tap_ok $? "check-modules.py: the map has a row for every module of hook/" ||
+		tap_diag "$out"
+	# shellcheck disable=SC2016 # backquotes of the markdown, not a command
+	sed '/^| `sysctl.c` |/d' "$MAP" >"$T/map-missing.md"
+	out=$("$MODS" "$BUILD/obj" "$top/hook" "$T/map-missing.md" 2>&1)
+	[ $? = 1 ] && [[ $out == *"the table of hook/policy/ has no row for sysctl.c"* ]]
+	tap_ok $? "check-modules.py: a module without its row in the map fails" ||
+		tap_diag "$out"
+	# shellcheck disable=SC2016 # backquotes of the markdown, not a command
+	sed 's/^| `cg.c` | .*/&\n| `reaper.c` | the reaper |/' "$MAP" >"$T/map-gone.md"
+	out=$("$MODS" "$BUILD/obj" "$top/hook" "$T/map-gone.md" 2>&1)
+	[ $? = 1 ] && [[ $out == *"the table of hook/cgroup/ has a row for reaper.c, which is not a module of hook/cgroup/"* ]]
+	tap_ok $? "check-modules.py: a row for a module that is gone fails" ||
+		tap_diag "$out"
+else
+	tap_skip "the module map's checks" "no objects in $BUILD/obj (run make)"
+fi
 
 for page in oci-sockopt-hook.1 oci-sockopt-hook.json.5; do
 	warn=$(go-md2man -in "$top/docs/man/$page.md" -out "$T/$page" 2>&1)
