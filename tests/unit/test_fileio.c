@@ -157,6 +157,9 @@ static void test_write_all(void)
 	ok(fileio_write_all(-1, "x", 1) == -EBADF, "a bad fd: -EBADF");
 }
 
+/* How many file systems took and read back the 5000-byte attribute. */
+static int big_read;
+
 static void test_dir(const char *base)
 {
 	char tmpl[64], big[5000];
@@ -212,9 +215,8 @@ static void test_dir(const char *base)
 			   errno == ENOENT,
 		   "%s: an attribute of 5000 bytes the file system does not take: %s, and no file (never the content)",
 		   base, strerror(-r));
-		tap_skip("an attribute bigger than the first read",
-			 "the file system takes none of 5000 bytes");
 	} else {
+		big_read++;
 		ok(r == 0 &&
 			   fileio_read_xattr_at(dir, "b.json", ATTR, 8192, &out,
 						&len, NULL) == 0 &&
@@ -258,5 +260,11 @@ int main(void)
 	test_dir("/dev/shm");
 	test_dir("/run");
 	test_dir("/tmp");
+	/* An ext4 of 4 KiB blocks takes no 5000-byte attribute (ENOSPC,
+	 * checked above); tmpfs does, so the bigger-than-the-first-read path
+	 * ran on one of them at least. */
+	ok(big_read > 0,
+	   "an attribute bigger than the first read: read back on %d of the 3 file systems",
+	   big_read);
 	return tap_done();
 }
