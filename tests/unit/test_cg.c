@@ -3,9 +3,11 @@
  * cg.c, the parts that need no root: the cgroup2 mount found as
  * mountinfo says, paths joined, a process's cgroup read and bad paths
  * refused, a cgroup opened by path and recognised by id, a process that
- * moved or a cgroup that was replaced noticed, cgroup.events read.
- * Making, moving into and removing cgroups (cg.c) needs root: the
- * suites 12, 13 and 41 run it.
+ * moved or a cgroup that was replaced noticed, cgroup.events read. A
+ * process in the root cgroup (which has no cgroup.events) as root moves
+ * itself into a cgroup of its own for those checks and back. cg.c's own
+ * making, moving into and removing of cgroups is the suites' (12, 13,
+ * 41).
  *
  * Modules: `cg.c`
  */
@@ -103,12 +105,72 @@ static void test_events(void)
 	close(dir);
 }
 
+/* move_self CGROUP: this process into CGROUP (a directory); 0 or -errno. */
+static int move_self(const char *cgroup)
+{
+	char procs[4096], pid[32];
+	int fd, n, r = 0;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgroup);
+	n = snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, pid, (size_t)n) != n)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/* A process in the root cgroup (a fresh machine's shell) finds no
+ * cgroup.events there. As root, the checks that need a cgroup of its own
+ * get one: the root's own checks first, then this process moves into
+ * MNT/sockopt-unit-cg.PID (MADE, "" when none was made), and back at the
+ * end (leave_own_cgroup). */
+static void enter_own_cgroup(const char *mnt, char *rel, size_t rel_len,
+			     char *made, size_t made_len)
+{
+	struct sh_error err = { 0 };
+	struct cg_root root;
+	struct cg_target t;
+	bool dedicated = true;
+	int fd;
+
+	made[0] = '\0';
+	if (strcmp(rel, "/") || geteuid() != 0)
+		return;
+	fd = cg_find_root(&root, &err) ?
+		     -1 :
+		     cg_locate(&root, getpid(), &t, &dedicated, &err);
+	ok(fd >= 0 && !strcmp(t.rel, "/") && !dedicated,
+	   "cg_locate: the root cgroup, never dedicated");
+	if (fd >= 0)
+		close(fd);
+	snprintf(made, made_len, "%s/sockopt-unit-cg.%d", mnt, (int)getpid());
+	if (mkdir(made, 0755) || move_self(made) || !own_cgroup(rel, rel_len)) {
+		tap_diag("cannot move into a cgroup of its own (%s): %s", made,
+			 strerror(errno));
+		rmdir(made);
+		made[0] = '\0';
+		snprintf(rel, rel_len, "/");
+	}
+}
+
+static void leave_own_cgroup(const char *mnt, const char *made)
+{
+	if (!made[0])
+		return;
+	if (move_self(mnt) || rmdir(made))
+		tap_diag("cannot leave and remove %s: %s", made,
+			 strerror(errno));
+}
+
 static void test_live(void)
 {
 	struct sh_error err = { 0 };
 	struct cg_root root;
 	struct cg_target t, moved;
-	char mnt[1024], rel[4096], got[4096];
+	char mnt[1024], rel[4096], got[4096], made[4096];
 	bool dedicated = true, populated = false;
 	int fd;
 
@@ -118,6 +180,7 @@ static void test_live(void)
 			 "no cgroup2 hierarchy here");
 		return;
 	}
+	enter_own_cgroup(mnt, rel, sizeof(rel), made, sizeof(made));
 	ok(cg_find_root(&root, &err) == 0 && !strcmp(root.mount, mnt),
 	   "cg_find_root: the mount mountinfo names (%s)", mnt);
 	ok(cg_pid_path(getpid(), got, sizeof(got), &err) == 0 &&
@@ -173,6 +236,7 @@ static void test_live(void)
 	ok(cg_pid_inside(&root, getpid(), &moved, &err) == -EXDEV &&
 		   strstr(err.msg, "was replaced"),
 	   "same path, another id: -EXDEV, 'was replaced'");
+	leave_own_cgroup(mnt, made);
 }
 
 int main(void)
