@@ -300,10 +300,13 @@ jq -cn --arg id "$(ct_id once)" --arg b "$bundle" \
 	'{ociVersion: "1.0.2", id: $id, status: "stopped", bundle: $b}' >"$CT_TMP/once.json"
 touch "$CT_STATE_DIR/last-gc" # no gc in this poststop
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-	strace -f -qq -e trace=fgetxattr,getxattr,lgetxattr -o "$CT_TMP/once.st" \
+	strace -f -qq -s 64 -e trace=fgetxattr,getxattr,lgetxattr -o "$CT_TMP/once.st" \
 	"$HOOK" --config "$CT_EXAMPLE_CONFIG" poststop <"$CT_TMP/once.json"
 tap_is "$?" 0 "its poststop, run afterwards, succeeds"
-tap_is "$(grep -c 'xattr(' "$CT_TMP/once.st")" 1 "and reads its attachment once"
+# Only the record's attribute: valgrind reads the executable's
+# security.capability on its own.
+tap_is "$(grep -c 'xattr(.*"trusted\.oci-sockopt-hook\.record"' "$CT_TMP/once.st")" 1 \
+	"and reads its attachment once" || tap_diag "$(cat "$CT_TMP/once.st")"
 [ ! -e "$CT_STATE_DIR/$(ct_id once).json" ]
 tap_ok $? "and releases it"
 
