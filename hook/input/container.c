@@ -494,21 +494,21 @@ static void sandbox_names(const struct pod_annotations *seen,
 }
 
 void container_pod_identify(const struct pod_annotations *seen,
-			    struct pod_identity *id)
+			    struct pod_identity *ret_id)
 {
 	int nr_types, writer;
 
-	memset(id, 0, sizeof(*id));
+	memset(ret_id, 0, sizeof(*ret_id));
 	writer = type_writer(seen, &nr_types);
 	if (nr_types > 0 && writer < 0) {
-		id->sandbox = true;
-		sandbox_names(seen, id);
+		ret_id->sandbox = true;
+		sandbox_names(seen, ret_id);
 	} else if (writer >= 0) {
-		id->runtime = runtimes[writer].runtime;
-		names_from(seen, writer, id);
-		sandbox_id_from(seen, writer, id);
+		ret_id->runtime = runtimes[writer].runtime;
+		names_from(seen, writer, ret_id);
+		sandbox_id_from(seen, writer, ret_id);
 	} else {
-		names_from_any(seen, id);
+		names_from_any(seen, ret_id);
 	}
 }
 

@@ -125,7 +125,7 @@ struct pod_annotations {
 /* Who the container is, from its runtime keys; names unchecked, so that
  * an audit line can show a name container_pod_check() refuses. */
 void container_pod_identify(const struct pod_annotations *seen,
-			    struct pod_identity *id);
+			    struct pod_identity *ret_id);
 /* 0, or -EINVAL when a name is not a Kubernetes or podman name. */
 int container_pod_check(const struct pod_identity *id, struct sh_error *err);
 

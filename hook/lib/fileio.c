@@ -32,7 +32,7 @@ static int grow(char **buf, size_t *cap, size_t max)
 	return 0;
 }
 
-int fileio_read_fd(int fd, size_t max, char **ret, size_t *len)
+int fileio_read_fd(int fd, size_t max, char **ret_text, size_t *ret_len)
 {
 	size_t used = 0, cap = max + 1 < FILEIO_FIRST_CHUNK ?
 				       max + 1 :
@@ -57,14 +57,14 @@ int fileio_read_fd(int fd, size_t max, char **ret, size_t *len)
 	if (used == cap && grow(&buf, &cap, max))
 		return -ENOMEM;
 	buf[used] = '\0';
-	*ret = TAKE_PTR(buf);
-	*len = used;
+	*ret_text = TAKE_PTR(buf);
+	*ret_len = used;
 	return 0;
 }
 
 /* Regular files only: a FIFO or a device must not make the hook wait. */
 int fileio_read_at(int dir, const char *name, int nofollow, size_t max,
-		   char **ret, size_t *len)
+		   char **ret_text, size_t *ret_len)
 {
 	_cleanup_close_ int fd = openat(dir, name,
 					O_RDONLY | O_CLOEXEC | O_NONBLOCK |
@@ -75,7 +75,7 @@ int fileio_read_at(int dir, const char *name, int nofollow, size_t max,
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	return fileio_read_fd(fd, max, ret, len);
+	return fileio_read_fd(fd, max, ret_text, ret_len);
 }
 
 int fileio_write_all(int fd, const char *buf, size_t len)

@@ -7,11 +7,11 @@
 #include <sys/types.h>
 
 /* All of fd, at most max bytes (-EFBIG beyond), NUL-terminated. */
-int fileio_read_fd(int fd, size_t max, char **ret, size_t *len);
+int fileio_read_fd(int fd, size_t max, char **ret_text, size_t *ret_len);
 /* The same for a regular file (-EINVAL for anything else), opened in dir
  * (AT_FDCWD for a path) without following a final symlink when nofollow. */
 int fileio_read_at(int dir, const char *name, int nofollow, size_t max,
-		   char **ret, size_t *len);
+		   char **ret_text, size_t *ret_len);
 int fileio_write_all(int fd, const char *buf, size_t len);
 /* A temp file in dir written (r, 0 or a negative errno, says whether it
  * was): renamed to name, else removed; 0 or the error. */

@@ -258,10 +258,10 @@ int stats_parse(char *text, struct sh_node_stats *ret)
 }
 
 /* The file's text, in a buffer the caller frees. */
-char *stats_format(const struct sh_node_stats *s, size_t *len)
+char *stats_format(const struct sh_node_stats *s, size_t *ret_len)
 {
 	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
+	FILE *f = open_memstream(&buf, ret_len);
 
 	if (!f)
 		return NULL;

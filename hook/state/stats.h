@@ -76,7 +76,7 @@ extern const double stats_latency_bounds[STATS_LATENCY_BUCKETS];
 void stats_count(struct sh_node_stats *s, enum stats_stage stage,
 		 enum stats_outcome outcome, const char *reason,
 		 double seconds);
-char *stats_format(const struct sh_node_stats *s, size_t *len);
+char *stats_format(const struct sh_node_stats *s, size_t *ret_len);
 int stats_parse(char *text, struct sh_node_stats *ret);
 /* One run as a log line ("\nprestart refused policy_not_allowed 0.0021\n";
  * "-" for no reason or no latency): its length, or -ENOSPC. */
