@@ -27,13 +27,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/cleanup.h"
@@ -531,7 +531,7 @@ struct live_key {
 	char key[SH_SYSCTL_KEY_MAX];
 };
 
-/* One value, as the child read it; fits a pipe's atomic write. */
+/* One value, as the reading thread found it. */
 struct live_rec {
 	unsigned int idx;
 	char value[SH_SYSCTL_VALUE_MAX + 1];
@@ -560,77 +560,89 @@ static size_t live_keys(const struct sh_policy *p, struct live_key *keys)
 	return n;
 }
 
-/* In the child: joins the namespace, writes what it reads, exits. */
-__attribute__((noreturn)) static void
-live_child(int nsfd, int out, const struct live_key *keys, size_t n)
-{
-	if (setns(nsfd, CLONE_NEWNET) < 0)
-		_exit(1);
-	for (size_t i = 0; i < n; i++) {
-		struct live_rec rec = { .idx = (unsigned int)i };
-		char path[sizeof("/proc/sys/") + SH_SYSCTL_KEY_MAX];
-		ssize_t len;
-		int fd;
+/*
+ * A network namespace's sysctls are those of the namespace of the task
+ * that opens /proc/sys/net/...: the reading is done by a thread of its
+ * own, which joins the namespace (setns() of a network namespace changes
+ * the calling thread alone) and ends there, so the hook never runs in
+ * the pod's namespace and pays a thread's start, not a fork's.
+ */
+struct live_job {
+	int nsfd;
+	const struct live_key *keys;
+	size_t n;
+	struct live_rec *recs;
+	size_t nr;
+	int err; /* 0, or the errno of setns() */
+};
 
-		snprintf(path, sizeof(path), "/proc/sys/%s", keys[i].key);
-		for (char *p = path + sizeof("/proc/sys/") - 1; *p; p++)
-			if (*p == '.')
-				*p = '/';
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, rec.value, SH_SYSCTL_VALUE_MAX);
-		close(fd);
-		if (len < 0)
-			continue;
-		/* The kernel ends what it prints with a newline. */
-		if (len > 0 && rec.value[len - 1] == '\n')
-			len--;
-		rec.value[len] = '\0';
-		if (write(out, &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
-			_exit(1);
+static void live_read_one(const struct live_key *key, struct live_rec *rec)
+{
+	char path[sizeof("/proc/sys/") + SH_SYSCTL_KEY_MAX];
+	_cleanup_close_ int fd = -1;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", key->key);
+	for (char *p = path + sizeof("/proc/sys/") - 1; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	/* A key this kernel lacks is no value: nothing to compare. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	len = read(fd, rec->value, SH_SYSCTL_VALUE_MAX);
+	if (len < 0)
+		return;
+	/* The kernel ends what it prints with a newline. */
+	if (len > 0 && rec->value[len - 1] == '\n')
+		len--;
+	rec->value[len] = '\0';
+	rec->idx = 1;
+}
+
+static void *live_thread(void *data)
+{
+	struct live_job *job = data;
+
+	if (setns(job->nsfd, CLONE_NEWNET) < 0) {
+		job->err = errno;
+		return NULL;
 	}
-	_exit(0);
+	for (size_t i = 0; i < job->n; i++) {
+		struct live_rec *rec = &job->recs[job->nr];
+
+		rec->idx = 0;
+		live_read_one(&job->keys[i], rec);
+		if (!rec->idx)
+			continue;
+		rec->idx = (unsigned int)i;
+		job->nr++;
+	}
+	return NULL;
 }
 
 /* The n values of keys as the namespace nsfd holds them, into recs. */
 static int live_read(int nsfd, const struct live_key *keys, size_t n,
 		     struct live_rec *recs, size_t *nr, struct sh_error *err)
 {
-	int fds[2], status;
-	ssize_t got;
-	pid_t pid;
+	struct live_job job = {
+		.nsfd = nsfd, .keys = keys, .n = n, .recs = recs
+	};
+	pthread_t t;
+	int r;
 
 	*nr = 0;
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return error_errno(err, -errno, "cannot make a pipe");
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return error_errno(err, -errno, "cannot fork");
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		live_child(nsfd, fds[1], keys, n);
-	}
-	close(fds[1]);
-	while (*nr < n) {
-		got = read(fds[0], &recs[*nr], sizeof(recs[0]));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got != (ssize_t)sizeof(recs[0]))
-			break;
-		if (recs[*nr].idx < n)
-			(*nr)++;
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return error_set(
-			err, -EIO,
+	r = pthread_create(&t, NULL, live_thread, &job);
+	if (r)
+		return error_errno(err, -r, "cannot start a thread");
+	r = pthread_join(t, NULL);
+	if (r)
+		return error_errno(err, -r, "cannot join a thread");
+	if (job.err)
+		return error_errno(
+			err, -job.err,
 			"cannot read the sysctls of the network namespace the container joins");
+	*nr = job.nr;
 	return 0;
 }
 
