@@ -77,9 +77,15 @@ cri_pod()
 # stdout as comments.
 cri_run_pod()
 {
-	local out name
+	local out name err=$CRI_DIR/run-pod.err
 
-	out=$(cri run-pod "$1" 2>&1) || { tap_diag "run-pod $1: $out"; return 1; }
+	# stdout is the one JSON line; what else the client (or gRPC's C core,
+	# whose log lines go to stderr) prints is a diagnostic, never parsed
+	out=$(cri run-pod "$1" 2>"$err") ||
+		{ tap_diag "run-pod $1: $out $(cat "$err")"; return 1; }
+	[ ! -s "$err" ] || tap_diag "run-pod $1 (stderr): $(head -c 600 "$err")"
+	jq -e .sandbox <<<"$out" >/dev/null 2>&1 ||
+		{ tap_diag "run-pod $1: not one JSON object: $out"; return 1; }
 	CRI_RUN_OUT=$out
 	CRI_SANDBOX=$(jq -r .sandbox <<<"$out")
 	CRI_PODS+=("$CRI_SANDBOX $(jq -r .metadata.uid "$1")")
