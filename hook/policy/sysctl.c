@@ -576,7 +576,8 @@ struct live_job {
 	int err; /* 0, or the errno of setns() */
 };
 
-static void live_read_one(const struct live_key *key, struct live_rec *rec)
+/* Whether key's value is read into rec->value. */
+static bool live_read_one(const struct live_key *key, struct live_rec *rec)
 {
 	char path[sizeof("/proc/sys/") + SH_SYSCTL_KEY_MAX];
 	_cleanup_close_ int fd = -1;
@@ -589,15 +590,15 @@ static void live_read_one(const struct live_key *key, struct live_rec *rec)
 	/* A key this kernel lacks is no value: nothing to compare. */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return false;
 	len = read(fd, rec->value, SH_SYSCTL_VALUE_MAX);
 	if (len < 0)
-		return;
+		return false;
 	/* The kernel ends what it prints with a newline. */
 	if (len > 0 && rec->value[len - 1] == '\n')
 		len--;
 	rec->value[len] = '\0';
-	rec->idx = 1;
+	return true;
 }
 
 static void *live_thread(void *data)
@@ -611,9 +612,7 @@ static void *live_thread(void *data)
 	for (size_t i = 0; i < job->n; i++) {
 		struct live_rec *rec = &job->recs[job->nr];
 
-		rec->idx = 0;
-		live_read_one(&job->keys[i], rec);
-		if (!rec->idx)
+		if (!live_read_one(&job->keys[i], rec))
 			continue;
 		rec->idx = (unsigned int)i;
 		job->nr++;
