@@ -129,9 +129,18 @@ cri_spec_annotations()
 # when the pod is deleted.
 cri_remove_pod()
 {
-	local keep=() entry
+	local keep=() entry try
 
-	cri remove-pod "$1" || return 1
+	# kubelet retries a pod's removal until it succeeds; a shim that
+	# closes its ttrpc connection while the kill is under way (seen on a
+	# loaded node: "failed to kill container ...: ttrpc: closed") fails
+	# one attempt, not the removal
+	for try in 1 2 3; do
+		cri remove-pod "$1" && break
+		[ "$try" != 3 ] || return 1
+		echo "# remove-pod $1: attempt $try failed; retrying, as kubelet does"
+		sleep 2
+	done
 	for entry in "${CRI_PODS[@]}"; do
 		[ "${entry%% *}" = "$1" ] || keep+=("$entry")
 	done

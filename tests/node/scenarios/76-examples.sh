@@ -153,7 +153,10 @@ policed() {
 }
 REMOVED=()
 remove() {
-	cri_remove_pod "$CRI_SANDBOX" || tap_diag "remove-pod $CRI_SANDBOX failed"
+	if ! cri_remove_pod "$CRI_SANDBOX"; then
+		tap_diag "remove-pod $CRI_SANDBOX failed; containerd's last lines:"
+		journalctl -u containerd -n 15 --no-pager 2>&1 | sed 's/^/# /'
+	fi
 	REMOVED+=("$(jq -r '.items[] | select(.kind == "Pod") | .metadata.uid' "$1")")
 }
 
