@@ -126,7 +126,7 @@ cri_spec_annotations()
 }
 
 # cri_remove_pod SANDBOX-ID: stops and removes the pod, as kubelet does
-# when the pod is deleted.
+# when the pod is deleted; CRI_REMOVE_ATTEMPTS says how many tries it took.
 cri_remove_pod()
 {
 	local keep=() entry try
@@ -136,6 +136,7 @@ cri_remove_pod()
 	# loaded node: "failed to kill container ...: ttrpc: closed") fails
 	# one attempt, not the removal
 	for try in 1 2 3; do
+		CRI_REMOVE_ATTEMPTS=$try
 		cri remove-pod "$1" && break
 		[ "$try" != 3 ] || return 1
 		echo "# remove-pod $1: attempt $try failed; retrying, as kubelet does"
